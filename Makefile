@@ -1,0 +1,40 @@
+# Course set-up and jobs.  Needs only python3 and make: the first target that
+# needs the virtual environment creates .venv from requirements.txt.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+READY  := $(VENV)/.ready
+PIP    := $(BIN)/python -m pip --disable-pip-version-check -qq
+# pytest-xdist: one worker per core, a whole notebook per worker (loadscope)
+XDIST  ?= -n 2 --dist loadscope
+
+.PHONY: lesson test lab data clean-venv help
+
+help:
+	@echo "make lesson  - print the lesson's three blocks (creates .venv if missing)"
+	@echo "make test    - every test: unit, golden, packaging and nbval on the notebooks"
+	@echo "make lab     - open JupyterLab on notebooks/"
+	@echo "make data    - regenerate data/records.csv (and data/expected/ from the lesson text)"
+
+$(READY): requirements.txt pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -r requirements.txt
+	$(PIP) install --no-deps -e .
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3" >/dev/null
+	@touch $(READY)
+
+lesson: $(READY)
+	@$(BIN)/python -m lessonlib
+
+test: $(READY)
+	$(BIN)/python -m pytest $(XDIST) --nbval tests notebooks
+
+lab: $(READY)
+	$(BIN)/jupyter lab notebooks/
+
+data: $(READY)
+	$(BIN)/python -c "import lessonlib as L; L.write_records_csv('data/records.csv', L.make_records())"
+	@if [ -f ../shared/seeds/000_7b3b453c2d8e4016.txt ]; then $(BIN)/python scripts/extract_expected.py; fi
+
+clean-venv:
+	rm -rf $(VENV)

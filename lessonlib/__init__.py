@@ -1,0 +1,28 @@
+"""lessonlib - the library behind the course "Automated Evaluation".
+
+One module per lesson step, in the lesson's words:
+
+* :mod:`lessonlib.records`   - the fictional record set and the human label
+* :mod:`lessonlib.criteria`  - the criteria-based approach (rule filter)
+* :mod:`lessonlib.metrics`   - measure, agreement, per-class recall
+* :mod:`lessonlib.simulator` - the language-model simulator
+* :mod:`lessonlib.judge`     - the model-as-judge built on the simulator
+* :mod:`lessonlib.report`    - the lesson's printed blocks
+
+Everything is pure Python; nothing calls a network.
+"""
+
+from .criteria import DEFAULT_RULES, make_rule_filter, rule_filter
+from .judge import (GUIDELINE, Answer, JudgeRun, ask_for_label, build_prompt, read_label,
+                    run_judge)
+from .metrics import agreement, class_recall, confusion, disagreements, measure, resolution
+from .records import (CLASS_SHARE, CLASSES, FEATURES, PROFILE, SEED, SOURCE_SHARE, SOURCES,
+                      TEXTS, Flags, Record, generator, is_harmful, make_records, pick, trace_id,
+                      write_records_csv)
+from .report import (Lesson, class_block, comparison_block, comparison_rows, lesson,
+                     lesson_blocks, sample_call_block)
+from .simulator import (CUE_TABLE, FLAG_WORD, FREE_FORM, LABELS, MAX_OUTPUT, PRIOR,
+                        RATE_LIMIT_EVERY, SOURCE_WORD, SPURIOUS, WINDOW, PromptPlan, Reply,
+                        SimulatedModel, tokenize)
+
+__version__ = "1.0.0"

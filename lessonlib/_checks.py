@@ -1,0 +1,98 @@
+"""Small argument checks shared by the lessonlib modules.
+
+Every check raises ``TypeError`` (wrong kind of value) or ``ValueError``
+(right kind, value not allowed) with a message that names the parameter and
+says what is allowed.  Checks run before any work is done, so a bad argument
+never leaves a half-built result behind.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+
+def check_int(name, value, *, minimum=None):
+    """Return ``value`` if it is a whole number (not a bool) >= ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def check_seed(value, name="seed"):
+    """A sampling seed: any whole number >= 0 (2**32 and above are fine)."""
+    return check_int(name, value, minimum=0)
+
+
+def check_number(name, value, *, minimum=None):
+    """Return ``value`` as a float if it is a finite real number >= ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
+    return value
+
+
+def check_str(name, value):
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__} {value!r}")
+    return value
+
+
+def check_choice(name, value, allowed):
+    """``value`` must be one of ``allowed`` (a sequence of strings)."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
+    return value
+
+
+def check_names(name, values, allowed):
+    """A collection of names, each one of ``allowed``; returned as a tuple."""
+    if isinstance(values, str) or not hasattr(values, "__iter__"):
+        raise TypeError(
+            f"{name} must be a collection of names (e.g. a tuple), got {type(values).__name__} "
+            f"{values!r}; allowed names: {', '.join(allowed)}"
+        )
+    values = tuple(values)
+    unknown = [v for v in values if v not in allowed]
+    if unknown:
+        raise ValueError(
+            f"{name} has unknown name(s) {', '.join(map(repr, unknown))}; "
+            f"allowed: {', '.join(allowed)}"
+        )
+    return values
+
+
+def check_label_table(name, table, labels):
+    """A mapping token -> label, every label one of ``labels``; returned as a dict."""
+    if not isinstance(table, Mapping):
+        raise TypeError(f"{name} must be a mapping token -> label, got {type(table).__name__}")
+    for token, label in table.items():
+        if not isinstance(token, str):
+            raise TypeError(f"{name} keys must be str tokens, got {token!r}")
+        if label not in labels:
+            raise ValueError(
+                f"{name}[{token!r}] is {label!r}, an unknown label; allowed labels: "
+                f"{', '.join(labels)}"
+            )
+    return dict(table)
+
+
+def check_records(records, name="records"):
+    """A non-empty sequence of Record objects; returned as a tuple."""
+    from .records import Record
+
+    if isinstance(records, (str, bytes)) or not hasattr(records, "__iter__"):
+        raise TypeError(f"{name} must be a list of Record, got {type(records).__name__}")
+    records = tuple(records)
+    if not records:
+        raise ValueError(f"{name} must hold at least one Record, got an empty collection")
+    for r in records:
+        if not isinstance(r, Record):
+            raise TypeError(f"{name} must hold Record objects, found {type(r).__name__} {r!r}")
+    return records

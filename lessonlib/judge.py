@@ -1,0 +1,140 @@
+"""Step 3/4 - the model-as-judge.
+
+The judge writes a record's flag words, source, number and text into a
+prompt, asks for a single label and reads the reply.  An unreadable reply is
+retried once with the next seed; if the retry is unreadable too, the lesson's
+judge counts the record as clean (it *fails open*).
+
+The judge talks to its model through an **ask** callable: ``ask(prompt, seed)``
+returning either reply text or an object with ``.text`` (and, optionally,
+``.input_tokens``).  :class:`~lessonlib.simulator.SimulatedModel` is one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ._checks import check_choice, check_int, check_records, check_seed, check_str
+from .records import FEATURES, SEED
+from .simulator import (CUE_TABLE, FLAG_WORD, LABELS, MAX_OUTPUT, NO_FLAG_WORD, SOURCE_WORD,
+                        SPURIOUS, SimulatedModel, tokenize)
+
+GUIDELINE = ("Su kaydin ozniteliklerine bak ve tek etiket yaz : temiz ya da zararli . "
+             "Oznitelikler : ")
+"""'Look at this record's attributes and write a single label: clean or harmful. Attributes:'"""
+
+CLEAN, HARMFUL = LABELS
+
+
+def build_prompt(record, guideline=GUIDELINE):
+    """Guideline + flag words (or 'yok') + source word + record number + text."""
+    check_str("guideline", guideline)
+    words = " ".join(FLAG_WORD[f] for f in FEATURES if record.features[f]) or NO_FLAG_WORD
+    return (guideline + words + " . kaynak " + SOURCE_WORD[record.source]
+            + " . kayit " + str(record.no) + " : " + record.text)
+
+
+def read_label(reply_text):
+    """The first word of the reply that is a label, or None when there is none."""
+    check_str("reply_text", reply_text)
+    for word in reply_text.lower().split():
+        if word in LABELS:
+            return word
+    return None
+
+
+def reply_parts(prompt, reply):
+    """(text, input_tokens, status) of whatever an ``ask`` returned.
+
+    Plain text is accepted; its input tokens are then counted with the course
+    tokenizer and its status is 'ok'.
+    """
+    if isinstance(reply, str):
+        return reply, len(tokenize(prompt)), "ok"
+    text = getattr(reply, "text", None)
+    if not isinstance(text, str):
+        raise TypeError("an ask must return reply text (str) or an object with a str .text, "
+                        f"got {type(reply).__name__}")
+    tokens = getattr(reply, "input_tokens", None)
+    tokens = len(tokenize(prompt)) if tokens is None else tokens
+    return text, tokens, getattr(reply, "status", "ok")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One record's outcome: the label read (None if unreadable twice) and what it cost."""
+
+    label: str | None
+    calls: int
+    input_tokens: int
+    statuses: tuple = ("ok",)   # the status of each call, in order
+
+    @property
+    def retried(self):
+        return self.calls > 1
+
+
+def ask_for_label(ask, prompt, seed):
+    """Ask once with ``seed``; if the label cannot be read, ask once more with ``seed + 1``."""
+    text, tokens, status = reply_parts(prompt, ask(prompt, seed))
+    label = read_label(text)
+    if label is not None:
+        return Answer(label, 1, tokens, (status,))
+    text, more, status2 = reply_parts(prompt, ask(prompt, seed + 1))
+    return Answer(read_label(text), 2, tokens + more, (status, status2))
+
+
+@dataclass(frozen=True)
+class JudgeRun:
+    """The labels of one judge run and what it cost."""
+
+    labels: dict = field(repr=False)   # record no -> 'temiz' | 'zararli'
+    calls: int
+    retries: int
+    unreadable: int
+    input_tokens: int
+    seed: int = 0
+    retry_causes: dict = field(default_factory=dict)  # why first calls failed -> count
+
+    def decide(self, record):
+        """True when this run labelled ``record`` harmful (a decision for ``measure``)."""
+        return self.labels[record.no] == HARMFUL
+
+
+UNREADABLE_RULES = ("clean", "harmful")
+RETRY_CAUSE = {"rate_limit": "rate limit", "context_overflow": "context overflow"}
+
+
+def run_judge(records, seed=SEED, temperature=0.30,
+              guideline=GUIDELINE, cues=CUE_TABLE, spurious=SPURIOUS, max_output=MAX_OUTPUT,
+              *, unreadable_as="clean"):
+    """Ask the judge about every record once (plus one retry when unreadable).
+
+    A fresh :class:`SimulatedModel` (its call counter at zero) serves each
+    run, and ``max_output`` is passed to every call.  A record still
+    unreadable after the retry is counted as ``unreadable_as``: 'clean' (the
+    lesson's rule, fail-open) or 'harmful' (fail-closed).
+    """
+    records = check_records(records)
+    check_seed(seed)
+    check_str("guideline", guideline)
+    check_int("max_output", max_output, minimum=1)
+    check_choice("unreadable_as", unreadable_as, UNREADABLE_RULES)
+    model = SimulatedModel(temperature, cues, spurious, max_output=max_output)
+    fallback = CLEAN if unreadable_as == "clean" else HARMFUL
+
+    def ask(prompt, s):
+        return model.call(prompt, s, max_output)
+
+    labels, retries, unreadable, tokens, causes = {}, 0, 0, 0, {}
+    for record in records:
+        answer = ask_for_label(ask, build_prompt(record, guideline), seed)
+        tokens += answer.input_tokens
+        if answer.retried:
+            retries += 1
+            cause = RETRY_CAUSE.get(answer.statuses[0], "unreadable reply")
+            causes[cause] = causes.get(cause, 0) + 1
+        if answer.label is None:
+            unreadable += 1
+        labels[record.no] = fallback if answer.label is None else answer.label
+    return JudgeRun(labels, model.calls, retries, unreadable, tokens, seed, causes)

@@ -1,0 +1,83 @@
+"""How a decision is scored against the human label.
+
+``decide`` is any function record -> bool (True = block as harmful): the rule
+filter, or a judge run's ``decide``.  Rates are rounded to four places, as the
+lesson rounds them.
+"""
+
+from __future__ import annotations
+
+from ._checks import check_records
+from .records import CLASSES, is_harmful
+
+
+def _decide_checked(decide):
+    if not callable(decide):
+        raise TypeError(f"decide must be a function record -> bool, got {type(decide).__name__}")
+    return decide
+
+
+def confusion(records, decide):
+    """Counts (tp, fp, fn, tn) of ``decide`` against the human label."""
+    records = check_records(records)
+    decide = _decide_checked(decide)
+    tp = fp = fn = tn = 0
+    for record in records:
+        flagged, actual = bool(decide(record)), is_harmful(record)
+        if flagged and actual:
+            tp += 1
+        elif flagged:
+            fp += 1
+        elif actual:
+            fn += 1
+        else:
+            tn += 1
+    return tp, fp, fn, tn
+
+
+def measure(records, decide):
+    """tp, fp, fn, tn with precision, recall and false block rate (each rounded to 4 places)."""
+    tp, fp, fn, tn = confusion(records, decide)
+    return {
+        "tp": tp, "fp": fp, "fn": fn, "tn": tn,
+        "precision": round(tp / (tp + fp), 4) if tp + fp else 0.0,
+        "recall": round(tp / (tp + fn), 4) if tp + fn else 0.0,
+        "false_block_rate": round(fp / (fp + tn), 4) if fp + tn else 0.0,
+    }
+
+
+def agreement(records, decide):
+    """Share of records on which ``decide`` matches the human label (not rounded)."""
+    records = check_records(records)
+    decide = _decide_checked(decide)
+    return sum(1 for r in records if bool(decide(r)) == is_harmful(r)) / len(records)
+
+
+def class_recall(records, decide):
+    """Per class: (number of records, share of them that ``decide`` blocks).
+
+    For the harmful classes this is recall; for 'clean' it is the false block
+    rate.  Classes with no record in ``records`` are left out.
+    """
+    records = check_records(records)
+    decide = _decide_checked(decide)
+    out = {}
+    for cls in CLASSES:
+        members = [r for r in records if r.cls == cls]
+        if members:
+            out[cls] = (len(members), sum(1 for r in members if decide(r)) / len(members))
+    return out
+
+
+def resolution(count):
+    """The smallest step a rate over ``count`` records can move: 1 / count."""
+    if count < 1:
+        raise ValueError(f"count must be >= 1, got {count!r}")
+    return 1 / count
+
+
+def disagreements(labels_a, labels_b):
+    """Record numbers whose label differs between two runs (same record numbers in both)."""
+    if set(labels_a) != set(labels_b):
+        raise ValueError("labels_a and labels_b must cover the same record numbers")
+    return [no for no in labels_a if labels_a[no] != labels_b[no]]

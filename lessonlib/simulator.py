@@ -1,0 +1,226 @@
+"""Step 3 - a language-model simulator (no real model endpoint is ever called).
+
+It carries the surface of a real model API: a tokenizer, a context window, a
+rate limit, a stopping condition (output cap), a temperature and a seed.  Its
+"judgement" is a prior that leans to clean plus a cue table that reads the
+flag words of the prompt - including one spurious cue that counts excessive
+length as heavy evidence.
+
+A call is split in two parts: :meth:`SimulatedModel.plan` does everything that
+depends only on the prompt (tokens, window check, label weights, the prompt's
+hash) and :meth:`PromptPlan.reply` does the part that depends on the seed.
+The many-seed engine reuses the first part across thousands of seeds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ._checks import (check_int, check_label_table, check_number, check_seed, check_str)
+from .records import SEED, generator, pick, trace_id
+
+WINDOW = 240
+"""Context window in tokens: a longer prompt is refused (status 'context_overflow')."""
+MAX_OUTPUT = 24
+"""Output cap in tokens (the stopping condition): a longer reply is cut."""
+RATE_LIMIT_EVERY = 37
+"""Every 37th call since the counter was reset is refused (status 'rate_limit')."""
+PIECE = 5
+"""The fictional tokenizer cuts words into pieces of at most five characters."""
+
+LABELS = ("temiz", "zararli")          # clean, harmful
+PRIOR = {"temiz": 0.75, "zararli": 0.15}
+"""Base weights before any cue: the judge leans to clean, because most traffic is clean."""
+
+FLAG_WORD = {"instruction_mode": "yonerge", "role_change_request": "roldegisimi",
+             "hidden_field_name": "gizlialan", "side_effect_tool_name": "yanetkiliarac",
+             "source_stamp_mismatch": "damgauyusmazligi",
+             "unusual_stamp_distribution": "dagilimbozuklugu",
+             "excessive_length": "asiriuzunluk"}
+SOURCE_WORD = {"user": "kullanici", "retrieved_document": "belge", "tool_output": "aracciktisi"}
+NO_FLAG_WORD = "yok"                    # written when a record has no flag at all
+
+CUE_TABLE = {"yoner": "zararli", "gizli": "zararli", "yanet": "zararli", "damga": "zararli",
+             "rolde": "zararli", "dagil": "zararli", "yok": "temiz"}
+"""Token -> label the token is evidence for (weight CUE_WEIGHT each time it appears)."""
+SPURIOUS = {"asiri": "zararli"}
+"""The spurious association: 'excessive length' is weak evidence but weighs SPURIOUS_WEIGHT."""
+CUE_WEIGHT, SPURIOUS_WEIGHT = 1.0, 1.3
+
+SINGLE_LABEL_WORD = "tek"
+"""If this token is in the prompt the model answers with the bare label; else free-form."""
+FREE_FORM = ("kayit {label} gorunuyor", "bu kaydi {label} sayiyorum", "degerlendirme tamamlandi")
+FREE_FORM_SHARE = (0.42, 0.26, 0.32)
+
+
+def tokenize(text):
+    """Lower-case, set commas apart, split on spaces, cut each word into 5-character pieces."""
+    check_str("text", text)
+    pieces = []
+    for word in text.lower().replace(",", " , ").split():
+        while len(word) > PIECE:
+            pieces.append(word[:PIECE])
+            word = word[PIECE:]
+        pieces.append(word)
+    return pieces
+
+
+def label_scores(tokens, prior=PRIOR, cues=CUE_TABLE, spurious=SPURIOUS):
+    """The prior plus, for every token in order, the weight of each cue it matches."""
+    scores = dict(prior)
+    for token in tokens:
+        for table, weight in ((cues, CUE_WEIGHT), (spurious, SPURIOUS_WEIGHT)):
+            if table.get(token) in scores:
+                scores[table[token]] += weight
+    return scores
+
+
+def label_weights(scores, temperature):
+    """Softmax of ``scores / temperature`` over the labels in sorted order.
+
+    Uses the plain formula exp(s/T) / sum; only where that would overflow or
+    vanish (a tiny temperature) it switches to the shifted, mathematically
+    identical form exp(s/T - max) / sum.
+    """
+    names = sorted(scores)
+    try:
+        e = [math.exp(scores[a] / temperature) for a in names]
+        if not (0 < sum(e) < math.inf):
+            raise OverflowError
+    except OverflowError:
+        top = max(scores[a] / temperature for a in names)
+        e = [math.exp(scores[a] / temperature - top) for a in names]
+    return [v / sum(e) for v in e]
+
+
+def reply_text(label, form, max_output):
+    """Reply text and its output-token count for ``label`` in ``form`` (None = bare label).
+
+    A reply longer than ``max_output`` tokens is cut and re-joined from its
+    pieces, so a long word can come out split (e.g. 'zarar li').
+    """
+    text = label if form is None else FREE_FORM[form].format(label=label)
+    pieces = tokenize(text)
+    if len(pieces) > max_output:
+        pieces = pieces[:max_output]
+        text = " ".join(pieces)
+    return text, len(pieces)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a model call returns."""
+
+    status: str             # 'ok', 'context_overflow' or 'rate_limit'
+    input_tokens: int
+    output_tokens: int
+    text: str
+
+
+@dataclass(frozen=True)
+class PromptPlan:
+    """The seed-independent part of a call for one prompt."""
+
+    input_tokens: int
+    overflow: bool
+    single_label: bool
+    trace: int              # trace_id(prompt): mixed with the seed for the call's randomness
+    labels: tuple           # the labels, sorted
+    weights: tuple | None   # label probabilities (None at temperature 0)
+    fixed_label: str | None  # the most likely label (used at temperature 0)
+
+    def reply(self, seed, max_output):
+        """The reply for ``seed`` (window and rate limit already checked by the caller)."""
+        draw = generator(seed ^ self.trace)
+        if self.weights is None:
+            label = self.fixed_label
+        else:
+            label = self.labels[pick(draw(), self.weights)]
+        form = None if self.single_label else pick(draw(), FREE_FORM_SHARE)
+        text, out = reply_text(label, form, max_output)
+        return Reply("ok", self.input_tokens, out, text)
+
+
+class SimulatedModel:
+    """A fictional language model with its own call counter.
+
+    ``call(prompt, seed)`` counts the call, refuses a prompt longer than the
+    window (checked first), refuses every RATE_LIMIT_EVERY-th call since the
+    last :meth:`reset`, and otherwise samples a label: the most likely one at
+    temperature 0, else from the softmax of the label scores at the given
+    temperature.
+    """
+
+    def __init__(self, temperature=0.30, cues=CUE_TABLE, spurious=SPURIOUS, prior=PRIOR,
+                 window=WINDOW, max_output=MAX_OUTPUT, *, rate_limit_every=RATE_LIMIT_EVERY,
+                 name="simulated"):
+        self._temperature = check_number("temperature", temperature, minimum=0.0)
+        self._cues = check_label_table("cues", cues, LABELS)
+        self._spurious = check_label_table("spurious", spurious, LABELS)
+        self._prior = _check_prior(prior)
+        self._window = check_int("window", window, minimum=1)
+        self._max_output = check_int("max_output", max_output, minimum=1)
+        self._rate_limit_every = check_int("rate_limit_every", rate_limit_every, minimum=1)
+        self.name = check_str("name", name)
+        self._calls = 0
+
+    temperature = property(lambda self: self._temperature)
+    cues = property(lambda self: dict(self._cues))
+    spurious = property(lambda self: dict(self._spurious))
+    prior = property(lambda self: dict(self._prior))
+    window = property(lambda self: self._window)
+    max_output = property(lambda self: self._max_output)
+    rate_limit_every = property(lambda self: self._rate_limit_every)
+
+    @property
+    def calls(self):
+        """Calls made since the counter was last reset."""
+        return self._calls
+
+    def reset(self):
+        """Set the call counter (and so the rate-limit clock) back to zero."""
+        self._calls = 0
+
+    def plan(self, prompt):
+        """Everything about a call to ``prompt`` that does not depend on the seed."""
+        tokens = tokenize(check_str("prompt", prompt))
+        overflow = len(tokens) > self._window
+        scores = label_scores(tokens, self._prior, self._cues, self._spurious)
+        names = tuple(sorted(scores))
+        fixed = max(names, key=lambda a: scores[a])
+        weights = None if self._temperature <= 0.0 else tuple(
+            label_weights(scores, self._temperature))
+        return PromptPlan(len(tokens), overflow, SINGLE_LABEL_WORD in tokens,
+                          trace_id(prompt), names, weights, fixed)
+
+    def call(self, prompt, seed=SEED, max_output=None):
+        """One call: returns a :class:`Reply` (``max_output`` defaults to the model's cap)."""
+        check_seed(seed)
+        cap = self._max_output if max_output is None else check_int(
+            "max_output", max_output, minimum=1)
+        plan = self.plan(prompt)
+        self._calls += 1
+        if plan.overflow:
+            return Reply("context_overflow", plan.input_tokens, 0, "")
+        if self._calls % self._rate_limit_every == 0:
+            return Reply("rate_limit", plan.input_tokens, 0, "")
+        return plan.reply(seed, cap)
+
+    __call__ = call
+
+    def __repr__(self):
+        return (f"SimulatedModel(name={self.name!r}, temperature={self._temperature}, "
+                f"cues={len(self._cues)} entries, spurious={self._spurious}, "
+                f"prior={self._prior}, window={self._window}, max_output={self._max_output})")
+
+
+def _check_prior(prior):
+    from collections.abc import Mapping
+
+    if not isinstance(prior, Mapping) or set(prior) != set(LABELS):
+        raise ValueError(f"prior must be a mapping with exactly the labels {', '.join(LABELS)} "
+                         f"as keys, got {prior!r}")
+    return {label: check_number(f"prior[{label!r}]", prior[label]) for label in LABELS}
+
+
