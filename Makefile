@@ -8,19 +8,22 @@ PIP    := $(BIN)/python -m pip --disable-pip-version-check -qq
 # pytest-xdist: one worker per core, a whole notebook per worker (loadscope)
 XDIST  ?= -n 2 --dist loadscope
 
-.PHONY: lesson test lab data clean-venv help
+.PHONY: lesson test lab data notebooks clean-venv help
 
 help:
 	@echo "make lesson  - print the lesson's three blocks (creates .venv if missing)"
 	@echo "make test    - every test: unit, golden, packaging and nbval on the notebooks"
 	@echo "make lab     - open JupyterLab on notebooks/"
 	@echo "make data    - regenerate data/records.csv (and data/expected/ from the lesson text)"
+	@echo "make notebooks - re-execute every notebook in place (maintainers, after a change)"
 
 $(READY): requirements.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -r requirements.txt
 	$(PIP) install --no-deps -e .
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3" >/dev/null
+	@# build matplotlib's font cache now, so no notebook prints the one-time notice
+	$(BIN)/python -c "import matplotlib.pyplot"
 	@touch $(READY)
 
 lesson: $(READY)
@@ -35,6 +38,9 @@ lab: $(READY)
 data: $(READY)
 	$(BIN)/python -c "import lessonlib as L; L.write_records_csv('data/records.csv', L.make_records())"
 	@if [ -f ../shared/seeds/000_7b3b453c2d8e4016.txt ]; then $(BIN)/python scripts/extract_expected.py; fi
+
+notebooks: $(READY)
+	$(BIN)/python scripts/execute_notebooks.py $(NB)
 
 clean-venv:
 	rm -rf $(VENV)
