@@ -8,7 +8,7 @@ PIP    := $(BIN)/python -m pip --disable-pip-version-check -qq
 # pytest-xdist: one worker per core, a whole notebook per worker (loadscope)
 XDIST  ?= -n 2 --dist loadscope
 
-.PHONY: lesson test lab data notebooks clean-venv help
+.PHONY: lesson test lab data notebooks bench clean-venv help
 
 help:
 	@echo "make lesson  - print the lesson's three blocks (creates .venv if missing)"
@@ -16,6 +16,7 @@ help:
 	@echo "make lab     - open JupyterLab on notebooks/"
 	@echo "make data    - regenerate data/records.csv (and data/expected/ from the lesson text)"
 	@echo "make notebooks - re-execute every notebook in place (maintainers, after a change)"
+	@echo "make bench   - run every benchmark in benchmarks/ (speed targets are checked there)"
 
 $(READY): requirements.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,6 +42,9 @@ data: $(READY)
 
 notebooks: $(READY)
 	$(BIN)/python scripts/execute_notebooks.py $(NB)
+
+bench: $(READY)
+	@for f in benchmarks/bench_*.py; do [ -f "$$f" ] || continue; echo "== $$f"; $(BIN)/python "$$f" || exit 1; done
 
 clean-venv:
 	rm -rf $(VENV)
