@@ -126,7 +126,7 @@ def check_corrupted_rule(rules, max_fbr=0.20):
     base = class_recall(records, make_rule_filter(DEFAULT_RULES))["corrupted_input"][1]
     candidates = {f: score(f) for f in FEATURES if f not in DEFAULT_RULES}
     allowed = {f: s for f, s in candidates.items() if s[1] <= max_fbr}
-    best = max(s[0] for s in allowed.values())
+    best = max((s[0] for s in allowed.values()), default=None)
     recall, fbr = candidates[extra[0]]
     if fbr > max_fbr:
         return _say(False, f"with {extra[0]} corrupted_input recall rises to {recall:.4f}, but "
