@@ -52,25 +52,26 @@ def _names(value):
 
 # ---------------------------------------------------------------- 01 records
 
-def check_harmful_count(answer):
-    """01, exercise 1: how many of the lesson's 240 records are harmful?"""
+def check_flagged_clean_count(answer):
+    """01, exercise 1: how many clean records carry at least one flag?"""
     records = make_records()
-    truth = sum(1 for r in records if is_harmful(r))
+    clean = [r for r in records if not is_harmful(r)]
+    truth = sum(1 for r in clean if r.features.on())
+    flagged = sum(1 for r in records if r.features.on())
     if not _is_whole(answer):
-        return _say(False, f"give a whole number (got {answer!r}). Hint: "
-                           "sum(L.is_harmful(r) for r in records) counts the harmful records.")
+        return _say(False, f"give a whole number (got {answer!r}). Hint: keep the rows of df "
+                           "whose cls is 'clean', then count those with any flag set.")
     if answer == truth:
-        return _say(True, f"{truth} of the {len(records)} records are harmful. Recall divides "
-                          f"by this number, so one record moves recall by 1/{truth} = "
-                          f"{resolution(truth):.4f}.")
-    if answer == len(records):
-        return _say(False, "that is every record. Only the classes other than 'clean' are "
-                           "harmful (L.is_harmful).")
-    if answer == len(records) - truth:
-        return _say(False, "that is the number of clean records; the harmful ones are the "
-                           "rest.")
-    return _say(False, f"{answer} is not it. Count with sum(L.is_harmful(r) for r in records), "
-                       "or (df['cls'] != 'clean').sum() on the DataFrame.")
+        return _say(True, f"{truth} of the {len(clean)} clean records carry at least one flag. "
+                          "Any approach that reads every flag as a sign of harm is at risk of "
+                          "blocking them - notebook 04 meets them again.")
+    if answer == len(clean):
+        return _say(False, "that is every clean record; count only those with at least one "
+                           "flag set.")
+    if answer == flagged:
+        return _say(False, "that counts the harmful records too; keep only the clean ones.")
+    return _say(False, f"{answer} is not it. Try df[df['cls'] == 'clean'][list(L.FEATURES)]"
+                       ".any(axis=1).sum().")
 
 
 def check_record(record, no=200):
@@ -221,24 +222,6 @@ def check_agreeing_temperature(temperature):
     if like_filter:
         message += " It now decides exactly like a rule filter over all seven flags."
     return _say(True, message)
-
-
-def check_repeated_false_blocks(answer):
-    """04, exercise 2: how many clean records do BOTH temperature-0 runs block?"""
-    records = make_records()
-    run1 = run_judge(records, SEED, 0.0)
-    run2 = run_judge(records, SEED + 1, 0.0)
-    truth = sum(1 for r in records if not is_harmful(r) and run1.decide(r) and run2.decide(r))
-    if not _is_whole(answer):
-        return _say(False, f"give a whole number (got {answer!r}).")
-    if answer == truth:
-        clean = sum(1 for r in records if not is_harmful(r))
-        return _say(True, f"{truth} of the {clean} clean records are blocked in both runs. A "
-                          "second run cannot reveal these mistakes: agreement between runs is "
-                          "not agreement with the human label.")
-    return _say(False, f"{answer} is not it. Run the judge with SEED and SEED + 1 at "
-                       "temperature 0.0 and count the clean records (not L.is_harmful) that "
-                       "both runs' .decide block.")
 
 
 # ---------------------------------------------------- 05 class breakdown

@@ -48,9 +48,10 @@ def class_recall_bars(records, decisions, ax=None,
     ax.set_xticks(range(len(classes)))
     ax.set_xticklabels([f"{c.replace('_', chr(10))}\n({first[c][0]} records)" for c in classes],
                        fontsize=8)
-    ax.set_ylim(0, 1.05)
+    ax.set_ylim(0, 1.2)
+    ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
     ax.set_ylabel("recall (share of the class blocked)")
     ax.set_xlabel("harmful class")
     ax.set_title(title)
-    ax.legend(loc="lower left")
+    ax.legend(loc="upper center", ncol=len(decisions), frameon=False)
     return ax

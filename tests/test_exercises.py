@@ -44,16 +44,22 @@ def test_every_printed_line_is_at_most_88_characters(capsys):
 
 # ---- 01
 
-def test_harmful_count_right_answer_passes(capsys):
-    out = passes(capsys, ex.check_harmful_count(sum(CLASS_COUNTS.values())))
-    assert "93 of the 240" in out and "1/93 = 0.0108" in out
+def test_flagged_clean_count_right_answer_passes(capsys):
+    truth = sum(1 for r in L.make_records() if r.cls == "clean" and any(r.features.values()))
+    out = passes(capsys, ex.check_flagged_clean_count(truth))
+    assert f"{truth} of the 147 clean records" in out
 
 
-@pytest.mark.parametrize("answer, words", [(240, "every record"), (147, "clean records"),
-                                           (92, "92 is not it"), ("93", "whole number"),
-                                           (93.0, "whole number"), (True, "whole number")])
-def test_harmful_count_wrong_answers_get_a_hint(capsys, answer, words):
-    assert words in hints(capsys, ex.check_harmful_count(answer))
+@pytest.mark.parametrize("answer, words", [(147, "every clean record"), (0, "0 is not it"),
+                                           ("32", "whole number"), (32.0, "whole number"),
+                                           (True, "whole number")])
+def test_flagged_clean_count_wrong_answers_get_a_hint(capsys, answer, words):
+    assert words in hints(capsys, ex.check_flagged_clean_count(answer))
+
+
+def test_flagged_clean_count_counting_harmful_too_gets_a_hint(capsys):
+    flagged = sum(1 for r in L.make_records() if any(r.features.values()))
+    assert "harmful records too" in hints(capsys, ex.check_flagged_clean_count(flagged))
 
 
 def test_record_200_built_alone_passes(capsys):
@@ -157,15 +163,6 @@ def test_lesson_temperature_still_differs_on_16_records(capsys):
 @pytest.mark.parametrize("answer", [-0.1, "0", None, math.inf, math.nan])
 def test_temperature_bad_values_get_a_hint(capsys, answer):
     assert "number >= 0" in hints(capsys, ex.check_agreeing_temperature(answer))
-
-
-def test_repeated_false_blocks(capsys):
-    # at temperature 0 a record is blocked iff it has any flag: one cue gives
-    # zararli 0.15 + 1.0 > temiz 0.75, while no flag writes 'yok' (temiz 1.75).
-    truth = sum(1 for r in L.make_records() if r.cls == "clean" and any(r.features.values()))
-    passes(capsys, ex.check_repeated_false_blocks(truth))
-    assert "is not it" in hints(capsys, ex.check_repeated_false_blocks(truth - 1))
-    assert "whole number" in hints(capsys, ex.check_repeated_false_blocks(None))
 
 
 # ---- 05
