@@ -7,7 +7,7 @@ lesson rounds them.
 
 from __future__ import annotations
 
-from ._checks import check_records
+from ._checks import check_int, check_number, check_records
 from .records import CLASSES, is_harmful
 
 
@@ -81,3 +81,16 @@ def disagreements(labels_a, labels_b):
     if set(labels_a) != set(labels_b):
         raise ValueError("labels_a and labels_b must cover the same record numbers")
     return [no for no in labels_a if labels_a[no] != labels_b[no]]
+
+
+def steps(difference, count):
+    """How many resolution steps (1 / ``count``) the rate ``difference`` spans.
+
+    Rates over ``count`` records move in steps of 1 / count, so a difference
+    between two such rates is a whole number of steps; the lesson's rates are
+    rounded to four places, hence the rounding to the nearest whole step.
+    The sign is kept: a fall gives a negative number of steps.
+    """
+    difference = check_number("difference", difference)
+    check_int("count", count, minimum=1)
+    return round(difference / resolution(count))

@@ -195,3 +195,36 @@ def write_records_csv(path, records):
         writer.writeheader()
         for row in rows:
             writer.writerow({k: int(v) if isinstance(v, bool) else v for k, v in row.items()})
+
+
+def flag_rates(records):
+    """Per class, the share of its records that carry each flag.
+
+    Returns ``{class: {feature: share}}`` for the classes present in ``records``
+    (CLASSES order, features in FEATURES order) - the observed counterpart of
+    PROFILE.  Shares are not rounded.
+    """
+    from ._checks import check_records
+
+    records = check_records(records)
+    out = {}
+    for cls in CLASSES:
+        members = [r for r in records if r.cls == cls]
+        if members:
+            out[cls] = {f: sum(1 for r in members if r.features[f]) / len(members)
+                        for f in FEATURES}
+    return out
+
+
+def records_frame(records):
+    """The records as a pandas DataFrame: index ``no``, one bool column per flag.
+
+    Columns: cls, source, the seven flags (FEATURES order), text, length.
+    pandas is imported here, so the rest of lessonlib stays pure Python.
+    """
+    from ._checks import check_records
+
+    records = check_records(records)
+    import pandas as pd
+
+    return pd.DataFrame([r.as_row() for r in records]).set_index("no")

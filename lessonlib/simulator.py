@@ -224,3 +224,17 @@ def _check_prior(prior):
     return {label: check_number(f"prior[{label!r}]", prior[label]) for label in LABELS}
 
 
+
+
+def label_probabilities(prompt, temperature=0.30, cues=CUE_TABLE, spurious=SPURIOUS,
+                        prior=PRIOR):
+    """How likely the model is to answer each label for ``prompt`` (labels sorted).
+
+    Above temperature 0 this is the softmax the model samples from; at
+    temperature 0 the most likely label gets 1.0 and the other 0.0.  Nothing
+    is called, so no call counter moves.
+    """
+    plan = SimulatedModel(temperature, cues, spurious, prior, window=10**9).plan(prompt)
+    if plan.weights is None:
+        return {label: float(label == plan.fixed_label) for label in plan.labels}
+    return dict(zip(plan.labels, plan.weights))

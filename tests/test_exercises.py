@@ -1,0 +1,212 @@
+"""The exercise checks: a wrong answer gets a hint (False), a right one passes (True).
+
+Right answers come from the lesson's printed figures and definitions, worked
+by hand (see each test), not from the check under test.
+"""
+
+import math
+
+import pytest
+
+import lessonlib as L
+from lessonlib import exercises as ex
+from lessonlib.records import draw_record
+
+# The lesson's class table: records per harmful class (24 + 17 + 10 + 23 + 19 = 93).
+CLASS_COUNTS = {"indirect_instruction": 24, "hidden_field_request": 17,
+                "privilege_escalation": 10, "source_spoofing": 23, "corrupted_input": 19}
+
+
+def said(capsys):
+    out = capsys.readouterr().out
+    assert out.endswith("\n") and out.count("\n") == len(out.splitlines())
+    return " ".join(out.split())     # undo the line wrapping
+
+
+def passes(capsys, result):
+    out = said(capsys)
+    assert result is True, out
+    assert out.startswith("PASS: ")
+    return out
+
+
+def hints(capsys, result):
+    out = said(capsys)
+    assert result is False, out
+    assert out.startswith("Not yet: ")
+    return out
+
+
+def test_every_printed_line_is_at_most_88_characters(capsys):
+    ex.check_corrupted_rule(("foo",))
+    assert max(len(line) for line in capsys.readouterr().out.splitlines()) <= ex.WIDTH
+
+
+# ---- 01
+
+def test_flagged_clean_count_right_answer_passes(capsys):
+    truth = sum(1 for r in L.make_records() if r.cls == "clean" and any(r.features.values()))
+    out = passes(capsys, ex.check_flagged_clean_count(truth))
+    assert f"{truth} of the 147 clean records" in out
+
+
+@pytest.mark.parametrize("answer, words", [(147, "every clean record"), (0, "0 is not it"),
+                                           ("32", "whole number"), (32.0, "whole number"),
+                                           (True, "whole number")])
+def test_flagged_clean_count_wrong_answers_get_a_hint(capsys, answer, words):
+    assert words in hints(capsys, ex.check_flagged_clean_count(answer))
+
+
+def test_flagged_clean_count_counting_harmful_too_gets_a_hint(capsys):
+    flagged = sum(1 for r in L.make_records() if any(r.features.values()))
+    assert "harmful records too" in hints(capsys, ex.check_flagged_clean_count(flagged))
+
+
+def test_record_200_built_alone_passes(capsys):
+    out = passes(capsys, ex.check_record(L.make_records()[199]))
+    # SEED + 6151 * 199 = 20260218 + 1224049
+    assert "21484267" in out
+
+
+def test_record_one_too_far_gets_the_index_hint(capsys):
+    assert "one too far" in hints(capsys, ex.check_record(draw_record(200)))
+
+
+def test_record_from_another_seed_or_number_or_kind(capsys):
+    assert "another seed" in hints(capsys, ex.check_record(L.make_records(200, seed=7)[-1]))
+    assert "record 5" in hints(capsys, ex.check_record(L.make_records(5)[-1]))
+    assert "give a Record" in hints(capsys, ex.check_record(200))
+
+
+# ---- 02
+
+def test_corrupted_rule_excessive_length_passes(capsys):
+    # corrupted_input carries unusual_stamp_distribution (0.80) and excessive_length (0.62);
+    # only the second keeps the false block rate at or below 0.20 on the lesson's set.
+    out = passes(capsys, ex.check_corrupted_rule(L.DEFAULT_RULES + ("excessive_length",)))
+    assert "0.2632" in out  # the lesson's criteria recall for corrupted_input
+
+
+def test_corrupted_rule_too_many_false_blocks_gets_a_hint(capsys):
+    out = hints(capsys, ex.check_corrupted_rule(
+        L.DEFAULT_RULES + ("unusual_stamp_distribution",)))
+    assert "above 0.20" in out
+
+
+@pytest.mark.parametrize("rules, words", [
+    (L.DEFAULT_RULES, "add one flag name"),
+    (L.DEFAULT_RULES + ("role_change_request",), "PROFILE['corrupted_input']"),
+    (L.DEFAULT_RULES + ("excessive_length", "unusual_stamp_distribution"), "exactly one"),
+    (("excessive_length",), "keep the four default rules"),
+    (L.DEFAULT_RULES + ("long_text",), "unknown flag name"),
+    ("excessive_length", "tuple of flag names"),
+    (None, "tuple of flag names"),
+])
+def test_corrupted_rule_wrong_answers_get_a_hint(capsys, rules, words):
+    assert words in hints(capsys, ex.check_corrupted_rule(rules))
+
+
+def test_corrupted_rule_a_tighter_limit_turns_the_pass_into_a_hint(capsys):
+    # the lesson's criteria FBR is 0.1565 = 23/147; one more blocked clean record is 24/147
+    assert 24 / 147 > 0.16
+    hints(capsys, ex.check_corrupted_rule(L.DEFAULT_RULES + ("excessive_length",),
+                                          max_fbr=0.16))
+
+
+# ---- 03
+
+def test_strongest_single_flag_is_the_spurious_one(capsys):
+    # 'asiriuzunluk' -> 'asiri' (SPURIOUS, weight 1.3); every real cue weighs 1.0
+    out = passes(capsys, ex.check_strongest_single_flag("excessive_length"))
+    assert "'asiri'" in out and "1.3" in out
+
+
+@pytest.mark.parametrize("flag", ["instruction_mode", "unusual_stamp_distribution"])
+def test_other_single_flags_get_a_hint(capsys, flag):
+    assert "adds 1.0" in hints(capsys, ex.check_strongest_single_flag(flag))
+
+
+def test_strongest_single_flag_unknown_name(capsys):
+    assert "give one flag name" in hints(capsys, ex.check_strongest_single_flag("length"))
+    hints(capsys, ex.check_strongest_single_flag(["excessive_length"]))
+
+
+def test_output_cap_right_count_passes_and_recall_is_zero(capsys):
+    # with a cap of one token 'zararli' (zarar + li) is always cut to 'zarar', which is
+    # not a label: no harmful label can ever be read, so recall must be 0.
+    right = L.run_judge(L.make_records(), max_output=1).unreadable
+    out = passes(capsys, ex.check_output_cap_unreadable(right))
+    assert "recall falls to 0.0000" in out and "zarar + li" in out
+
+
+def test_output_cap_wrong_counts_get_a_hint(capsys):
+    run = L.run_judge(L.make_records(), max_output=1)
+    assert run.retries != run.unreadable
+    assert "number of retries" in hints(capsys, ex.check_output_cap_unreadable(run.retries))
+    assert "is not it" in hints(capsys, ex.check_output_cap_unreadable(0))
+    assert "whole number" in hints(capsys, ex.check_output_cap_unreadable("107"))
+
+
+# ---- 04
+
+def test_temperature_zero_agrees_and_names_the_cost(capsys):
+    # at temperature 0 the label is the arg-max of the scores: no draw, so no seed effect
+    out = passes(capsys, ex.check_agreeing_temperature(0))
+    assert "all 240 records" in out and "0.1633" in out  # run 1's FBR in the lesson
+    assert "rule filter over all seven flags" in out
+
+
+def test_lesson_temperature_still_differs_on_16_records(capsys):
+    assert "differ on 16 records" in hints(capsys, ex.check_agreeing_temperature(0.30))
+
+
+@pytest.mark.parametrize("answer", [-0.1, "0", None, math.inf, math.nan])
+def test_temperature_bad_values_get_a_hint(capsys, answer):
+    assert "number >= 0" in hints(capsys, ex.check_agreeing_temperature(answer))
+
+
+# ---- 05
+
+def test_class_resolutions_exact_and_rounded_pass(capsys):
+    out = passes(capsys, ex.check_class_resolutions({c: 1 / n for c, n in CLASS_COUNTS.items()}))
+    assert "privilege_escalation (10 records" in out
+    passes(capsys, ex.check_class_resolutions(
+        {c: round(1 / n, 4) for c, n in CLASS_COUNTS.items()}))
+
+
+def test_class_resolutions_with_clean_checks_clean_too(capsys):
+    good = {c: 1 / n for c, n in CLASS_COUNTS.items()}
+    passes(capsys, ex.check_class_resolutions({**good, "clean": 1 / 147}))
+    assert "clean" in hints(capsys, ex.check_class_resolutions({**good, "clean": 1 / 93}))
+
+
+@pytest.mark.parametrize("answer, words", [
+    ({"hidden_field_request": 1 / 17}, "still missing"),
+    ({**{c: 1 / n for c, n in CLASS_COUNTS.items()}, "source_spoofing": 1 / 24},
+     "source_spoofing"),
+    ({**{c: 1 / n for c, n in CLASS_COUNTS.items()}, "phishing": 0.1}, "unknown class"),
+    ({**{c: 1 / n for c, n in CLASS_COUNTS.items()}, "corrupted_input": "1/19"},
+     "corrupted_input"),
+    ([1 / 17], "give a dict"),
+])
+def test_class_resolutions_wrong_answers_get_a_hint(capsys, answer, words):
+    assert words in hints(capsys, ex.check_class_resolutions(answer))
+
+
+def test_classes_beyond_one_step(capsys):
+    # from the lesson's class table: corrupted_input (1.0000 - 0.2632) * 19 = 14 steps,
+    # source_spoofing (0.9565 - 0.8696) * 23 = 2, hidden_field_request 1, the others 0.
+    out = passes(capsys, ex.check_classes_beyond_one_step({"corrupted_input",
+                                                            "source_spoofing"}))
+    assert "corrupted_input 14 steps" in out and "source_spoofing 2 steps" in out
+
+
+@pytest.mark.parametrize("answer, words", [
+    ({"corrupted_input"}, "1 of the 2"),
+    ({"corrupted_input", "source_spoofing", "hidden_field_request"}, "1 step(s)"),
+    ({"clean"}, "non-harmful"),
+    ("corrupted_input", "give a set"),
+    (None, "give a set"),
+])
+def test_classes_beyond_one_step_wrong_answers(capsys, answer, words):
+    assert words in hints(capsys, ex.check_classes_beyond_one_step(answer))
