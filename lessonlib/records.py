@@ -181,6 +181,9 @@ class Record:
             if not isinstance(self.features, Mapping):
                 raise TypeError(f"features must be a Flags or a mapping feature name -> bool, "
                                 f"got {type(self.features).__name__} {self.features!r}")
+            if set(self.features) != set(FEATURES):
+                raise ValueError(f"features must map exactly the feature names "
+                                 f"{', '.join(FEATURES)}; got {', '.join(map(repr, self.features))}")
             object.__setattr__(self, "features", Flags(self.features))
         check_str("text", self.text)
         check_int("length", self.length, minimum=0)
