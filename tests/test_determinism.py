@@ -43,5 +43,5 @@ def test_core_path_imports_no_numpy_pandas_or_matplotlib():
     out = run(["-c", CORE.format(guard=str(GUARD))], "7")
     result = json.loads(out.stdout)
     assert result["heavy"] == [], f"the core path imported {result['heavy']}"
-    assert "\n".join(result["blocks"]) + "\n" == EXPECTED
+    assert "\n\n".join(result["blocks"]) + "\n" == EXPECTED
     assert result["blocked"] == 0
