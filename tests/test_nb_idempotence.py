@@ -27,8 +27,9 @@ class NotebookChecks:
     path = None
 
     @pytest.fixture(scope="class")
-    def session(self):
-        return nbtools.run_session(self.path)
+    @classmethod
+    def session(cls):
+        return nbtools.run_session(cls.path)
 
     def test_network_guard_installed_and_never_hit(self, session):
         assert session.guard == [], session.guard
