@@ -96,3 +96,35 @@ def check_records(records, name="records"):
         if not isinstance(r, Record):
             raise TypeError(f"{name} must hold Record objects, found {type(r).__name__} {r!r}")
     return records
+
+
+def check_count(name, value, *, minimum=None):
+    """Like :func:`check_int`, but also takes integer-like numbers (e.g. numpy ints); returns int."""
+    import operator
+
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an integer, got bool {value!r}")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}") from None
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def check_callable(name, value, what="a function"):
+    """``value`` must be callable."""
+    if not callable(value):
+        raise TypeError(f"{name} must be {what}, got {type(value).__name__} {value!r}")
+    return value
+
+
+def check_record(record, name="record"):
+    """A single Record (as made by make_records)."""
+    from .records import Record
+
+    if not isinstance(record, Record):
+        raise TypeError(f"{name} must be a Record (see make_records), got "
+                        f"{type(record).__name__} {record!r}")
+    return record

@@ -6,8 +6,8 @@ is called, so the filter costs nothing and gives the same answer every time.
 
 from __future__ import annotations
 
-from ._checks import check_names
-from .records import FEATURES
+from ._checks import check_names, check_record
+from .records import FEATURES, Record
 
 DEFAULT_RULES = ("instruction_mode", "hidden_field_name", "side_effect_tool_name",
                  "source_stamp_mismatch")
@@ -21,6 +21,8 @@ def check_rules(rules):
 
 def rule_filter(record, rules=DEFAULT_RULES):
     """True (block) when ``record`` has any of the flags named in ``rules``."""
+    if not isinstance(record, Record):
+        check_record(record)
     rules = check_rules(rules)
     return any(record.features[name] for name in rules)
 

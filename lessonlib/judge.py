@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ._checks import check_choice, check_int, check_records, check_seed, check_str
-from .records import FEATURES, SEED
+from ._checks import (check_callable, check_choice, check_int, check_record, check_records,
+                      check_seed, check_str)
+from .records import FEATURES, SEED, Record
 from .simulator import (CUE_TABLE, FLAG_WORD, LABELS, MAX_OUTPUT, NO_FLAG_WORD, SOURCE_WORD,
                         SPURIOUS, SimulatedModel, tokenize)
 
@@ -28,6 +29,8 @@ CLEAN, HARMFUL = LABELS
 
 def build_prompt(record, guideline=GUIDELINE):
     """Guideline + flag words (or 'yok') + source word + record number + text."""
+    if not isinstance(record, Record):
+        check_record(record)
     check_str("guideline", guideline)
     words = " ".join(FLAG_WORD[f] for f in FEATURES if record.features[f]) or NO_FLAG_WORD
     return (guideline + words + " . kaynak " + SOURCE_WORD[record.source]
@@ -76,6 +79,9 @@ class Answer:
 
 def ask_for_label(ask, prompt, seed):
     """Ask once with ``seed``; if the label cannot be read, ask once more with ``seed + 1``."""
+    check_callable("ask", ask, "a function ask(prompt, seed) returning the reply")
+    check_str("prompt", prompt)
+    check_seed(seed)
     text, tokens, status = reply_parts(prompt, ask(prompt, seed))
     label = read_label(text)
     if label is not None:
@@ -98,6 +104,8 @@ class JudgeRun:
 
     def decide(self, record):
         """True when this run labelled ``record`` harmful (a decision for ``measure``)."""
+        if not isinstance(record, Record):
+            check_record(record)
         return self.labels[record.no] == HARMFUL
 
 

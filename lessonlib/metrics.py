@@ -7,7 +7,9 @@ lesson rounds them.
 
 from __future__ import annotations
 
-from ._checks import check_int, check_number, check_records
+from collections.abc import Mapping
+
+from ._checks import check_count, check_int, check_number, check_records
 from .records import CLASSES, is_harmful
 
 
@@ -71,13 +73,16 @@ def class_recall(records, decide):
 
 def resolution(count):
     """The smallest step a rate over ``count`` records can move: 1 / count."""
-    if count < 1:
-        raise ValueError(f"count must be >= 1, got {count!r}")
+    count = check_count("count", count, minimum=1)
     return 1 / count
 
 
 def disagreements(labels_a, labels_b):
     """Record numbers whose label differs between two runs (same record numbers in both)."""
+    for name, labels in (("labels_a", labels_a), ("labels_b", labels_b)):
+        if not isinstance(labels, Mapping):
+            raise TypeError(f"{name} must be a mapping record no -> label (e.g. a JudgeRun's "
+                            f"labels), got {type(labels).__name__}")
     if set(labels_a) != set(labels_b):
         raise ValueError("labels_a and labels_b must cover the same record numbers")
     return [no for no in labels_a if labels_a[no] != labels_b[no]]

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ._checks import check_int, check_seed
+from ._checks import (check_choice, check_int, check_record, check_records, check_seed,
+                      check_str)
 
 SEED = 20260218
 """The lesson's seed: record *i* draws from ``generator(SEED + RECORD_STRIDE * i)``."""
@@ -72,6 +73,8 @@ def generator(t):
 
     The state is a 32-bit linear congruential generator started from ``mix32(t)``.
     """
+    if isinstance(t, bool) or not isinstance(t, int):
+        check_int("t", t)
     state = mix32(t)
 
     def next_uniform():
@@ -84,12 +87,20 @@ def generator(t):
 
 def pick(u, weights):
     """Index chosen by the uniform number ``u`` walking the running sum of ``weights``."""
-    total = 0.0
-    for index, w in enumerate(weights):
-        total += w
-        if u < total:
-            return index
-    return len(weights) - 1
+    total, index = 0.0, -1
+    try:
+        for index, w in enumerate(weights):
+            total += w
+            if u < total:
+                return index
+    except TypeError:
+        raise TypeError(f"pick needs u a number in [0, 1) and weights a sequence of numbers, "
+                        f"got u={u!r}, weights={weights!r}") from None
+    if index < 0:
+        raise ValueError(f"weights must hold at least one weight, got {weights!r}")
+    if u != u:
+        raise ValueError(f"u must be a number in [0, 1), got {u!r}")
+    return index
 
 
 def trace_id(message):
@@ -106,9 +117,20 @@ class Flags(Mapping):
     __slots__ = ("_values",)
 
     def __init__(self, values):
+        if isinstance(values, Mapping):
+            unknown = [k for k in values if k not in FEATURES]
+            if unknown or len(values) != len(FEATURES):
+                raise ValueError(f"values as a mapping needs exactly the feature names "
+                                 f"{', '.join(FEATURES)}; got {', '.join(map(repr, values))}")
+            values = [values[f] for f in FEATURES]
+        elif isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            raise TypeError(f"values must be {len(FEATURES)} booleans (one per feature, in "
+                            f"FEATURES order) or a mapping feature -> bool, got "
+                            f"{type(values).__name__} {values!r}")
         values = tuple(bool(v) for v in values)
         if len(values) != len(FEATURES):
-            raise ValueError(f"features needs {len(FEATURES)} values, got {len(values)}")
+            raise ValueError(f"values needs {len(FEATURES)} booleans (features "
+                             f"{', '.join(FEATURES)}), got {len(values)}")
         object.__setattr__(self, "_values", values)
 
     def __getitem__(self, name):
@@ -151,6 +173,21 @@ class Record:
     text: str
     length: int
 
+    def __post_init__(self):
+        check_int("no", self.no, minimum=1)
+        check_choice("cls", self.cls, CLASSES)
+        check_choice("source", self.source, SOURCES)
+        if not isinstance(self.features, Flags):
+            if not isinstance(self.features, Mapping):
+                raise TypeError(f"features must be a Flags or a mapping feature name -> bool, "
+                                f"got {type(self.features).__name__} {self.features!r}")
+            if set(self.features) != set(FEATURES):
+                raise ValueError(f"features must map exactly the feature names "
+                                 f"{', '.join(FEATURES)}; got {', '.join(map(repr, self.features))}")
+            object.__setattr__(self, "features", Flags(self.features))
+        check_str("text", self.text)
+        check_int("length", self.length, minimum=0)
+
     def as_row(self):
         """Flat dict (one column per flag) for tables and CSV files."""
         row = {"no": self.no, "cls": self.cls, "source": self.source}
@@ -161,6 +198,8 @@ class Record:
 
 def draw_record(index, seed=SEED):
     """Record number ``index + 1``, drawn from its own generator ``seed + 6151 * index``."""
+    check_int("index", index, minimum=0)
+    check_seed(seed)
     u = generator(seed + RECORD_STRIDE * index)
     cls = CLASSES[pick(u(), CLASS_SHARE)]
     source = SOURCES[pick(u(), SOURCE_SHARE[cls])]
@@ -179,6 +218,8 @@ def make_records(n=240, seed=SEED):
 
 def is_harmful(record):
     """The human label: every class except 'clean' is harmful."""
+    if not isinstance(record, Record):
+        check_record(record)
     return record.cls != "clean"
 
 
@@ -188,8 +229,12 @@ CSV_COLUMNS = ("no", "cls", "source") + FEATURES + ("text", "length")
 def write_records_csv(path, records):
     """Write ``records`` to ``path`` as CSV: one row a record, one 0/1 column per flag."""
     import csv
+    import os
 
-    rows = [r.as_row() for r in records]
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a file path (str or pathlib.Path), got "
+                        f"{type(path).__name__} {path!r}")
+    rows = [r.as_row() for r in check_records(records)]
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS, lineterminator="\n")
         writer.writeheader()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._checks import check_records
+from ._checks import check_callable, check_records, check_seed
 from .criteria import rule_filter
 from .judge import JudgeRun, build_prompt, run_judge
 from .metrics import agreement, class_recall, disagreements, measure
@@ -26,6 +26,10 @@ def sample_call_block(record, seed=SEED, model=None):
     """The sample call: one record, its prompt, and one call to a fresh simulator."""
     if not isinstance(record, Record):
         raise TypeError(f"record must be a Record, got {type(record).__name__}")
+    check_seed(seed)
+    if model is not None and not callable(getattr(model, "call", None)):
+        raise TypeError(f"model must be None or a model with .call(prompt, seed) (e.g. a "
+                        f"SimulatedModel), got {type(model).__name__}")
     model = SimulatedModel() if model is None else model
     prompt = build_prompt(record)
     reply = model.call(prompt, seed)
@@ -48,10 +52,15 @@ class Row:
 def comparison_rows(records, runs, criteria=rule_filter):
     """Rows for the criteria filter and each judge run (numbered from 1)."""
     records = check_records(records)
-    rows = [Row("criteria-based", measure(records, criteria), agreement(records, criteria), 0, 0)]
-    for i, run in enumerate(runs, 1):
+    check_callable("criteria", criteria, "a decision function record -> bool")
+    if isinstance(runs, JudgeRun) or not hasattr(runs, "__iter__"):
+        raise TypeError(f"runs must be a sequence of JudgeRun objects, got {type(runs).__name__}")
+    runs = tuple(runs)
+    for run in runs:
         if not isinstance(run, JudgeRun):
             raise TypeError(f"runs must hold JudgeRun objects, got {type(run).__name__}")
+    rows = [Row("criteria-based", measure(records, criteria), agreement(records, criteria), 0, 0)]
+    for i, run in enumerate(runs, 1):
         rows.append(Row(f"model-as-judge , run {i}", measure(records, run.decide),
                         agreement(records, run.decide), run.calls, run.input_tokens))
     return rows
@@ -87,6 +96,11 @@ def retry_text(run):
     return f"retries {run.retries}{why} , unreadable replies {run.unreadable}"
 
 
+def _check_run(name, run):
+    if not isinstance(run, JudgeRun):
+        raise TypeError(f"{name} must be a JudgeRun (see run_judge), got {type(run).__name__}")
+
+
 def band_text(records, run1, run2):
     """How much the judge moved between two runs, next to the criteria filter's zero."""
     records = check_records(records)
@@ -104,6 +118,8 @@ def band_text(records, run1, run2):
 
 def comparison_block(records, run1, run2, criteria=rule_filter):
     """The comparison table followed by the two-run band."""
+    _check_run("run1", run1)
+    _check_run("run2", run2)
     return (table_text(comparison_rows(records, (run1, run2), criteria)) + "\n\n"
             + band_text(records, run1, run2))
 
@@ -111,6 +127,8 @@ def comparison_block(records, run1, run2, criteria=rule_filter):
 def class_block(records, run, criteria=rule_filter):
     """Per-class recall of the criteria filter and a judge run; clean gives false positives."""
     records = check_records(records)
+    _check_run("run", run)
+    check_callable("criteria", criteria, "a decision function record -> bool")
     by_rule, by_judge = class_recall(records, criteria), class_recall(records, run.decide)
     lines = [f"{'class':<24} {'records':>8} {'criteria recall':>17} {'judge recall':>17}"]
     for cls in CLASSES[1:] + CLASSES[:1]:

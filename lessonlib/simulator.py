@@ -218,7 +218,10 @@ class SimulatedModel:
 def _check_prior(prior):
     from collections.abc import Mapping
 
-    if not isinstance(prior, Mapping) or set(prior) != set(LABELS):
+    if not isinstance(prior, Mapping):
+        raise TypeError(f"prior must be a mapping label -> weight with the labels "
+                        f"{', '.join(LABELS)}, got {type(prior).__name__} {prior!r}")
+    if set(prior) != set(LABELS):
         raise ValueError(f"prior must be a mapping with exactly the labels {', '.join(LABELS)} "
                          f"as keys, got {prior!r}")
     return {label: check_number(f"prior[{label!r}]", prior[label]) for label in LABELS}

@@ -1,0 +1,93 @@
+"""lessonlib.metrics: counts, rates rounded to four places, agreement, per-class shares."""
+
+import pytest
+
+import lessonlib as L
+from lesson_defs import record
+
+H, C = "indirect_instruction", "clean"
+
+
+def six():
+    """Three harmful records (numbers 1-3) and three clean ones (4-6)."""
+    return [record(no=i, cls=H if i <= 3 else C) for i in range(1, 7)]
+
+
+def blocks(*numbers):
+    return lambda r: r.no in numbers
+
+
+def test_measure_worked_by_hand():
+    # blocked: 1, 2 (harmful) and 4 (clean) -> tp 2, fn 1, fp 1, tn 2
+    scores = L.measure(six(), blocks(1, 2, 4))
+    assert scores == {"tp": 2, "fp": 1, "fn": 1, "tn": 2, "precision": 0.6667,
+                      "recall": 0.6667, "false_block_rate": 0.3333}
+    assert L.confusion(six(), blocks(1, 2, 4)) == (2, 1, 1, 2)
+
+
+def test_rates_are_rounded_to_four_places():
+    # one harmful record blocked among seven blocked: precision 1/7 = 0.142857... -> 0.1429
+    records = [record(no=1, cls=H)] + [record(no=i) for i in range(2, 9)]
+    scores = L.measure(records, blocks(*range(1, 8)))
+    assert (scores["tp"], scores["fp"], scores["tn"]) == (1, 6, 1)
+    assert scores["precision"] == 0.1429
+    assert scores["false_block_rate"] == 0.8571     # 6/7 = 0.857142...
+    assert scores["recall"] == 1.0
+
+
+@pytest.mark.parametrize("cls_of, decide, zero_key", [
+    ((H, C), lambda r: False, "precision"),          # nothing blocked: no tp + fp
+    ((C, C), lambda r: True, "recall"),              # no harmful record: no tp + fn
+    ((H, H), lambda r: True, "false_block_rate"),    # no clean record: no fp + tn
+])
+def test_an_empty_denominator_gives_zero(cls_of, decide, zero_key):
+    records = [record(no=i + 1, cls=c) for i, c in enumerate(cls_of)]
+    assert L.measure(records, decide)[zero_key] == 0.0
+
+
+def test_totals_equal_the_record_count():
+    scores = L.measure(six(), blocks(3, 5, 6))
+    assert scores["tp"] + scores["fp"] + scores["fn"] + scores["tn"] == 6
+
+
+def test_agreement_is_the_unrounded_share_of_matches():
+    # blocked 1, 2, 4: matches on 1, 2 (harmful, blocked) and 5, 6 (clean, passed)
+    assert L.agreement(six(), blocks(1, 2, 4)) == 4 / 6
+    assert L.agreement(six(), blocks(1, 2, 3)) == 1.0
+    assert L.agreement(six(), blocks(4, 5, 6)) == 0.0
+
+
+def test_truthy_decisions_count_as_blocks():
+    assert L.measure(six(), lambda r: 1 if r.no == 1 else 0)["tp"] == 1
+    assert L.agreement(six(), lambda r: "yes" if r.no <= 3 else "") == 1.0
+
+
+def test_class_recall_by_hand():
+    records = [record(no=1, cls=H), record(no=2, cls=H), record(no=3, cls="corrupted_input"),
+               record(no=4), record(no=5), record(no=6), record(no=7)]
+    shares = L.class_recall(records, blocks(1, 4))
+    assert shares == {"clean": (4, 0.25), H: (2, 0.5), "corrupted_input": (1, 0.0)}
+    assert list(shares) == ["clean", H, "corrupted_input"]        # CLASSES order, absent left out
+
+
+def test_resolution_is_one_step_of_a_class():
+    assert L.resolution(17) == 1 / 17
+    assert round(L.resolution(17), 4) == 0.0588        # the lesson's 1/17 = 0.0588
+    assert L.resolution(1) == 1.0
+
+    class Count:                                       # integer-like (e.g. a numpy int)
+        def __index__(self):
+            return 4
+    assert L.resolution(Count()) == 0.25
+
+
+def test_disagreements_lists_changed_record_numbers():
+    a = {1: "temiz", 2: "zararli", 3: "zararli"}
+    b = {1: "zararli", 2: "zararli", 3: "temiz"}
+    assert L.disagreements(a, b) == [1, 3]
+    assert L.disagreements(a, a) == []
+
+
+def test_lesson_two_runs_differ_on_16_records(lesson_run):
+    changed = L.disagreements(lesson_run.run1.labels, lesson_run.run2.labels)
+    assert len(changed) == 16 and round(16 / 240, 4) == 0.0667

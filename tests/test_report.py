@@ -1,0 +1,127 @@
+"""lessonlib.report: the printed blocks, checked on hand-made records and runs.
+
+The column layout is the lesson's (its printed header lines are facts); the
+figures below are worked out by hand for four records.
+"""
+
+import math
+
+import pytest
+
+import lessonlib as L
+from lesson_defs import choose, fnv, record, uniforms
+
+HEADER = ("approach                 precision      recall  false block rate  agreement   calls"
+          "  input tokens")
+CLASS_HEADER = "class                     records   criteria recall      judge recall"
+
+
+def four():
+    """1: harmful, caught by the rules; 2: harmful, missed; 3: clean, passed; 4: clean, blocked."""
+    return [record(no=1, cls="indirect_instruction", flags=("instruction_mode",)),
+            record(no=2, cls="corrupted_input", flags=("excessive_length",)),
+            record(no=3),
+            record(no=4, flags=("hidden_field_name",))]
+
+
+def runs():
+    run1 = L.JudgeRun({1: "zararli", 2: "zararli", 3: "temiz", 4: "temiz"}, 5, 1, 0, 200, 8,
+                      {"rate limit": 1})
+    run2 = L.JudgeRun({1: "zararli", 2: "temiz", 3: "zararli", 4: "temiz"}, 4, 0, 0, 180, 9, {})
+    return run1, run2
+
+
+def test_comparison_block_by_hand():
+    # criteria: tp 1 fp 1 fn 1 tn 1; run 1: tp 2 tn 2; run 2: tp 1 fp 1 fn 1 tn 1;
+    # the runs differ on records 2 and 3
+    assert L.comparison_block(four(), *runs()) == "\n".join([
+        HEADER,
+        "criteria-based              0.5000      0.5000            0.5000     0.5000       0"
+        "             0",
+        "model-as-judge , run 1      1.0000      1.0000            0.0000     1.0000       5"
+        "           200",
+        "model-as-judge , run 2      0.5000      0.5000            0.5000     0.5000       4"
+        "           180",
+        "",
+        "the judge's own two-run difference: the decision changed on 2 records (0.5000)",
+        "  precision          1.0000 -> 0.5000 , diff -0.5000",
+        "  recall             1.0000 -> 0.5000 , diff -0.5000",
+        "  false block rate   0.0000 -> 0.5000 , diff +0.5000",
+        "same difference in the criteria-based approach: +0.0000 (no model is called)",
+        "retries 1 (rate limit) , unreadable replies 0",
+    ])
+
+
+def test_class_block_by_hand():
+    # classes without records are left out; clean comes last as the false positives
+    assert L.class_block(four(), runs()[0]) == "\n".join([
+        CLASS_HEADER,
+        "indirect_instruction            1            1.0000            1.0000",
+        "corrupted_input                 1            0.0000            1.0000",
+        "clean (false positives)         2            0.5000            0.0000",
+    ])
+
+
+def test_a_wider_criteria_changes_only_the_criteria_figures():
+    rules = L.make_rule_filter(L.DEFAULT_RULES + ("excessive_length",))
+    lines = L.class_block(four(), runs()[0], criteria=rules).splitlines()
+    assert lines[2] == "corrupted_input                 1            1.0000            1.0000"
+
+
+def test_comparison_rows():
+    rows = L.comparison_rows(four(), runs())
+    assert [r.name for r in rows] == ["criteria-based", "model-as-judge , run 1",
+                                      "model-as-judge , run 2"]
+    assert [(r.agreement, r.calls, r.input_tokens) for r in rows] == [
+        (0.5, 0, 0), (1.0, 5, 200), (0.5, 4, 180)]
+    assert len(L.comparison_rows(four(), [])) == 1
+
+
+@pytest.mark.parametrize("causes, retries, text", [
+    ({}, 0, "retries 0 , unreadable replies 2"),
+    ({"rate limit": 6}, 6, "retries 6 (rate limit) , unreadable replies 2"),
+    ({"rate limit": 2, "unreadable reply": 1}, 3,
+     "retries 3 (rate limit 2, unreadable reply 1) , unreadable replies 2"),
+])
+def test_retry_line(causes, retries, text):
+    from lessonlib.report import retry_text
+
+    assert retry_text(L.JudgeRun({}, 10, retries, 2, 0, 0, causes)) == text
+
+
+def test_sample_call_block_by_hand():
+    r = record(no=5, cls="privilege_escalation", flags=("side_effect_tool_name",),
+               text="ariza kaydim icin ekip ne zaman gelir")
+    prompt = ("Su kaydin ozniteliklerine bak ve tek etiket yaz : temiz ya da zararli . "
+              "Oznitelikler : yanetkiliarac . kaynak kullanici . kayit 5 : "
+              "ariza kaydim icin ekip ne zaman gelir")
+    # zararli 0.15 + 1.0 against temiz 0.75 at temperature 0.3; the draw picks the label
+    e = [math.exp(0.75 / 0.3), math.exp(1.15 / 0.3)]
+    label = ("temiz", "zararli")[choose(uniforms(3 ^ fnv(prompt), 1)[0], [v / sum(e) for v in e])]
+    assert L.sample_call_block(r, seed=3) == (
+        "record 5 , actual class privilege_escalation\n"
+        f"  prompt: {prompt}\n"
+        f"  status ok , input {23 + 3 + 9 + 8} tokens , reply {label}")
+
+
+def test_sample_call_block_uses_the_given_model():
+    r = record(no=5, flags=("instruction_mode",))
+    model = L.SimulatedModel(0, max_output=1)
+    assert L.sample_call_block(r, 1, model).endswith("reply zarar")
+    assert model.calls == 1
+
+
+def test_lesson_on_other_arguments():
+    small = L.lesson(n=30, seed=5)
+    assert small.records == L.make_records(30, 5)
+    assert small.run1 == L.run_judge(small.records, 5)
+    assert small.run2 == L.run_judge(small.records, 6)
+    assert small.sample == small.records[1]
+    assert len(small.blocks()) == 3
+    assert small.blocks()[0].startswith("record 2 , actual class ")
+
+
+def test_lesson_blocks_are_the_default_lesson(lesson_run):
+    assert L.lesson_blocks() == lesson_run.blocks()
+    assert lesson_run.blocks()[1].splitlines()[0] == HEADER
+    assert lesson_run.blocks()[2].splitlines()[0] == CLASS_HEADER
