@@ -58,6 +58,10 @@ replies carry no readable label (then the retry and the unreadable fallback
 come into play)."""
 
 TEMPERATURE_RANGE = (0.0, 2.0, 0.05)   # slider min, max, step
+PANE_PRE = ('<pre style="white-space: pre; overflow-x: auto; word-wrap: normal; '
+            'font-size: 12px; line-height: 1.25; margin: 0.5em 0; width: auto; '
+            'box-shadow: none;">')
+"""The text pane's <pre>: fixed size and no wrapping, also inside a reveal.js slide."""
 DEFAULT_TEMPERATURE = 0.30
 
 
@@ -131,9 +135,11 @@ def judge_text(records, temperature=DEFAULT_TEMPERATURE, seed=SEED,
                guideline="single label (lesson)", spurious=True, unreadable_as="clean"):
     """Two judge runs (``seed`` and ``seed + 1``) with these settings, as the lesson prints them.
 
-    The comparison table (criteria filter and both runs) and the two-run
-    band, from :func:`lessonlib.report.comparison_block`, under a line
-    naming the settings.  With the defaults this is the lesson's block.
+    Two lines naming the settings, then the comparison table (criteria
+    filter and both runs) and the two-run band from
+    :func:`lessonlib.report.comparison_block` - with the defaults exactly the
+    lesson's block - and a last line with run 2's retries and unreadable
+    replies.
     """
     records = check_records(records)
     s = judge_settings(temperature, seed, guideline, spurious, unreadable_as)
@@ -141,8 +147,8 @@ def judge_text(records, temperature=DEFAULT_TEMPERATURE, seed=SEED,
                       spurious=SPURIOUS if s["spurious"] else {},
                       unreadable_as=s["unreadable_as"]) for i in (0, 1)]
     head = (f"temperature {s['temperature']:.2f} , seeds {s['seed']} and {s['seed'] + 1} , "
-            f"guideline {s['guideline']} , spurious cue {'on' if s['spurious'] else 'off'} , "
-            f"unreadable counted as {s['unreadable_as']}")
+            f"spurious cue {'on' if s['spurious'] else 'off'}\n"
+            f"guideline {s['guideline']} , unreadable counted as {s['unreadable_as']}")
     return (head + "\n\n" + comparison_block(records, *runs)
             + "\nrun 2: " + retry_text(runs[1]))
 
@@ -187,8 +193,7 @@ class Explorer(widgets.VBox):
     def redraw(self):
         """Recompute the text for the current settings and show it."""
         self.text = self._render(**self.settings)
-        self.pane.value = ('<pre style="font-size: 0.8em; line-height: 1.25;">'
-                           + html.escape(self.text) + "</pre>")
+        self.pane.value = PANE_PRE + html.escape(self.text) + "</pre>"
         return self.text
 
     def _changed(self, _change):
@@ -221,7 +226,8 @@ def criteria_explorer(records=None):
 
     def layout(c):
         return widgets.GridBox(list(c.values()), layout=widgets.Layout(
-            grid_template_columns="repeat(4, max-content)", grid_gap="0 1.5em"))
+            grid_template_columns="repeat(auto-fill, minmax(15em, 1fr))", grid_gap="0 1em",
+            width="100%"))
 
     return Explorer("criteria explorer", controls, render, layout_controls=layout)
 

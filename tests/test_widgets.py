@@ -102,9 +102,9 @@ def test_default_settings_reproduce_the_lessons_comparison_block(records):
     block = (EXPECTED / "02_comparison.txt").read_text(encoding="utf-8")
     text = judge_text(records)
     assert block.rstrip("\n") in text
-    assert text.splitlines()[0] == ("temperature 0.30 , seeds 20260218 and 20260219 , "
-                                    "guideline single label (lesson) , spurious cue on , "
-                                    "unreadable counted as clean")
+    assert text.splitlines()[:2] == [
+        "temperature 0.30 , seeds 20260218 and 20260219 , spurious cue on",
+        "guideline single label (lesson) , unreadable counted as clean"]
 
 
 def test_temperature_zero_single_label_runs_agree(records):
@@ -132,7 +132,7 @@ def test_free_form_replies_reach_the_unreadable_fallback(records):
     # raise the number blocked: recall and false block rate do not fall.
     c, h = rows(clean)["model-as-judge , run 1"], rows(harmful)["model-as-judge , run 1"]
     assert h[1] >= c[1] and h[2] >= c[2] and (h[1], h[2]) != (c[1], c[2])
-    assert "unreadable counted as harmful" in harmful.splitlines()[0]
+    assert "unreadable counted as harmful" in harmful.splitlines()[1]
 
 
 def test_each_setting_reaches_the_judge(records):
