@@ -65,6 +65,7 @@ _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 _CSS_LOADS = re.compile(r"""@import\s+(?:url\()?\s*['"]?([^'")\s;]+)|url\(\s*['"]?([^'")\s]+)""",
                         re.I)
 _JS_STRING_URL = re.compile(r"""(['"`])((?:https?:)?//[^'"`\s]+)\1""", re.I)
+_NAMESPACES = ("http://www.w3.org/",)   # XML namespace names in scripts are not loads
 _JS_IMPORT = re.compile(r"""\bimport\s*(?:[\w*{}\s,]+from\s*)?\(?\s*['"]([^'"]+)['"]""")
 _DATA_SCRIPTS = ("application/json", "application/ld+json",
                  "application/vnd.jupyter.widget-state+json",
@@ -139,7 +140,8 @@ def remote_loads(deck, html=None):
     for css in page.styles:
         found += _css_remote(css)
     for code in page.scripts:
-        found += [m.group(2) for m in _JS_STRING_URL.finditer(code)]
+        found += [m.group(2) for m in _JS_STRING_URL.finditer(code)
+                  if not m.group(2).startswith(_NAMESPACES)]
         found += [u for u in _JS_IMPORT.findall(code) if _URL.match(u)]
     todo = [deck.parent / s.split("?")[0] for s in page.stylesheets if not _URL.match(s)]
     seen = set()

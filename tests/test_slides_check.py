@@ -218,7 +218,8 @@ def test_remote_loads_finds_every_kind_of_load(tmp_path):
 def test_a_local_page_has_no_remote_loads(tmp_path):
     deck = tmp_path / "deck.slides.html"
     deck.write_text('<script src="vendor/require.js"></script><a href="https://example.org">x</a>'
-                    '<script>// docs: https://example.org\nrequire([], ["vendor/reveal.js/dist/reveal.js"])'
+                    '<script>// docs: https://example.org\nrequire([], ["vendor/reveal.js/dist/reveal.js"]);'
+                    'document.createElementNS("http://www.w3.org/2000/svg", "svg")'
                     '</script>')
     assert cs.remote_loads(deck) == []
     assert cs.local_missing(deck) == ["vendor/require.js", "vendor/reveal.js/dist/reveal.js"]
