@@ -181,7 +181,7 @@ class Explorer(widgets.VBox):
         self.text = ""
         self.pane = widgets.HTML()
         box = layout_controls(controls) if layout_controls else widgets.VBox(list(controls.values()))
-        super().__init__([box, self.pane])
+        super().__init__([box, self.pane], layout=widgets.Layout(width="100%"))
         self.redraw()
         for control in controls.values():
             control.observe(self._changed, names="value")
@@ -226,7 +226,7 @@ def criteria_explorer(records=None):
 
     def layout(c):
         return widgets.GridBox(list(c.values()), layout=widgets.Layout(
-            grid_template_columns="repeat(auto-fill, minmax(15em, 1fr))", grid_gap="0 1em",
+            grid_template_columns="repeat(auto-fill, minmax(300px, 1fr))", grid_gap="0 1em",
             width="100%"))
 
     return Explorer("criteria explorer", controls, render, layout_controls=layout)
