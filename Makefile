@@ -17,6 +17,8 @@ help:
 	@echo "make data    - regenerate data/records.csv (and data/expected/ from the lesson text)"
 	@echo "make notebooks - re-execute every notebook in place (maintainers, after a change)"
 	@echo "make bench   - run every benchmark in benchmarks/ (speed targets are checked there)"
+	@echo "make slides  - build build/slides/NN_name.slides.html for every notebook (offline reveal.js; npm ci if needed)"
+	@echo "make test-slides - build the decks and open each in headless Chromium, offline (installs chromium if missing)"
 
 $(READY): requirements.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -48,3 +50,22 @@ bench: $(READY)
 
 clean-venv:
 	rm -rf $(VENV)
+
+# Slides: reveal.js decks that work with no network.  The browser assets come from npm
+# (package.json + package-lock.json, `npm ci`); build/ and node_modules/ are not committed.
+.PHONY: slides test-slides
+NODE_READY := node_modules/.ready
+
+$(NODE_READY): package.json package-lock.json
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	@touch $(NODE_READY)
+
+slides: $(READY) $(NODE_READY)
+	$(BIN)/python scripts/build_slides.py $(NB)
+
+# Skips (exit 0, with a message) only when Chromium cannot be installed on this machine.
+test-slides: $(READY)
+	@scripts/ensure_chromium.sh; rc=$$?; \
+	if [ $$rc -eq 3 ]; then echo "test-slides: SKIPPED - no Chromium and it cannot be installed here"; exit 0; fi; \
+	[ $$rc -eq 0 ] || exit $$rc; \
+	$(MAKE) --no-print-directory slides && $(BIN)/python scripts/check_slides.py

@@ -1,0 +1,268 @@
+"""Explorers: knobs a student can turn in JupyterLab, with the tables redrawn live.
+
+Each explorer is two layers:
+
+* a pure **text function** - settings in, the text of the tables out
+  (:func:`criteria_text`, :func:`judge_text`).  It calls the rest of
+  ``lessonlib`` and is tested without a browser;
+* an :class:`Explorer` - an ``ipywidgets.VBox`` holding the controls and a
+  text pane.  Whenever a control's ``value`` changes it calls the text
+  function with the current settings and shows the result.
+
+The explorers in the notebooks are one call each::
+
+    from lessonlib.widgets import criteria_explorer
+    criteria_explorer()          # notebook 02: one checkbox per flag
+
+    from lessonlib.widgets import judge_explorer
+    judge_explorer()             # notebook 04: temperature, seed, guideline, ...
+
+Stored outputs stay deterministic for nbval: the text pane is an ``HTML``
+widget whose value is set directly (no ``Output`` widget, so nothing is
+printed to the cell), and the plain-text form of an explorer is its name,
+its settings and the current text - no model id, no memory address.
+
+Adding an explorer (e.g. a panel explorer for notebook 07) takes a text
+function ``render(**settings) -> str`` and a dict of controls whose keys are
+that function's keyword arguments::
+
+    def panel_explorer(records=None):
+        records = _records(records)
+        controls = {"quorum": widgets.IntSlider(...), ...}
+        return Explorer("panel explorer", controls,
+                        lambda **s: panel_text(records, **s))
+"""
+
+from __future__ import annotations
+
+import html
+from types import MappingProxyType
+
+import ipywidgets as widgets
+
+from ._checks import check_choice, check_names, check_number, check_records, check_seed
+from .criteria import DEFAULT_RULES, make_rule_filter
+from .judge import GUIDELINE, UNREADABLE_RULES, run_judge
+from .metrics import agreement, class_recall, measure
+from .records import CLASSES, FEATURES, SEED, make_records
+from .report import comparison_block, retry_text
+from .simulator import SPURIOUS
+
+GUIDELINES = MappingProxyType({
+    "single label (lesson)": GUIDELINE,
+    "free-form (no 'tek')": GUIDELINE.replace(" tek ", " "),
+})
+"""Guideline choices of the judge explorer.  The second drops the single-label
+word 'tek', so the simulated model answers in free-form sentences and some
+replies carry no readable label (then the retry and the unreadable fallback
+come into play)."""
+
+TEMPERATURE_RANGE = (0.0, 2.0, 0.05)   # slider min, max, step
+PANE_PRE = ('<pre style="white-space: pre; overflow-x: auto; word-wrap: normal; '
+            'font-size: 12px; line-height: 1.25; margin: 0.5em 0; width: auto; '
+            'box-shadow: none;">')
+"""The text pane's <pre>: fixed size and no wrapping, also inside a reveal.js slide."""
+DEFAULT_TEMPERATURE = 0.30
+
+
+def _records(records):
+    """``records`` checked, or the lesson's 240 records when None."""
+    return tuple(make_records()) if records is None else check_records(records)
+
+
+# --------------------------------------------------------------------------
+# Pure text functions
+# --------------------------------------------------------------------------
+
+_MEASURE_HEAD = (("rule set", "<22"), ("tp", ">4"), ("fp", ">4"), ("fn", ">4"), ("tn", ">4"),
+                 ("precision", ">10"), ("recall", ">8"), ("false block rate", ">17"),
+                 ("agreement", ">10"))
+
+
+def _measure_line(name, records, decide):
+    m = measure(records, decide)
+    cells = [format(name, "<22")]
+    cells += [format(m[k], ">4") for k in ("tp", "fp", "fn", "tn")]
+    cells += [format(m["precision"], ">10.4f"), format(m["recall"], ">8.4f"),
+              format(m["false_block_rate"], ">17.4f"),
+              format(agreement(records, decide), ">10.4f")]
+    return " ".join(cells)
+
+
+def criteria_text(records, rules=DEFAULT_RULES):
+    """The rule filter with ``rules`` next to the lesson's four rules.
+
+    Two blocks: the measure table (tp, fp, fn, tn, precision, recall, false
+    block rate, agreement) and the per-class recall (for 'clean' the share
+    blocked, i.e. the false block rate).  Rules are listed in FEATURES order.
+    """
+    records = check_records(records)
+    chosen = set(check_names("rules", rules, FEATURES))
+    rules = tuple(f for f in FEATURES if f in chosen)
+    lesson_rule, your_rule = make_rule_filter(DEFAULT_RULES), make_rule_filter(rules)
+    yours = f"chosen rules ({len(rules)})"
+    lines = ["rules on: " + (", ".join(rules) if rules else "(none - nothing is blocked)"),
+             "",
+             " ".join(format(title, spec) for title, spec in _MEASURE_HEAD),
+             _measure_line(f"lesson's rules ({len(DEFAULT_RULES)})", records, lesson_rule),
+             _measure_line(yours, records, your_rule),
+             "",
+             f"{'class':<24} {'records':>8} {'lesson rules recall':>20} {'chosen rules recall':>20}"]
+    by_lesson, by_yours = class_recall(records, lesson_rule), class_recall(records, your_rule)
+    for cls in CLASSES[1:] + CLASSES[:1]:
+        if cls not in by_lesson:
+            continue
+        name = "clean (false positives)" if cls == "clean" else cls
+        lines.append(f"{name:<24} {by_lesson[cls][0]:>8} {by_lesson[cls][1]:>20.4f}"
+                     f" {by_yours[cls][1]:>20.4f}")
+    return "\n".join(lines)
+
+
+def judge_settings(temperature=DEFAULT_TEMPERATURE, seed=SEED,
+                   guideline="single label (lesson)", spurious=True, unreadable_as="clean"):
+    """Check the judge explorer's settings; return them as a dict (nothing is run)."""
+    check_number("temperature", temperature, minimum=0.0)
+    check_seed(seed)
+    check_choice("guideline", guideline, tuple(GUIDELINES))
+    if not isinstance(spurious, bool):
+        raise TypeError(f"spurious must be True (cue on) or False (cue off), got {spurious!r}")
+    check_choice("unreadable_as", unreadable_as, UNREADABLE_RULES)
+    return {"temperature": float(temperature), "seed": seed, "guideline": guideline,
+            "spurious": spurious, "unreadable_as": unreadable_as}
+
+
+def judge_text(records, temperature=DEFAULT_TEMPERATURE, seed=SEED,
+               guideline="single label (lesson)", spurious=True, unreadable_as="clean"):
+    """Two judge runs (``seed`` and ``seed + 1``) with these settings, as the lesson prints them.
+
+    Two lines naming the settings, then the comparison table (criteria
+    filter and both runs) and the two-run band from
+    :func:`lessonlib.report.comparison_block` - with the defaults exactly the
+    lesson's block - and a last line with run 2's retries and unreadable
+    replies.
+    """
+    records = check_records(records)
+    s = judge_settings(temperature, seed, guideline, spurious, unreadable_as)
+    runs = [run_judge(records, s["seed"] + i, s["temperature"], GUIDELINES[s["guideline"]],
+                      spurious=SPURIOUS if s["spurious"] else {},
+                      unreadable_as=s["unreadable_as"]) for i in (0, 1)]
+    head = (f"temperature {s['temperature']:.2f} , seeds {s['seed']} and {s['seed'] + 1} , "
+            f"spurious cue {'on' if s['spurious'] else 'off'}\n"
+            f"guideline {s['guideline']} , unreadable counted as {s['unreadable_as']}")
+    return (head + "\n\n" + comparison_block(records, *runs)
+            + "\nrun 2: " + retry_text(runs[1]))
+
+
+# --------------------------------------------------------------------------
+# Widget wiring
+# --------------------------------------------------------------------------
+
+class Explorer(widgets.VBox):
+    """Controls plus a text pane that ``render(**settings)`` redraws on every change.
+
+    ``controls`` maps a setting name to a widget with a ``value``; the
+    settings passed to ``render`` are ``{name: widget.value}``.  The current
+    text is :attr:`text`; the plain-text form of the explorer (what nbval
+    compares and what a viewer without widgets shows) is its name, its
+    settings and that text.
+    """
+
+    def __init__(self, name, controls, render, *, layout_controls=None):
+        if not callable(render):
+            raise TypeError(f"render must be a function (**settings) -> str, got {render!r}")
+        controls = dict(controls)
+        for key, control in controls.items():
+            if not hasattr(control, "value"):
+                raise TypeError(f"controls[{key!r}] must be a widget with a value, "
+                                f"got {type(control).__name__}")
+        self.name = name
+        self.controls = MappingProxyType(controls)
+        self._render = render
+        self.text = ""
+        self.pane = widgets.HTML()
+        box = layout_controls(controls) if layout_controls else widgets.VBox(list(controls.values()))
+        super().__init__([box, self.pane], layout=widgets.Layout(width="100%"))
+        self.redraw()
+        for control in controls.values():
+            control.observe(self._changed, names="value")
+
+    @property
+    def settings(self):
+        return {key: control.value for key, control in self.controls.items()}
+
+    def redraw(self):
+        """Recompute the text for the current settings and show it."""
+        self.text = self._render(**self.settings)
+        self.pane.value = PANE_PRE + html.escape(self.text) + "</pre>"
+        return self.text
+
+    def _changed(self, _change):
+        self.redraw()
+
+    def __repr__(self):
+        settings = " , ".join(f"{k}={v!r}" for k, v in self.settings.items())
+        return f"{self.name} ({settings})"
+
+    def _repr_mimebundle_(self, **kwargs):
+        data = super()._repr_mimebundle_(**kwargs)
+        if data is not None:   # a closed widget has no view
+            data["text/plain"] = repr(self) + "\n\n" + self.text
+        return data
+
+
+def criteria_explorer(records=None):
+    """Notebook 02: one checkbox per flag (the lesson's four rules checked).
+
+    Ticking a flag adds it to the rule filter; the measure table and the
+    per-class recall are redrawn next to the lesson's rules.
+    """
+    records = _records(records)
+    controls = {f: widgets.Checkbox(value=f in DEFAULT_RULES, description=f, indent=False,
+                                    layout=widgets.Layout(width="auto"))
+                for f in FEATURES}
+
+    def render(**ticked):
+        return criteria_text(records, tuple(f for f in FEATURES if ticked[f]))
+
+    def layout(c):
+        return widgets.GridBox(list(c.values()), layout=widgets.Layout(
+            grid_template_columns="repeat(auto-fill, minmax(300px, 1fr))", grid_gap="0 1em",
+            width="100%"))
+
+    return Explorer("criteria explorer", controls, render, layout_controls=layout)
+
+
+def judge_explorer(records=None):
+    """Notebook 04: temperature, seed, guideline, spurious cue and unreadable fallback.
+
+    Each change reruns the judge twice (``seed`` and ``seed + 1``) and redraws
+    the comparison table and the two-run band.
+    """
+    records = _records(records)
+    low, high, step = TEMPERATURE_RANGE
+    style = {"description_width": "initial"}
+    controls = {
+        "temperature": widgets.FloatSlider(value=DEFAULT_TEMPERATURE, min=low, max=high,
+                                           step=step, readout_format=".2f",
+                                           continuous_update=False, description="temperature",
+                                           style=style),
+        "seed": widgets.BoundedIntText(value=SEED, min=0, max=2**32 - 1,
+                                       description="seed (run 2: seed + 1)", style=style),
+        "guideline": widgets.Dropdown(options=list(GUIDELINES), value="single label (lesson)",
+                                      description="guideline", style=style),
+        "spurious": widgets.Checkbox(value=True, description="spurious cue (excessive length)",
+                                     indent=False),
+        "unreadable_as": widgets.ToggleButtons(options=list(UNREADABLE_RULES), value="clean",
+                                               description="unreadable counted as",
+                                               style=style),
+    }
+
+    def render(**s):
+        return judge_text(records, **s)
+
+    def layout(c):
+        return widgets.VBox([widgets.HBox([c["temperature"], c["seed"]]),
+                             widgets.HBox([c["guideline"], c["spurious"]]),
+                             c["unreadable_as"]])
+
+    return Explorer("judge explorer", controls, render, layout_controls=layout)

@@ -1,0 +1,134 @@
+"""Build the reveal.js decks: build/slides/NN_name.slides.html, offline.
+
+Usage: python scripts/build_slides.py [NOTEBOOK ...]   (default: notebooks/*.ipynb)
+
+Every script and style sheet a deck loads comes from build/slides/vendor/,
+copied from node_modules/ (installed by `npm ci` from the committed
+package-lock.json): reveal.js 4.0.2, require.js, jQuery, MathJax 2 and the
+Jupyter widgets HTML manager (which draws the explorers from their stored
+widget state).  The decks use reveal's 'white' theme, whose fonts ship with
+reveal.js (nbconvert's default 'simple' theme imports Google Fonts), and the
+template in scripts/nbconvert_templates/offline_reveal, which drops the one
+CDN import (mermaid.js) that nbconvert cannot be configured away from.
+
+After the build every deck is scanned (scripts/check_slides.py,
+``remote_loads``); a deck that would load anything over http(s) fails the
+build.
+
+The default is the step notebooks only: notebooks/solutions/ holds the worked
+exercise solutions, which are for self-study and would give the exercises
+away in a lecture.  Pass a solution's path to build its deck anyway.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import shutil
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from check_slides import remote_loads  # noqa: E402
+
+NODE = ROOT / "node_modules"
+OUT = ROOT / "build" / "slides"
+VENDOR = OUT / "vendor"
+TEMPLATES = ROOT / "scripts" / "nbconvert_templates"
+THEME = "white"
+
+# (source under node_modules, destination under build/slides/vendor); a source
+# directory is copied whole, with the listed glob patterns left out.
+ASSETS = (
+    ("reveal.js/dist", "reveal.js/dist", ("*.map", "*.esm.js")),
+    ("reveal.js/plugin/notes", "reveal.js/plugin/notes", ("*.esm.js",)),
+    ("requirejs/require.js", "require.js", ()),
+    ("jquery/dist/jquery.min.js", "jquery.min.js", ()),
+    ("@jupyter-widgets/html-manager/dist", "html-manager",
+     ("embed.js", "embed.js.map", "*.LICENSE.txt", "libembed-amd.js")),
+    # MathJax 2 (what nbconvert's template drives): the core, the TeX input, the
+    # CommonHTML output with its TeX web fonts, and the extensions the config loads.
+    ("mathjax/MathJax.js", "mathjax/MathJax.js", ()),
+    ("mathjax/config", "mathjax/config", ()),
+    ("mathjax/extensions", "mathjax/extensions", ()),
+    ("mathjax/jax/element", "mathjax/jax/element", ()),
+    ("mathjax/jax/input/TeX", "mathjax/jax/input/TeX", ()),
+    ("mathjax/jax/output/CommonHTML", "mathjax/jax/output/CommonHTML", ()),
+    ("mathjax/fonts/HTML-CSS/TeX/woff", "mathjax/fonts/HTML-CSS/TeX/woff", ()),
+    ("mathjax/LICENSE", "mathjax/LICENSE", ()),
+    ("reveal.js/LICENSE", "reveal.js/LICENSE", ()),
+    ("@jupyter-widgets/html-manager/package.json", "html-manager/package.json", ()),
+)
+
+URLS = {   # relative to the deck, which sits in build/slides/
+    "reveal_url_prefix": "vendor/reveal.js",
+    "require_js_url": "vendor/require.js",
+    "jquery_url": "vendor/jquery.min.js",
+    "widget_renderer_url": "vendor/html-manager/embed-amd.js",
+    "mathjax_url": "vendor/mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe",
+}
+
+
+def copy_assets():
+    """Fresh copy of the vendor files; a clear error when node_modules is missing."""
+    missing = [src for src, _, _ in ASSETS if not (NODE / src).exists()]
+    if missing:
+        raise SystemExit("build_slides: node_modules/ lacks " + ", ".join(missing)
+                         + "\n  run `npm ci` in the repository root (make slides does it).")
+    shutil.rmtree(VENDOR, ignore_errors=True)
+    for src, dst, skip in ASSETS:
+        src, dst = NODE / src, VENDOR / dst
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_dir():
+            shutil.copytree(src, dst, ignore=shutil.ignore_patterns(*skip))
+        else:
+            shutil.copy2(src, dst)
+
+
+def notebooks(argv):
+    if argv:
+        paths = [pathlib.Path(p).resolve() for p in argv]
+    else:
+        paths = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    if not paths:
+        raise SystemExit("build_slides: no notebook in notebooks/ to build")
+    for p in paths:
+        if not p.is_file():
+            raise SystemExit(f"build_slides: no such notebook: {p}")
+    return paths
+
+
+def build(paths):
+    cmd = [sys.executable, "-m", "nbconvert", "--to", "slides", "--log-level", "WARN",
+           f"--TemplateExporter.extra_template_basedirs={TEMPLATES}",
+           "--template", "offline_reveal",
+           f"--SlidesExporter.reveal_theme={THEME}",
+           "--SlidesExporter.reveal_scroll=True",     # a tall slide (an explorer) scrolls
+           f"--output-dir={OUT}"]
+    cmd += [f"--SlidesExporter.{name}={url}" for name, url in URLS.items()]
+    subprocess.run(cmd + [str(p) for p in paths], check=True)
+    return [OUT / (p.stem + ".slides.html") for p in paths]
+
+
+def main(argv):
+    paths = notebooks(argv)
+    OUT.mkdir(parents=True, exist_ok=True)
+    if not argv:   # a full build: drop decks of notebooks that no longer exist
+        for old in OUT.glob("*.slides.html"):
+            old.unlink()
+    copy_assets()
+    decks = build(paths)
+    bad = 0
+    for deck in decks:
+        remote = remote_loads(deck)
+        if remote:
+            bad += 1
+            print(f"FAIL {deck.relative_to(ROOT)} loads over the network: {', '.join(remote)}")
+        else:
+            print(f"built {deck.relative_to(ROOT)}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,220 @@
+"""The explorers: pure text functions (no browser) and the widget wiring.
+
+Expectations come from the lesson's printed figures (data/expected, cut from
+the lesson text) or are worked out by hand on a few made-up records.
+"""
+
+import re
+
+import pytest
+
+import lessonlib
+from conftest import ROOT
+from lessonlib import FEATURES, Flags, Record
+from lessonlib.widgets import (GUIDELINES, Explorer, criteria_explorer, criteria_text,
+                               judge_explorer, judge_text)
+
+EXPECTED = ROOT / "data" / "expected"
+FREE = "free-form (no 'tek')"
+
+
+@pytest.fixture(scope="module")
+def records():
+    return lessonlib.make_records()
+
+
+def rec(no, cls, *flags):
+    return Record(no, cls, "user", Flags(f in flags for f in FEATURES), "adres degisikligi", 60)
+
+
+# Five hand-made records: which flags each carries decides every count below.
+SMALL = [
+    rec(1, "clean"),                                                  # nothing set
+    rec(2, "clean", "excessive_length"),                              # a long clean record
+    rec(3, "indirect_instruction", "instruction_mode"),
+    rec(4, "corrupted_input", "unusual_stamp_distribution", "excessive_length"),
+    rec(5, "corrupted_input", "excessive_length"),
+]
+
+
+def rows(text):
+    """{row name: numbers} for every line that ends in numbers."""
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r"^(.*?\S)\s{2,}((?:-?\d+(?:\.\d+)?\s*)+)$", line)
+        if m:
+            out[m.group(1)] = [float(x) for x in m.group(2).split()]
+    return out
+
+
+# ---------------------------------------------------------------- criteria_text
+
+def test_default_rules_reproduce_the_lessons_criteria_row(records):
+    # Lesson: criteria-based precision 0.7629, recall 0.7957, false block rate 0.1565,
+    # agreement 0.8250 on 93 harmful and 147 clean records:
+    # tp = 0.7957 * 93 = 74, fn = 19, fp = 0.1565 * 147 = 23, tn = 124.
+    got = rows(criteria_text(records))
+    assert got["lesson's rules (4)"] == [74, 23, 19, 124, 0.7629, 0.7957, 0.1565, 0.8250]
+    assert got["chosen rules (4)"] == got["lesson's rules (4)"]
+
+
+def test_default_rules_reproduce_the_lessons_class_column(records):
+    lesson = rows((EXPECTED / "03_class_breakdown.txt").read_text(encoding="utf-8"))
+    got = rows(criteria_text(records))
+    assert len(lesson) == 6
+    for name, (count, criteria_recall, _judge) in lesson.items():
+        assert got[name] == [count, criteria_recall, criteria_recall], name
+
+
+def test_worked_case_by_hand():
+    # Lesson rules: only record 3 is blocked -> tp 1, fp 0, fn 2, tn 2.
+    # Adding excessive_length blocks 2, 3, 4, 5 -> tp 3, fp 1, fn 0, tn 1.
+    text = criteria_text(SMALL, lessonlib.DEFAULT_RULES + ("excessive_length",))
+    got = rows(text)
+    assert got["lesson's rules (4)"] == [1, 0, 2, 2, 1.0, round(1 / 3, 4), 0.0, 0.6]
+    assert got["chosen rules (5)"] == [3, 1, 0, 1, 0.75, 1.0, 0.5, 0.8]
+    assert got["corrupted_input"] == [2, 0.0, 1.0]
+    assert got["indirect_instruction"] == [1, 1.0, 1.0]
+    assert got["clean (false positives)"] == [2, 0.0, 0.5]
+    assert "excessive_length" in text.splitlines()[0]
+
+
+def test_rules_are_listed_in_feature_order_and_none_blocks_nothing():
+    text = criteria_text(SMALL, ("excessive_length", "instruction_mode"))
+    assert text.splitlines()[0] == "rules on: instruction_mode, excessive_length"
+    nothing = criteria_text(SMALL, ())
+    assert "nothing is blocked" in nothing.splitlines()[0]
+    assert rows(nothing)["chosen rules (0)"] == [0, 0, 3, 2, 0.0, 0.0, 0.0, 0.4]
+
+
+def test_criteria_text_bad_input():
+    with pytest.raises(ValueError, match="rules.*unknown.*'length'"):
+        criteria_text(SMALL, ("length",))
+    with pytest.raises(TypeError, match="rules"):
+        criteria_text(SMALL, "instruction_mode")
+    with pytest.raises(ValueError, match="records"):
+        criteria_text([], ())
+
+
+# ---------------------------------------------------------------- judge_text
+
+def test_default_settings_reproduce_the_lessons_comparison_block(records):
+    block = (EXPECTED / "02_comparison.txt").read_text(encoding="utf-8")
+    text = judge_text(records)
+    assert block.rstrip("\n") in text
+    assert text.splitlines()[:2] == [
+        "temperature 0.30 , seeds 20260218 and 20260219 , spurious cue on",
+        "guideline single label (lesson) , unreadable counted as clean"]
+
+
+def test_temperature_zero_single_label_runs_agree(records):
+    # At temperature 0 the most likely label is taken (no draw) and with 'tek' in the
+    # prompt the reply is the bare label, so the seed cannot change any decision.
+    text = judge_text(records, temperature=0.0)
+    assert "the decision changed on 0 records (0.0000)" in text
+    run1, run2 = rows(text)["model-as-judge , run 1"], rows(text)["model-as-judge , run 2"]
+    assert run1[:4] == run2[:4]
+
+
+def test_free_form_guideline_drops_only_the_single_label_word():
+    single, free = GUIDELINES["single label (lesson)"], GUIDELINES[FREE]
+    assert single == lessonlib.GUIDELINE
+    assert "tek" in lessonlib.tokenize(single) and "tek" not in lessonlib.tokenize(free)
+    assert free.split() == [w for w in single.split() if w != "tek"]
+
+
+def test_free_form_replies_reach_the_unreadable_fallback(records):
+    clean = judge_text(records, guideline=FREE, unreadable_as="clean")
+    harmful = judge_text(records, guideline=FREE, unreadable_as="harmful")
+    n = int(re.search(r"unreadable replies (\d+)", clean).group(1))
+    assert n > 0 and f"unreadable replies {n}" in harmful
+    # Counting the same n unreadable records as harmful instead of clean can only
+    # raise the number blocked: recall and false block rate do not fall.
+    c, h = rows(clean)["model-as-judge , run 1"], rows(harmful)["model-as-judge , run 1"]
+    assert h[1] >= c[1] and h[2] >= c[2] and (h[1], h[2]) != (c[1], c[2])
+    assert "unreadable counted as harmful" in harmful.splitlines()[1]
+
+
+def test_each_setting_reaches_the_judge(records):
+    base = judge_text(records)
+    for change in ({"temperature": 1.0}, {"seed": 7}, {"spurious": False},
+                   {"guideline": FREE}):
+        assert judge_text(records, **change) != base, change
+    # the criteria row never moves with the judge's settings
+    assert rows(judge_text(records, temperature=1.0))["criteria-based"] == rows(base)["criteria-based"]
+
+
+def test_spurious_off_matches_a_judge_without_the_cue(records):
+    runs = [lessonlib.run_judge(records, lessonlib.SEED + i, 0.30, spurious={}) for i in (0, 1)]
+    assert lessonlib.comparison_block(records, *runs) in judge_text(records, spurious=False)
+
+
+@pytest.mark.parametrize("kwargs, error, word", [
+    ({"temperature": -0.1}, ValueError, "temperature"),
+    ({"temperature": "hot"}, TypeError, "temperature"),
+    ({"seed": -1}, ValueError, "seed"),
+    ({"guideline": "other"}, ValueError, "guideline"),
+    ({"spurious": "yes"}, TypeError, "spurious"),
+    ({"unreadable_as": "skip"}, ValueError, "unreadable_as"),
+])
+def test_judge_text_bad_input(kwargs, error, word):
+    with pytest.raises(error, match=word):
+        judge_text(SMALL, **kwargs)
+
+
+# ---------------------------------------------------------------- widgets
+
+def test_criteria_explorer_has_a_checkbox_per_flag_lesson_rules_ticked():
+    ex = criteria_explorer(SMALL)
+    assert list(ex.controls) == list(FEATURES)
+    assert [f for f, c in ex.controls.items() if c.value] == list(lessonlib.DEFAULT_RULES)
+    assert ex.text == criteria_text(SMALL)
+
+
+def test_ticking_a_checkbox_redraws_the_tables():
+    ex = criteria_explorer(SMALL)
+    before = ex.text
+    ex.controls["excessive_length"].value = True
+    assert ex.text != before
+    assert rows(ex.text)["chosen rules (5)"] == [3, 1, 0, 1, 0.75, 1.0, 0.5, 0.8]
+    assert "excessive_length" in ex.pane.value and "chosen rules (5)" in ex.pane.value
+    ex.controls["excessive_length"].value = False
+    assert ex.text == before
+
+
+def test_judge_explorer_controls_and_redraw():
+    ex = judge_explorer(SMALL)
+    assert set(ex.controls) == {"temperature", "seed", "guideline", "spurious", "unreadable_as"}
+    t = ex.controls["temperature"]
+    assert (t.min, t.max, t.value) == (0.0, 2.0, 0.30)
+    assert list(ex.controls["guideline"].options) == list(GUIDELINES)
+    assert list(ex.controls["unreadable_as"].options) == ["clean", "harmful"]
+    assert ex.text == judge_text(SMALL)
+    ex.controls["guideline"].value = FREE
+    ex.controls["unreadable_as"].value = "harmful"
+    assert ex.text == judge_text(SMALL, guideline=FREE, unreadable_as="harmful")
+    ex.controls["temperature"].value = 0.0
+    assert ex.text.startswith("temperature 0.00 ,")
+
+
+def test_text_form_is_deterministic_and_has_no_ids():
+    bundles = [criteria_explorer(SMALL)._repr_mimebundle_() for _ in range(2)]
+    plain = [b["text/plain"] for b in bundles]
+    assert plain[0] == plain[1]
+    assert plain[0].startswith("criteria explorer (instruction_mode=True , ")
+    assert plain[0].endswith(criteria_text(SMALL))
+    assert "0x" not in plain[0]
+    # the widget view (random model id) is there for JupyterLab; nbval skips it
+    ids = {b["application/vnd.jupyter.widget-view+json"]["model_id"] for b in bundles}
+    assert len(ids) == 2 and not any(i in plain[0] for i in ids)
+
+
+def test_explorer_bad_input():
+    import ipywidgets as w
+
+    with pytest.raises(TypeError, match="render"):
+        Explorer("x", {"a": w.Checkbox()}, "not a function")
+    with pytest.raises(TypeError, match=r"controls\['a'\]"):
+        Explorer("x", {"a": 3}, lambda **s: "")
+    with pytest.raises(TypeError, match="records"):
+        criteria_explorer("records")
