@@ -12,7 +12,7 @@ XDIST  ?= -n 2 --dist loadscope
 
 help:
 	@echo "make lesson  - print the lesson's three blocks (creates .venv if missing)"
-	@echo "make test    - every test: unit, golden, packaging and nbval on the notebooks"
+	@echo "make test    - every test: unit, golden, packaging, reliability, nbval on the notebooks, then test-slides"
 	@echo "make lab     - open JupyterLab on notebooks/"
 	@echo "make data    - regenerate data/records.csv (and data/expected/ from the lesson text)"
 	@echo "make notebooks - re-execute every notebook in place (maintainers, after a change)"
@@ -34,6 +34,7 @@ lesson: $(READY)
 
 test: $(READY)
 	$(BIN)/python -m pytest $(XDIST) --nbval tests notebooks
+	@$(MAKE) --no-print-directory test-slides
 
 lab: $(READY)
 	$(BIN)/jupyter lab notebooks/
