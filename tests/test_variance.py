@@ -84,7 +84,7 @@ def test_claims_on_the_lessons_pair():
     assert (fbr["fp difference low"], fbr["fp difference high"]) == (1, 6)
     gap = V.recall_gap(RECORDS, runs)
     assert gap["criteria"] == 0.7957 and gap["share judge higher"] == 1.0
-    assert gap["gap high"] == pytest.approx(0.9570 - 0.7957)
+    assert gap["gap high"] == 0.1613 and gap["gap low"] == 0.1290
 
 
 def test_temperature_sweep_zero_has_no_band():
@@ -126,3 +126,21 @@ def test_plots_draw_without_error():
     rows = V.temperature_sweep(RECORDS, [0.0, 1.0], range(10))
     assert len(V.plot_sweep(rows, RECORDS).axes) == 2
     plt.close("all")
+
+
+def test_flag_stability_single_flag_records_hesitate():
+    """One flag: scores 0.75 (clean) against 0.15 + 1.0; at T = 0.3 the chance of 'zararli'
+    is 1 / (1 + exp(-0.4 / 0.3)) = 0.7914, so such a record flips with about 2 p (1 - p) = 0.33."""
+    import math
+
+    runs = L.run_judge_many(RECORDS, range(2000))
+    rows = {r["flags"]: r for r in V.flag_stability(RECORDS, runs)}
+    assert sum(r["records"] for r in rows.values()) == 240
+    p = 1 / (1 + math.exp(-0.4 / 0.3))
+    one = [i for i, r in enumerate(RECORDS)
+           if r.features.on() and len(r.features.on()) == 1 and not r.features["excessive_length"]]
+    share = V.harmful_share(runs.harmful)[one]
+    assert abs(share.mean() - p) < 0.02
+    assert rows[1]["mean flip probability"] > 0.25 > rows[0]["mean flip probability"]
+    zero = L.run_judge_many(RECORDS, range(5), 0.0)
+    assert all(r["unstable"] == 0 for r in V.flag_stability(RECORDS, zero))
