@@ -107,21 +107,34 @@ def summary(runs, marks=(0, 1), level=LEVEL):
     return rows
 
 
+MAX_PAIR_RUNS = 5000
+"""pair_changes keeps one count per pair: 5,000 runs give 12.5 million pairs (100 MB)."""
+
+
 def pair_changes(harmful):
     """Records decided differently, for every pair of different runs (i < j): a 1-D int array.
 
-    ``harmful`` is a (runs, records) boolean matrix; 1,000 runs give 499,500 pairs.
+    ``harmful`` is a (runs, records) boolean matrix; 1,000 runs give 499,500
+    pairs, in the order (0, 1), (0, 2), ..., (1, 2), ...  At most MAX_PAIR_RUNS
+    runs (use :func:`neighbour_changes` or a subset of runs beyond that).
     """
     x = np.asarray(harmful, dtype=bool)
     if x.ndim != 2 or x.shape[0] < 2:
         raise ValueError(f"harmful must be (runs, records) with at least two runs, got "
                          f"{x.shape}")
+    if x.shape[0] > MAX_PAIR_RUNS:
+        raise ValueError(f"harmful has {x.shape[0]} runs; pair_changes takes at most "
+                         f"{MAX_PAIR_RUNS} (use neighbour_changes, or a subset of the runs)")
     f = x.astype(np.float64)
     counts = f.sum(axis=1)
-    both = f @ f.T                                 # records both runs block
-    differ = counts[:, None] + counts[None, :] - 2 * both
-    i, j = np.triu_indices(x.shape[0], k=1)
-    return np.rint(differ[i, j]).astype(np.int64)
+    out = []
+    for i in range(0, len(f) - 1, 256):                 # blocks of rows bound the memory
+        rows = f[i:i + 256]
+        both = rows @ f.T                               # records both runs block
+        differ = counts[i:i + 256, None] + counts[None, :] - 2 * both
+        for k in range(len(rows)):
+            out.append(differ[k, i + k + 1:])
+    return np.rint(np.concatenate(out)).astype(np.int64)
 
 
 def neighbour_changes(harmful):

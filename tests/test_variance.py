@@ -144,3 +144,12 @@ def test_flag_stability_single_flag_records_hesitate():
     assert rows[1]["mean flip probability"] > 0.25 > rows[0]["mean flip probability"]
     zero = L.run_judge_many(RECORDS, range(5), 0.0)
     assert all(r["unstable"] == 0 for r in V.flag_stability(RECORDS, zero))
+
+
+def test_pair_changes_in_blocks_equals_direct_count():
+    rng = np.random.default_rng(7)
+    x = rng.random((600, 9)) < 0.4
+    i, j = np.triu_indices(600, k=1)
+    assert V.pair_changes(x).tolist() == np.count_nonzero(x[i] != x[j], axis=1).tolist()
+    with pytest.raises(ValueError, match="at most"):
+        V.pair_changes(np.zeros((V.MAX_PAIR_RUNS + 1, 2), dtype=bool))
