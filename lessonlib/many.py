@@ -53,6 +53,8 @@ BARE = len(FREE_FORM)
 """Column of the readability table for a bare-label reply (the free forms come first)."""
 CHUNK_ELEMENTS = 1 << 18
 """Default block size in (seed, record) cells: 2**18 cells keep each temporary near 1 MiB."""
+SCAN_CHUNK_ELEMENTS = 1 << 19
+"""Default block for the record scan: larger, since each record costs a few numpy calls a block."""
 
 _TWO32 = 1 << 32
 _U32 = np.uint32
@@ -172,6 +174,7 @@ class Hoisted:
     zero_temperature: bool
     form_cuts: tuple          # uint32 thresholds between the free forms
     read: np.ndarray          # (2, BARE + 1) int8: label read from (label, form), -1 = none
+    readable_bits: int        # bit (label * 4 + form) set when that reply can be read
     every: int                # rate limit: every this-many-th call is refused
     fallback: bool            # decision for a record unreadable twice (True = harmful)
     constant: tuple           # per record: None, or the readability of every reply it can get
@@ -291,6 +294,8 @@ def hoist(records, model, guideline, max_output, unreadable_as):
         zero_temperature=zero,
         form_cuts=tuple(_U32(t) for t in totals),
         read=read,
+        readable_bits=sum(1 << (li * 4 + f) for li in range(len(LABELS))
+                          for f in range(BARE + 1) if read[li, f] >= 0),
         every=model.rate_limit_every,
         fallback=unreadable_as == "harmful",
         constant=tuple(constant),
@@ -319,6 +324,21 @@ def _labels_and_forms(h, cols, a):
         form += (s >= c).view(np.int8)
     form[sub_single] = BARE
     return label, form
+
+
+def _labels_and_readable(h, cols, a):
+    """Label index (M, S) int8 and whether the reply can be read (M, S) bool.
+
+    Readability is looked up in ``h.readable_bits`` at bit ``label * 4 + form``.
+    """
+    label, form = _labels_and_forms(h, cols, a)
+    code = np.left_shift(label.view(np.uint8), np.uint8(2))
+    if form is None:
+        code += np.uint8(BARE)
+    else:
+        code += form.view(np.uint8)
+    bits = np.right_shift(np.uint8(h.readable_bits), code)
+    return label, (bits & np.uint8(1)).view(bool)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -386,24 +406,27 @@ def _fixed_chunk(h, sched, a1, a2, harmful, unreadable):
         harmful[:, cols] = h.fallback
 
 
-def _scan_chunk(h, a1, a2, harmful, unreadable, retried, rate_first):
-    """Fill the (S, N) outputs for one chunk by scanning the records over the seeds."""
+def _scan_chunk(h, a1, a2, harmful, unreadable):
+    """Scan the records in order over a block of seeds.
+
+    Fills ``harmful`` and ``unreadable`` (S, N) and returns the calls per seed
+    and two (N, S) masks: first call failed (retried) and failed on the rate limit.
+    """
     n, s = h.n, len(a1)
     ok = np.flatnonzero(~h.overflow)
-    read1 = np.full((n, s), -1, dtype=np.int8)
-    read2 = np.full((n, s), -1, dtype=np.int8)
-    for a, read in ((a1, read1), (a2, read2)):
-        label, form = _labels_and_forms(h, ok, a)
-        if form is None:
-            read[ok] = h.read[label, BARE]
-        else:
-            read[ok] = h.read[label, form]
-    bad1 = read1 < 0
+    label1 = np.zeros((n, s), dtype=np.int8)
+    label2 = np.zeros((n, s), dtype=np.int8)
+    good1 = np.zeros((n, s), dtype=bool)
+    good2 = np.zeros((n, s), dtype=bool)
+    for a, label, good in ((a1, label1, good1), (a2, label2, good2)):
+        label[ok], good[ok] = _labels_and_readable(h, ok, a)
     again = np.empty((n, s), dtype=bool)       # the first call failed: retried
     limited = np.zeros((n, s), dtype=bool)     # ... because of the rate limit
-    late = np.zeros((n, s), dtype=bool)        # the retry hit the rate limit
+    late = np.zeros((n, s), dtype=bool)        # the retry hit the rate limit (the count only
+    #                                            moves past the first call when it failed)
     count = np.zeros(s, dtype=np.int64)
     rest = np.empty(s, dtype=np.int64)
+    bad = np.empty(s, dtype=bool)
     every = h.every
     for j in range(n):                         # only the call counter ties the records
         if h.overflow[j]:
@@ -413,19 +436,18 @@ def _scan_chunk(h, a1, a2, harmful, unreadable, retried, rate_first):
         count += 1
         np.remainder(count, every, out=rest)
         np.equal(rest, 0, out=limited[j])
-        np.logical_or(limited[j], bad1[j], out=again[j])
+        np.logical_not(good1[j], out=bad)
+        np.logical_or(limited[j], bad, out=again[j])
         count += again[j]
         np.remainder(count, every, out=rest)
         np.equal(rest, 0, out=late[j])
-        late[j] &= again[j]
-    got = np.where(again, np.where(late, -1, read2), read1)
-    got[h.overflow] = -1
-    lost = got < 0
-    harmful[:] = (np.where(lost, h.fallback, got == 1)).T
+    # lost: retried and the retry was refused or unreadable (overflow rows: good2 is False)
+    lost = again & (late | ~good2)
+    final = np.where(again, label2, label1).view(bool)
+    final[lost] = h.fallback
+    harmful[:] = final.T
     unreadable[:] = lost.T
-    retried[:] = again.T
-    rate_first[:] = limited.T
-    return count
+    return count, again, limited
 
 
 # ---------------------------------------------------------------------------------------------
@@ -589,10 +611,10 @@ def run_judge_many(records, seeds, temperature=0.30, guideline=GUIDELINE, cues=C
 def _run(h, seeds, chunk, unreadable_as, scan=None):
     """Both paths; ``scan`` forces the record scan (True) or lets the schedule decide (None)."""
     n, total = h.n, len(seeds)
-    step = chunk or max(1, CHUNK_ELEMENTS // n)
     harmful = np.empty((total, n), dtype=bool)
     unreadable = np.empty((total, n), dtype=bool)
     fixed = not scan and all(c is not None for c, o in zip(h.constant, h.overflow) if not o)
+    step = chunk or max(1, (CHUNK_ELEMENTS if fixed else SCAN_CHUNK_ELEMENTS) // n)
     w1, w2 = seed_words(seeds)
     if fixed:
         sched = _fixed_schedule(h)
@@ -612,25 +634,21 @@ def _run(h, seeds, chunk, unreadable_as, scan=None):
             first[cause] = np.full(total, hits[0] if hits else n, dtype=np.int64)
     else:
         calls = np.empty(total, dtype=np.int64)
-        retried = np.empty((min(step, total), n), dtype=bool)
-        limited = np.empty((min(step, total), n), dtype=bool)
         retries = np.empty(total, dtype=np.int64)
         tokens = np.empty(total, dtype=np.int64)
         causes = {c: np.empty(total, dtype=np.int64) for c in CAUSES}
         first = {c: np.empty(total, dtype=np.int64) for c in CAUSES}
-        over = h.overflow
+        over = h.overflow[:, None]
         for lo in range(0, total, step):
             hi = min(lo + step, total)
-            r, lim = retried[:hi - lo], limited[:hi - lo]
-            calls[lo:hi] = _scan_chunk(h, w1[lo:hi], w2[lo:hi], harmful[lo:hi],
-                                       unreadable[lo:hi], r, lim)
-            retries[lo:hi] = r.sum(axis=1)
-            tokens[lo:hi] = h.tokens.sum() + r.astype(np.int64) @ h.tokens
-            plain = r & ~lim & ~over
-            for cause, mask in (("context overflow", r & over), ("rate limit", lim),
-                                ("unreadable reply", plain)):
-                causes[cause][lo:hi] = mask.sum(axis=1)
-                first[cause][lo:hi] = np.where(mask.any(axis=1), mask.argmax(axis=1), n)
+            calls[lo:hi], again, limited = _scan_chunk(h, w1[lo:hi], w2[lo:hi], harmful[lo:hi],
+                                                       unreadable[lo:hi])
+            retries[lo:hi] = np.count_nonzero(again, axis=0)
+            tokens[lo:hi] = h.tokens.sum() + h.tokens @ again.astype(np.int64)
+            for cause, mask in (("context overflow", again & over), ("rate limit", limited),
+                                ("unreadable reply", again & ~limited & ~over)):
+                causes[cause][lo:hi] = np.count_nonzero(mask, axis=0)
+                first[cause][lo:hi] = np.where(mask.any(axis=0), mask.argmax(axis=0), n)
         unread = unreadable.sum(axis=1).astype(np.int64)
     for array in (harmful, unreadable, calls, retries, unread, tokens, *causes.values(),
                   *first.values()):

@@ -311,7 +311,8 @@ def key_figures(records, runs, marks=(0, 1), threshold=0.05, level=LEVEL):
     lines.append(f"clean records blocked, judge - criteria ({fbr['criteria fp']}): interval "
                  f"{fbr['fp difference low']:+d} .. {fbr['fp difference high']:+d} ; judge below "
                  f"in {100 * fbr['share judge below']:.1f}% of runs , equal in "
-                 f"{100 * fbr['share equal']:.1f}% , above in {100 * fbr['share judge above']:.1f}%")
+                 f"{100 * fbr['share equal']:.1f}% , above in "
+                 f"{100 * fbr['share judge above']:.1f}%")
     return "\n".join(lines)
 
 
@@ -366,7 +367,7 @@ def lowest_overlap_temperature(records=None, seeds=EXERCISE_SEEDS, step=0.05, to
 
 
 def check_overlap_temperature(answer):
-    """Exercise 2: the lowest temperature (steps of 0.05) where the recall gap is no longer clear."""
+    """Exercise 2: lowest temperature (steps of 0.05) where the recall gap is no longer clear."""
     answer = _answer(answer)
     truth = lowest_overlap_temperature()
     return _report(answer is not None and abs(answer - truth) < 1e-9,
