@@ -17,16 +17,17 @@ What it does, in one process:
 What bounds the speed.  With the lesson's arguments the call schedule is the
 same for every seed, so per (seed, record) only about ten 32-bit integer
 operations remain (mix the seed word with the record's hash word, one
-generator step, one comparison), run by numpy over blocks of about 2**18
-cells: roughly 1 ns a cell.  At 2,000 seeds that is about 0.5 ms; the rest,
-about 2-3 ms, is the seed-independent part done once in pure Python (building
-240 prompts, tokenizing them, scoring their cue tokens, hashing them), which is
-what one ``run_judge`` call repeats for every seed.  So the ratio grows with
-the number of seeds until the per-cell work dominates, and it is bounded by
-(Python cost of one run) / (numpy cost of 240 cells).  The free-form path adds
-one numpy step per record over the vector of seeds (the rate-limit counter
-ties each record to the one before), about 15 small array operations per
-record and block.
+generator step, one comparison), run by numpy over blocks of 2**18 cells:
+about 1 ns a cell, so 2,000 seeds x 240 records take well under a millisecond.
+The rest of the ~4 ms is the seed-independent part, done once in pure Python:
+building the 240 prompts, tokenizing them, scoring their cue tokens and hashing
+them (one run_judge call repeats all of it for every seed, ~6.5 ms).  So the
+ratio grows with the number of seeds, and is bounded by (Python cost of one
+run) / (numpy cost of 240 cells), some 20,000x.  On the free-form path the
+readability of a reply depends on the seed, so the records are scanned in
+order (the rate-limit counter ties each record to the one before) with about
+eight numpy calls per record and block of seeds: there the per-call overhead of
+numpy bounds the speed for small numbers of seeds.
 
 Timings depend on the load: other jobs share the machine's cores.  The script
 prints the 1-minute load average next to its numbers.
