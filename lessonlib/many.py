@@ -255,6 +255,8 @@ def hoist(records, model, guideline, max_output, unreadable_as):
         cuts = [0] * len(plans)
     else:
         cuts = [_threshold(p.weights[0]) for p in plans]
+    if len(LABELS) * 4 > 8 or BARE + 1 > 4:     # readable_bits: label * 4 + form in a byte
+        raise AssertionError("readability table does not fit the 8-bit lookup")
     read = np.full((len(LABELS), BARE + 1), -1, dtype=np.int8)
     for li, label in enumerate(LABELS):
         for form in range(BARE + 1):
