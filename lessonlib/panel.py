@@ -269,6 +269,10 @@ class Panel:
                         sum(tokens), tuple(calls), tuple(retries), tuple(unreadable),
                         tuple(tokens), seed)
 
+    def run_many(self, records, seeds, guideline=GUIDELINE, *, method="auto"):
+        """This panel over many seeds at once; see :func:`run_many`."""
+        return run_many(self, records, seeds, guideline, method=method)
+
 
 # ---------------------------------------------------------------------------
 # Fictional judge models for a diverse panel
@@ -321,3 +325,220 @@ def judge_models(*names):
     if not names:
         raise ValueError(f"name at least one judge; allowed: {', '.join(JUDGE_NAMES)}")
     return [judge_spec(n).model() for n in names]
+
+
+# ---------------------------------------------------------------------------
+# Many panel seeds at once
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class PanelMany:
+    """Panel runs for many seeds: row i of every (seeds, ...) array belongs to ``seeds[i]``.
+
+    ``harmful`` (S, N) bool is each run's verdict on record ``record_nos[n]``;
+    ``scores`` (S, N) the aggregated score; ``judge_scores`` (J, S, N) each
+    judge's score (NaN where it abstained).  ``calls``, ``retries``,
+    ``unreadable``, ``input_tokens`` are int64 (S,) totals and the ``judge_*``
+    arrays split them per judge, (J, S).  ``run(i)`` is the :class:`PanelRun`
+    that ``Panel.run`` returns for ``seeds[i]``.
+    """
+
+    seeds: tuple
+    record_nos: tuple
+    harmful: object = field(repr=False)
+    scores: object = field(repr=False)
+    judge_scores: object = field(repr=False)
+    calls: object = field(repr=False)
+    retries: object = field(repr=False)
+    unreadable: object = field(repr=False)
+    input_tokens: object = field(repr=False)
+    judge_calls: object = field(repr=False)
+    judge_retries: object = field(repr=False)
+    judge_unreadable: object = field(repr=False)
+    judge_input_tokens: object = field(repr=False)
+    method: str = "engine"          # 'engine' (vectorised) or 'loop' (Panel.run per seed)
+
+    def __len__(self):
+        return len(self.seeds)
+
+    def run(self, i):
+        """The :class:`PanelRun` of seed number ``i``."""
+        check_int("i", i)
+        if not -len(self.seeds) <= i < len(self.seeds):
+            raise ValueError(f"i must be a run index in [-{len(self.seeds)}, "
+                             f"{len(self.seeds)}), got {i}")
+        labels = {no: HARMFUL if h else CLEAN
+                  for no, h in zip(self.record_nos, self.harmful[i].tolist())}
+        scores = dict(zip(self.record_nos, self.scores[i].tolist()))
+        per_judge = {no: tuple(None if math.isnan(x) else x for x in col)
+                     for no, col in zip(self.record_nos, self.judge_scores[:, i, :].T.tolist())}
+        ints = [tuple(int(x) for x in a[:, i]) for a in (
+            self.judge_calls, self.judge_retries, self.judge_unreadable,
+            self.judge_input_tokens)]
+        return PanelRun(labels, scores, per_judge, sum(ints[0]), sum(ints[1]), sum(ints[2]),
+                        sum(ints[3]), *ints, self.seeds[i])
+
+
+def _is_simulated(ask):
+    return type(ask) is SimulatedModel
+
+
+def _many_loop(panel, records, seeds, guideline):
+    """Panel.run seed by seed, gathered into arrays (any asks)."""
+    import numpy as np
+
+    runs = [panel.run(records, s, guideline) for s in seeds]
+    nos = tuple(r.no for r in records)
+    harmful = np.array([[run.labels[no] == HARMFUL for no in nos] for run in runs], dtype=bool)
+    scores = np.array([[run.scores[no] for no in nos] for run in runs], dtype=float)
+    judge_scores = np.array([[[math.nan if run.judge_scores[no][j] is None
+                               else run.judge_scores[no][j] for no in nos] for run in runs]
+                             for j in range(len(panel.asks))], dtype=float)
+    per = [np.array([getattr(run, name) for run in runs], dtype=np.int64).T
+           for name in ("judge_calls", "judge_retries", "judge_unreadable",
+                        "judge_input_tokens")]
+    return PanelMany(tuple(seeds), nos, harmful, scores, judge_scores,
+                     *(p.sum(axis=0) for p in per), *per, method="loop")
+
+
+def judge_medians(votes, valid):
+    """Each judge's score from its samples' votes, vectorised.
+
+    ``votes`` and ``valid`` are bool arrays (..., Q, S, N): a harmful vote,
+    and whether the sample voted at all.  Returns the median of the valid
+    votes, (..., S, N) float, NaN where no vote is left.  With ``n`` valid
+    votes of which ``h`` harmful, the sorted votes are ``n - h`` zeros then
+    ``h`` ones, so the median averages positions (n - 1) // 2 and n // 2.
+    """
+    import numpy as np
+
+    n = valid.sum(axis=-3)
+    h = (votes & valid).sum(axis=-3)
+    zeros = n - h
+    lo = ((n - 1) // 2 >= zeros).astype(float)
+    hi = (n // 2 >= zeros).astype(float)
+    return np.where(n > 0, (lo + hi) / 2, np.nan)
+
+
+def panel_verdicts(judge_scores, aggregate, min_agreement):
+    """(harmful, scores) from per-judge scores (J, S, N) with NaN for abstained judges."""
+    import numpy as np
+
+    active = ~np.isnan(judge_scores)
+    k = active.sum(axis=0)
+    flags = (active & (np.nan_to_num(judge_scores, nan=0.0) >= 0.5)).sum(axis=0)
+    share = np.divide(flags, k, out=np.zeros(k.shape), where=k > 0)
+    harmful = (k == 0) | (share >= min_agreement)
+    if aggregate == "median":
+        ordered = np.sort(judge_scores, axis=0)          # NaN sort last
+        lo = np.take_along_axis(ordered, np.maximum(k - 1, 0)[None] // 2, axis=0)[0]
+        hi = np.take_along_axis(ordered, (k // 2)[None], axis=0)[0]
+        score = (lo + hi) / 2
+    elif aggregate == "mean":
+        score = np.divide(np.nansum(judge_scores, axis=0), k, out=np.zeros(k.shape),
+                          where=k > 0)
+    else:
+        score = np.where(active, judge_scores, np.inf).min(axis=0)
+    return harmful, np.where(k > 0, score, 1.0)
+
+
+@dataclass(frozen=True, eq=False)
+class _PassRuns:
+    """What the panel needs from one judge's passes over many seeds (engine's field names)."""
+
+    harmful: object
+    unreadable_mask: object
+    calls: object
+    retries: object
+    unreadable: object
+    input_tokens: object
+
+
+def model_many_loop(records, seeds, model, guideline=GUIDELINE):
+    """A plain loop with the fields of the many-seed engine's result (for checks and fallback).
+
+    For every seed: a one-judge panel pass of ``model`` (its counter reset),
+    labels read as harmful/clean, unreadable records marked (and not harmful).
+    """
+    import numpy as np
+
+    one = Panel([model], on_unreadable="abstain")
+    runs = [one.run(records, s, guideline) for s in seeds]
+    nos = [r.no for r in records]
+    unread = np.array([[run.judge_scores[no] == (None,) for no in nos] for run in runs])
+    harmful = np.array([[run.judge_scores[no] == (1.0,) for no in nos] for run in runs])
+    counts = [np.array([getattr(run, k) for run in runs], dtype=np.int64)
+              for k in ("calls", "retries", "unreadable", "input_tokens")]
+    return _PassRuns(harmful, unread, *counts)
+
+
+def _many_engine(panel, records, seeds, guideline, model_many=None):
+    """One many-seed run per (judge, sample) with ``model_many``, combined with numpy."""
+    import numpy as np
+
+    if model_many is None:
+        from .many import run_model_many as model_many
+
+    n_judges, quorum = len(panel.asks), panel.quorum
+    votes, valid, counters = [], [], []
+    for j, model in enumerate(panel.asks):
+        jv, jok, jc = [], [], np.zeros((4, len(seeds)), dtype=np.int64)
+        for q in range(quorum):
+            offset = (q * n_judges + j) * SLOT_STRIDE
+            runs = model_many(records, [s + offset for s in seeds], model, guideline)
+            unread = np.asarray(runs.unreadable_mask, dtype=bool)
+            read_harm = np.asarray(runs.harmful, dtype=bool) & ~unread
+            if panel.on_unreadable == "harmful":
+                jv.append(read_harm | unread)
+            else:
+                jv.append(read_harm)
+            jok.append(~unread if panel.on_unreadable == "abstain" else np.ones_like(unread))
+            jc += np.stack([runs.calls, runs.retries, runs.unreadable, runs.input_tokens])
+        votes.append(np.stack(jv))
+        valid.append(np.stack(jok))
+        counters.append(jc)
+    judge_scores = judge_medians(np.stack(votes), np.stack(valid))
+    harmful, scores = panel_verdicts(judge_scores, panel.aggregate, panel.min_agreement)
+    per = np.stack(counters, axis=1)            # (4, J, S)
+    return PanelMany(tuple(seeds), tuple(r.no for r in records), harmful, scores,
+                     judge_scores, *per.sum(axis=1), *per, method="engine")
+
+
+def _check_seed_list(seeds):
+    if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
+        raise TypeError(f"seeds must be a sequence of integer seeds (e.g. range(1000)), got "
+                        f"{type(seeds).__name__}")
+    out = []
+    for s in seeds:
+        if hasattr(s, "item") and not isinstance(s, bool):
+            s = s.item()            # a numpy integer
+        out.append(check_seed(s, "seeds"))
+    if not out:
+        raise ValueError("seeds must hold at least one seed, got an empty collection")
+    return tuple(out)
+
+
+METHODS = ("auto", "engine", "loop")
+
+
+def run_many(panel, records, seeds, guideline=GUIDELINE, *, method="auto"):
+    """``panel.run(records, seed, guideline)`` for every seed, as one :class:`PanelMany`.
+
+    ``method='engine'`` runs the vectorised many-seed engine once per judge
+    and sample (every ask must be a :class:`SimulatedModel`) and combines the
+    votes with numpy; ``'loop'`` calls ``panel.run`` seed by seed (any ask);
+    ``'auto'`` takes the engine when it can.  Both give the same result.
+    """
+    if not isinstance(panel, Panel):
+        raise TypeError(f"panel must be a Panel, got {type(panel).__name__}")
+    records = check_records(records)
+    seeds = _check_seed_list(seeds)
+    check_str("guideline", guideline)
+    check_choice("method", method, METHODS)
+    simulated = all(_is_simulated(a) for a in panel.asks)
+    if method == "engine" and not simulated:
+        raise TypeError("method='engine' needs every ask to be a SimulatedModel; "
+                        "use method='loop' (or 'auto') for other asks")
+    if method == "loop" or not simulated:
+        return _many_loop(panel, records, seeds, guideline)
+    return _many_engine(panel, records, seeds, guideline)

@@ -500,3 +500,92 @@ def test_judge_names_are_checked():
 def test_the_lesson_judge_spec_reproduces_run_judge(lesson_records):
     run = Panel(judge_models("lesson"), on_unreadable="clean").run(lesson_records, L.SEED)
     assert run.labels == L.run_judge(lesson_records, L.SEED).labels
+
+
+# --- many seeds ---------------------------------------------------------------
+
+np = pytest.importorskip("numpy")
+
+
+def test_judge_medians_by_hand():
+    from lessonlib.panel import judge_medians
+
+    # one judge, one record, samples (Q=4) as columns of hand cases:
+    # votes H H C C valid all -> 0.5 ; H C C C -> 0 ; H H H C -> 1 ; two valid H C -> 0.5
+    # one valid H -> 1 ; none valid -> NaN ; three valid H C H -> 1
+    cases = [("HHCC", "1111", 0.5), ("HCCC", "1111", 0.0), ("HHHC", "1111", 1.0),
+             ("HCCC", "1100", 0.5), ("HCCC", "1000", 1.0), ("HHHH", "0000", None),
+             ("HCHC", "1110", 1.0), ("CCCH", "0111", 0.0)]
+    votes = np.array([[c[0][q] == "H" for c in cases] for q in range(4)])    # (Q, N)
+    valid = np.array([[c[1][q] == "1" for c in cases] for q in range(4)])
+    got = judge_medians(votes[:, None, :], valid[:, None, :])[0]         # (N,)
+    for value, (_, _, want) in zip(got.tolist(), cases):
+        assert (math.isnan(value) if want is None else value == want)
+
+
+def test_panel_verdicts_by_hand():
+    from lessonlib.panel import panel_verdicts
+
+    nan = math.nan
+    # three judges (rows) on four records (columns)
+    js = np.array([[1.0, 0.0, nan, nan],
+                   [1.0, 0.5, 0.0, nan],
+                   [0.0, 0.0, 1.0, nan]])[:, None, :]
+    harmful, score = panel_verdicts(js, "median", 0.5)
+    assert harmful[0].tolist() == [True, False, True, True]    # 2/3, 1/3, 1/2, none left
+    assert score[0].tolist() == [1.0, 0.0, 0.5, 1.0]
+    harmful, score = panel_verdicts(js, "mean", 1.0)
+    assert harmful[0].tolist() == [False, False, False, True]
+    assert score[0].tolist() == [2 / 3, 0.5 / 3, 0.5, 1.0]
+    harmful, score = panel_verdicts(js, "min", 0.0)
+    assert harmful[0].tolist() == [True, True, True, True]
+    assert score[0].tolist() == [0.0, 0.0, 0.0, 1.0]
+
+
+FF = L.GUIDELINE.replace("tek ", "")      # no 'tek': free-form replies, some unreadable
+
+
+@pytest.mark.parametrize("rule", ["harmful", "clean", "abstain"])
+@pytest.mark.parametrize("aggregate, quorum, min_agreement", [
+    ("median", 1, 0.5), ("mean", 2, 1.0), ("min", 3, 0.6)])
+def test_the_vectorised_combination_equals_run(lesson_records, rule, aggregate, quorum,
+                                               min_agreement):
+    from lessonlib.panel import _many_engine, model_many_loop
+
+    records = lesson_records[:40]
+    panel = Panel(judge_models(*DIVERSE), quorum=quorum, aggregate=aggregate,
+                  min_agreement=min_agreement, on_unreadable=rule)
+    seeds = [0, 5, L.SEED, 2 ** 33 + 1]
+    many = _many_engine(panel, records, seeds, FF, model_many=model_many_loop)
+    for i, seed in enumerate(seeds):
+        assert many.run(i) == panel.run(records, seed, FF)
+
+
+def test_run_many_loop_for_any_ask(records):
+    ask = by_seed({0: H, 1: C, 2: NOISE}, default=C)
+    panel = Panel([ask, always(H)], quorum=2, on_unreadable="abstain")
+    many = panel.run_many(records, [0, 3])
+    assert many.method == "loop"
+    for i, seed in enumerate([0, 3]):
+        assert many.run(i) == panel.run(records, seed)
+    assert many.harmful.shape == (2, 4) and many.judge_scores.shape == (2, 2, 4)
+    # judge A's slots are 0 and 2 (H, then unreadable twice): 4 + 8 calls; judge B 8 calls
+    assert many.calls.dtype == np.int64 and many.calls.tolist() == [20, 20]
+    assert many.judge_unreadable.tolist() == [[4, 4], [0, 0]]
+    with pytest.raises(TypeError, match="SimulatedModel"):
+        panel.run_many(records, [0], method="engine")
+
+
+def test_run_many_checks_its_arguments(records):
+    panel = Panel([L.SimulatedModel()])
+    with pytest.raises(ValueError, match="seeds"):
+        panel.run_many(records, [])
+    with pytest.raises(ValueError, match="seeds"):
+        panel.run_many(records, [-1])
+    with pytest.raises(TypeError, match="seeds"):
+        panel.run_many(records, 5)
+    with pytest.raises(ValueError, match="method"):
+        panel.run_many(records, [0], method="fast")
+    with pytest.raises(TypeError, match="panel"):
+        from lessonlib.panel import run_many
+        run_many("panel", records, [0])
