@@ -28,3 +28,15 @@ from .simulator import (CUE_TABLE, FLAG_WORD, FREE_FORM, LABELS, MAX_OUTPUT, PRI
                         SimulatedModel, tokenize)
 
 __version__ = "1.0.0"
+
+# numpy-backed parts load on first use, so the lesson's core path imports without numpy.
+_LAZY = (("ManyRuns", "many"), ("run_judge_many", "many"), ("run_model_many", "many"))
+
+
+def __getattr__(name):
+    for attr, module in _LAZY:
+        if attr == name:
+            import importlib
+
+            return getattr(importlib.import_module(f".{module}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,437 @@
+"""run_judge_many / run_model_many equal run_judge seed by seed, on every path."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import lessonlib as L
+from lessonlib import many
+from lessonlib.judge import ask_for_label, build_prompt
+
+RECORDS = L.make_records()
+FAST = settings(derandomize=True, deadline=None, max_examples=60,
+                suppress_health_check=[HealthCheck.too_slow])
+
+NO_SINGLE = "Su kaydin ozniteliklerine bak ve etiket yaz : temiz ya da zararli . "
+"""Like the lesson's guideline but without 'tek': the model answers free-form."""
+
+
+def long_guideline(words, single=True):
+    """A guideline of roughly ``words`` extra tokens, to push prompts past the window."""
+    return ("tek " if single else "") + "uzun " * words
+
+
+def reference_model_run(records, seed, model, guideline, cap, unreadable_as="clean"):
+    """run_judge's loop with an arbitrary model: fresh counter, ask_for_label, fallback."""
+    model.reset()
+    labels, retries, unreadable, tokens, causes = {}, 0, 0, 0, {}
+    for record in records:
+        answer = ask_for_label(lambda p, s: model.call(p, s, cap),
+                               build_prompt(record, guideline), seed)
+        tokens += answer.input_tokens
+        if answer.retried:
+            retries += 1
+            cause = L.judge.RETRY_CAUSE.get(answer.statuses[0], "unreadable reply")
+            causes[cause] = causes.get(cause, 0) + 1
+        unreadable += answer.label is None
+        fallback = "temiz" if unreadable_as == "clean" else "zararli"
+        labels[record.no] = answer.label or fallback
+    return L.JudgeRun(labels, model.calls, retries, unreadable, tokens, seed, causes)
+
+
+def assert_same(many_runs, i, expected):
+    got = many_runs.run(i)
+    assert got == expected
+    assert list(got.retry_causes.items()) == list(expected.retry_causes.items())
+    row = [expected.labels[no] == "zararli" for no in many_runs.record_nos]
+    assert many_runs.harmful[i].tolist() == row
+    assert int(many_runs.unreadable_mask[i].sum()) == expected.unreadable
+    assert (many_runs.calls[i], many_runs.retries[i], many_runs.unreadable[i],
+            many_runs.input_tokens[i]) == (expected.calls, expected.retries,
+                                           expected.unreadable, expected.input_tokens)
+
+
+# ---------------------------------------------------------------------------------------------
+# Property tests: random seeds and arguments against run_judge
+# ---------------------------------------------------------------------------------------------
+
+seeds_st = st.lists(st.one_of(st.integers(0, 2**32 + 100), st.integers(2**32, 2**70),
+                              st.sampled_from([0, 2**32 - 1, 2**32, 2**64 - 2, 2**64 - 1,
+                                               2**64, L.SEED])),
+                    min_size=1, max_size=4)
+records_st = st.one_of(
+    st.builds(L.make_records, st.integers(1, 60), st.integers(0, 2**40)),
+    st.lists(st.sampled_from(RECORDS), min_size=1, max_size=50),
+)
+guideline_st = st.one_of(
+    st.sampled_from([L.GUIDELINE, NO_SINGLE, "", "tek ", long_guideline(300)]),
+    st.builds(long_guideline, st.integers(170, 200), st.booleans()),   # some records overflow
+)
+temperature_st = st.one_of(st.just(0.0), st.floats(0.001, 2.5), st.sampled_from([1e-9, 0.3]))
+cues_st = st.sampled_from([L.CUE_TABLE, {}, {"yok": "zararli", "kaynak": "temiz"},
+                           {"yoner": "zararli", "asiri": "temiz"}])
+spurious_st = st.sampled_from([L.SPURIOUS, {}, {"belge": "zararli"}])
+
+
+@FAST
+@given(records=records_st, seeds=seeds_st, temperature=temperature_st, guideline=guideline_st,
+       cues=cues_st, spurious=spurious_st, max_output=st.integers(1, 24),
+       unreadable_as=st.sampled_from(["clean", "harmful"]))
+def test_run_judge_many_equals_run_judge(records, seeds, temperature, guideline, cues, spurious,
+                                         max_output, unreadable_as):
+    runs = L.run_judge_many(records, seeds, temperature, guideline, cues, spurious, max_output,
+                            unreadable_as=unreadable_as, chunk=3)
+    assert runs.seeds == tuple(seeds)
+    assert runs.record_nos == tuple(r.no for r in records)
+    for i, seed in enumerate(seeds):
+        assert_same(runs, i, L.run_judge(records, seed, temperature, guideline, cues, spurious,
+                                         max_output, unreadable_as=unreadable_as))
+
+
+@FAST
+@given(records=records_st, seeds=seeds_st, temperature=temperature_st, guideline=guideline_st,
+       prior=st.sampled_from([L.PRIOR, {"temiz": 0.2, "zararli": 0.9},
+                              {"temiz": 1.0, "zararli": 1.0}]),
+       window=st.sampled_from([1, 50, 240]), every=st.sampled_from([1, 2, 5, 37]),
+       max_output=st.one_of(st.none(), st.integers(1, 24)),
+       unreadable_as=st.sampled_from(["clean", "harmful"]))
+def test_run_model_many_equals_the_judge_loop(records, seeds, temperature, guideline, prior,
+                                              window, every, max_output, unreadable_as):
+    model = L.SimulatedModel(temperature, prior=prior, window=window, max_output=20,
+                             rate_limit_every=every)
+    runs = many.run_model_many(records, seeds, model, guideline, max_output,
+                               unreadable_as=unreadable_as)
+    cap = 20 if max_output is None else max_output
+    for i, seed in enumerate(seeds):
+        expected = reference_model_run(records, seed, model, guideline, cap, unreadable_as)
+        assert_same(runs, i, expected)
+
+
+@settings(derandomize=True, deadline=None, max_examples=25)
+@given(records=records_st, seeds=seeds_st, temperature=temperature_st,
+       guideline=st.sampled_from([L.GUIDELINE, long_guideline(185)]),
+       max_output=st.integers(1, 24))
+def test_the_scan_path_agrees_with_the_fixed_schedule(records, seeds, temperature, guideline,
+                                                      max_output):
+    model = L.SimulatedModel(temperature)
+    h = many.hoist(records, model, guideline, max_output, "clean")
+    a = many._run(h, tuple(seeds), None, "clean")
+    b = many._run(h, tuple(seeds), 2, "clean", scan=True)
+    for name in ("harmful", "unreadable_mask", "calls", "retries", "unreadable", "input_tokens"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    for i in range(len(seeds)):
+        assert a.run(i) == b.run(i)
+
+
+# ---------------------------------------------------------------------------------------------
+# Focused tests, one path each (expectations from the lesson's definitions)
+# ---------------------------------------------------------------------------------------------
+
+def test_the_lessons_two_runs():
+    """The lesson: 246 calls, 10779 input tokens, 6 rate-limit retries, 16 records changed."""
+    runs = L.run_judge_many(RECORDS, [L.SEED, L.SEED + 1])
+    assert runs.calls.tolist() == [246, 246]
+    assert runs.input_tokens.tolist() == [10779, 10779]
+    assert runs.retries.tolist() == [6, 6]
+    assert runs.retry_causes["rate limit"].tolist() == [6, 6]
+    assert runs.unreadable.tolist() == [0, 0]
+    assert int((runs.harmful[0] != runs.harmful[1]).sum()) == 16
+    m = runs.measure()
+    assert m["precision"].tolist() == [0.7876, 0.7478]
+    assert m["recall"].tolist() == [0.9570, 0.9247]
+    assert m["false_block_rate"].tolist() == [0.1633, 0.1973]
+    assert runs.agreement()[0] == pytest.approx(0.8833, abs=5e-5)
+
+
+def test_mix32_splits_into_a_seed_word_and_a_record_word():
+    """low32(t ^ t>>16) for t = seed ^ h (h < 2**32) = low32(seed ^ seed>>16) ^ (h ^ h>>16)."""
+    for seed in (0, 5, 2**32 - 1, 2**32, 2**40 + 12345, 2**64 - 1, 2**64, 3**50):
+        for h in (0, 1, 0xFFFF, 0x10000, 2166136261, 2**32 - 1):
+            t = seed ^ h
+            left = (t ^ (t >> 16)) & 0xFFFFFFFF
+            right = ((seed ^ (seed >> 16)) & 0xFFFFFFFF) ^ (h ^ (h >> 16))
+            assert left == right
+    seeds = (0, 1, 2**32, 2**64 - 2, 2**64 - 1, 2**64, 3**50)
+    words, words_next = many.seed_words(seeds)
+    assert words.tolist() == [(s ^ (s >> 16)) & 0xFFFFFFFF for s in seeds]
+    assert words_next.tolist() == [((s + 1) ^ ((s + 1) >> 16)) & 0xFFFFFFFF for s in seeds]
+
+
+def test_states_follow_the_lessons_generator():
+    """One and two steps of the LCG from mix32(seed ^ h), written out by hand."""
+    def state_after(t, k):
+        x = ((t ^ (t >> 16)) * 2246822507) & 0xFFFFFFFF
+        x = ((x ^ (x >> 13)) * 3266489909) & 0xFFFFFFFF
+        x = (x ^ (x >> 16)) & 0xFFFFFFFF
+        for _ in range(k):
+            x = (x * 1664525 + 1013904223) & 0xFFFFFFFF
+        return x
+
+    seeds, traces = (7, 2**33 + 9, L.SEED), (0, 123456789, 2**32 - 1)
+    a = many.seed_words(seeds)[0]
+    g = np.array([h ^ (h >> 16) for h in traces], dtype=np.uint32)
+    first, second = many._states(a, g, 2)
+    for j, h in enumerate(traces):
+        for i, s in enumerate(seeds):
+            assert first[j, i] == state_after(s ^ h, 1)
+            assert second[j, i] == state_after(s ^ h, 2)
+
+
+def test_a_draw_is_an_integer_comparison():
+    """state / 2**32 < w exactly when state < ceil(w * 2**32)."""
+    assert many._threshold(0.0) == 0
+    assert many._threshold(1.0) == 2**32
+    assert many._threshold(0.5) == 2**31
+    w = 0.0034474513015635
+    cut = many._threshold(w)
+    assert (cut - 1) / 2**32 < w <= cut / 2**32
+
+
+def test_readability_table_for_small_output_caps():
+    """max_output 1: 'zararli' (two pieces) is cut to 'zarar' and cannot be read; 'temiz' can."""
+    model = L.SimulatedModel()
+    h1 = many.hoist(RECORDS[:1], model, L.GUIDELINE, 1, "clean")
+    bare = many.BARE
+    assert h1.read[0, bare] == 0 and h1.read[1, bare] == -1
+    assert (h1.read[:, :bare] == -1).all()      # 'kayit', 'bu', 'degerlendirme' come first
+    # 'kayit zararli gorunuyor' is five pieces; four keep 'zarar li' (cut, so unreadable)
+    h4 = many.hoist(RECORDS[:1], model, L.GUIDELINE, 4, "clean")
+    assert h4.read[:, 0].tolist() == [0, -1]
+    h5 = many.hoist(RECORDS[:1], model, L.GUIDELINE, 5, "clean")
+    assert h5.read[:, 0].tolist() == [0, 1]
+    assert h5.read[:, 2].tolist() == [-1, -1]   # 'degerlendirme tamamlandi' names no label
+
+
+def test_max_output_one_makes_every_harmful_reply_unreadable():
+    runs = L.run_judge_many(RECORDS[:50], range(5), max_output=1)
+    assert not runs.harmful.any()                       # read as clean or counted clean
+    assert (runs.unreadable > 0).all()
+    runs_h = L.run_judge_many(RECORDS[:50], range(5), max_output=1, unreadable_as="harmful")
+    assert np.array_equal(runs_h.harmful, runs_h.unreadable_mask)
+
+
+def test_temperature_zero_gives_the_same_run_for_every_seed():
+    runs = L.run_judge_many(RECORDS, [0, 1, 2**40, 2**70], 0.0)
+    assert (runs.harmful == runs.harmful[0]).all()
+    assert runs.run(3) == L.run_judge(RECORDS, 2**70, 0.0)
+
+
+def test_every_prompt_overflowing_the_window():
+    """Both calls overflow: two calls and its tokens twice per record, all unreadable."""
+    records = RECORDS[:40]
+    runs = L.run_judge_many(records, [3, 4], guideline=long_guideline(300))
+    tokens = sum(len(L.tokenize(build_prompt(r, long_guideline(300)))) for r in records)
+    assert runs.calls.tolist() == [80, 80] and runs.retries.tolist() == [40, 40]
+    assert runs.input_tokens.tolist() == [2 * tokens] * 2
+    assert runs.unreadable_mask.all() and not runs.harmful.any()
+    assert runs.run(0).retry_causes == {"context overflow": 40}
+
+
+def test_rate_limit_on_every_call():
+    model = L.SimulatedModel(rate_limit_every=1)
+    runs = many.run_model_many(RECORDS[:10], [1, 2], model)
+    assert runs.calls.tolist() == [20, 20]
+    assert runs.unreadable_mask.all()
+    assert runs.run(1).retry_causes == {"rate limit": 10}
+
+
+def test_rate_limit_counts_retries_of_free_form_replies():
+    """Free-form replies: retries shift the 37th call, so calls differ between seeds."""
+    runs = L.run_judge_many(RECORDS, range(40), guideline=NO_SINGLE)
+    assert len(set(runs.calls.tolist())) > 1
+    for i in (0, 17, 39):
+        assert_same(runs, i, L.run_judge(RECORDS, i, guideline=NO_SINGLE))
+    causes = runs.run(0).retry_causes
+    assert set(causes) == {"unreadable reply", "rate limit"}
+
+
+def test_chunk_size_does_not_change_the_result():
+    seeds = list(range(100, 123))
+    a = L.run_judge_many(RECORDS[:30], seeds, 0.7, NO_SINGLE, chunk=1)
+    b = L.run_judge_many(RECORDS[:30], seeds, 0.7, NO_SINGLE)
+    assert np.array_equal(a.harmful, b.harmful) and np.array_equal(a.calls, b.calls)
+
+
+def test_numpy_seed_arrays_and_scalars_are_accepted():
+    want = L.run_judge_many(RECORDS[:20], [5, 6, 7])
+    for seeds in (np.array([5, 6, 7]), np.array([5, 6, 7], dtype=np.uint64), range(5, 8),
+                  (np.int32(5), 6, np.uint8(7))):
+        got = L.run_judge_many(RECORDS[:20], seeds)
+        assert got.seeds == (5, 6, 7) and all(type(s) is int for s in got.seeds)
+        assert np.array_equal(got.harmful, want.harmful)
+
+
+def test_result_is_read_only():
+    runs = L.run_judge_many(RECORDS[:5], [1])
+    with pytest.raises(ValueError):
+        runs.harmful[0, 0] = True
+    with pytest.raises(ValueError):
+        runs.calls[0] = 0
+
+
+def test_run_index():
+    runs = L.run_judge_many(RECORDS[:5], [1, 2])
+    assert runs.run(-1) == runs.run(1) == L.run_judge(RECORDS[:5], 2)
+    assert runs.run(np.int64(0)).seed == 1
+    with pytest.raises(ValueError, match="i must"):
+        runs.run(2)
+    with pytest.raises(TypeError, match="i must"):
+        runs.run(1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Vectorised metrics
+# ---------------------------------------------------------------------------------------------
+
+def test_rounded_ratio_rounds_like_python():
+    num, den = np.meshgrid(np.arange(0, 300), np.arange(0, 300))
+    num, den = num.ravel(), den.ravel()
+    got = many.rounded_ratio(num, den)
+    want = [round(a / b, 4) if b else 0.0 for a, b in zip(num.tolist(), den.tolist())]
+    assert got.tolist() == want
+
+
+def test_measure_many_by_hand():
+    """Three records (harmful, clean, harmful), two runs."""
+    actual = np.array([True, False, True])
+    harmful = np.array([[True, True, False],      # tp 1, fp 1, fn 1, tn 0
+                        [False, False, False]])   # tp 0, fp 0, fn 2, tn 1
+    m = many.measure_many(harmful, actual)
+    assert m["tp"].tolist() == [1, 0] and m["fp"].tolist() == [1, 0]
+    assert m["fn"].tolist() == [1, 2] and m["tn"].tolist() == [0, 1]
+    assert m["precision"].tolist() == [0.5, 0.0]
+    assert m["recall"].tolist() == [0.5, 0.0]
+    assert m["false_block_rate"].tolist() == [1.0, 0.0]
+    assert many.agreement_many(harmful, actual).tolist() == [1 / 3, 1 / 3]
+    with pytest.raises(ValueError, match="harmful"):
+        many.measure_many(harmful[0], actual)
+
+
+def test_measure_matches_lessonlib_measure_per_seed():
+    runs = L.run_judge_many(RECORDS, range(30), 1.2)
+    m, agree = runs.measure(), runs.agreement()
+    for i in range(30):
+        run = runs.run(i)
+        want = L.measure(RECORDS, run.decide)
+        assert {k: m[k][i].item() for k in want} == want
+        assert agree[i] == L.agreement(RECORDS, run.decide)
+
+
+# ---------------------------------------------------------------------------------------------
+# Faster plans and hashes equal the simulator's own
+# ---------------------------------------------------------------------------------------------
+
+@settings(derandomize=True, deadline=None, max_examples=40)
+@given(texts=st.lists(st.text(max_size=40), min_size=1, max_size=6), prefix=st.text(max_size=8),
+       temperature=temperature_st, cues=cues_st, spurious=spurious_st)
+def test_plan_many_equals_model_plan(texts, prefix, temperature, cues, spurious):
+    model = L.SimulatedModel(temperature, cues, spurious, window=20)
+    prompts = [prefix + t for t in texts]
+    assert many.plan_many(model, prompts, prefix) == [model.plan(p) for p in prompts]
+    assert many.trace_ids(prompts) == [L.trace_id(p) for p in prompts]
+
+
+def test_trace_ids_by_hand():
+    """FNV-1a: h = 2166136261, then h = (h ^ ord(c)) * 16777619 mod 2**32 per character."""
+    h = 2166136261
+    h = ((h ^ ord("a")) * 16777619) % 2**32
+    assert many.trace_ids(["", "a"]) == [2166136261, h]
+    with pytest.raises(ValueError, match="prefix"):
+        many.trace_ids(["ab", "cd"], "a")
+
+
+# ---------------------------------------------------------------------------------------------
+# Validation: the parameter is named, nothing is computed
+# ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seeds, error", [
+    ([], ValueError), (range(0), ValueError), (np.array([], dtype=int), ValueError),
+    ([-1], ValueError), (range(-2, 3), ValueError), (np.array([3, -1]), ValueError),
+    ([1.0], TypeError), ([True], TypeError), (np.array([1.5]), TypeError),
+    (np.array([True]), TypeError), (np.zeros((2, 2), dtype=int), ValueError),
+    ("12", TypeError), (5, TypeError), ({1: 2}, TypeError), ([1, "2"], TypeError),
+])
+def test_bad_seeds(seeds, error):
+    with pytest.raises(error, match="seeds"):
+        L.run_judge_many(RECORDS[:3], seeds)
+
+
+@pytest.mark.parametrize("kwargs, error, name", [
+    ({"temperature": -0.1}, ValueError, "temperature"),
+    ({"temperature": math.nan}, ValueError, "temperature"),
+    ({"guideline": 3}, TypeError, "guideline"),
+    ({"max_output": 0}, ValueError, "max_output"),
+    ({"max_output": 2.0}, TypeError, "max_output"),
+    ({"cues": {"yok": "belki"}}, ValueError, "cues"),
+    ({"spurious": ["asiri"]}, TypeError, "spurious"),
+    ({"unreadable_as": "skip"}, ValueError, "unreadable_as"),
+    ({"chunk": 0}, ValueError, "chunk"),
+    ({"chunk": 1.5}, TypeError, "chunk"),
+])
+def test_bad_arguments(kwargs, error, name):
+    with pytest.raises(error, match=name):
+        L.run_judge_many(RECORDS[:3], [1], **kwargs)
+
+
+def test_bad_records_and_model():
+    with pytest.raises(ValueError, match="records"):
+        L.run_judge_many([], [1])
+    with pytest.raises(TypeError, match="records"):
+        L.run_judge_many([1, 2], [1])
+    with pytest.raises(TypeError, match="model"):
+        many.run_model_many(RECORDS[:3], [1], "simulated")
+    with pytest.raises(ValueError, match="max_output"):
+        many.run_model_many(RECORDS[:3], [1], L.SimulatedModel(), max_output=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Draws exactly on a threshold (states built backwards through the generator)
+# ---------------------------------------------------------------------------------------------
+
+M = 2**32
+
+
+def seed_word_for(state, record_word, steps=1):
+    """The seed word whose generator reaches ``state`` after ``steps`` draws (inverted by hand)."""
+    for _ in range(steps):
+        state = ((state - 1013904223) * pow(1664525, -1, M)) % M
+    x = state ^ (state >> 16)                                   # undo x ^= x >> 16
+    x = (x * pow(3266489909, -1, M)) % M
+    x = x ^ (x >> 13) ^ (x >> 26)                               # undo x ^= x >> 13
+    x = (x * pow(2246822507, -1, M)) % M
+    return x ^ record_word
+
+
+def test_label_draw_on_its_threshold():
+    """pick: 'temiz' when u < w_temiz, so the state ceil(w * 2**32) is the first 'zararli'."""
+    model = L.SimulatedModel()
+    h = many.hoist(RECORDS[:1], model, L.GUIDELINE, 24, "clean")
+    w = model.plan(build_prompt(RECORDS[0])).weights[0]
+    cut = math.ceil(w * M)
+    assert int(h.cut[0]) == cut
+    g = int(h.word[0])
+    words = np.array([seed_word_for(cut - 1, g), seed_word_for(cut, g)], dtype=np.uint32)
+    assert many._states(words, h.word, 1)[0][0].tolist() == [cut - 1, cut]
+    label, form = many._labels_and_forms(h, np.array([0]), words)
+    assert label[0].tolist() == [0, 1] and form is None
+    # the whole engine on seeds whose word is exactly these (x ^ x >> 16 undoes itself)
+    seeds = [int(w) ^ (int(w) >> 16) for w in words]
+    runs = L.run_judge_many(RECORDS[:1], seeds)
+    assert runs.harmful[:, 0].tolist() == [False, True]
+    assert [L.run_judge(RECORDS[:1], s).labels[1] for s in seeds] == ["temiz", "zararli"]
+
+
+def test_free_form_draw_on_its_thresholds():
+    """The forms split [0, 1) at 0.42 and 0.42 + 0.26; the second draw picks the form."""
+    model = L.SimulatedModel()
+    h = many.hoist(RECORDS[:1], model, NO_SINGLE, 24, "clean")
+    cuts = [math.ceil(0.42 * M), math.ceil((0.42 + 0.26) * M)]
+    assert [int(c) for c in h.form_cuts] == cuts
+    g = int(h.word[0])
+    states = [cuts[0] - 1, cuts[0], cuts[1] - 1, cuts[1], M - 1]
+    words = np.array([seed_word_for(s, g, steps=2) for s in states], dtype=np.uint32)
+    _, form = many._labels_and_forms(h, np.array([0]), words)
+    assert form[0].tolist() == [0, 1, 1, 2, 2]
