@@ -477,10 +477,7 @@ def _many_engine(panel, records, seeds, guideline, model_many=None):
     import numpy as np
 
     if model_many is None:
-        try:
-            from .many import run_model_many as model_many
-        except ImportError:     # TEMPORARY until the many-seed engine is merged
-            model_many = model_many_loop
+        from .many import run_model_many as model_many
 
     n_judges, quorum = len(panel.asks), panel.quorum
     votes, valid, counters = [], [], []

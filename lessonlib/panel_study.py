@@ -121,7 +121,7 @@ def band(values, coverage=0.95):
     """(low, high) of the central ``coverage`` share of ``values`` (linear percentiles)."""
     import numpy as np
 
-    tail = (1 - coverage) / 2 * 100
+    tail = (100 - coverage * 100) / 2
     low, high = np.percentile(np.asarray(values, dtype=float), [tail, 100 - tail])
     return float(low), float(high)
 

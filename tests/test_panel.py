@@ -589,3 +589,50 @@ def test_run_many_checks_its_arguments(records):
     with pytest.raises(TypeError, match="panel"):
         from lessonlib.panel import run_many
         run_many("panel", records, [0])
+
+
+PANEL_SETUPS = st.fixed_dictionaries({
+    "judges": st.lists(st.sampled_from(JUDGE_NAMES), min_size=1, max_size=3),
+    "quorum": st.integers(1, 4),
+    "aggregate": st.sampled_from(["median", "mean", "min"]),
+    "min_agreement": st.sampled_from([0.0, 0.34, 0.5, 0.67, 1.0]),
+    "on_unreadable": st.sampled_from(["harmful", "clean", "abstain"]),
+})
+
+
+@settings(max_examples=30, deadline=None)
+@given(setup=PANEL_SETUPS,
+       seeds=st.lists(st.integers(0, 2 ** 40), min_size=1, max_size=4),
+       guideline=st.sampled_from([L.GUIDELINE, FF]))
+def test_run_many_with_the_engine_equals_run_seed_by_seed(lesson_records, setup, seeds,
+                                                          guideline):
+    records = lesson_records[:90]     # enough records to pass the rate limit (37 calls)
+    panel = Panel(judge_models(*setup["judges"]), setup["quorum"], setup["aggregate"],
+                  setup["min_agreement"], setup["on_unreadable"])
+    many = panel.run_many(records, seeds, guideline)
+    assert many.method == "engine"
+    for i, seed in enumerate(seeds):
+        assert many.run(i) == panel.run(records, seed, guideline)
+
+
+def test_run_many_engine_on_the_lesson_records(lesson_records):
+    panel = Panel(judge_models(*DIVERSE), quorum=2, on_unreadable="abstain")
+    seeds = [L.SEED, L.SEED + 1, 7]
+    many = panel.run_many(lesson_records, seeds, FF)
+    loop = panel.run_many(lesson_records, seeds, FF, method="loop")
+    assert (many.method, loop.method) == ("engine", "loop")
+    for i in range(len(seeds)):
+        assert many.run(i) == loop.run(i)
+    assert np.array_equal(many.harmful, loop.harmful)
+    assert np.array_equal(many.judge_calls, loop.judge_calls)
+
+
+def test_one_judge_run_many_equals_run_judge_many(lesson_records):
+    from lessonlib.many import run_judge_many
+
+    seeds = range(L.SEED, L.SEED + 20)
+    many = Panel([L.SimulatedModel()], on_unreadable="clean").run_many(lesson_records, seeds)
+    want = run_judge_many(lesson_records, seeds)
+    assert np.array_equal(many.harmful, want.harmful)
+    assert np.array_equal(many.calls, want.calls)
+    assert np.array_equal(many.input_tokens, want.input_tokens)
