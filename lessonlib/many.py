@@ -398,30 +398,30 @@ def _scan_chunk(h, a1, a2, harmful, unreadable, retried, rate_first):
             read[ok] = h.read[label, BARE]
         else:
             read[ok] = h.read[label, form]
-    final = np.empty((n, s), dtype=bool)
-    lost = np.empty((n, s), dtype=bool)
-    again = np.empty((n, s), dtype=bool)
-    limited = np.zeros((n, s), dtype=bool)
+    bad1 = read1 < 0
+    again = np.empty((n, s), dtype=bool)       # the first call failed: retried
+    limited = np.zeros((n, s), dtype=bool)     # ... because of the rate limit
+    late = np.zeros((n, s), dtype=bool)        # the retry hit the rate limit
     count = np.zeros(s, dtype=np.int64)
+    rest = np.empty(s, dtype=np.int64)
     every = h.every
-    for j in range(n):
+    for j in range(n):                         # only the call counter ties the records
         if h.overflow[j]:
             count += 2
-            final[j] = h.fallback
-            lost[j] = again[j] = True
+            again[j] = True
             continue
         count += 1
-        lim = count % every == 0
-        r1 = read1[j]
-        redo = lim | (r1 < 0)
-        count += redo
-        r2 = np.where(redo & (count % every != 0), read2[j], -1)
-        got = np.where(redo, r2, r1)
-        final[j] = np.where(got < 0, h.fallback, got == 1)
-        lost[j] = got < 0
-        again[j] = redo
-        limited[j] = lim
-    harmful[:] = final.T
+        np.remainder(count, every, out=rest)
+        np.equal(rest, 0, out=limited[j])
+        np.logical_or(limited[j], bad1[j], out=again[j])
+        count += again[j]
+        np.remainder(count, every, out=rest)
+        np.equal(rest, 0, out=late[j])
+        late[j] &= again[j]
+    got = np.where(again, np.where(late, -1, read2), read1)
+    got[h.overflow] = -1
+    lost = got < 0
+    harmful[:] = (np.where(lost, h.fallback, got == 1)).T
     unreadable[:] = lost.T
     retried[:] = again.T
     rate_first[:] = limited.T
