@@ -254,22 +254,69 @@ def cue_text(records, rows):
 
 # --- the picture to end on ------------------------------------------------------
 
+def series_name(setup):
+    """A setup's name without its quorum part ('single judge, quorum 3' -> 'single judge')."""
+    return setup.name.split(", quorum")[0]
+
+
 def plot_band_against_cost(rows, metric="agreement", ax=None):
-    """Band width of ``metric`` against mean calls per run, one labelled point a setup."""
+    """Band width of ``metric`` against mean calls per run.
+
+    Setups that differ only in quorum are joined into one line, each point
+    marked with its quorum (q1, q3, ...).
+    """
     import matplotlib.pyplot as plt
 
     check_choice("metric", metric, METRICS)
     if ax is None:
         _, ax = plt.subplots(figsize=(7.5, 4.2))
-    xs = [r.mean_calls for r in rows]
-    ys = [r.width(metric) for r in rows]
-    ax.plot(xs, ys, "o", color="tab:blue")
-    for r, x, y in zip(rows, xs, ys):
-        ax.annotate(r.name, (x, y), textcoords="offset points", xytext=(6, 4), fontsize=8)
-    ax.set_xlabel("model calls per run (240 records)")
+    series = {}
+    for r in rows:
+        series.setdefault(series_name(r.setup), []).append(r)
+    for name, members in series.items():
+        members = sorted(members, key=lambda r: r.setup.quorum)
+        xs = [r.mean_calls for r in members]
+        ys = [r.width(metric) for r in members]
+        ax.plot(xs, ys, "o-", label=name)
+        for r, x, y in zip(members, xs, ys):
+            ax.annotate(f"q{r.setup.quorum}", (x, y), textcoords="offset points",
+                        xytext=(5, 5), fontsize=8)
+    ax.set_xlabel("model calls per run (mean over the panel seeds)")
     ax.set_ylabel(f"width of the 95% band of {metric.replace('_', ' ')}")
     ax.set_title(f"Run-to-run band against cost ({len(rows[0].many)} panel seeds)")
-    ax.set_xlim(0, max(xs) * 1.25)
-    ax.set_ylim(bottom=0)
+    ax.set_xlim(0, max(r.mean_calls for r in rows) * 1.1)
+    ax.set_ylim(bottom=-0.002)
     ax.grid(alpha=0.3)
+    ax.legend()
     return ax
+
+
+def quote(rows, *keys):
+    """The figures the notebook's prose quotes, one line a setup.
+
+    Keys: calls, mean_calls, input_tokens, unreadable, changed, agreement, precision,
+    recall, false_block_rate (at the lesson's seed), '<metric> band' (width) and
+    '<metric> range' (low - high).
+    """
+    lines = []
+    for r in rows:
+        cells = []
+        for key in keys:
+            if key.endswith(" band"):
+                value = f"{r.width(key[:-5]):.4f}"
+            elif key.endswith(" range"):
+                low, high = r.bands[key[:-6]]
+                value = f"{low:.4f} - {high:.4f}"
+            elif key in ("calls", "input_tokens", "unreadable"):
+                value = str(getattr(r, key))
+            elif key in ("changed", "mean_calls"):
+                value = f"{getattr(r, key):.2f}"
+            elif key == "agreement":
+                value = f"{r.agreement:.4f}"
+            elif key in METRICS:
+                value = f"{r.scores[key]:.4f}"
+            else:
+                raise ValueError(f"unknown key {key!r}; see quote's docstring for the keys")
+            cells.append(f"{key} {value}")
+        lines.append(f"{r.name}: " + ", ".join(cells))
+    return "\n".join(lines)

@@ -10,6 +10,7 @@ import pytest
 
 import lessonlib as L
 from lessonlib import panel_exercises as ex
+from lessonlib import panel_study as S
 from lessonlib.panel_study import (COMPARISON, CUE, FREE_FORM_GUIDELINE, GREEDY, SINGLE,
                                    UNREADABLE, Setup, band, cue_groups, cue_text,
                                    expected_changed, plot_band_against_cost, rates_many, study,
@@ -125,7 +126,7 @@ def test_plot_band_against_cost(records):
     rows = study(records, GREEDY[:2], seeds=range(3))
     ax = plot_band_against_cost(rows)
     assert ax.get_xlabel().startswith("model calls")
-    assert len(ax.texts) == 2
+    assert len(ax.texts) == 2 and [t.get_text() for t in ax.texts] == ["q1", "q3"]
     with pytest.raises(ValueError, match="metric"):
         plot_band_against_cost(rows, metric="speed")
     plt.close("all")
@@ -165,3 +166,19 @@ def test_check_unreadable_rule(capsys):
     for wrong in ("clean", "harmful", "skip", None):
         assert ex.check_unreadable_rule(wrong) is False
         assert capsys.readouterr().out.startswith("Not yet:")
+
+
+def test_quote_prints_the_requested_figures(records):
+    rows = study(records, (SINGLE,), seeds=[L.SEED, L.SEED + 1])
+    text = S.quote(rows, "calls", "input_tokens", "recall", "agreement", "changed",
+                   "recall range")
+    assert text == ("single judge: calls 246, input_tokens 10779, recall 0.9570, "
+                    "agreement 0.8833, changed 8.00, recall range "
+                    f"{86 / 93 + 0.025 * 3 / 93:.4f} - {89 / 93 - 0.025 * 3 / 93:.4f}")
+    with pytest.raises(ValueError, match="key"):
+        S.quote(rows, "speed")
+
+
+def test_series_join_setups_that_differ_in_quorum():
+    assert [S.series_name(s) for s in COMPARISON] == [
+        "single judge", "single judge", "single judge", "diverse panel", "diverse panel"]
