@@ -27,18 +27,22 @@ seed, guideline)`` asks every judge about every record ``quorum`` times:
 * **passes** - judge *j*'s sample *q* is one pass over all records with its
   own sampling seed (below).  Before each pass the judge's ``reset()`` is
   called when it has one, so each judge keeps its own call counter (its own
-  rate limit) and a pass of judge *j* is exactly what :func:`run_judge` does
-  with that judge and that seed.  Judges never share a counter.
+  rate limit), reset at the start of every run and of every pass within it;
+  judges never share a counter.  A pass of judge *j* is thus exactly what
+  :func:`~lessonlib.judge.run_judge` does with that judge and that seed,
+  which is what lets :func:`run_many` use the many-seed engine (a fresh
+  counter per seed) pass by pass.
 * **one retry** - a reply whose label cannot be read is asked again once
   with the sample seed + 1 (:func:`~lessonlib.judge.ask_for_label`).
 * **votes** - a readable label is a vote: harmful = 1, clean = 0.  A sample
   still unreadable after its retry becomes a vote by ``on_unreadable``:
   ``'harmful'`` (1, fail-closed; the default), ``'clean'`` (0, the lesson's
   fail-open rule) or ``'abstain'`` (no vote).
-* **a judge's score** is the median of its votes on the record (0, 0.5 or
-  1 with two votes...).  With ``'abstain'`` the unreadable samples drop out
-  of the median; a judge with no vote left abstains on that record.
-  A judge *flags* the record when its score >= 0.5.
+* **a judge's score** is the median of its votes on the record: 0 or 1,
+  or 0.5 when an even number of votes splits evenly.  With ``'abstain'``
+  the unreadable samples drop out of the median (the rest still decide);
+  a judge with no vote left abstains on that record.  A judge *flags* the
+  record when its score >= 0.5 (so an even split flags).
 * **the verdict** - the panel flags the record when the fraction of the
   judges (that did not abstain) which flag it is >= ``min_agreement``:
   0.5 is a majority, 1.0 needs every judge.  If every judge abstains the
