@@ -175,9 +175,9 @@ def study(records, setups, seeds=None, seed=SEED, guideline=GUIDELINE):
             raise TypeError(f"setups must hold Setup objects, got {type(s).__name__}")
     seeds = range(seed, seed + BAND_SEEDS) if seeds is None else seeds
     actual = np.array([is_harmful(r) for r in records])
+    panels = [setup.panel() for setup in setups]      # every setup checked before any run
     rows = []
-    for setup in setups:
-        panel = setup.panel()
+    for setup, panel in zip(setups, panels):
         run = panel.run(records, seed, guideline)
         many = panel.run_many(records, seeds, guideline)
         per_seed = rates_many(many.harmful, actual)

@@ -182,3 +182,8 @@ def test_quote_prints_the_requested_figures(records):
 def test_series_join_setups_that_differ_in_quorum():
     assert [S.series_name(s) for s in COMPARISON] == [
         "single judge", "single judge", "single judge", "diverse panel", "diverse panel"]
+
+
+def test_study_checks_every_setup_before_running(records):
+    with pytest.raises(ValueError, match="aggregate"):
+        study(records, (SINGLE, Setup("bad", aggregate="max")), seeds=[1])
