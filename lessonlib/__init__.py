@@ -8,6 +8,7 @@ One module per lesson step, in the lesson's words:
 * :mod:`lessonlib.simulator` - the language-model simulator
 * :mod:`lessonlib.judge`     - the model-as-judge built on the simulator
 * :mod:`lessonlib.report`    - the lesson's printed blocks
+* :mod:`lessonlib.panel`     - a panel of judges: quorum, aggregate, agreement
 
 Everything is pure Python; nothing calls a network.
 """
@@ -21,6 +22,7 @@ from .records import (CLASS_SHARE, CLASSES, FEATURES, PROFILE, SEED, SOURCE_SHAR
                       write_records_csv)
 from .report import (Lesson, class_block, comparison_block, comparison_rows, lesson,
                      lesson_blocks, sample_call_block)
+from .panel import DIVERSE, JUDGES, AskReply, JudgeSpec, Panel, PanelRun, judge_models
 from .simulator import (CUE_TABLE, FLAG_WORD, FREE_FORM, LABELS, MAX_OUTPUT, PRIOR,
                         RATE_LIMIT_EVERY, SOURCE_WORD, SPURIOUS, WINDOW, PromptPlan, Reply,
                         SimulatedModel, tokenize)

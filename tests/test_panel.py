@@ -1,0 +1,638 @@
+"""The panel of judges (lessonlib.panel): every rule, checked on small hand-worked cases.
+
+The judges here are fake asks: deterministic callables that answer from a
+script (record number, seed) -> reply and log every call.  Expectations are
+worked out by hand from the rules in the module docstring.
+"""
+
+import math
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import lessonlib as L
+from lessonlib.panel import (DIVERSE, JUDGE_NAMES, JUDGES, SLOT_STRIDE, AskReply, Panel,
+                             judge_models, judge_spec, slot_seed)
+
+STRIDE = 2 ** 32          # the documented slot stride, written out by hand
+H, C = "zararli", "temiz"
+NOISE = "degerlendirme tamamlandi"      # a reply with no label in it
+
+
+def record_no(prompt):
+    return int(re.search(r"kayit (\d+) :", prompt).group(1))
+
+
+class FakeAsk:
+    """Answers ``script(no, seed)`` (text, or an object); logs (no, seed); counts; resettable."""
+
+    def __init__(self, script, tokens=None):
+        self.script = script
+        self.tokens = tokens
+        self.log = []
+        self.resets = 0
+        self.calls = 0
+
+    def __call__(self, prompt, seed):
+        self.calls += 1
+        no = record_no(prompt)
+        self.log.append((no, seed))
+        text = self.script(no, seed)
+        return text if self.tokens is None else AskReply(text, self.tokens)
+
+    def reset(self):
+        self.resets += 1
+        self.calls = 0
+
+
+def always(text):
+    return FakeAsk(lambda no, seed: text)
+
+
+def by_seed(table, default=C):
+    """Reply by the slot number k = seed // STRIDE of a run with seed 0 (retry seeds too)."""
+    return FakeAsk(lambda no, seed: table.get(seed // STRIDE, default))
+
+
+@pytest.fixture(scope="module")
+def records():
+    return L.make_records(4)
+
+
+@pytest.fixture(scope="module")
+def lesson_records():
+    return L.make_records()
+
+
+def one(records):
+    return records[:1]
+
+
+# --- validation -------------------------------------------------------------
+
+def test_no_asks_is_a_value_error():
+    with pytest.raises(ValueError, match="asks"):
+        Panel([])
+
+
+@pytest.mark.parametrize("asks", [None, "abc", 3, always(C)])
+def test_asks_must_be_a_list_of_callables(asks):
+    with pytest.raises(TypeError, match="asks"):
+        Panel(asks)
+
+
+def test_a_member_that_is_not_callable_is_named():
+    with pytest.raises(TypeError, match=r"asks\[1\]"):
+        Panel([always(C), "not a judge"])
+
+
+def test_unknown_aggregate_names_the_allowed_ones():
+    with pytest.raises(ValueError) as info:
+        Panel([always(C)], aggregate="max")
+    msg = str(info.value)
+    assert "aggregate" in msg and "'median'" in msg and "'mean'" in msg and "'min'" in msg
+
+
+def test_aggregate_must_be_text():
+    with pytest.raises(TypeError, match="aggregate"):
+        Panel([always(C)], aggregate=None)
+
+
+def test_unknown_on_unreadable_names_the_allowed_ones():
+    with pytest.raises(ValueError) as info:
+        Panel([always(C)], on_unreadable="ignore")
+    msg = str(info.value)
+    assert "on_unreadable" in msg and "'harmful'" in msg and "'clean'" in msg
+    assert "'abstain'" in msg
+    with pytest.raises(TypeError, match="on_unreadable"):
+        Panel([always(C)], on_unreadable=0)
+
+
+@pytest.mark.parametrize("quorum, read", [(1, 1), (3, 3), (0, 1), (-5, 1)])
+def test_quorum_below_one_is_read_as_one(quorum, read):
+    assert Panel([always(C)], quorum=quorum).quorum == read
+
+
+@pytest.mark.parametrize("quorum", [2.0, "3", None, True])
+def test_quorum_must_be_an_integer(quorum):
+    with pytest.raises(TypeError, match="quorum"):
+        Panel([always(C)], quorum=quorum)
+
+
+@pytest.mark.parametrize("value, read", [(0.5, 0.5), (1, 1.0), (1.7, 1.0), (-0.2, 0.0),
+                                         (0, 0.0), (math.inf, 1.0), (-math.inf, 0.0)])
+def test_min_agreement_is_clamped(value, read):
+    assert Panel([always(C)], min_agreement=value).min_agreement == read
+
+
+def test_min_agreement_must_be_a_number():
+    with pytest.raises(TypeError, match="min_agreement"):
+        Panel([always(C)], min_agreement="0.5")
+    with pytest.raises(TypeError, match="min_agreement"):
+        Panel([always(C)], min_agreement=True)
+    with pytest.raises(ValueError, match="min_agreement"):
+        Panel([always(C)], min_agreement=math.nan)
+
+
+def test_run_checks_its_arguments_before_asking(records):
+    ask = always(H)
+    panel = Panel([ask])
+    with pytest.raises(ValueError, match="records"):
+        panel.run([])
+    with pytest.raises(TypeError, match="records"):
+        panel.run(["not a record"])
+    with pytest.raises(ValueError, match="seed"):
+        panel.run(records, seed=-1)
+    with pytest.raises(TypeError, match="seed"):
+        panel.run(records, seed=1.5)
+    with pytest.raises(TypeError, match="guideline"):
+        panel.run(records, guideline=None)
+    assert ask.log == [] and ask.resets == 0
+
+
+def test_an_ask_returning_the_wrong_type_is_a_type_error(records):
+    with pytest.raises(TypeError, match="ask"):
+        Panel([lambda prompt, seed: 42]).run(records)
+
+
+# --- seeds ------------------------------------------------------------------
+
+def test_seeds_are_the_documented_slots():
+    assert SLOT_STRIDE == STRIDE
+    # two judges, quorum 2, run seed 7: slot k = q * 2 + j uses 7 + k * 2**32
+    assert Panel([always(C), always(C)], quorum=2).seeds(7) == [
+        [7, 7 + 2 * STRIDE], [7 + STRIDE, 7 + 3 * STRIDE]]
+    assert slot_seed(7, 1, 2, 3) == 7 + 7 * STRIDE
+    with pytest.raises(ValueError, match="judge"):
+        slot_seed(7, 3, 0, 3)
+
+
+def test_judge_zero_sample_zero_uses_the_run_seed(records):
+    asks = [always(C), always(C)]
+    Panel(asks, quorum=3).run(records, seed=123)
+    assert {seed for _, seed in asks[0].log} == {123, 123 + 2 * STRIDE, 123 + 4 * STRIDE}
+    assert {seed for _, seed in asks[1].log} == {123 + STRIDE, 123 + 3 * STRIDE,
+                                                 123 + 5 * STRIDE}
+    assert asks[0].log[0] == (records[0].no, 123)
+
+
+def test_a_retry_uses_the_sample_seed_plus_one(records):
+    # first call of each sample unreadable, the retry (seed + 1) says harmful
+    ask = FakeAsk(lambda no, seed: NOISE if seed % 2 == 0 else H)
+    run = Panel([ask], quorum=2).run(one(records), seed=10)
+    assert ask.log == [(records[0].no, 10), (records[0].no, 11),
+                       (records[0].no, 10 + STRIDE), (records[0].no, 11 + STRIDE)]
+    assert run.labels == {records[0].no: H}
+    assert (run.calls, run.retries, run.unreadable) == (4, 2, 0)
+
+
+@given(seed=st.integers(0, 2 ** 40), judges=st.integers(1, 4), quorum=st.integers(1, 6))
+def test_no_sample_seed_meets_another_samples_seed_or_retry_seed(seed, judges, quorum):
+    seeds = [s for row in Panel([always(C)] * judges, quorum=quorum).seeds(seed) for s in row]
+    every = seeds + [s + 1 for s in seeds]
+    assert len(set(every)) == 2 * judges * quorum
+
+
+def test_different_slots_draw_differently():
+    # the same model asked with two slot seeds of one run must not copy its draws
+    model = L.SimulatedModel(temperature=5.0)
+    prompt = L.build_prompt(L.make_records(1)[0])
+    a = [model.call(prompt, s).text for s in range(200)]
+    b = [model.call(prompt, s + STRIDE).text for s in range(200)]
+    assert sum(x != y for x, y in zip(a, b)) > 40
+
+
+# --- a judge's score: the median of its samples ------------------------------
+
+@pytest.mark.parametrize("votes, score, flag", [
+    ("HCH", 1.0, True), ("HCC", 0.0, False), ("CCH", 0.0, False), ("HHH", 1.0, True),
+    ("HC", 0.5, True), ("CC", 0.0, False), ("HHCC", 0.5, True), ("HCCC", 0.0, False),
+    ("HHHC", 1.0, True), ("HCCCH", 0.0, False), ("HCHCH", 1.0, True)])
+def test_a_judge_scores_the_median_of_its_samples(records, votes, score, flag):
+    ask = by_seed({k: H if v == "H" else C for k, v in enumerate(votes)})
+    run = Panel([ask], quorum=len(votes)).run(one(records), seed=0)
+    no = records[0].no
+    assert run.judge_scores[no] == (score,)
+    assert run.scores[no] == score
+    assert run.labels[no] == (H if flag else C)
+    assert run.calls == len(votes)
+
+
+# --- the panel's verdict: min_agreement ---------------------------------------
+
+def panel_of(labels, **kw):
+    """One judge per letter (H harmful, C clean), each always answering that label."""
+    return Panel([always({"H": H, "C": C}[x]) for x in labels], **kw)
+
+
+@pytest.mark.parametrize("labels, min_agreement, flagged", [
+    ("HHC", 0.5, True),      # 2/3 >= 0.5
+    ("HHC", 1.0, False),     # 2/3 <  1
+    ("HHH", 1.0, True),      # unanimous
+    ("HHC", 0.67, False),    # 0.6667 < 0.67
+    ("HHC", 0.66, True),
+    ("HCC", 0.5, False),     # 1/3 < 0.5
+    ("HHCC", 0.5, True),     # a tie is a majority of at least half
+    ("HCCC", 0.5, False),
+    ("CCC", 0.0, True),      # 0/3 >= 0: a panel that needs no judge flags everything
+    ("CCC", -3, True),       # clamped to 0
+    ("HHC", 7, False),       # clamped to 1
+    ("HHH", 7, True),
+])
+def test_the_panel_flags_when_enough_judges_flag(records, labels, min_agreement, flagged):
+    run = panel_of(labels, min_agreement=min_agreement).run(one(records))
+    assert run.labels[records[0].no] == (H if flagged else C)
+
+
+# --- aggregate: the reported score --------------------------------------------
+
+@pytest.mark.parametrize("aggregate, score", [("median", 1.0), ("mean", 2.5 / 3),
+                                              ("min", 0.5)])
+def test_aggregate_combines_the_judges_scores(records, aggregate, score):
+    # quorum 2: judges A and B say H, H (score 1); judge C says H then C (score 0.5)
+    asks = [always(H), always(H), by_seed({2: H, 5: C})]   # C's slots: k = 2 and k = 5
+    run = Panel(asks, quorum=2, aggregate=aggregate).run(one(records), seed=0)
+    no = records[0].no
+    assert run.judge_scores[no] == (1.0, 1.0, 0.5)
+    assert run.scores[no] == pytest.approx(score, abs=0)
+    assert run.labels[no] == H              # every judge flags (0.5 >= 0.5)
+
+
+def test_aggregate_does_not_decide_the_verdict(records):
+    # scores 1, 0, 0: median 0 and min 0 but mean 1/3; majority says clean either way
+    for aggregate, score in (("median", 0.0), ("mean", 1 / 3), ("min", 0.0)):
+        run = panel_of("HCC", aggregate=aggregate).run(one(records))
+        assert run.scores[records[0].no] == score
+        assert run.labels[records[0].no] == C
+    run = panel_of("HHC", aggregate="min").run(one(records))
+    assert (run.scores[records[0].no], run.labels[records[0].no]) == (0.0, H)
+
+
+# --- unreadable after the retry -------------------------------------------------
+
+@pytest.mark.parametrize("rule, label, score", [("harmful", H, 1.0), ("clean", C, 0.0),
+                                                ("abstain", H, 1.0)])
+def test_a_lone_unreadable_judge(records, rule, label, score):
+    ask = always(NOISE)
+    run = Panel([ask], on_unreadable=rule).run(records)
+    assert set(run.labels.values()) == {label}
+    assert set(run.scores.values()) == {score}
+    assert (run.calls, run.retries, run.unreadable) == (8, 4, 4)
+    if rule == "abstain":
+        assert set(run.judge_scores.values()) == {(None,)}
+
+
+def test_the_default_fails_closed(records):
+    assert Panel([always(C)]).on_unreadable == "harmful"
+    assert set(Panel([always(NOISE)]).run(records).labels.values()) == {H}
+
+
+@pytest.mark.parametrize("rule, judge_scores, label", [
+    ("harmful", (1.0, 0.0, 0.0), C),    # unreadable counts as a harmful vote: 1/3 flag
+    ("clean", (0.0, 0.0, 0.0), C),
+    ("abstain", (None, 0.0, 0.0), C),   # the vote drops out: 0/2 flag
+])
+def test_an_unreadable_judge_among_clean_ones(records, rule, judge_scores, label):
+    run = Panel([always(NOISE), always(C), always(C)], on_unreadable=rule).run(one(records))
+    assert run.judge_scores[records[0].no] == judge_scores
+    assert run.labels[records[0].no] == label
+
+
+@pytest.mark.parametrize("rule, judge_scores, label, score", [
+    ("harmful", (1.0, 1.0), H, 1.0),        # 2/2 flag
+    ("clean", (0.0, 1.0), H, 0.5),          # 1/2 flag, a tie is enough at 0.5
+    ("abstain", (None, 1.0), H, 1.0),       # the only vote left flags
+])
+def test_an_unreadable_judge_beside_a_flagging_one(records, rule, judge_scores, label, score):
+    run = Panel([always(NOISE), always(H)], on_unreadable=rule).run(one(records))
+    assert run.judge_scores[records[0].no] == judge_scores
+    assert (run.labels[records[0].no], run.scores[records[0].no]) == (label, score)
+
+
+@pytest.mark.parametrize("rule, votes_left, score, label", [
+    ("harmful", "HCH", 1.0, H),     # votes 1, 0, 1 -> median 1
+    ("clean", "CCH", 0.0, C),       # votes 0, 0, 1 -> median 0
+    ("abstain", "CH", 0.5, H),      # the unreadable sample drops out: median of 0, 1 = 0.5
+])
+def test_some_samples_unreadable_under_each_rule(records, rule, votes_left, score, label):
+    ask = by_seed({0: NOISE, 1: C, 2: H})
+    run = Panel([ask], quorum=3, on_unreadable=rule).run(one(records), seed=0)
+    assert run.judge_scores[records[0].no] == (score,)
+    assert run.labels[records[0].no] == label
+    assert (run.calls, run.retries, run.unreadable) == (4, 1, 1)
+
+
+def test_abstain_every_vote_out_flags_the_record(records):
+    run = Panel([always(NOISE), always(NOISE)], quorum=2, on_unreadable="abstain",
+                aggregate="mean").run(one(records))
+    assert run.judge_scores[records[0].no] == (None, None)
+    assert (run.labels[records[0].no], run.scores[records[0].no]) == (H, 1.0)
+
+
+def test_abstain_aggregates_only_the_judges_left(records):
+    # judge scores: abstained, 1, 0 -> mean over the two left = 0.5, min 0
+    asks = [always(NOISE), always(H), always(C)]
+    for aggregate, score in (("mean", 0.5), ("min", 0.0), ("median", 0.5)):
+        run = Panel(asks, on_unreadable="abstain", aggregate=aggregate).run(one(records))
+        assert run.scores[records[0].no] == score
+        assert run.labels[records[0].no] == H          # 1 of 2 flag: 0.5 >= 0.5
+
+
+# --- counters, tokens and resets ------------------------------------------------
+
+def test_totals_and_per_judge_counters(records):
+    # judge A: every first call unreadable (retry readable) -> 2 calls a record;
+    # judge B: always unreadable -> 2 calls a record, all unreadable; quorum 2, 4 records
+    a = FakeAsk(lambda no, seed: NOISE if seed % 2 == 0 else H, tokens=10)
+    b = FakeAsk(lambda no, seed: NOISE, tokens=3)
+    run = Panel([a, b], quorum=2).run(records, seed=0)
+    assert run.judge_calls == (16, 16) and run.calls == 32
+    assert run.judge_retries == (8, 8) and run.retries == 16
+    assert run.judge_unreadable == (0, 8) and run.unreadable == 8
+    assert run.judge_input_tokens == (160, 48) and run.input_tokens == 208
+
+
+def test_plain_text_replies_count_tokens_with_the_course_tokenizer(records):
+    run = Panel([always(H)]).run(one(records))
+    assert run.input_tokens == len(L.tokenize(L.build_prompt(records[0])))
+
+
+def test_reply_objects_with_only_text_are_accepted(records):
+    class Bare:
+        def __init__(self, text):
+            self.text = text
+
+    run = Panel([lambda prompt, seed: Bare(H)]).run(one(records))
+    assert run.labels == {records[0].no: H}
+
+
+def test_each_judge_is_reset_before_each_of_its_passes(records):
+    asks = [always(C), always(C)]
+    panel = Panel(asks, quorum=3)
+    panel.run(records)
+    assert [a.resets for a in asks] == [3, 3]
+    panel.run(records)
+    assert [a.resets for a in asks] == [6, 6]
+
+
+class Limited:
+    """A fake with its own rate limit: every 3rd call since reset is refused (no text)."""
+
+    def __init__(self, label):
+        self.label, self.count = label, 0
+
+    def __call__(self, prompt, seed):
+        self.count += 1
+        return AskReply("" if self.count % 3 == 0 else self.label, 1, "rate_limit"
+                        if self.count % 3 == 0 else "ok")
+
+    def reset(self):
+        self.count = 0
+
+
+def test_each_judge_has_its_own_rate_limit_clock(records):
+    # 4 records, one judge alone: calls 1, 2, [3 refused, 4 its retry], 5 -> 5 calls
+    alone = Panel([Limited(H)]).run(records)
+    assert (alone.calls, alone.retries, alone.unreadable) == (5, 1, 0)
+    # two judges: each keeps its own clock, so each makes the same 5 calls
+    # (one shared clock would refuse calls 3, 6 and 9 of the ten)
+    pair = Panel([Limited(H), Limited(H)]).run(records)
+    assert pair.judge_calls == (5, 5) and pair.judge_retries == (1, 1)
+    # quorum 2: the clock restarts with each pass, so each pass makes 5 calls
+    # (a clock running on would refuse calls 6 and 9: 11 calls)
+    twice = Panel([Limited(H)], quorum=2).run(records)
+    assert (twice.calls, twice.retries) == (10, 2)
+    # and a second run starts afresh
+    panel = Panel([Limited(H)])
+    assert panel.run(records).calls == panel.run(records).calls == 5
+
+
+def test_asks_without_reset_still_work(records):
+    run = Panel([lambda prompt, seed: H], quorum=2).run(records)
+    assert run.calls == 8 and set(run.labels.values()) == {H}
+
+
+def test_decide_reads_the_label(records):
+    run = panel_of("H").run(records)
+    assert all(run.decide(r) for r in records)
+    run = panel_of("C").run(records)
+    assert not any(run.decide(r) for r in records)
+    assert run.seed == L.SEED
+
+
+# --- the one-judge panel is the lesson's judge ----------------------------------
+
+def test_one_judge_panel_is_the_lessons_judge(lesson_records):
+    for seed in (L.SEED, L.SEED + 1):
+        want = L.run_judge(lesson_records, seed)
+        got = Panel([L.SimulatedModel()], on_unreadable="clean").run(lesson_records, seed)
+        assert got.labels == want.labels
+        assert (got.calls, got.retries, got.unreadable, got.input_tokens) == (
+            want.calls, want.retries, want.unreadable, want.input_tokens)
+    assert want.calls == 246 and want.input_tokens == 10779
+
+
+FREE_FORM = L.GUIDELINE.replace("tek ", "")
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2 ** 40),
+       temperature=st.sampled_from([0.0, 0.05, 0.3, 1.0, 3.0]),
+       guideline=st.sampled_from([L.GUIDELINE, FREE_FORM, "kisa : "]),
+       max_output=st.sampled_from([1, 2, 24]),
+       spurious=st.sampled_from([L.SPURIOUS, {}]),
+       rule=st.sampled_from(["clean", "harmful"]))
+def test_one_judge_panel_equals_run_judge_for_any_seed(lesson_records, seed, temperature,
+                                                       guideline, max_output, spurious, rule):
+    records = lesson_records[:80]
+    model = L.SimulatedModel(temperature, L.CUE_TABLE, spurious, max_output=max_output)
+    got = Panel([model], on_unreadable=rule).run(records, seed, guideline)
+    want = L.run_judge(records, seed, temperature, guideline, L.CUE_TABLE, spurious,
+                       max_output, unreadable_as=rule)
+    assert got.labels == want.labels
+    assert (got.calls, got.retries, got.unreadable, got.input_tokens) == (
+        want.calls, want.retries, want.unreadable, want.input_tokens)
+    assert all(got.scores[no] == (1.0 if got.labels[no] == H else 0.0) for no in got.labels)
+
+
+def test_a_prompt_over_the_window_is_unreadable_twice(records):
+    # a window of 10 tokens refuses every prompt of the course: two calls, no label
+    run = Panel([L.SimulatedModel(window=10)]).run(records)
+    assert (run.calls, run.retries, run.unreadable) == (8, 4, 4)
+    assert set(run.labels.values()) == {H}
+
+
+# --- the fictional judge models -------------------------------------------------
+
+def test_fictional_judges_are_the_documented_configurations():
+    assert JUDGE_NAMES == ("lesson", "plain", "wary", "greedy")
+    assert DIVERSE == ("plain", "wary", "greedy")
+    lesson, plain, wary, greedy = judge_models(*JUDGE_NAMES)
+    assert (lesson.temperature, lesson.spurious, lesson.prior) == (
+        0.30, {"asiri": H}, {C: 0.75, H: 0.15})
+    assert (plain.temperature, plain.spurious, plain.prior) == (0.30, {}, {C: 0.75, H: 0.15})
+    assert (wary.temperature, wary.spurious, wary.prior) == (
+        0.30, {"asiri": H}, {C: 0.55, H: 0.35})
+    assert (greedy.temperature, greedy.spurious, greedy.prior) == (
+        0.0, {"asiri": H}, {C: 0.75, H: 0.15})
+    for m in (lesson, plain, wary, greedy):
+        assert m.cues == L.CUE_TABLE and m.calls == 0
+    assert [m.name for m in (lesson, plain, wary, greedy)] == list(JUDGE_NAMES)
+    assert all(spec.differs for spec in JUDGES)
+
+
+def test_judge_models_are_fresh_each_time():
+    a, = judge_models("lesson")
+    a.call("kisa", 1)
+    b, = judge_models("lesson")
+    assert a is not b and b.calls == 0 and a.calls == 1
+
+
+def test_judge_names_are_checked():
+    with pytest.raises(ValueError, match="lesson"):
+        judge_spec("gpt")
+    with pytest.raises(ValueError, match="judge"):
+        judge_models()
+
+
+def test_the_lesson_judge_spec_reproduces_run_judge(lesson_records):
+    run = Panel(judge_models("lesson"), on_unreadable="clean").run(lesson_records, L.SEED)
+    assert run.labels == L.run_judge(lesson_records, L.SEED).labels
+
+
+# --- many seeds ---------------------------------------------------------------
+
+np = pytest.importorskip("numpy")
+
+
+def test_judge_medians_by_hand():
+    from lessonlib.panel import judge_medians
+
+    # one judge, one record, samples (Q=4) as columns of hand cases:
+    # votes H H C C valid all -> 0.5 ; H C C C -> 0 ; H H H C -> 1 ; two valid H C -> 0.5
+    # one valid H -> 1 ; none valid -> NaN ; three valid H C H -> 1
+    cases = [("HHCC", "1111", 0.5), ("HCCC", "1111", 0.0), ("HHHC", "1111", 1.0),
+             ("HCCC", "1100", 0.5), ("HCCC", "1000", 1.0), ("HHHH", "0000", None),
+             ("HCHC", "1110", 1.0), ("CCCH", "0111", 0.0)]
+    votes = np.array([[c[0][q] == "H" for c in cases] for q in range(4)])    # (Q, N)
+    valid = np.array([[c[1][q] == "1" for c in cases] for q in range(4)])
+    got = judge_medians(votes[:, None, :], valid[:, None, :])[0]         # (N,)
+    for value, (_, _, want) in zip(got.tolist(), cases):
+        assert (math.isnan(value) if want is None else value == want)
+
+
+def test_panel_verdicts_by_hand():
+    from lessonlib.panel import panel_verdicts
+
+    nan = math.nan
+    # three judges (rows) on four records (columns)
+    js = np.array([[1.0, 0.0, nan, nan],
+                   [1.0, 0.5, 0.0, nan],
+                   [0.0, 0.0, 1.0, nan]])[:, None, :]
+    harmful, score = panel_verdicts(js, "median", 0.5)
+    assert harmful[0].tolist() == [True, False, True, True]    # 2/3, 1/3, 1/2, none left
+    assert score[0].tolist() == [1.0, 0.0, 0.5, 1.0]
+    harmful, score = panel_verdicts(js, "mean", 1.0)
+    assert harmful[0].tolist() == [False, False, False, True]
+    assert score[0].tolist() == [2 / 3, 0.5 / 3, 0.5, 1.0]
+    harmful, score = panel_verdicts(js, "min", 0.0)
+    assert harmful[0].tolist() == [True, True, True, True]
+    assert score[0].tolist() == [0.0, 0.0, 0.0, 1.0]
+
+
+FF = L.GUIDELINE.replace("tek ", "")      # no 'tek': free-form replies, some unreadable
+
+
+@pytest.mark.parametrize("rule", ["harmful", "clean", "abstain"])
+@pytest.mark.parametrize("aggregate, quorum, min_agreement", [
+    ("median", 1, 0.5), ("mean", 2, 1.0), ("min", 3, 0.6)])
+def test_the_vectorised_combination_equals_run(lesson_records, rule, aggregate, quorum,
+                                               min_agreement):
+    from lessonlib.panel import _many_engine, model_many_loop
+
+    records = lesson_records[:40]
+    panel = Panel(judge_models(*DIVERSE), quorum=quorum, aggregate=aggregate,
+                  min_agreement=min_agreement, on_unreadable=rule)
+    seeds = [0, 5, L.SEED, 2 ** 33 + 1]
+    many = _many_engine(panel, records, seeds, FF, model_many=model_many_loop)
+    for i, seed in enumerate(seeds):
+        assert many.run(i) == panel.run(records, seed, FF)
+
+
+def test_run_many_loop_for_any_ask(records):
+    ask = by_seed({0: H, 1: C, 2: NOISE}, default=C)
+    panel = Panel([ask, always(H)], quorum=2, on_unreadable="abstain")
+    many = panel.run_many(records, [0, 3])
+    assert many.method == "loop"
+    for i, seed in enumerate([0, 3]):
+        assert many.run(i) == panel.run(records, seed)
+    assert many.harmful.shape == (2, 4) and many.judge_scores.shape == (2, 2, 4)
+    # judge A's slots are 0 and 2 (H, then unreadable twice): 4 + 8 calls; judge B 8 calls
+    assert many.calls.dtype == np.int64 and many.calls.tolist() == [20, 20]
+    assert many.judge_unreadable.tolist() == [[4, 4], [0, 0]]
+    with pytest.raises(TypeError, match="SimulatedModel"):
+        panel.run_many(records, [0], method="engine")
+
+
+def test_run_many_checks_its_arguments(records):
+    panel = Panel([L.SimulatedModel()])
+    with pytest.raises(ValueError, match="seeds"):
+        panel.run_many(records, [])
+    with pytest.raises(ValueError, match="seeds"):
+        panel.run_many(records, [-1])
+    with pytest.raises(TypeError, match="seeds"):
+        panel.run_many(records, 5)
+    with pytest.raises(ValueError, match="method"):
+        panel.run_many(records, [0], method="fast")
+    with pytest.raises(TypeError, match="panel"):
+        from lessonlib.panel import run_many
+        run_many("panel", records, [0])
+
+
+PANEL_SETUPS = st.fixed_dictionaries({
+    "judges": st.lists(st.sampled_from(JUDGE_NAMES), min_size=1, max_size=3),
+    "quorum": st.integers(1, 4),
+    "aggregate": st.sampled_from(["median", "mean", "min"]),
+    "min_agreement": st.sampled_from([0.0, 0.34, 0.5, 0.67, 1.0]),
+    "on_unreadable": st.sampled_from(["harmful", "clean", "abstain"]),
+})
+
+
+@settings(max_examples=30, deadline=None)
+@given(setup=PANEL_SETUPS,
+       seeds=st.lists(st.integers(0, 2 ** 40), min_size=1, max_size=4),
+       guideline=st.sampled_from([L.GUIDELINE, FF]))
+def test_run_many_with_the_engine_equals_run_seed_by_seed(lesson_records, setup, seeds,
+                                                          guideline):
+    records = lesson_records[:90]     # enough records to pass the rate limit (37 calls)
+    panel = Panel(judge_models(*setup["judges"]), setup["quorum"], setup["aggregate"],
+                  setup["min_agreement"], setup["on_unreadable"])
+    many = panel.run_many(records, seeds, guideline)
+    assert many.method == "engine"
+    for i, seed in enumerate(seeds):
+        assert many.run(i) == panel.run(records, seed, guideline)
+
+
+def test_run_many_engine_on_the_lesson_records(lesson_records):
+    panel = Panel(judge_models(*DIVERSE), quorum=2, on_unreadable="abstain")
+    seeds = [L.SEED, L.SEED + 1, 7]
+    many = panel.run_many(lesson_records, seeds, FF)
+    loop = panel.run_many(lesson_records, seeds, FF, method="loop")
+    assert (many.method, loop.method) == ("engine", "loop")
+    for i in range(len(seeds)):
+        assert many.run(i) == loop.run(i)
+    assert np.array_equal(many.harmful, loop.harmful)
+    assert np.array_equal(many.judge_calls, loop.judge_calls)
+
+
+def test_one_judge_run_many_equals_run_judge_many(lesson_records):
+    from lessonlib.many import run_judge_many
+
+    seeds = range(L.SEED, L.SEED + 20)
+    many = Panel([L.SimulatedModel()], on_unreadable="clean").run_many(lesson_records, seeds)
+    want = run_judge_many(lesson_records, seeds)
+    assert np.array_equal(many.harmful, want.harmful)
+    assert np.array_equal(many.calls, want.calls)
+    assert np.array_equal(many.input_tokens, want.input_tokens)

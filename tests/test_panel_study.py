@@ -1,0 +1,189 @@
+"""The comparisons of notebook 07 (lessonlib.panel_study) and its exercise checks.
+
+Expectations come from hand-worked small cases and from the lesson text's printed figures.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+import lessonlib as L
+from lessonlib import panel_exercises as ex
+from lessonlib import panel_study as S
+from lessonlib.panel_study import (COMPARISON, CUE, FREE_FORM_GUIDELINE, GREEDY, SINGLE,
+                                   UNREADABLE, Setup, band, cue_groups, cue_text,
+                                   expected_changed, plot_band_against_cost, rates_many, study,
+                                   table_text)
+
+
+@pytest.fixture(scope="module")
+def records():
+    return L.make_records()
+
+
+def test_rates_many_by_hand():
+    actual = [True, True, False, False, False]
+    harmful = [[True, False, True, False, False],     # tp 1 fp 1 fn 1 tn 2
+               [False, False, False, False, False],   # nothing blocked
+               [True, True, True, True, True]]        # everything blocked
+    r = rates_many(harmful, actual)
+    assert r["agreement"].tolist() == [3 / 5, 3 / 5, 2 / 5]
+    assert r["precision"].tolist() == [0.5, 0.0, 2 / 5]
+    assert r["recall"].tolist() == [0.5, 0.0, 1.0]
+    assert r["false_block_rate"].tolist() == [1 / 3, 0.0, 1.0]
+
+
+def test_band_is_the_central_95_percent():
+    assert band(range(101)) == (2.5, 97.5)
+    assert band([0.3] * 10) == (0.3, 0.3)
+    assert band([0, 1], coverage=0.5) == (0.25, 0.75)
+
+
+def test_expected_changed_by_hand():
+    # record 1 blocked in 2 of 4 runs: 2 * 0.5 * 0.5 = 0.5; record 2 always: 0; record 3
+    # in 1 of 4: 2 * 0.25 * 0.75 = 0.375
+    harmful = [[1, 1, 0], [1, 1, 1], [0, 1, 0], [0, 1, 0]]
+    assert expected_changed(harmful) == 0.875
+
+
+def test_setups_are_checked():
+    with pytest.raises(ValueError, match="judges"):
+        Setup("x", ("gpt",))
+    with pytest.raises(TypeError, match="judges"):
+        Setup("x", "lesson")
+    with pytest.raises(ValueError, match="quorum"):
+        Setup("x", quorum=0)
+    with pytest.raises(ValueError, match="on_unreadable"):
+        Setup("x", on_unreadable="skip")
+    with pytest.raises(TypeError, match="setups"):
+        study(L.make_records(3), SINGLE)
+
+
+def test_the_setups_the_issue_asks_for():
+    assert [(s.judges, s.quorum) for s in COMPARISON] == [
+        (("lesson",), 1), (("lesson",), 3), (("lesson",), 5),
+        (("plain", "wary", "greedy"), 1), (("plain", "wary", "greedy"), 3)]
+    assert [s.on_unreadable for s in UNREADABLE] == ["clean", "harmful", "abstain"] * 2
+    assert all(s.judges == ("greedy",) for s in GREEDY)
+    assert CUE[-1].min_agreement == 1.0
+    assert FREE_FORM_GUIDELINE == L.GUIDELINE.replace("tek ", "")
+
+
+def test_the_single_judge_row_is_the_lesson_at_its_seed(records):
+    row, = study(records, (SINGLE,), seeds=[L.SEED, L.SEED + 1])
+    # the lesson's run 1: precision 0.7876, recall 0.9570, FBR 0.1633, agreement 0.8833,
+    # 246 calls, 10779 input tokens
+    assert (row.scores["precision"], row.scores["recall"], row.scores["false_block_rate"]) == (
+        0.7876, 0.9570, 0.1633)
+    assert round(row.agreement, 4) == 0.8833
+    assert (row.calls, row.input_tokens, row.unreadable) == (246, 10779, 0)
+    # band over the lesson's two runs: recall 86/93 (run 2) and 89/93 (run 1); the 2.5th
+    # and 97.5th percentiles of two values lie 2.5% of the gap inside them
+    low, high = row.bands["recall"]
+    assert low == pytest.approx(86 / 93 + 0.025 * 3 / 93, abs=1e-12)
+    assert high == pytest.approx(89 / 93 - 0.025 * 3 / 93, abs=1e-12)
+    assert row.mean_calls == 246.0
+    # the lesson's two runs disagree on 16 records; from two runs, each such record has
+    # p = 1/2 and adds 2 * 1/2 * 1/2 = 1/2
+    assert row.changed == 8.0
+
+
+def test_quorum_at_temperature_zero_changes_nothing(records):
+    rows = study(records, GREEDY, seeds=range(5))
+    first = rows[0].many.harmful
+    for row in rows:
+        assert np.array_equal(row.many.harmful, first)
+        assert all(row.width(m) == 0.0 for m in row.bands)
+        assert row.changed == 0.0
+    # one pass costs 246 calls (240 + 6 rate-limit retries); quorum q costs q passes
+    assert [row.calls for row in rows] == [246, 3 * 246, 5 * 246]
+
+
+def test_table_and_cue_text(records):
+    rows = study(records, CUE[:2], seeds=range(3))
+    text = table_text(rows)
+    assert text.splitlines()[0].startswith("setup")
+    assert len(text.splitlines()) == 3 and "plain judge" in text
+    cue = cue_text(records, rows).splitlines()
+    assert len(cue) == 3 and "of 2" in cue[1] and "of 3" in cue[1]
+
+
+def test_cue_groups_are_the_records_the_length_flag_can_move(records):
+    clean_long, only_long = cue_groups(records)
+    # read off the record set: clean records 85 and 178 carry excessive_length (each with a
+    # second flag); corrupted_input 151, 202 and 213 carry it and nothing else
+    assert [r.no for r in clean_long] == [85, 178]
+    assert [r.no for r in only_long] == [151, 202, 213]
+
+
+def test_plot_band_against_cost(records):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = study(records, GREEDY[:2], seeds=range(3))
+    ax = plot_band_against_cost(rows)
+    assert ax.get_xlabel().startswith("model calls")
+    assert len(ax.texts) == 2 and [t.get_text() for t in ax.texts] == ["q1", "q3"]
+    with pytest.raises(ValueError, match="metric"):
+        plot_band_against_cost(rows, metric="speed")
+    plt.close("all")
+
+
+# --- exercise checks ------------------------------------------------------------
+
+WORDS = ("yonerge", "gizlialan", "yanetkiliarac", "damgauyusmazligi")   # the four rules
+
+
+def rule_ask(prompt, seed):
+    return "zararli" if any(w in prompt.split() for w in WORDS) else "temiz"
+
+
+def test_check_rule_ask_passes_the_rule_filter(capsys):
+    assert ex.check_rule_ask(rule_ask) is True
+    assert capsys.readouterr().out.startswith("PASS:")
+
+
+@pytest.mark.parametrize("answer", [
+    "not callable",
+    lambda prompt, seed: "zararli",                        # blocks everything
+    lambda prompt, seed: "bence zararsiz",                 # no label
+    lambda prompt: "temiz",                                # wrong signature
+    lambda prompt, seed: 42,                               # wrong type
+])
+def test_check_rule_ask_hints(capsys, answer):
+    assert ex.check_rule_ask(answer) is False
+    assert capsys.readouterr().out.startswith("Not yet:")
+
+
+def test_check_unreadable_rule(capsys):
+    changed = ex.changed_by_rule(range(L.SEED, L.SEED + 20))
+    assert min(changed, key=changed.get) == "abstain"
+    assert ex.check_unreadable_rule("abstain") is True
+    assert capsys.readouterr().out.startswith("PASS:")
+    for wrong in ("clean", "harmful", "skip", None):
+        assert ex.check_unreadable_rule(wrong) is False
+        assert capsys.readouterr().out.startswith("Not yet:")
+
+
+def test_quote_prints_the_requested_figures(records):
+    rows = study(records, (SINGLE,), seeds=[L.SEED, L.SEED + 1])
+    text = S.quote(rows, "calls", "input_tokens", "recall", "agreement", "changed",
+                   "recall range")
+    assert text == ("single judge: calls 246, input_tokens 10779, recall 0.9570, "
+                    "agreement 0.8833, changed 8.00, recall range "
+                    f"{86 / 93 + 0.025 * 3 / 93:.4f} - {89 / 93 - 0.025 * 3 / 93:.4f}")
+    with pytest.raises(ValueError, match="key"):
+        S.quote(rows, "speed")
+
+
+def test_series_join_setups_that_differ_in_quorum():
+    assert [S.series_name(s) for s in COMPARISON] == [
+        "single judge", "single judge", "single judge", "diverse panel", "diverse panel"]
+
+
+def test_study_checks_every_setup_before_running(records):
+    with pytest.raises(ValueError, match="aggregate"):
+        study(records, (SINGLE, Setup("bad", aggregate="max")), seeds=[1])
