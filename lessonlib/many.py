@@ -358,11 +358,15 @@ class _Schedule:
     tokens: int
 
 
-def _fixed_schedule(h):
-    """Scan the records once: valid when no reply's readability depends on the seed."""
+def _fixed_schedule(h, start=0):
+    """Scan the records once: valid when no reply's readability depends on the seed.
+
+    ``start`` is the counter before the first call (the same for every seed);
+    the schedule's ``calls`` counts only the calls made here.
+    """
     source = np.zeros(h.n, dtype=np.int8)
     retried = np.zeros(h.n, dtype=bool)
-    status, calls, tokens = [], 0, 0
+    status, calls, tokens = [], start, 0
     for j in range(h.n):
         got = None
         for attempt in (1, 2):
@@ -381,7 +385,7 @@ def _fixed_schedule(h):
                 break
             retried[j] = True
         source[j] = got or 0
-    return _Schedule(source, retried, status, calls, tokens)
+    return _Schedule(source, retried, status, calls - start, tokens)
 
 
 def _fixed_chunk(h, sched, a1, a2, harmful, unreadable):
@@ -408,10 +412,11 @@ def _fixed_chunk(h, sched, a1, a2, harmful, unreadable):
         harmful[:, cols] = h.fallback
 
 
-def _scan_chunk(h, a1, a2, harmful, unreadable):
+def _scan_chunk(h, a1, a2, harmful, unreadable, start):
     """Scan the records in order over a block of seeds.
 
-    Fills ``harmful`` and ``unreadable`` (S, N) and returns the calls per seed
+    ``start`` (S,) is each seed's call counter before its first call.  Fills
+    ``harmful`` and ``unreadable`` (S, N) and returns the calls made per seed
     and two (N, S) masks: first call failed (retried) and failed on the rate limit.
     """
     n, s = h.n, len(a1)
@@ -426,7 +431,7 @@ def _scan_chunk(h, a1, a2, harmful, unreadable):
     limited = np.zeros((n, s), dtype=bool)     # ... because of the rate limit
     late = np.zeros((n, s), dtype=bool)        # the retry hit the rate limit (the count only
     #                                            moves past the first call when it failed)
-    count = np.zeros(s, dtype=np.int64)
+    count = np.array(start, dtype=np.int64)
     rest = np.empty(s, dtype=np.int64)
     bad = np.empty(s, dtype=bool)
     every = h.every
@@ -449,7 +454,7 @@ def _scan_chunk(h, a1, a2, harmful, unreadable):
     final[lost] = h.fallback
     harmful[:] = final.T
     unreadable[:] = lost.T
-    return count, again, limited
+    return count - start, again, limited
 
 
 # ---------------------------------------------------------------------------------------------
@@ -567,11 +572,31 @@ def _check_chunk(chunk):
     return check_int("chunk", chunk, minimum=1)
 
 
+def _check_calls_before(calls_before, total):
+    """0, one whole number >= 0 for every seed, or one per seed -> (S,) int64 array."""
+    if isinstance(calls_before, (int, np.integer)) and not isinstance(calls_before, bool):
+        values = [int(calls_before)] * total
+    elif isinstance(calls_before, (str, bytes)) or not hasattr(calls_before, "__len__"):
+        raise TypeError("calls_before must be a whole number >= 0 or one per seed, got "
+                        f"{type(calls_before).__name__}")
+    else:
+        values = list(calls_before)
+        if len(values) != total:
+            raise ValueError(f"calls_before must hold one count per seed ({total}), "
+                             f"got {len(values)}")
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise ValueError(f"calls_before must hold whole numbers >= 0, got {v!r}")
+    return np.array(values, dtype=np.int64)
+
+
 def run_model_many(records, seeds, model, guideline=GUIDELINE, max_output=None, *,
-                   unreadable_as="clean", chunk=None):
+                   unreadable_as="clean", chunk=None, calls_before=0):
     """``model`` judging ``records`` once per seed, as ``run_judge`` would with that model.
 
-    Each seed gets a fresh call counter.  ``model`` is a
+    Each seed's call counter starts at ``calls_before`` (0, as in ``run_judge``,
+    unless given: a number for every seed or one per seed - the panel uses it
+    to let a judge's rate-limit clock run on across its samples).  ``model`` is a
     :class:`~lessonlib.simulator.SimulatedModel`; its temperature, cues, spurious
     cue, prior, window, output cap (unless ``max_output`` is given) and rate limit
     are used, its own call counter is left alone.  ``chunk`` is the number of
@@ -586,8 +611,9 @@ def run_model_many(records, seeds, model, guideline=GUIDELINE, max_output=None, 
                                                                  minimum=1)
     check_choice("unreadable_as", unreadable_as, UNREADABLE_RULES)
     chunk = _check_chunk(chunk)
+    start = _check_calls_before(calls_before, len(seeds))
     h = hoist(records, model, guideline, cap, unreadable_as)
-    return _run(h, seeds, chunk, unreadable_as)
+    return _run(h, seeds, chunk, unreadable_as, start=start)
 
 
 def run_judge_many(records, seeds, temperature=0.30, guideline=GUIDELINE, cues=CUE_TABLE,
@@ -610,16 +636,21 @@ def run_judge_many(records, seeds, temperature=0.30, guideline=GUIDELINE, cues=C
     return _run(h, seeds, chunk, unreadable_as)
 
 
-def _run(h, seeds, chunk, unreadable_as, scan=None):
-    """Both paths; ``scan`` forces the record scan (True) or lets the schedule decide (None)."""
+def _run(h, seeds, chunk, unreadable_as, scan=None, start=None):
+    """Both paths; ``scan`` forces the record scan (True) or lets the schedule decide (None).
+
+    ``start`` (S,) holds each seed's counter before its first call (None: all 0).
+    """
     n, total = h.n, len(seeds)
+    start = np.zeros(total, dtype=np.int64) if start is None else start
     harmful = np.empty((total, n), dtype=bool)
     unreadable = np.empty((total, n), dtype=bool)
-    fixed = not scan and all(c is not None for c, o in zip(h.constant, h.overflow) if not o)
+    fixed = (not scan and all(c is not None for c, o in zip(h.constant, h.overflow) if not o)
+             and bool((start == start[0]).all()))
     step = chunk or max(1, (CHUNK_ELEMENTS if fixed else SCAN_CHUNK_ELEMENTS) // n)
     w1, w2 = seed_words(seeds)
     if fixed:
-        sched = _fixed_schedule(h)
+        sched = _fixed_schedule(h, int(start[0]))
         for lo in range(0, total, step):
             hi = min(lo + step, total)
             _fixed_chunk(h, sched, w1[lo:hi], w2[lo:hi], harmful[lo:hi], unreadable[lo:hi])
@@ -644,7 +675,7 @@ def _run(h, seeds, chunk, unreadable_as, scan=None):
         for lo in range(0, total, step):
             hi = min(lo + step, total)
             calls[lo:hi], again, limited = _scan_chunk(h, w1[lo:hi], w2[lo:hi], harmful[lo:hi],
-                                                       unreadable[lo:hi])
+                                                       unreadable[lo:hi], start[lo:hi])
             retries[lo:hi] = np.count_nonzero(again, axis=0)
             tokens[lo:hi] = h.tokens.sum() + h.tokens @ again.astype(np.int64)
             for cause, mask in (("context overflow", again & over), ("rate limit", limited),

@@ -12,9 +12,8 @@ client that cannot be seeded may ignore it) and returns either
   ``.input_tokens`` (int) and ``.status`` (str), e.g. :class:`AskReply` or
   the simulator's :class:`~lessonlib.simulator.Reply`.
 
-If the object also has a ``reset()`` method, the panel calls it before each
-pass over the records, so a stateful judge (such as a rate-limit clock)
-starts fresh.  :class:`~lessonlib.simulator.SimulatedModel` follows the
+If the object also has a ``reset()`` method, the panel calls it at the start
+of each run, so a stateful judge (such as a rate-limit clock) starts fresh.  :class:`~lessonlib.simulator.SimulatedModel` follows the
 protocol (``SimulatedModel()(prompt, seed)`` is ``.call(prompt, seed)``), and
 so does any wrapper around a real model client - nothing in lessonlib has to
 change to plug one in (notebook 07 shows a wrapper around a fake client).
@@ -25,13 +24,15 @@ The rules of a panel run
 seed, guideline)`` asks every judge about every record ``quorum`` times:
 
 * **passes** - judge *j*'s sample *q* is one pass over all records with its
-  own sampling seed (below).  Before each pass the judge's ``reset()`` is
-  called when it has one, so each judge keeps its own call counter (its own
-  rate limit), reset at the start of every run and of every pass within it;
-  judges never share a counter.  A pass of judge *j* is thus exactly what
-  :func:`~lessonlib.judge.run_judge` does with that judge and that seed,
-  which is what lets :func:`run_many` use the many-seed engine (a fresh
-  counter per seed) pass by pass.
+  own sampling seed (below); a judge makes its passes one after the other.
+  Each judge keeps its own call counter (its own rate limit): the panel
+  calls the judge's ``reset()``, when it has one, once at the start of every
+  run, and the counter then runs on across the judge's passes - the rate
+  limit of a real model counts every call made to it.  Judges never share a
+  counter.  With quorum 1 a judge's pass is exactly what
+  :func:`~lessonlib.judge.run_judge` does with that judge and that seed;
+  :func:`run_many` hands each pass of the many-seed engine the counts the
+  judge's earlier passes left (``calls_before``).
 * **one retry** - a reply whose label cannot be read is asked again once
   with the sample seed + 1 (:func:`~lessonlib.judge.ask_for_label`).
 * **votes** - a readable label is a vote: harmful = 1, clean = 0.  A sample
@@ -249,10 +250,10 @@ class Panel:
         votes = [[[] for _ in records] for _ in range(n)]    # [judge][record] -> votes
         calls, retries, unreadable, tokens = [0] * n, [0] * n, [0] * n, [0] * n
         for j, ask in enumerate(self._asks):
+            reset = getattr(ask, "reset", None)
+            if callable(reset):
+                reset()                 # once a run: the clock runs on across the passes
             for s in self.seeds(seed)[j]:
-                reset = getattr(ask, "reset", None)
-                if callable(reset):
-                    reset()
                 for i, prompt in enumerate(prompts):
                     answer = ask_for_label(ask, prompt, s)
                     calls[j] += answer.calls
@@ -458,22 +459,29 @@ class _PassRuns:
     input_tokens: object
 
 
-def model_many_loop(records, seeds, model, guideline=GUIDELINE):
+def model_many_loop(records, seeds, model, guideline=GUIDELINE, calls_before=0):
     """A plain loop with the fields of the many-seed engine's result (for checks and fallback).
 
-    For every seed: a one-judge panel pass of ``model`` (its counter reset),
-    labels read as harmful/clean, unreadable records marked (and not harmful).
+    For every seed: one pass of ``model`` over the records, its counter set to
+    ``calls_before`` first (a number, or one per seed), labels read as
+    harmful/clean, unreadable records marked (and not harmful).
     """
     import numpy as np
 
-    one = Panel([model], on_unreadable="abstain")
-    runs = [one.run(records, s, guideline) for s in seeds]
-    nos = [r.no for r in records]
-    unread = np.array([[run.judge_scores[no] == (None,) for no in nos] for run in runs])
-    harmful = np.array([[run.judge_scores[no] == (1.0,) for no in nos] for run in runs])
-    counts = [np.array([getattr(run, k) for run in runs], dtype=np.int64)
-              for k in ("calls", "retries", "unreadable", "input_tokens")]
-    return _PassRuns(harmful, unread, *counts)
+    starts = [calls_before] * len(seeds) if isinstance(calls_before, int) else calls_before
+    prompts = [build_prompt(r, guideline) for r in records]
+    harmful, unread, counts = [], [], []
+    for s, start in zip(seeds, starts):
+        model.reset(int(start))
+        answers = [ask_for_label(model, p, s) for p in prompts]
+        harmful.append([a.label == HARMFUL for a in answers])
+        unread.append([a.label is None for a in answers])
+        counts.append((model.calls - int(start), sum(a.retried for a in answers),
+                       sum(a.label is None for a in answers),
+                       sum(a.input_tokens for a in answers)))
+    model.reset()
+    columns = np.array(counts, dtype=np.int64).T
+    return _PassRuns(np.array(harmful, dtype=bool), np.array(unread, dtype=bool), *columns)
 
 
 def _many_engine(panel, records, seeds, guideline, model_many=None):
@@ -489,7 +497,8 @@ def _many_engine(panel, records, seeds, guideline, model_many=None):
         jv, jok, jc = [], [], np.zeros((4, len(seeds)), dtype=np.int64)
         for q in range(quorum):
             offset = (q * n_judges + j) * SLOT_STRIDE
-            runs = model_many(records, [s + offset for s in seeds], model, guideline)
+            runs = model_many(records, [s + offset for s in seeds], model, guideline,
+                              calls_before=jc[0].copy())   # the clock runs on across passes
             unread = np.asarray(runs.unreadable_mask, dtype=bool)
             read_harm = np.asarray(runs.harmful, dtype=bool) & ~unread
             if panel.on_unreadable == "harmful":

@@ -178,9 +178,9 @@ class SimulatedModel:
         """Calls made since the counter was last reset."""
         return self._calls
 
-    def reset(self):
-        """Set the call counter (and so the rate-limit clock) back to zero."""
-        self._calls = 0
+    def reset(self, calls=0):
+        """Set the call counter (and so the rate-limit clock) back to ``calls`` (default 0)."""
+        self._calls = check_int("calls", calls, minimum=0)
 
     def plan(self, prompt):
         """Everything about a call to ``prompt`` that does not depend on the seed."""

@@ -436,3 +436,38 @@ def test_free_form_draw_on_its_thresholds():
     words = np.array([seed_word_for(s, g, steps=2) for s in states], dtype=np.uint32)
     _, form = many._labels_and_forms(h, np.array([0]), words)
     assert form[0].tolist() == [0, 1, 1, 2, 2]
+
+
+# --- a counter that does not start at zero (the panel's later passes) ----------------
+
+def test_calls_before_moves_the_rate_limit_clock():
+    # counter at 35 before the first call: record 1 is call 36, record 2 is call 37
+    # (refused, its retry is call 38), record 3 is call 39 -> 4 calls, 1 retry.
+    model = L.SimulatedModel()
+    runs = many.run_model_many(RECORDS[:3], [L.SEED, 9], model, calls_before=35)
+    assert runs.calls.tolist() == [4, 4] and runs.retries.tolist() == [1, 1]
+    assert runs.run(0).retry_causes == {"rate limit": 1}
+    fresh = many.run_model_many(RECORDS[:3], [L.SEED, 9], model)
+    assert fresh.calls.tolist() == [3, 3] and fresh.retries.tolist() == [0, 0]
+
+
+def test_calls_before_per_seed_takes_the_scan_and_matches_a_loop():
+    from lessonlib.judge import ask_for_label
+
+    model = L.SimulatedModel()
+    seeds, starts = [1, 2, 3, 2 ** 33], [0, 35, 36, 72]
+    runs = many.run_model_many(RECORDS[:40], seeds, model, calls_before=starts)
+    for i, (seed, start) in enumerate(zip(seeds, starts)):
+        model.reset(start)
+        answers = [ask_for_label(model, L.build_prompt(r), seed) for r in RECORDS[:40]]
+        assert runs.run(i).labels == {r.no: a.label or "temiz"
+                                      for r, a in zip(RECORDS[:40], answers)}
+        assert int(runs.calls[i]) == model.calls - start
+        assert int(runs.retries[i]) == sum(a.retried for a in answers)
+
+
+@pytest.mark.parametrize("bad, error", [(-1, ValueError), ([0], ValueError), ("3", TypeError),
+                                        ([0, -2], ValueError), (1.5, TypeError)])
+def test_calls_before_is_checked(bad, error):
+    with pytest.raises(error, match="calls_before"):
+        many.run_model_many(RECORDS[:3], [1, 2], L.SimulatedModel(), calls_before=bad)

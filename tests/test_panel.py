@@ -368,13 +368,13 @@ def test_reply_objects_with_only_text_are_accepted(records):
     assert run.labels == {records[0].no: H}
 
 
-def test_each_judge_is_reset_before_each_of_its_passes(records):
+def test_each_judge_is_reset_once_a_run(records):
     asks = [always(C), always(C)]
     panel = Panel(asks, quorum=3)
     panel.run(records)
-    assert [a.resets for a in asks] == [3, 3]
+    assert [a.resets for a in asks] == [1, 1]
     panel.run(records)
-    assert [a.resets for a in asks] == [6, 6]
+    assert [a.resets for a in asks] == [2, 2]
 
 
 class Limited:
@@ -400,10 +400,10 @@ def test_each_judge_has_its_own_rate_limit_clock(records):
     # (one shared clock would refuse calls 3, 6 and 9 of the ten)
     pair = Panel([Limited(H), Limited(H)]).run(records)
     assert pair.judge_calls == (5, 5) and pair.judge_retries == (1, 1)
-    # quorum 2: the clock restarts with each pass, so each pass makes 5 calls
-    # (a clock running on would refuse calls 6 and 9: 11 calls)
+    # quorum 2: the clock runs on into the second pass (reset once a run), so that
+    # pass's calls 6 and 9 are refused too: 1, 2, [3, 4], 5 | [6, 7], 8, [9, 10], 11
     twice = Panel([Limited(H)], quorum=2).run(records)
-    assert (twice.calls, twice.retries) == (10, 2)
+    assert (twice.calls, twice.retries, twice.unreadable) == (11, 3, 0)
     # and a second run starts afresh
     panel = Panel([Limited(H)])
     assert panel.run(records).calls == panel.run(records).calls == 5
@@ -636,3 +636,14 @@ def test_one_judge_run_many_equals_run_judge_many(lesson_records):
     assert np.array_equal(many.harmful, want.harmful)
     assert np.array_equal(many.calls, want.calls)
     assert np.array_equal(many.input_tokens, want.input_tokens)
+
+
+def test_the_clock_runs_on_across_passes_in_run_many_too(lesson_records):
+    # 30 records, quorum 2, lesson guideline: pass 1 makes calls 1..30; pass 2 starts at
+    # 31, so its 7th record is call 37 (refused, retried as call 38): 61 calls in all.
+    panel = Panel([L.SimulatedModel()], quorum=2, on_unreadable="clean")
+    run = panel.run(lesson_records[:30], L.SEED)
+    assert (run.calls, run.retries) == (61, 1)
+    many = panel.run_many(lesson_records[:30], [L.SEED, 3])
+    assert many.method == "engine" and many.calls.tolist() == [61, 61]
+    assert many.run(0) == run
