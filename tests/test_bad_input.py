@@ -1074,3 +1074,134 @@ def test_a_failed_record_is_not_built_and_records_stay_frozen():
     with pytest.raises(AttributeError):
         R.cls = "indirect_instruction"
     assert R.cls == "clean"
+
+
+# ---------------------------------------------------------------- the panel and the engine
+
+
+class SpyAsk:
+    """An ask that logs every call and every reset (answers 'temiz')."""
+
+    def __init__(self):
+        self.log = []
+
+    def __call__(self, prompt, seed):
+        self.log.append(("call", seed))
+        return "temiz"
+
+    def reset(self):
+        self.log.append(("reset",))
+
+
+@pytest.mark.parametrize("bad", [
+    dict(records=[]), dict(records=[R, 5]), dict(records=R), dict(seed=-1), dict(seed=1.5),
+    dict(guideline=None),
+], ids=["no records", "non-record item", "one record", "negative seed", "float seed",
+        "None guideline"])
+def test_a_panel_run_that_fails_validation_asks_no_judge(bad):
+    spies = [SpyAsk(), SpyAsk()]
+    panel = lessonlib.Panel(spies, quorum=2)
+    args = dict(records=RECS, seed=1, guideline=lessonlib.GUIDELINE)
+    args.update(bad)
+    with pytest.raises((TypeError, ValueError)):
+        panel.run(**args)
+    assert [spy.log for spy in spies] == [[], []]      # not even a reset
+
+
+def test_a_panel_that_fails_to_build_asks_no_judge():
+    spy = SpyAsk()
+    for bad in (dict(asks=[spy, 5]), dict(asks=[spy], quorum=1.5),
+                dict(asks=[spy], aggregate="max"), dict(asks=[spy], on_unreadable="skip"),
+                dict(asks=[spy], min_agreement=NAN)):
+        with pytest.raises((TypeError, ValueError)):
+            lessonlib.Panel(**bad)
+    assert spy.log == []
+
+
+@pytest.mark.parametrize("seeds, method", [
+    ([1, 2, -1], "loop"), ([1, 2, 1.5], "loop"), ([1, 2, -1], "auto"), ([1], "fast"),
+    ([1], "engine"),
+], ids=["bad last seed, loop", "float last seed, loop", "bad last seed, auto",
+        "unknown method", "engine with plain asks"])
+def test_a_failing_run_many_leaves_nothing(seeds, method):
+    spies = [SpyAsk(), SpyAsk()]
+    panel = lessonlib.Panel(spies)
+    with pytest.raises((TypeError, ValueError)):
+        panel.run_many(RECS, seeds, method=method)
+    assert [spy.log for spy in spies] == [[], []]
+
+
+def test_a_failing_engine_run_many_touches_no_model(monkeypatch):
+    panel_mod = importlib.import_module("lessonlib.panel")
+    models = [lessonlib.SimulatedModel(), lessonlib.SimulatedModel(0.0)]
+    for model in models:
+        model.call("tek yok", 1)                 # a counter that is not at zero
+    started = []
+    monkeypatch.setattr(panel_mod, "_many_engine", lambda *a, **k: started.append(a))
+    monkeypatch.setattr(panel_mod, "_many_loop", lambda *a, **k: started.append(a))
+    panel = lessonlib.Panel(models, quorum=3)
+    for bad in ([1, 2, -1], [], np.array([[1, 2]]), {1: 2}):
+        with pytest.raises((TypeError, ValueError)):
+            panel.run_many(RECS, bad)
+    assert started == []
+    assert [m.calls for m in models] == [1, 1]
+
+
+@pytest.mark.parametrize("calls_before", [-1, [0, -1], [0], [0, 1.5], "3", None, True],
+                         ids=["negative", "negative item", "too few", "float item", "str",
+                              "None", "bool"])
+def test_a_bad_calls_before_is_refused_before_any_work(monkeypatch, calls_before):
+    many = importlib.import_module("lessonlib.many")
+    work = []
+    monkeypatch.setattr(many, "hoist", lambda *a, **k: work.append("hoist"))
+    monkeypatch.setattr(many, "_run", lambda *a, **k: work.append("run"))
+    model = lessonlib.SimulatedModel()
+    model.call("tek yok", 1)
+    with pytest.raises((TypeError, ValueError), match="calls_before"):
+        many.run_model_many(RECS, [1, 2], model, calls_before=calls_before)
+    assert work == [] and model.calls == 1
+
+
+@pytest.mark.parametrize("bad", [dict(seeds=[1, -1]), dict(chunk=0), dict(max_output=0),
+                                 dict(unreadable_as="abstain"), dict(guideline=5)],
+                         ids=["bad seed", "chunk 0", "max_output 0", "unknown rule",
+                              "int guideline"])
+def test_the_engine_checks_everything_before_hoisting(monkeypatch, bad):
+    many = importlib.import_module("lessonlib.many")
+    work = []
+    monkeypatch.setattr(many, "hoist", lambda *a, **k: work.append("hoist"))
+    args = dict(records=RECS, seeds=[1, 2], model=lessonlib.SimulatedModel())
+    args.update(bad)
+    with pytest.raises((TypeError, ValueError)):
+        many.run_model_many(**args)
+    judge_args = {k: v for k, v in args.items() if k != "model"}
+    with pytest.raises((TypeError, ValueError)):
+        many.run_judge_many(**judge_args)
+    assert work == []
+
+
+def test_a_failing_study_runs_no_panel(monkeypatch):
+    study = importlib.import_module("lessonlib.panel_study")
+    runs = []
+    monkeypatch.setattr(study.Panel, "run", lambda *a, **k: runs.append("run"))
+    monkeypatch.setattr(study.Panel, "run_many", lambda *a, **k: runs.append("run_many"))
+    for bad in (dict(seeds=[1, -1]), dict(seeds=[]), dict(setups=(study.SINGLE, 5)),
+                dict(seed=-1), dict(records=[])):
+        args = dict(records=RECS, setups=(study.SINGLE,), seeds=[1, 2])
+        args.update(bad)
+        with pytest.raises((TypeError, ValueError)):
+            study.study(**args)
+    assert runs == []
+
+
+def test_a_failing_temperature_sweep_runs_no_judge(monkeypatch):
+    variance = importlib.import_module("lessonlib.variance")
+    runs = []
+    monkeypatch.setattr(variance, "run_judge_many", lambda *a, **k: runs.append(a))
+    for bad in (dict(temperatures=[0.3, -1]), dict(level=1), dict(bogus=1),
+                dict(seeds=[1, -1])):
+        args = dict(records=RECS, temperatures=[0.3, 0.5], seeds=[1, 2])
+        args.update(bad)
+        with pytest.raises((TypeError, ValueError)):
+            variance.temperature_sweep(**args)
+    assert runs == []
