@@ -7,6 +7,10 @@ never typed in - so a check stays right if the library's definitions change.
 
 A wrong answer, including one of the wrong kind (a string where a number is
 expected, an unknown flag name), never raises: it gets a hint.
+
+This module is the one home of every notebook's checks (01 to 07); the
+helpers that compute a right answer (e.g. :func:`lowest_overlap_temperature`,
+:func:`changed_by_rule`) live next to the check that uses them.
 """
 
 from __future__ import annotations
@@ -15,12 +19,16 @@ import math
 import textwrap
 from collections.abc import Mapping
 
-from .criteria import DEFAULT_RULES, make_rule_filter
+from .criteria import DEFAULT_RULES, make_rule_filter, rule_filter
 from .judge import run_judge
+from .many import run_judge_many
 from .metrics import class_recall, disagreements, measure, resolution, steps
 from .records import CLASSES, FEATURES, RECORD_STRIDE, SEED, Record, draw_record, is_harmful
 from .records import make_records
+from .panel import DIVERSE, ON_UNREADABLE, Panel, judge_models
+from .panel_study import FREE_FORM_GUIDELINE
 from .simulator import CUE_TABLE, FLAG_WORD, SPURIOUS, label_scores, tokenize
+from .variance import criteria_figures, fbr_comparison, temperature_sweep
 
 WIDTH = 88
 LESSON_TEMPERATURE = 0.30
@@ -283,3 +291,121 @@ def check_classes_beyond_one_step(classes):
     rest = max((n for c, n in gap.items() if c not in truth), default=0)
     return _say(True, f"{detail}. Every other row differs by at most {rest} step(s) of its "
                       "class's resolution - too little to count as a finding.")
+
+
+# ------------------------------------------------------- 06 many seeds
+
+EXERCISE_SEEDS = range(SEED, SEED + 1000)
+"""Notebook 06's 1,000 seeds: the lesson's seed and the 999 after it."""
+
+
+def fbr_below_share_without_spurious(records=None, seeds=EXERCISE_SEEDS):
+    """Share of runs whose FBR is below the criteria's when the judge has no spurious cue."""
+    records = make_records() if records is None else records
+    return fbr_comparison(records, run_judge_many(records, seeds, spurious={}))[
+        "share judge below"]
+
+
+def check_fbr_without_spurious(answer):
+    """06, exercise 1: the share of the 1,000 runs (spurious cue off) with FBR below the
+    criteria filter's."""
+    truth = fbr_below_share_without_spurious()
+    if _is_number(answer) and answer >= 0 and abs(answer - truth) < 5e-4:
+        return _say(True, f"without its spurious cue the judge blocks fewer clean records than "
+                          f"the criteria filter in a share of {truth:.3f} of the "
+                          f"{len(EXERCISE_SEEDS):,} runs.")
+    return _say(False, "run run_judge_many(records, seeds, spurious={}) and compare each run's "
+                       "false block rate (or its fp count) with the criteria filter's; give a "
+                       "share between 0 and 1, not a percentage")
+
+
+def lowest_overlap_temperature(records=None, seeds=EXERCISE_SEEDS, step=0.05, top=2.0):
+    """Lowest temperature on a ``step`` grid whose 95% recall interval reaches the criteria's."""
+    records = make_records() if records is None else records
+    criteria = criteria_figures(records)["recall"]
+    grid = [round(k * step, 10) for k in range(int(round(top / step)) + 1)]
+    for row in temperature_sweep(records, grid, seeds):
+        if row["recall low"] <= criteria:
+            return row["temperature"]
+    return None
+
+
+def check_overlap_temperature(answer):
+    """06, exercise 2: lowest temperature (steps of 0.05) where the recall gap is no longer
+    clear."""
+    truth = lowest_overlap_temperature()
+    if _is_number(answer) and answer >= 0 and abs(answer - truth) < 1e-9:
+        return _say(True, f"{truth:.2f} is the lowest temperature on the 0.05 grid at which "
+                          "the low end of the judge's 95% recall interval reaches the criteria "
+                          "filter's recall: there the judge's advantage in recall is no longer "
+                          "clear.")
+    return _say(False, "sweep the temperature in steps of 0.05 from 0 and stop at the first one "
+                       "where the low end of the judge's 95% recall interval is at or below the "
+                       "criteria filter's recall")
+
+
+# ------------------------------------------------------- 07 judge panel
+
+CHANGE_SEEDS = 200
+"""Panel seeds (from the lesson's seed on) over which 07's exercise 2 averages."""
+
+
+def check_rule_ask(ask):
+    """07, exercise 1: an ask that answers like the rule filter, run as a one-judge panel."""
+    records = make_records()
+    if not callable(ask):
+        return _say(False, f"give a function ask(prompt, seed) that returns 'zararli' or "
+                           f"'temiz' (got {type(ask).__name__}).")
+    try:
+        run = Panel([ask]).run(records, SEED)
+    except Exception as error:      # the student's code may fail in any way: give a hint
+        return _say(False, f"calling your ask failed ({type(error).__name__}: {error}). It is "
+                           "called as ask(prompt, seed) with the prompt text and a whole "
+                           "number, and must return text.")
+    wrong = [r.no for r in records if run.decide(r) != rule_filter(r)]
+    if run.unreadable:
+        return _say(False, f"{run.unreadable} replies had no label in them (read as harmful, "
+                           "the panel's default). Return exactly 'zararli' or 'temiz'.")
+    if wrong:
+        words = ", ".join(FLAG_WORD[f] for f in DEFAULT_RULES)
+        return _say(False, f"{len(wrong)} records are decided unlike the rule filter (first: "
+                           f"record {wrong[0]}). The four rules appear in the prompt as the "
+                           f"words {words}.")
+    return _say(True, f"your ask decides all {len(records)} records as the rule filter does, "
+                      f"for {run.calls} calls: the panel needs nothing but a callable, so a "
+                      "rule, a simulator or a real model client can sit in the same seat.")
+
+
+def changed_by_rule(seeds=None):
+    """Mean number of records the diverse quorum-3 panel decides differently with the
+    free-form guideline than with the lesson's guideline, per ``on_unreadable`` rule."""
+    import numpy as np
+
+    records = make_records()
+    seeds = range(SEED, SEED + CHANGE_SEEDS) if seeds is None else seeds
+    readable = Panel(judge_models(*DIVERSE), quorum=3).run_many(records, seeds).harmful
+    out = {}
+    for rule in ON_UNREADABLE:
+        panel = Panel(judge_models(*DIVERSE), quorum=3, on_unreadable=rule)
+        free = panel.run_many(records, seeds, FREE_FORM_GUIDELINE).harmful
+        out[rule] = float(np.mean((free != readable).sum(axis=1)))
+    return out
+
+
+def check_unreadable_rule(rule):
+    """07, exercise 2: the rule that keeps the panel closest to its decisions without
+    unreadable replies."""
+    if not isinstance(rule, str) or rule not in ON_UNREADABLE:
+        return _say(False, f"answer with one of {', '.join(map(repr, ON_UNREADABLE))} "
+                           f"(got {rule!r}).")
+    changed = changed_by_rule()
+    best = min(changed, key=changed.get)
+    table = ", ".join(f"{k} {v:.2f}" for k, v in changed.items())
+    if rule == best:
+        return _say(True, f"'{rule}' moves the fewest decisions on average over "
+                          f"{CHANGE_SEEDS} panel seeds ({table} records). A sample that "
+                          "cannot be read says nothing; dropping it lets the judge's other "
+                          "samples and the other judges decide.")
+    return _say(False, f"'{rule}' moves {changed[rule]:.2f} records on average; another rule "
+                       "moves fewer. Which rule treats an unreadable sample as no evidence "
+                       "either way?")

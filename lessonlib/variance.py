@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from ._checks import check_count, check_number, check_records, check_str
+from ._checks import check_count, check_number, check_records
 from .criteria import rule_filter
 from .many import ManyRuns, check_decisions, check_seeds, run_judge_many
 from .metrics import measure
@@ -361,71 +361,6 @@ def key_figures(records, runs, marks=(0, 1), threshold=0.05, level=LEVEL):
                  f"{100 * fbr['share equal']:.1f}% , above in "
                  f"{100 * fbr['share judge above']:.1f}%")
     return "\n".join(lines)
-
-
-# ---------------------------------------------------------------------------------------------
-# Exercises of notebook 06: each check prints a pass or a hint and returns True / False
-# ---------------------------------------------------------------------------------------------
-
-EXERCISE_SEEDS = range(20260218, 20260218 + 1000)
-"""The notebook's 1,000 seeds: the lesson's seed and the 999 after it."""
-
-
-def _report(ok, hint):
-    print("pass" if ok else "not yet: " + hint)
-    return ok
-
-
-def _answer(answer):
-    """None (not answered yet) or a number >= 0."""
-    return None if answer is None else check_number("answer", answer, minimum=0.0)
-
-
-def fbr_below_share_without_spurious(records=None, seeds=EXERCISE_SEEDS):
-    """Share of runs whose FBR is below the criteria's when the judge has no spurious cue."""
-    from .records import make_records
-
-    records = make_records() if records is None else records
-    return fbr_comparison(records, run_judge_many(records, seeds, spurious={}))[
-        "share judge below"]
-
-
-def check_fbr_without_spurious(answer):
-    """Exercise 1: the share of the 1,000 runs (spurious cue off) with FBR below the criteria's."""
-    answer = _answer(answer)
-    truth = fbr_below_share_without_spurious()
-    return _report(answer is not None and abs(answer - truth) < 5e-4,
-                   "run run_judge_many(records, seeds, spurious={}) and compare each run's "
-                   "false block rate (or its fp count) with the criteria filter's; give a "
-                   "share between 0 and 1, not a percentage")
-
-
-def lowest_overlap_temperature(records=None, seeds=EXERCISE_SEEDS, step=0.05, top=2.0):
-    """Lowest temperature on a ``step`` grid whose 95% recall interval reaches the criteria's."""
-    from .records import make_records
-
-    records = make_records() if records is None else check_records(records)
-    seeds = check_seeds(seeds)
-    step = check_number("step", step)
-    if step <= 0:
-        raise ValueError(f"step must be > 0, got {step!r}")
-    top = check_number("top", top, minimum=0.0)
-    criteria = criteria_figures(records)["recall"]
-    grid = [round(k * step, 10) for k in range(int(round(top / step)) + 1)]
-    for row in temperature_sweep(records, grid, seeds):
-        if row["recall low"] <= criteria:
-            return row["temperature"]
-    return None
-
-
-def check_overlap_temperature(answer):
-    """Exercise 2: lowest temperature (steps of 0.05) where the recall gap is no longer clear."""
-    answer = _answer(answer)
-    truth = lowest_overlap_temperature()
-    return _report(answer is not None and abs(answer - truth) < 1e-9,
-                   "sweep the temperature in steps of 0.05 from 0 and stop at the first one "
-                   "where the low end of the judge's 95% recall interval is at or below the "
-                   "criteria filter's recall")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -17,20 +17,22 @@ The explorers in the notebooks are one call each::
     from lessonlib.widgets import judge_explorer
     judge_explorer()             # notebook 04: temperature, seed, guideline, ...
 
+    from lessonlib.widgets import panel_explorer
+    panel_explorer()             # notebook 07: judges, quorum, aggregate, ...
+
 Stored outputs stay deterministic for nbval: the text pane is an ``HTML``
 widget whose value is set directly (no ``Output`` widget, so nothing is
 printed to the cell), and the plain-text form of an explorer is its name,
 its settings and the current text - no model id, no memory address.
 
-Adding an explorer (e.g. a panel explorer for notebook 07) takes a text
-function ``render(**settings) -> str`` and a dict of controls whose keys are
-that function's keyword arguments::
+Adding an explorer takes a text function ``render(**settings) -> str`` and a
+dict of controls whose keys are that function's keyword arguments::
 
-    def panel_explorer(records=None):
+    def my_explorer(records=None):
         records = _records(records)
         controls = {"quorum": widgets.IntSlider(...), ...}
-        return Explorer("panel explorer", controls,
-                        lambda **s: panel_text(records, **s))
+        return Explorer("my explorer", controls,
+                        lambda **s: my_text(records, **s))
 """
 
 from __future__ import annotations
@@ -40,11 +42,13 @@ from types import MappingProxyType
 
 import ipywidgets as widgets
 
-from ._checks import check_choice, check_names, check_number, check_records, check_seed
+from ._checks import (check_choice, check_int, check_names, check_number, check_records,
+                      check_seed)
 from .criteria import DEFAULT_RULES, make_rule_filter
 from .judge import GUIDELINE, UNREADABLE_RULES, run_judge
 from .metrics import agreement, class_recall, measure
-from .records import CLASSES, FEATURES, SEED, make_records
+from .panel import AGGREGATES, DIVERSE, JUDGE_NAMES, JUDGES, ON_UNREADABLE, Panel, judge_models
+from .records import CLASSES, FEATURES, SEED, is_harmful, make_records
 from .report import comparison_block, retry_text
 from .simulator import SPURIOUS
 
@@ -63,6 +67,13 @@ PANE_PRE = ('<pre style="white-space: pre; overflow-x: auto; word-wrap: normal; 
             'box-shadow: none;">')
 """The text pane's <pre>: fixed size and no wrapping, also inside a reveal.js slide."""
 DEFAULT_TEMPERATURE = 0.30
+PANEL_BAND_SEEDS = 50
+"""Panel seeds (the lesson's seed and the ones after it) behind the panel explorer's band.
+
+Notebook 07 measures its bands over 1,000 seeds; the explorer uses 50 so that a
+redraw stays near 100 ms even for the largest panel (four judges, quorum 5,
+free-form guideline: benchmarks/bench_widgets.py).  A 95% band from 50 runs is a
+rough estimate; the explorer's text says so."""
 
 
 def _records(records):
@@ -151,6 +162,104 @@ def judge_text(records, temperature=DEFAULT_TEMPERATURE, seed=SEED,
             f"guideline {s['guideline']} , unreadable counted as {s['unreadable_as']}")
     return (head + "\n\n" + comparison_block(records, *runs)
             + "\nrun 2: " + retry_text(runs[1]))
+
+
+def panel_settings(judges=DIVERSE, quorum=1, aggregate="median", min_agreement=0.5,
+                   on_unreadable="harmful", guideline="single label (lesson)",
+                   band_seeds=PANEL_BAND_SEEDS):
+    """Check the panel explorer's settings; return them as a dict (nothing is run)."""
+    judges = check_names("judges", judges, JUDGE_NAMES)
+    if not judges:
+        raise ValueError(f"judges must name at least one judge; allowed: "
+                         f"{', '.join(JUDGE_NAMES)}")
+    check_int("quorum", quorum, minimum=1)
+    check_choice("aggregate", aggregate, AGGREGATES)
+    min_agreement = check_number("min_agreement", min_agreement, minimum=0.0)
+    if min_agreement > 1.0:
+        raise ValueError(f"min_agreement must be a share of the judges in [0, 1], "
+                         f"got {min_agreement!r}")
+    check_choice("on_unreadable", on_unreadable, ON_UNREADABLE)
+    check_choice("guideline", guideline, tuple(GUIDELINES))
+    check_int("band_seeds", band_seeds, minimum=2)
+    return {"judges": judges, "quorum": quorum, "aggregate": aggregate,
+            "min_agreement": min_agreement, "on_unreadable": on_unreadable,
+            "guideline": guideline, "band_seeds": band_seeds}
+
+
+_PANEL_COLUMNS = (("agreement", "agreement"), ("precision", "precision"),
+                  ("recall", "recall"), ("false_block_rate", "FBR"))
+
+
+def _panel_rows(name, records, panel, seeds, guideline, actual):
+    """Two table lines (at the lesson's seed; the band) and the runs behind them."""
+    from .panel_study import band, rates_many
+
+    many = panel.run_many(records, seeds, guideline)
+    run = many.run(0)                       # the lesson's seed: what Panel.run returns
+    scores = measure(records, run.decide)
+    scores["agreement"] = agreement(records, run.decide)
+    per_seed = rates_many(many.harmful, actual)
+    at_seed = (f"{name:<21}" + "".join(f"{scores[k]:>14.4f}" for k, _ in _PANEL_COLUMNS)
+               + f"{run.calls:>7}{run.input_tokens:>13}")
+    bands = [band(per_seed[k]) for k, _ in _PANEL_COLUMNS]
+    in_band = (f"{'  95% band / mean':<21}" + "".join(f"{lo:>7.4f}-{hi:.4f}" for lo, hi in bands)
+               + f"{many.calls.mean():>7.1f}{many.input_tokens.mean():>13.1f}")
+    return [at_seed, in_band], run, many
+
+
+def panel_text(records, judges=DIVERSE, quorum=1, aggregate="median", min_agreement=0.5,
+               on_unreadable="harmful", guideline="single label (lesson)",
+               band_seeds=PANEL_BAND_SEEDS):
+    """A panel of the fictional judges (lessonlib.panel.JUDGES) next to the lesson's judge alone.
+
+    For the panel and for the lesson's judge asked once (same guideline and
+    unreadable rule): agreement, precision, recall, false block rate (FBR),
+    calls and input tokens at the lesson's seed - exactly what
+    ``Panel.run(records, SEED, guideline)`` gives - then the band of each
+    rate (central 95% over ``band_seeds`` panel seeds from the lesson's seed,
+    linear percentiles as in notebook 07) with the mean calls and tokens.  A
+    last block reads the panel's reported scores at the lesson's seed (what
+    ``aggregate`` changes) and how many records two runs are expected to
+    decide differently.
+    """
+    from .panel_study import expected_changed
+
+    records = check_records(records)
+    s = panel_settings(judges, quorum, aggregate, min_agreement, on_unreadable, guideline,
+                       band_seeds)
+    guideline_text = GUIDELINES[s["guideline"]]
+    seeds = range(SEED, SEED + s["band_seeds"])
+    actual = [is_harmful(r) for r in records]
+    panel = Panel(judge_models(*s["judges"]), s["quorum"], s["aggregate"],
+                  s["min_agreement"], s["on_unreadable"])
+    alone = Panel(judge_models("lesson"), 1, on_unreadable=s["on_unreadable"])
+    yours, run, many = _panel_rows(f"your panel ({len(s['judges'])}x{s['quorum']})", records,
+                                   panel, seeds, guideline_text, actual)
+    lesson, _, lesson_many = _panel_rows("lesson's judge alone", records, alone, seeds,
+                                         guideline_text, actual)
+    scores = list(run.scores.values())
+    split = sum(1 for x in scores if 0.0 < x < 1.0)
+    head = "".join(f"{title:>14}" for _, title in _PANEL_COLUMNS)
+    return "\n".join([
+        f"judges {', '.join(s['judges'])} , quorum {s['quorum']} , aggregate {s['aggregate']} "
+        f", min_agreement {s['min_agreement']:.2f}",
+        f"unreadable counted as {s['on_unreadable']} , guideline {s['guideline']}",
+        f"first row: at the lesson's seed {SEED} ; second row: the central 95% over "
+        f"{s['band_seeds']} panel",
+        f"seeds from that seed, and the mean calls and tokens. Notebook 07 uses 1,000 seeds; "
+        f"{s['band_seeds']} keep",
+        "a redraw fast, so these bands are rough.",
+        "",
+        f"{'setup':<21}{head}{'calls':>7}{'input tokens':>13}",
+        *yours, *lesson,
+        "",
+        f"your panel at the lesson's seed: {run.unreadable} unreadable replies ; mean reported "
+        f"score ({s['aggregate']}) {sum(scores) / len(scores):.4f} ;",
+        f"  {split} records scored strictly between 0 and 1",
+        f"records two runs are expected to decide differently: your panel "
+        f"{expected_changed(many.harmful):.2f} , lesson's judge alone "
+        f"{expected_changed(lesson_many.harmful):.2f}",
+    ])
 
 
 # --------------------------------------------------------------------------
@@ -266,3 +375,47 @@ def judge_explorer(records=None):
                              c["unreadable_as"]])
 
     return Explorer("judge explorer", controls, render, layout_controls=layout)
+
+
+def panel_explorer(records=None):
+    """Notebook 07: which judges sit on the panel, quorum, aggregate, min_agreement,
+    the unreadable rule and the guideline.
+
+    Each change reruns the panel at the lesson's seed and over
+    ``PANEL_BAND_SEEDS`` panel seeds, next to the lesson's judge alone, and
+    redraws the table (see :func:`panel_text`).  With no judge ticked the pane
+    says so instead.
+    """
+    records = _records(records)
+    style = {"description_width": "initial"}
+    controls = {spec.name: widgets.Checkbox(value=spec.name in DIVERSE, indent=False,
+                                            description=f"{spec.name}: {spec.differs}",
+                                            layout=widgets.Layout(width="auto"))
+                for spec in JUDGES}
+    controls.update({
+        "quorum": widgets.IntSlider(value=1, min=1, max=5, continuous_update=False,
+                                    description="quorum (asks per judge)", style=style),
+        "min_agreement": widgets.FloatSlider(value=0.5, min=0.0, max=1.0, step=0.05,
+                                             readout_format=".2f", continuous_update=False,
+                                             description="min_agreement", style=style),
+        "aggregate": widgets.ToggleButtons(options=list(AGGREGATES), value="median",
+                                           description="aggregate", style=style),
+        "on_unreadable": widgets.ToggleButtons(options=list(ON_UNREADABLE), value="harmful",
+                                               description="unreadable counted as",
+                                               style=style),
+        "guideline": widgets.Dropdown(options=list(GUIDELINES), value="single label (lesson)",
+                                      description="guideline", style=style),
+    })
+
+    def render(**s):
+        judges = tuple(name for name in JUDGE_NAMES if s.pop(name))
+        if not judges:
+            return "no judge ticked: tick at least one judge to form a panel."
+        return panel_text(records, judges, **s)
+
+    def layout(c):
+        return widgets.VBox([widgets.VBox([c[name] for name in JUDGE_NAMES]),
+                             widgets.HBox([c["quorum"], c["min_agreement"]]),
+                             c["aggregate"], c["on_unreadable"], c["guideline"]])
+
+    return Explorer("panel explorer", controls, render, layout_controls=layout)

@@ -772,27 +772,6 @@ ROWS.update({
             TypeError, "judge_args", "guideline", "temperature twice"),
         Bad("temperature_sweep", lambda m: m.temperature_sweep(RECS, [0.3], [1], max_output=0),
             ValueError, "max_output", ">= 1", "a judge argument"),
-        Bad("fbr_below_share_without_spurious",
-            lambda m: m.fbr_below_share_without_spurious([], [1]), ValueError, "records"),
-        Bad("fbr_below_share_without_spurious",
-            lambda m: m.fbr_below_share_without_spurious(RECS, []), ValueError, "seeds"),
-        Bad("lowest_overlap_temperature", lambda m: m.lowest_overlap_temperature(RECS, [1],
-                                                                                  step=0),
-            ValueError, "step", "> 0", "zero"),
-        Bad("lowest_overlap_temperature", lambda m: m.lowest_overlap_temperature(RECS, [1],
-                                                                                  step="a"),
-            TypeError, "step", note="str"),
-        Bad("lowest_overlap_temperature", lambda m: m.lowest_overlap_temperature(RECS, [1],
-                                                                                  top=-1),
-            ValueError, "top", ">= 0", "negative"),
-        Bad("lowest_overlap_temperature", lambda m: m.lowest_overlap_temperature([], [1]),
-            ValueError, "records"),
-        Bad("lowest_overlap_temperature", lambda m: m.lowest_overlap_temperature(RECS, []),
-            ValueError, "seeds"),
-        *[Bad(fn, lambda m, fn=fn, a=a: getattr(m, fn)(a), error, "answer", note=note)
-          for fn in ("check_fbr_without_spurious", "check_overlap_temperature")
-          for a, error, note in (("a", TypeError, "str"), (-1, ValueError, "negative"),
-                                 (NAN, ValueError, "NaN"))],
         *[Bad("plot_changes", lambda m, c=c: m.plot_changes(c), error, "changes", note=note)
           for c, error, note in (([], ValueError, "empty"), ([-1, 2], ValueError, "negative"),
                                  ([1.5], TypeError, "float"), (None, TypeError, "None"),
@@ -853,8 +832,28 @@ ROWS.update({
         Bad("Explorer", lambda m: m.Explorer("x", {}, lambda **s: "", layout_controls=5),
             TypeError, "layout_controls", note="int",
             gap="Explorer does not check layout_controls"),
+        *[Bad("panel_settings", lambda m, b=b: m.panel_settings(**b), error, param, allowed,
+              note=note)
+          for b, error, param, allowed, note in (
+              (dict(judges="lesson"), TypeError, "judges", "greedy", "a string"),
+              (dict(judges=("gpt",)), ValueError, "judges", "wary", "unknown judge"),
+              (dict(judges=()), ValueError, "judges", "lesson", "no judge"),
+              (dict(quorum=0), ValueError, "quorum", ">= 1", "quorum 0"),
+              (dict(quorum=1.5), TypeError, "quorum", "", "float quorum"),
+              (dict(aggregate="max"), ValueError, "aggregate", "'median'", "unknown"),
+              (dict(min_agreement=NAN), ValueError, "min_agreement", "", "NaN"),
+              (dict(min_agreement=1.5), ValueError, "min_agreement", "[0, 1]", "above 1"),
+              (dict(min_agreement="a"), TypeError, "min_agreement", "", "str"),
+              (dict(on_unreadable="skip"), ValueError, "on_unreadable", "'abstain'",
+               "unknown"),
+              (dict(guideline=GUIDELINE_TEXT), ValueError, "guideline", "free-form",
+               "text, not name"),
+              (dict(band_seeds=1), ValueError, "band_seeds", ">= 2", "one seed"))],
+        Bad("panel_text", lambda m: m.panel_text([]), ValueError, "records"),
+        Bad("panel_text", lambda m: m.panel_text(RECS, quorum=0), ValueError, "quorum"),
+        Bad("panel_text", lambda m: m.panel_text(RECS, judges=("gpt",)), ValueError, "judges"),
         *[Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r), error, "records", note=note)
-          for fn in ("criteria_explorer", "judge_explorer")
+          for fn in ("criteria_explorer", "judge_explorer", "panel_explorer")
           for r, error, note in (([], ValueError, "empty"), (5, TypeError, "int"))],
     ],
     "lessonlib.exercises": [
@@ -876,8 +875,25 @@ ROWS.update({
             ValueError, "max_output", ">= 1", "max_output 0"),
         Bad("check_output_cap_unreadable", lambda m: m.check_output_cap_unreadable(3, "a"),
             TypeError, "max_output", note="str"),
-    ],
-    "lessonlib.panel_exercises": [
+        Bad("fbr_below_share_without_spurious",
+            lambda m: m.fbr_below_share_without_spurious([], [1]), ValueError, "records"),
+        Bad("fbr_below_share_without_spurious",
+            lambda m: m.fbr_below_share_without_spurious(RECS, []), ValueError, "seeds"),
+        Bad("lowest_overlap_temperature", lambda m: m.lowest_overlap_temperature([], [1]),
+            ValueError, "records"),
+        Bad("lowest_overlap_temperature", lambda m: m.lowest_overlap_temperature(RECS, []),
+            ValueError, "seeds"),
+        Bad("lowest_overlap_temperature",
+            lambda m: m.lowest_overlap_temperature(RECS, [1], step=0), ValueError, "step",
+            note="zero", gap="lowest_overlap_temperature does not check step "
+                             "(ZeroDivisionError)"),
+        Bad("lowest_overlap_temperature",
+            lambda m: m.lowest_overlap_temperature(RECS, [1], step="a"), TypeError, "step",
+            note="str", gap="lowest_overlap_temperature does not check step"),
+        Bad("lowest_overlap_temperature",
+            lambda m: m.lowest_overlap_temperature(RECS, [1], top=-1), ValueError, "top",
+            note="negative", gap="lowest_overlap_temperature does not check top (the error "
+                                 "names temperatures)"),
         *[Bad("changed_by_rule", lambda m, s=seeds: m.changed_by_rule(s), error, "seeds",
               note=note) for seeds, error, note in BAD_SEEDS],
     ],
@@ -914,8 +930,10 @@ NO_ROWS = {
     "exercises.check_agreeing_temperature": "an exercise check: any answer gets a hint",
     "exercises.check_class_resolutions": "an exercise check: any answer gets a hint",
     "exercises.check_classes_beyond_one_step": "an exercise check: any answer gets a hint",
-    "panel_exercises.check_rule_ask": "an exercise check: any answer gets a hint",
-    "panel_exercises.check_unreadable_rule": "an exercise check: any answer gets a hint",
+    "exercises.check_fbr_without_spurious": "an exercise check: any answer gets a hint",
+    "exercises.check_overlap_temperature": "an exercise check: any answer gets a hint",
+    "exercises.check_rule_ask": "an exercise check: any answer gets a hint",
+    "exercises.check_unreadable_rule": "an exercise check: any answer gets a hint",
 }
 
 

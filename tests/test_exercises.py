@@ -210,3 +210,93 @@ def test_classes_beyond_one_step(capsys):
 ])
 def test_classes_beyond_one_step_wrong_answers(capsys, answer, words):
     assert words in hints(capsys, ex.check_classes_beyond_one_step(answer))
+
+
+# ---- 06
+
+def _no_spurious_share_by_hand(records):
+    """Share of 1,000 runs without the spurious cue that block fewer clean records than the
+    criteria filter: count each run's false positives and compare with the filter's."""
+    import numpy as np
+
+    clean = np.array([not L.is_harmful(r) for r in records])
+    filter_fp = sum(1 for r in records if not L.is_harmful(r) and L.rule_filter(r))
+    runs = L.run_judge_many(records, range(L.SEED, L.SEED + 1000), spurious={})
+    return float(np.mean((runs.harmful & clean).sum(axis=1) < filter_fp))
+
+
+def test_fbr_without_spurious_right_share_passes(capsys):
+    share = _no_spurious_share_by_hand(L.make_records())
+    assert 0 < share < 1
+    out = passes(capsys, ex.check_fbr_without_spurious(share))
+    assert f"{share:.3f} of the 1,000 runs" in out
+
+
+@pytest.mark.parametrize("answer", [0.9, "0.05", None, -0.1, math.nan, True])
+def test_fbr_without_spurious_wrong_answers_get_a_hint(capsys, answer):
+    assert "not a percentage" in hints(capsys, ex.check_fbr_without_spurious(answer))
+
+
+def test_fbr_without_spurious_percentage_gets_a_hint(capsys):
+    share = _no_spurious_share_by_hand(L.make_records())
+    hints(capsys, ex.check_fbr_without_spurious(100 * share))
+
+
+def _overlap_temperature_by_hand(records):
+    """First temperature k * 0.05 whose 25th-lowest recall of 1,000 runs (the low end of the
+    95% interval) is at or below the criteria filter's recall."""
+    import numpy as np
+
+    harmful = np.array([L.is_harmful(r) for r in records])
+    criteria = sum(1 for r in records if L.is_harmful(r) and L.rule_filter(r)) / harmful.sum()
+    for k in range(41):
+        runs = L.run_judge_many(records, range(L.SEED, L.SEED + 1000), round(0.05 * k, 2))
+        recall = (runs.harmful & harmful).sum(axis=1) / harmful.sum()
+        if np.sort(recall)[24] <= criteria:
+            return round(0.05 * k, 2)
+    raise AssertionError("no temperature up to 2.0 closes the gap")
+
+
+def test_overlap_temperature_right_answer_passes_and_one_step_lower_hints(capsys):
+    t = _overlap_temperature_by_hand(L.make_records())
+    # notebook 06: at 0.30 even the lowest of 1,000 recalls (0.8280) beats the filter's 0.7957
+    assert t > 0.30
+    assert f"{t:.2f} is the lowest temperature" in passes(capsys, ex.check_overlap_temperature(t))
+    hints(capsys, ex.check_overlap_temperature(round(t - 0.05, 2)))
+
+
+@pytest.mark.parametrize("answer", [0.05, "0.55", None, -1.0, math.inf])
+def test_overlap_temperature_wrong_answers_get_a_hint(capsys, answer):
+    assert "steps of 0.05" in hints(capsys, ex.check_overlap_temperature(answer))
+
+
+# ---- 07
+
+WORDS = ("yonerge", "gizlialan", "yanetkiliarac", "damgauyusmazligi")   # the four rules
+
+
+def rule_ask(prompt, seed):
+    return "zararli" if any(w in prompt.split() for w in WORDS) else "temiz"
+
+
+def test_check_rule_ask_passes_the_rule_filter(capsys):
+    assert "all 240 records" in passes(capsys, ex.check_rule_ask(rule_ask))
+
+
+@pytest.mark.parametrize("answer", [
+    "not callable",
+    lambda prompt, seed: "zararli",                        # blocks everything
+    lambda prompt, seed: "bence zararsiz",                 # no label
+    lambda prompt: "temiz",                                # wrong signature
+    lambda prompt, seed: 42,                               # wrong type
+])
+def test_check_rule_ask_hints(capsys, answer):
+    hints(capsys, ex.check_rule_ask(answer))
+
+
+def test_check_unreadable_rule(capsys):
+    changed = ex.changed_by_rule(range(L.SEED, L.SEED + 20))
+    assert min(changed, key=changed.get) == "abstain"
+    assert "200 panel seeds" in passes(capsys, ex.check_unreadable_rule("abstain"))
+    for wrong in ("clean", "harmful", "skip", None):
+        hints(capsys, ex.check_unreadable_rule(wrong))

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import lessonlib as L
-from lessonlib import panel_exercises as ex
 from lessonlib import panel_study as S
 from lessonlib.panel_study import (COMPARISON, CUE, FREE_FORM_GUIDELINE, GREEDY, SINGLE,
                                    UNREADABLE, Setup, band, cue_groups, cue_text,
@@ -132,42 +131,6 @@ def test_plot_band_against_cost(records):
     with pytest.raises(ValueError, match="metric"):
         plot_band_against_cost(rows, metric="speed")
     plt.close("all")
-
-
-# --- exercise checks ------------------------------------------------------------
-
-WORDS = ("yonerge", "gizlialan", "yanetkiliarac", "damgauyusmazligi")   # the four rules
-
-
-def rule_ask(prompt, seed):
-    return "zararli" if any(w in prompt.split() for w in WORDS) else "temiz"
-
-
-def test_check_rule_ask_passes_the_rule_filter(capsys):
-    assert ex.check_rule_ask(rule_ask) is True
-    assert capsys.readouterr().out.startswith("PASS:")
-
-
-@pytest.mark.parametrize("answer", [
-    "not callable",
-    lambda prompt, seed: "zararli",                        # blocks everything
-    lambda prompt, seed: "bence zararsiz",                 # no label
-    lambda prompt: "temiz",                                # wrong signature
-    lambda prompt, seed: 42,                               # wrong type
-])
-def test_check_rule_ask_hints(capsys, answer):
-    assert ex.check_rule_ask(answer) is False
-    assert capsys.readouterr().out.startswith("Not yet:")
-
-
-def test_check_unreadable_rule(capsys):
-    changed = ex.changed_by_rule(range(L.SEED, L.SEED + 20))
-    assert min(changed, key=changed.get) == "abstain"
-    assert ex.check_unreadable_rule("abstain") is True
-    assert capsys.readouterr().out.startswith("PASS:")
-    for wrong in ("clean", "harmful", "skip", None):
-        assert ex.check_unreadable_rule(wrong) is False
-        assert capsys.readouterr().out.startswith("Not yet:")
 
 
 def test_quote_prints_the_requested_figures(records):

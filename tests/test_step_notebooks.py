@@ -1,4 +1,4 @@
-"""The five step notebooks and their solutions: skeleton, slides, stored outputs.
+"""The seven step notebooks and their solutions: skeleton, slides, stored outputs.
 
 nbval re-runs the notebooks; these tests check what nbval does not: that every
 code cell was executed and stored, the skeleton of CONTRIBUTING.md, slide
@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT
 
 STEPS = ["01_records", "02_criteria_filter", "03_judge_simulator", "04_two_seed_variance",
-         "05_class_breakdown"]
+         "05_class_breakdown", "06_many_seeds", "07_judge_panel"]
 SLIDE_TYPES = {"slide", "subslide", "fragment", "-", "skip", "notes"}
 SKELETON = ["## The idea", "## Practice", "## What the numbers say", "## Discussion",
             "## Exercise"]
@@ -73,6 +73,7 @@ def test_step_notebook_follows_the_skeleton(name):
                 for line in "".join(c["source"]).splitlines() if line.startswith("## ")]
     positions = [next(i for i, h in enumerate(headings) if h.startswith(s)) for s in SKELETON]
     assert positions == sorted(positions)
+    assert headings[-1].startswith("## Exercise"), "the exercises end the notebook"
 
 
 @pytest.mark.parametrize("name", STEPS)
@@ -86,6 +87,10 @@ def test_exercises_call_a_check_and_store_a_hint(name):
         assert "ex.check_" in "".join(cell["source"])
         text = "".join("".join(o["text"]) for o in cell["outputs"])
         assert text.startswith("Not yet: ")
+    imports = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    assert "from lessonlib import exercises as ex" in imports
+    assert "Worked solution" in "".join(cells[-1]["source"])
+    assert f"solutions/{name}_solutions.ipynb" in "".join(cells[-1]["source"])
 
 
 @pytest.mark.parametrize("name", STEPS)
@@ -96,6 +101,11 @@ def test_solution_notebook_passes_every_check(name):
     assert checks
     for cell in checks:
         assert "".join("".join(o["text"]) for o in cell["outputs"]).startswith("PASS: ")
+    step = load(name)["cells"]
+    asked = {m for c in step if c["cell_type"] == "code"
+             for m in re.findall(r"ex\.(check_\w+)", "".join(c["source"]))}
+    solved = {m for c in checks for m in re.findall(r"ex\.(check_\w+)", "".join(c["source"]))}
+    assert asked == solved, "every exercise of the step notebook has a passing solution"
 
 
 @pytest.mark.parametrize("name, block", sorted(BLOCKS.items()))

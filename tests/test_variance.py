@@ -103,16 +103,6 @@ def test_bad_runs():
         V.summary("runs")
 
 
-def test_exercise_checks_pass_and_hint(capsys):
-    assert V.check_fbr_without_spurious(V.fbr_below_share_without_spurious()) is True
-    assert V.check_fbr_without_spurious(0.9) is False
-    assert V.check_overlap_temperature(V.lowest_overlap_temperature()) is True
-    assert V.check_overlap_temperature(0.05) is False
-    out = capsys.readouterr().out.splitlines()
-    assert out[0] == "pass" and out[1].startswith("not yet:")
-    assert out[2] == "pass" and out[3].startswith("not yet:")
-
-
 def test_plots_draw_without_error():
     import matplotlib
 

@@ -11,8 +11,9 @@ import pytest
 import lessonlib
 from conftest import ROOT
 from lessonlib import FEATURES, Flags, Record
+from lessonlib.panel import JUDGE_NAMES
 from lessonlib.widgets import (GUIDELINES, Explorer, criteria_explorer, criteria_text,
-                               judge_explorer, judge_text)
+                               judge_explorer, judge_text, panel_explorer, panel_text)
 
 EXPECTED = ROOT / "data" / "expected"
 FREE = "free-form (no 'tek')"
@@ -162,6 +163,108 @@ def test_judge_text_bad_input(kwargs, error, word):
         judge_text(SMALL, **kwargs)
 
 
+# ---------------------------------------------------------------- panel_text
+
+def table(text):
+    """{row name: cells} for the panel table: 'your panel (JxQ)', "lesson's judge alone",
+    each followed by its band row (name + ' band'); band cells stay 'low-high' strings."""
+    out, last = {}, None
+    for line in text.splitlines():
+        if line.startswith(("your panel (", "lesson's judge alone")):
+            last = line[:21].strip()
+            out[last] = line[21:].split()
+        elif line.startswith("  95% band / mean") and last:
+            out[last + " band"] = line[21:].split()
+    return out
+
+
+def by_hand(records, run):
+    """Agreement, precision, recall, FBR from a run's labels, counted here."""
+    tp = sum(1 for r in records if run.labels[r.no] == "zararli" and lessonlib.is_harmful(r))
+    fp = sum(1 for r in records if run.labels[r.no] == "zararli" and not lessonlib.is_harmful(r))
+    pos = sum(1 for r in records if lessonlib.is_harmful(r))
+    neg = len(records) - pos
+    return [f"{(tp + neg - fp) / len(records):.4f}", f"{tp / (tp + fp):.4f}",
+            f"{tp / pos:.4f}", f"{fp / neg:.4f}"]
+
+
+def test_panel_defaults_are_the_diverse_panel_at_the_lessons_seed(records):
+    run = lessonlib.Panel(lessonlib.judge_models("plain", "wary", "greedy")).run(
+        records, lessonlib.SEED)
+    got = table(panel_text(records))
+    assert got["your panel (3x1)"] == by_hand(records, run) + [str(run.calls),
+                                                               str(run.input_tokens)]
+    # the lesson's judge alone is the lesson's run 1: 0.8833 0.7876 0.9570 0.1633, 246 calls,
+    # 10779 input tokens (data/expected/02_comparison.txt)
+    assert got["lesson's judge alone"] == ["0.8833", "0.7876", "0.9570", "0.1633", "246",
+                                           "10779"]
+
+
+def test_panel_band_is_the_central_95_percent_over_the_panel_seeds():
+    import numpy as np
+
+    records = lessonlib.make_records(40)
+    seeds = range(lessonlib.SEED, lessonlib.SEED + 5)
+    runs = [lessonlib.Panel(lessonlib.judge_models("plain", "greedy"), quorum=2).run(records, s)
+            for s in seeds]
+    rates = np.array([[float(x) for x in by_hand(records, run)] for run in runs])
+    # by_hand rounds to 4 places; the band is taken on the unrounded rates, so compare
+    # with a tolerance of one rounding step
+    got = table(panel_text(records, ("plain", "greedy"), quorum=2, band_seeds=5))
+    band = got["your panel (2x2) band"]
+    for k in range(4):
+        low, high = (float(x) for x in band[k].split("-"))
+        want = np.percentile(rates[:, k], [2.5, 97.5])
+        assert abs(low - want[0]) <= 1e-4 and abs(high - want[1]) <= 1e-4
+    assert float(band[4]) == np.mean([run.calls for run in runs])
+    assert float(band[5]) == np.mean([run.input_tokens for run in runs])
+
+
+def test_each_panel_setting_changes_the_text(records):
+    base = panel_text(records)
+    alone = table(base)["lesson's judge alone"]
+    for change in ({"judges": ("lesson",)}, {"quorum": 3}, {"min_agreement": 1.0},
+                   {"guideline": FREE}):
+        text = panel_text(records, **change)
+        assert table(text) != table(base), change
+        if "guideline" not in change:      # the reference moves only with the guideline
+            assert table(text)["lesson's judge alone"] == alone
+    # aggregate changes the reported score, never the verdict
+    mean = panel_text(records, aggregate="mean")
+    assert table(mean) == table(base) and mean != base
+    assert "mean reported score (mean)" in mean
+    # with free-form replies the unreadable rule moves the figures
+    free = {rule: table(panel_text(records, guideline=FREE, on_unreadable=rule))
+            for rule in ("harmful", "clean")}
+    assert free["harmful"]["your panel (3x1)"] != free["clean"]["your panel (3x1)"]
+
+
+def test_panel_text_states_its_settings_and_band_seeds(records):
+    lines = panel_text(records, ("lesson", "wary"), 2, "min", 1.0, "abstain", FREE,
+                       band_seeds=7).splitlines()
+    assert lines[0] == "judges lesson, wary , quorum 2 , aggregate min , min_agreement 1.00"
+    assert lines[1] == "unreadable counted as abstain , guideline free-form (no 'tek')"
+    assert "central 95% over 7 panel" in lines[2]
+
+
+@pytest.mark.parametrize("kwargs, error, word", [
+    ({"judges": ()}, ValueError, "judges"),
+    ({"judges": ("gpt",)}, ValueError, "judges"),
+    ({"judges": "plain"}, TypeError, "judges"),
+    ({"quorum": 0}, ValueError, "quorum"),
+    ({"quorum": 1.5}, TypeError, "quorum"),
+    ({"aggregate": "max"}, ValueError, "aggregate"),
+    ({"min_agreement": 1.5}, ValueError, "min_agreement"),
+    ({"min_agreement": "half"}, TypeError, "min_agreement"),
+    ({"on_unreadable": "skip"}, ValueError, "on_unreadable"),
+    ({"guideline": "other"}, ValueError, "guideline"),
+    ({"band_seeds": 1}, ValueError, "band_seeds"),
+])
+def test_panel_text_bad_input(kwargs, error, word):
+    with pytest.raises(error, match=word):
+        panel_text(SMALL, **kwargs)
+
+
 # ---------------------------------------------------------------- widgets
 
 def test_criteria_explorer_has_a_checkbox_per_flag_lesson_rules_ticked():
@@ -218,3 +321,29 @@ def test_explorer_bad_input():
         Explorer("x", {"a": 3}, lambda **s: "")
     with pytest.raises(TypeError, match="records"):
         criteria_explorer("records")
+
+
+def test_panel_explorer_controls_and_redraw():
+    ex = panel_explorer(SMALL)
+    assert list(ex.controls) == list(JUDGE_NAMES) + [
+        "quorum", "min_agreement", "aggregate", "on_unreadable", "guideline"]
+    assert [n for n in JUDGE_NAMES if ex.controls[n].value] == ["plain", "wary",
+                                                                          "greedy"]
+    q = ex.controls["quorum"]
+    assert (q.min, q.max, q.value) == (1, 5, 1)
+    assert ex.text == panel_text(SMALL)
+    for name in ("plain", "wary", "greedy"):
+        ex.controls[name].value = False
+    assert ex.text.startswith("no judge ticked")
+    ex.controls["lesson"].value = True
+    ex.controls["quorum"].value = 3
+    ex.controls["aggregate"].value = "mean"
+    assert ex.text == panel_text(SMALL, ("lesson",), 3, "mean")
+
+
+def test_panel_explorer_text_form_is_deterministic():
+    plain = [panel_explorer(SMALL)._repr_mimebundle_()["text/plain"] for _ in range(2)]
+    assert plain[0] == plain[1]
+    assert plain[0].startswith("panel explorer (lesson=False , plain=True , wary=True , "
+                               "greedy=True , quorum=1 , min_agreement=0.5 , ")
+    assert plain[0].endswith(panel_text(SMALL)) and "0x" not in plain[0]
