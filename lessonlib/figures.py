@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ._checks import check_records
+from ._checks import check_records, check_str
 from .metrics import class_recall
 from .records import CLASSES
 
@@ -34,6 +34,9 @@ def class_recall_bars(records, decisions, ax=None,
     """
     records = check_records(records)
     decisions = _check_decisions(decisions)
+    check_str("title", title)
+    if ax is not None and not hasattr(ax, "bar"):
+        raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
     import matplotlib.pyplot as plt
 
     recalls = {name: class_recall(records, decide) for name, decide in decisions.items()}

@@ -520,11 +520,34 @@ class ManyRuns:
         return agreement_many(self.harmful, self.actual)
 
 
+def check_decisions(harmful, name="harmful", *, ndim=2, min_rows=0):
+    """A matrix of yes/no decisions (bool, or integers 0 and 1) as a bool array.
+
+    ``ndim`` 2: (runs, records) with at least one record and ``min_rows`` runs;
+    ``ndim`` 1: (records,) with at least one record.
+    """
+    if harmful is None or isinstance(harmful, (str, bytes, Mapping)):
+        raise TypeError(f"{name} must be an array of bool decisions, got "
+                        f"{type(harmful).__name__}")
+    raw = np.asarray(harmful)
+    if raw.dtype.kind in "iu" and raw.size and not np.isin(raw, (0, 1)).all():
+        raise ValueError(f"{name} must hold bool decisions (or 0 and 1), found other integers")
+    if raw.dtype.kind not in "biu" and raw.size:
+        raise TypeError(f"{name} must hold bool decisions (or 0 and 1), got dtype {raw.dtype}")
+    shape = "(runs, records)" if ndim == 2 else "(records,)"
+    if raw.ndim != ndim or raw.shape[-1] == 0 or (ndim == 2 and raw.shape[0] < min_rows):
+        runs = {1: "one run", 2: "two runs"}.get(min_rows, f"{min_rows} runs")
+        least = f"at least {runs} and " if ndim == 2 and min_rows else ""
+        raise ValueError(f"{name} must be {shape} with {least}at least one record, got shape "
+                         f"{raw.shape}")
+    return raw.astype(bool, copy=False)
+
+
 def confusion_many(harmful, actual):
     """(tp, fp, fn, tn) per row of a (runs, records) decision matrix against ``actual``."""
-    harmful = np.asarray(harmful, dtype=bool)
-    actual = np.asarray(actual, dtype=bool)
-    if harmful.ndim != 2 or actual.shape != harmful.shape[1:]:
+    harmful = check_decisions(harmful)
+    actual = check_decisions(actual, "actual", ndim=1)
+    if actual.shape != harmful.shape[1:]:
         raise ValueError(f"harmful must be (runs, records) and actual (records,), got "
                          f"{harmful.shape} and {actual.shape}")
     pos, neg = int(actual.sum()), int((~actual).sum())
@@ -539,8 +562,15 @@ def rounded_ratio(num, den, places=4):
     Python rounds the exact binary value of the quotient; ``np.round`` does not
     always agree, so each distinct (num, den) pair is rounded by Python once.
     """
-    num = np.asarray(num, dtype=np.int64)
-    den = np.asarray(den, dtype=np.int64)
+    check_int("places", places)
+    num, den = np.asarray(num), np.asarray(den)
+    for name, value in (("num", num), ("den", den)):
+        if value.dtype.kind not in "iu":
+            raise TypeError(f"{name} must hold whole numbers (counts), got dtype {value.dtype}")
+    if num.shape != den.shape:
+        raise ValueError(f"num and den must have the same shape, got {num.shape} and "
+                         f"{den.shape}")
+    num, den = num.astype(np.int64), den.astype(np.int64)
     pairs, inverse = np.unique(np.stack([num, den]), axis=1, return_inverse=True)
     values = np.array([round(int(a) / int(b), places) if b else 0.0 for a, b in pairs.T],
                       dtype=float)
@@ -585,7 +615,10 @@ def _check_calls_before(calls_before, total):
             raise ValueError(f"calls_before must hold one count per seed ({total}), "
                              f"got {len(values)}")
     for v in values:
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"calls_before must hold whole numbers >= 0, got "
+                            f"{type(v).__name__} {v!r}")
+        if v < 0:
             raise ValueError(f"calls_before must hold whole numbers >= 0, got {v!r}")
     return np.array(values, dtype=np.int64)
 

@@ -84,9 +84,11 @@ uses that seed + 1.  So
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ._checks import check_choice, check_int, check_records, check_seed, check_str
+from ._checks import (check_choice, check_count, check_int, check_number, check_record,
+                      check_records, check_seed, check_str)
 from .judge import CLEAN, GUIDELINE, HARMFUL, ask_for_label, build_prompt
 from .records import SEED
 from .simulator import CUE_TABLE, PRIOR, SPURIOUS, SimulatedModel
@@ -105,6 +107,12 @@ class AskReply:
     input_tokens: int | None = None
     status: str = "ok"
 
+    def __post_init__(self):
+        check_str("text", self.text)
+        if self.input_tokens is not None:
+            check_int("input_tokens", self.input_tokens, minimum=0)
+        check_str("status", self.status)
+
 
 def slot_seed(seed, judge, sample, judges):
     """The sampling seed of ``judge``'s ``sample`` in a run with ``seed`` and ``judges`` judges."""
@@ -117,9 +125,17 @@ def slot_seed(seed, judge, sample, judges):
     return seed + (sample * judges + judge) * SLOT_STRIDE
 
 
+def _numbers(name, values):
+    """A collection of finite real numbers, as a list (may be empty)."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{name} must be a collection of numbers, got {type(values).__name__} "
+                        f"{values!r}")
+    return [check_number(name, v) for v in values]
+
+
 def median(values):
     """Median of a non-empty sequence of numbers (mean of the two middle ones when even)."""
-    ordered = sorted(values)
+    ordered = sorted(_numbers("values", values))
     n = len(ordered)
     if n == 0:
         raise ValueError("values must not be empty")
@@ -130,6 +146,7 @@ def median(values):
 def combine(scores, aggregate):
     """The judges' scores combined by ``aggregate`` ('median', 'mean' or 'min')."""
     check_choice("aggregate", aggregate, AGGREGATES)
+    scores = _numbers("scores", scores)
     if not scores:
         raise ValueError("scores must not be empty")
     if aggregate == "median":
@@ -141,7 +158,11 @@ def combine(scores, aggregate):
 
 def verdict(judge_scores, min_agreement):
     """Panel verdict from per-judge scores (None = abstained): True = flag as harmful."""
-    active = [s for s in judge_scores if s is not None]
+    if isinstance(judge_scores, (str, bytes)) or not hasattr(judge_scores, "__iter__"):
+        raise TypeError(f"judge_scores must be a collection of scores (None = abstained), got "
+                        f"{type(judge_scores).__name__} {judge_scores!r}")
+    active = [check_number("judge_scores", s) for s in judge_scores if s is not None]
+    check_number("min_agreement", min_agreement)
     if not active:
         return True
     flags = sum(1 for s in active if s >= 0.5)
@@ -172,6 +193,10 @@ class PanelRun:
 
     def decide(self, record):
         """True when the panel flagged ``record`` harmful (a decision for ``measure``)."""
+        check_record(record)
+        if record.no not in self.labels:
+            raise ValueError(f"record {record.no} was not judged in this run (record must be "
+                             f"one of the run's records)")
         return self.labels[record.no] == HARMFUL
 
 
@@ -298,6 +323,17 @@ class JudgeSpec:
     spurious: tuple = tuple(SPURIOUS.items())   # (token, label) pairs
     prior: tuple = tuple(PRIOR.items())         # (label, base weight) pairs
 
+    def __post_init__(self):
+        check_str("name", self.name)
+        check_str("differs", self.differs)
+        for field_name in ("spurious", "prior"):
+            pairs = getattr(self, field_name)
+            if not isinstance(pairs, tuple) or not all(
+                    isinstance(p, tuple) and len(p) == 2 for p in pairs):
+                raise TypeError(f"{field_name} must be a tuple of (key, value) pairs, got "
+                                f"{pairs!r}")
+        self.model()            # the model's own checks: temperature, spurious, prior
+
     def model(self):
         """A fresh model (its own call counter at zero) with this configuration."""
         return SimulatedModel(self.temperature, CUE_TABLE, dict(self.spurious), dict(self.prior),
@@ -368,7 +404,7 @@ class PanelMany:
 
     def run(self, i):
         """The :class:`PanelRun` of seed number ``i``."""
-        check_int("i", i)
+        i = check_count("i", i)
         if not -len(self.seeds) <= i < len(self.seeds):
             raise ValueError(f"i must be a run index in [-{len(self.seeds)}, "
                              f"{len(self.seeds)}), got {i}")
@@ -429,6 +465,7 @@ def panel_verdicts(judge_scores, aggregate, min_agreement):
     """(harmful, scores) from per-judge scores (J, S, N) with NaN for abstained judges."""
     import numpy as np
 
+    check_choice("aggregate", aggregate, AGGREGATES)
     active = ~np.isnan(judge_scores)
     k = active.sum(axis=0)
     flags = (active & (np.nan_to_num(judge_scores, nan=0.0) >= 0.5)).sum(axis=0)
@@ -518,9 +555,11 @@ def _many_engine(panel, records, seeds, guideline, model_many=None):
 
 
 def _check_seed_list(seeds):
-    if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
+    if (isinstance(seeds, (str, bytes, Mapping)) or not hasattr(seeds, "__iter__")):
         raise TypeError(f"seeds must be a sequence of integer seeds (e.g. range(1000)), got "
                         f"{type(seeds).__name__}")
+    if getattr(seeds, "ndim", 1) != 1:
+        raise ValueError(f"seeds must be one-dimensional, got shape {seeds.shape}")
     out = []
     for s in seeds:
         if hasattr(s, "item") and not isinstance(s, bool):

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ._checks import check_choice, check_int, check_records, check_seed, check_str
+from ._checks import (check_choice, check_int, check_names, check_number, check_record,
+                      check_records, check_seed, check_str)
 from .judge import GUIDELINE
 from .metrics import agreement, measure
-from .panel import DIVERSE, JUDGE_NAMES, ON_UNREADABLE, Panel, judge_models
+from .panel import (AGGREGATES, DIVERSE, JUDGE_NAMES, ON_UNREADABLE, Panel, _check_seed_list,
+                    _read_min_agreement, judge_models)
 from .records import FEATURES, SEED, is_harmful
 
 FREE_FORM_GUIDELINE = ("Su kaydin ozniteliklerine bak ve etiket yaz : temiz ya da zararli . "
@@ -49,12 +51,17 @@ class Setup:
 
     def __post_init__(self):
         check_str("name", self.name)
-        if isinstance(self.judges, str) or not self.judges:
+        if (isinstance(self.judges, str) or not hasattr(self.judges, "__iter__")
+                or not self.judges):
             raise TypeError(f"judges must be a non-empty tuple of judge names "
                             f"({', '.join(JUDGE_NAMES)}), got {self.judges!r}")
         for name in self.judges:
             check_choice("judges", name, JUDGE_NAMES)
         check_int("quorum", self.quorum, minimum=1)
+        check_str("aggregate", self.aggregate)
+        check_choice("aggregate", self.aggregate, AGGREGATES)
+        _read_min_agreement(self.min_agreement)
+        check_str("on_unreadable", self.on_unreadable)
         check_choice("on_unreadable", self.on_unreadable, ON_UNREADABLE)
 
     def panel(self):
@@ -101,8 +108,13 @@ def rates_many(harmful, actual):
     """
     import numpy as np
 
-    harmful = np.asarray(harmful, dtype=bool)
-    actual = np.asarray(actual, dtype=bool)
+    from .many import check_decisions
+
+    harmful = check_decisions(harmful)
+    actual = check_decisions(actual, "actual", ndim=1)
+    if actual.shape != harmful.shape[1:]:
+        raise ValueError(f"harmful must be (runs, records) and actual (records,), got "
+                         f"{harmful.shape} and {actual.shape}")
     tp = (harmful & actual).sum(axis=1)
     fp = (harmful & ~actual).sum(axis=1)
     pos, neg = int(actual.sum()), int((~actual).sum())
@@ -121,6 +133,20 @@ def band(values, coverage=0.95):
     """(low, high) of the central ``coverage`` share of ``values`` (linear percentiles)."""
     import numpy as np
 
+    coverage = check_number("coverage", coverage)
+    if not 0.0 < coverage <= 1.0:
+        raise ValueError(f"coverage must be a share in (0, 1], got {coverage!r}")
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"values must be a 1-D collection of numbers, got "
+                        f"{type(values).__name__}")
+    values = np.asarray(values)
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError(f"values must be a non-empty 1-D collection of numbers, got shape "
+                         f"{values.shape}")
+    if values.dtype.kind not in "iuf":
+        raise TypeError(f"values must hold real numbers, got dtype {values.dtype}")
+    if not np.isfinite(values).all():
+        raise ValueError("values must be finite numbers, found nan or inf")
     tail = (100 - coverage * 100) / 2
     low, high = np.percentile(np.asarray(values, dtype=float), [tail, 100 - tail])
     return float(low), float(high)
@@ -128,9 +154,9 @@ def band(values, coverage=0.95):
 
 def expected_changed(harmful):
     """Expected number of records two independent runs decide differently."""
-    import numpy as np
+    from .many import check_decisions
 
-    p = np.asarray(harmful, dtype=bool).mean(axis=0)
+    p = check_decisions(harmful, min_rows=1).mean(axis=0)
     return float((2 * p * (1 - p)).sum())
 
 
@@ -154,8 +180,23 @@ class Row:
         return self.setup.name
 
     def width(self, metric):
+        check_choice("metric", metric, METRICS)
         low, high = self.bands[metric]
         return high - low
+
+
+def _rows(rows):
+    """A non-empty collection of :class:`Row` (from :func:`study`), as a tuple."""
+    if isinstance(rows, (str, bytes, Row)) or not hasattr(rows, "__iter__"):
+        raise TypeError(f"rows must be a tuple of Row (from study), got {type(rows).__name__}")
+    rows = tuple(rows)
+    if not rows:
+        raise ValueError("rows must hold at least one Row (from study), got none")
+    for r in rows:
+        if not isinstance(r, Row):
+            raise TypeError(f"rows must hold Row objects (from study), found "
+                            f"{type(r).__name__} {r!r}")
+    return rows
 
 
 def study(records, setups, seeds=None, seed=SEED, guideline=GUIDELINE):
@@ -168,12 +209,15 @@ def study(records, setups, seeds=None, seed=SEED, guideline=GUIDELINE):
     records = check_records(records)
     check_seed(seed)
     check_str("guideline", guideline)
-    if isinstance(setups, Setup) or not setups:
+    if isinstance(setups, (Setup, str)) or not hasattr(setups, "__iter__"):
+        raise TypeError("setups must be a non-empty tuple of Setup")
+    setups = tuple(setups)
+    if not setups:
         raise TypeError("setups must be a non-empty tuple of Setup")
     for s in setups:
         if not isinstance(s, Setup):
             raise TypeError(f"setups must hold Setup objects, got {type(s).__name__}")
-    seeds = range(seed, seed + BAND_SEEDS) if seeds is None else seeds
+    seeds = range(seed, seed + BAND_SEEDS) if seeds is None else _check_seed_list(seeds)
     actual = np.array([is_harmful(r) for r in records])
     panels = [setup.panel() for setup in setups]      # every setup checked before any run
     rows = []
@@ -190,6 +234,8 @@ def study(records, setups, seeds=None, seed=SEED, guideline=GUIDELINE):
 
 def table_text(rows, bands=("agreement", "recall", "false_block_rate")):
     """The rows as a text table: figures at the lesson's seed, then band widths."""
+    rows = _rows(rows)
+    bands = check_names("bands", bands, METRICS)
     short = {"agreement": "agree", "precision": "prec", "recall": "recall",
              "false_block_rate": "FBR"}
     width = max(24, *(len(r.name) for r in rows))
@@ -209,6 +255,8 @@ def table_text(rows, bands=("agreement", "recall", "false_block_rate")):
 
 def band_text(rows, metrics=("recall", "false_block_rate")):
     """Each row's 95% band (low - high) for ``metrics``, with the mean calls per run."""
+    rows = _rows(rows)
+    metrics = check_names("metrics", metrics, METRICS)
     width = max(24, *(len(r.name) for r in rows))
     lines = [f"{'setup':<{width}} {'calls/run':>9} " + " ".join(
         f"{m.replace('false_block_rate', 'FBR') + ' 95% band':>19}" for m in metrics)]
@@ -221,6 +269,8 @@ def band_text(rows, metrics=("recall", "false_block_rate")):
 # --- the spurious length cue ----------------------------------------------------
 
 def flags_on(record):
+    """The names of the flags set on ``record``, in FEATURES order."""
+    check_record(record)
     return tuple(f for f in FEATURES if record.features[f])
 
 
@@ -237,6 +287,7 @@ def cue_text(records, rows):
     """Mean number of blocks per run, over the band's seeds, in the two cue groups."""
     import numpy as np
 
+    rows = _rows(rows)
     clean_long, only_long = cue_groups(records)
     index = {r.no: i for i, r in enumerate(check_records(records))}
     width = max(26, *(len(r.name) for r in rows))
@@ -256,6 +307,8 @@ def cue_text(records, rows):
 
 def series_name(setup):
     """A setup's name without its quorum part ('single judge, quorum 3' -> 'single judge')."""
+    if not isinstance(setup, Setup):
+        raise TypeError(f"setup must be a Setup, got {type(setup).__name__} {setup!r}")
     return setup.name.split(", quorum")[0]
 
 
@@ -267,7 +320,10 @@ def plot_band_against_cost(rows, metric="agreement", ax=None):
     """
     import matplotlib.pyplot as plt
 
+    rows = _rows(rows)
     check_choice("metric", metric, METRICS)
+    if ax is not None and not hasattr(ax, "plot"):
+        raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
     if ax is None:
         _, ax = plt.subplots(figsize=(7.5, 4.2))
     series = {}
@@ -298,6 +354,15 @@ def quote(rows, *keys):
     recall, false_block_rate (at the lesson's seed), '<metric> band' (width) and
     '<metric> range' (low - high).
     """
+    rows = _rows(rows)
+    plain = ("calls", "input_tokens", "unreadable", "changed", "mean_calls")
+    for key in keys:
+        check_str("keys", key)
+        base = key[:-5] if key.endswith(" band") else key[:-6] if key.endswith(" range") else ""
+        if base not in METRICS and key not in plain + METRICS:
+            raise ValueError(f"unknown key {key!r}; allowed keys: {', '.join(plain + METRICS)}, "
+                             f"'<metric> band' and '<metric> range' (metric one of "
+                             f"{', '.join(METRICS)})")
     lines = []
     for r in rows:
         cells = []

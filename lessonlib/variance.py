@@ -20,9 +20,9 @@ import math
 
 import numpy as np
 
-from ._checks import check_number, check_records
+from ._checks import check_count, check_number, check_records
 from .criteria import rule_filter
-from .many import ManyRuns, check_seeds, run_judge_many
+from .many import ManyRuns, check_decisions, check_seeds, run_judge_many
 from .metrics import measure
 from .records import CLASSES
 
@@ -33,11 +33,50 @@ LEVEL = 0.95
 
 
 def _values(values, name="values"):
-    values = np.asarray(values, dtype=float)
+    if values is None or isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be a 1-D collection of numbers, got "
+                        f"{type(values).__name__}")
+    raw = np.asarray(values)
+    if raw.dtype.kind not in "biuf" and raw.size:
+        raise TypeError(f"{name} must hold real numbers, got dtype {raw.dtype}")
+    values = raw.astype(float)
     if values.ndim != 1 or values.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D collection of numbers, "
                          f"got shape {values.shape}")
+    if not np.isfinite(values).all():
+        raise ValueError(f"{name} must be finite numbers, found nan or inf")
     return values
+
+
+def _level(level):
+    level = check_number("level", level, minimum=0.0)
+    if level >= 1.0:
+        raise ValueError(f"level must be below 1, got {level!r}")
+    return level
+
+
+def _matched(records, runs):
+    """``records`` checked, and the very records ``runs`` judged, in the same order."""
+    records = check_records(records)
+    _runs(runs)
+    if tuple(r.no for r in records) != runs.record_nos:
+        raise ValueError("records must be the records the runs judged, in the same order")
+    return records
+
+
+def _marks(marks, runs, least=0):
+    """Run indices into ``runs``, as a tuple (at least ``least`` of them)."""
+    if isinstance(marks, (str, bytes)) or not hasattr(marks, "__iter__"):
+        raise TypeError(f"marks must be a tuple of run indices, got {type(marks).__name__} "
+                        f"{marks!r}")
+    marks = tuple(check_count("marks", i) for i in marks)
+    if len(marks) < least:
+        raise ValueError(f"marks must hold at least {least} run indices, got {marks!r}")
+    for i in marks:
+        if not -len(runs) <= i < len(runs):
+            raise ValueError(f"marks must be run indices in [-{len(runs)}, {len(runs)}), "
+                             f"got {i}")
+    return marks
 
 
 def _runs(runs):
@@ -79,9 +118,7 @@ def interval(values, level=LEVEL):
     most 24 runs lie below the interval and at most 25 above it.
     """
     values = np.sort(_values(values))
-    level = check_number("level", level, minimum=0.0)
-    if level >= 1.0:
-        raise ValueError(f"level must be below 1, got {level!r}")
+    level = _level(level)
     n, tail = len(values), (1 - level) / 2
     # round away the last-bit noise of (1 - level) / 2 before taking the ceiling
     lo = max(math.ceil(round(n * tail, 9)) - 1, 0)
@@ -95,6 +132,9 @@ def summary(runs, marks=(0, 1), level=LEVEL):
     ``marks`` are run indices (the lesson's two runs are 0 and 1 when the seeds
     start at SEED).
     """
+    _runs(runs)
+    marks = _marks(marks, runs)
+    _level(level)
     rows = []
     for name, values in figures(runs).items():
         lo, hi = interval(values, level)
@@ -118,10 +158,7 @@ def pair_changes(harmful):
     pairs, in the order (0, 1), (0, 2), ..., (1, 2), ...  At most MAX_PAIR_RUNS
     runs (use :func:`neighbour_changes` or a subset of runs beyond that).
     """
-    x = np.asarray(harmful, dtype=bool)
-    if x.ndim != 2 or x.shape[0] < 2:
-        raise ValueError(f"harmful must be (runs, records) with at least two runs, got "
-                         f"{x.shape}")
+    x = check_decisions(harmful, min_rows=2)
     if x.shape[0] > MAX_PAIR_RUNS:
         raise ValueError(f"harmful has {x.shape[0]} runs; pair_changes takes at most "
                          f"{MAX_PAIR_RUNS} (use neighbour_changes, or a subset of the runs)")
@@ -139,16 +176,13 @@ def pair_changes(harmful):
 
 def neighbour_changes(harmful):
     """Records decided differently between run i and run i + 1 (seed and next seed)."""
-    x = np.asarray(harmful, dtype=bool)
-    if x.ndim != 2 or x.shape[0] < 2:
-        raise ValueError(f"harmful must be (runs, records) with at least two runs, got "
-                         f"{x.shape}")
+    x = check_decisions(harmful, min_rows=2)
     return np.count_nonzero(x[1:] != x[:-1], axis=1)
 
 
 def harmful_share(harmful):
     """Per record: the share of runs that block it."""
-    x = np.asarray(harmful, dtype=bool)
+    x = check_decisions(harmful, min_rows=1)
     return np.count_nonzero(x, axis=0) / x.shape[0]
 
 
@@ -158,11 +192,8 @@ def flip_probability(harmful):
     With k of S runs blocking the record it is 2 k (S - k) / (S (S - 1)); summed
     over the records it equals the mean of :func:`pair_changes`.
     """
-    x = np.asarray(harmful, dtype=bool)
+    x = check_decisions(harmful, min_rows=2)
     s = x.shape[0]
-    if x.ndim != 2 or s < 2:
-        raise ValueError(f"harmful must be (runs, records) with at least two runs, got "
-                         f"{x.shape}")
     k = np.count_nonzero(x, axis=0).astype(np.float64)
     return 2 * k * (s - k) / (s * (s - 1))
 
@@ -174,11 +205,8 @@ def class_stability(records, runs, threshold=0.05):
     runs (the sum of their flip probabilities).  Classes without records are
     left out.
     """
-    records = check_records(records)
-    _runs(runs)
+    records = _matched(records, runs)
     threshold = check_number("threshold", threshold, minimum=0.0)
-    if tuple(r.no for r in records) != runs.record_nos:
-        raise ValueError("records must be the records the runs judged, in the same order")
     flip = flip_probability(runs.harmful)
     cls = np.array([r.cls for r in records])
     rows = []
@@ -199,11 +227,8 @@ def flag_stability(records, runs, threshold=0.05):
     it hesitate: a record with no flag is read as 'yok' (clean), several flags
     outweigh the prior, a single flag leaves the two labels close.
     """
-    records = check_records(records)
-    _runs(runs)
+    records = _matched(records, runs)
     threshold = check_number("threshold", threshold, minimum=0.0)
-    if tuple(r.no for r in records) != runs.record_nos:
-        raise ValueError("records must be the records the runs judged, in the same order")
     flip = flip_probability(runs.harmful)
     flags = np.array([len(r.features.on()) for r in records])
     rows = []
@@ -231,6 +256,8 @@ def recall_gap(records, runs, level=LEVEL):
     Both recalls are rounded to four places (as ``measure`` rounds), so the gap
     ends are rounded to four places too.
     """
+    _matched(records, runs)
+    _level(level)
     crit = criteria_figures(records)
     gap = figures(runs)["recall"] - crit["recall"]
     lo, hi = interval(gap, level)
@@ -246,6 +273,8 @@ def fbr_comparison(records, runs, level=LEVEL):
     more clean records than the criteria filter, and the interval of the
     difference counted in clean records (judge fp minus criteria fp).
     """
+    _matched(records, runs)
+    _level(level)
     crit = criteria_figures(records)
     fp = runs.confusion()[1]
     diff = fp - crit["fp"]
@@ -257,6 +286,10 @@ def fbr_comparison(records, runs, level=LEVEL):
             "fp difference low": int(lo), "fp difference high": int(hi)}
 
 
+JUDGE_ARGS = ("guideline", "cues", "spurious", "max_output", "unreadable_as", "chunk")
+"""The run_judge_many arguments temperature_sweep passes on (the rest it sets itself)."""
+
+
 def temperature_sweep(records, temperatures, seeds, level=LEVEL, **judge_args):
     """The band at each temperature: interval width of each figure and changes between runs.
 
@@ -266,9 +299,17 @@ def temperature_sweep(records, temperatures, seeds, level=LEVEL, **judge_args):
     """
     records = check_records(records)
     seeds = check_seeds(seeds)
+    if isinstance(temperatures, (str, bytes)) or not hasattr(temperatures, "__iter__"):
+        raise TypeError(f"temperatures must be a collection of temperatures, got "
+                        f"{type(temperatures).__name__} {temperatures!r}")
     temps = [check_number("temperatures", t, minimum=0.0) for t in temperatures]
     if not temps:
         raise ValueError("temperatures must hold at least one temperature")
+    _level(level)
+    unknown = sorted(set(judge_args) - set(JUDGE_ARGS))
+    if unknown:
+        raise TypeError(f"judge_args: unknown argument(s) {', '.join(unknown)}; allowed: "
+                        f"{', '.join(JUDGE_ARGS)}")
     rows = []
     for t in temps:
         runs = run_judge_many(records, seeds, t, **judge_args)
@@ -284,7 +325,13 @@ def temperature_sweep(records, temperatures, seeds, level=LEVEL, **judge_args):
 
 def key_figures(records, runs, marks=(0, 1), threshold=0.05, level=LEVEL):
     """The figures notebook 06 quotes, as text: the band, the changes, the two claims."""
-    records = check_records(records)
+    records = _matched(records, runs)
+    marks = _marks(marks, runs, least=2)
+    check_number("threshold", threshold, minimum=0.0)
+    _level(level)
+    if len(runs) < 2:
+        raise ValueError(f"runs must hold at least two runs (pairs are compared), got "
+                         f"{len(runs)}")
     lines = [f"{len(runs)} judge runs on {len(runs.record_nos)} records "
              f"({100 * level:g}% intervals hold at least that share of runs)"]
     for row in summary(runs, marks, level):
@@ -328,6 +375,8 @@ def plot_figures(records, runs, marks=(0, 1)):
     """Histograms of the four figures over the runs, with the marked runs and the criteria."""
     import matplotlib.pyplot as plt
 
+    _matched(records, runs)
+    marks = _marks(marks, runs)
     values, crit = figures(runs), criteria_figures(records)
     fig, axes = plt.subplots(2, 2, figsize=(10, 6.5))
     for ax, name in zip(axes.ravel(), FIGURES):
@@ -353,7 +402,19 @@ def plot_changes(changes, mark=None):
     """Histogram of records changed between two runs; ``mark`` draws the lesson's count."""
     import matplotlib.pyplot as plt
 
+    if changes is None or isinstance(changes, (str, bytes)):
+        raise TypeError(f"changes must be a 1-D collection of counts, got "
+                        f"{type(changes).__name__}")
     changes = np.asarray(changes)
+    if changes.ndim != 1 or changes.size == 0:
+        raise ValueError(f"changes must be a non-empty 1-D collection of counts, got shape "
+                         f"{changes.shape}")
+    if changes.dtype.kind not in "iu":
+        raise TypeError(f"changes must hold whole numbers (counts), got dtype {changes.dtype}")
+    if changes.min() < 0:
+        raise ValueError(f"changes must be counts >= 0, found {changes.min()}")
+    if mark is not None:
+        check_number("mark", mark, minimum=0.0)
     fig, ax = plt.subplots(figsize=(8, 3.5))
     counts = np.bincount(changes)
     ax.bar(np.arange(len(counts)), counts / counts.sum(), color="0.6", width=0.9)
@@ -370,7 +431,8 @@ def plot_flip(records, runs, threshold=0.05):
     """Each record's flip probability, sorted, coloured by whether its class is harmful."""
     import matplotlib.pyplot as plt
 
-    records = check_records(records)
+    records = _matched(records, runs)
+    threshold = check_number("threshold", threshold, minimum=0.0)
     flip = flip_probability(runs.harmful)
     order = np.argsort(-flip, kind="stable")
     harmful = np.array([r.cls != "clean" for r in records])[order]
@@ -386,10 +448,30 @@ def plot_flip(records, runs, threshold=0.05):
     return fig
 
 
+def _sweep_rows(rows):
+    """Rows as temperature_sweep returns them (a non-empty list of dicts)."""
+    if isinstance(rows, (str, bytes, dict)) or not hasattr(rows, "__iter__"):
+        raise TypeError(f"rows must be the list temperature_sweep returns, got "
+                        f"{type(rows).__name__}")
+    rows = list(rows)
+    if not rows:
+        raise ValueError("rows must hold at least one temperature_sweep row, got none")
+    keys = ["temperature", "mean changes"] + [f"{n} {e}" for n in ("recall", "false_block_rate")
+                                              for e in ("low", "high")]
+    for r in rows:
+        if not isinstance(r, dict) or any(k not in r for k in keys):
+            raise TypeError(f"rows must hold temperature_sweep rows (dicts with "
+                            f"{', '.join(keys)}), found {r!r}")
+    return rows
+
+
 def plot_sweep(rows, records=None):
     """The band against temperature: 95% intervals of recall and FBR, and changes between runs."""
     import matplotlib.pyplot as plt
 
+    _sweep_rows(rows)
+    if records is not None:
+        records = check_records(records)
     t = [r["temperature"] for r in rows]
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8))
     for name, colour in (("recall", "C3"), ("false_block_rate", "C0")):
