@@ -19,6 +19,7 @@ import math
 import textwrap
 from collections.abc import Mapping
 
+from ._checks import check_int, check_number
 from .criteria import DEFAULT_RULES, make_rule_filter, rule_filter
 from .judge import run_judge
 from .many import run_judge_many
@@ -84,6 +85,7 @@ def check_flagged_clean_count(answer):
 
 def check_record(record, no=200):
     """01, exercise 2: build record number ``no`` on its own, without the ones before it."""
+    check_int("no", no, minimum=1)
     truth = draw_record(no - 1)
     if not isinstance(record, Record):
         return _say(False, f"give a Record (got {type(record).__name__}). Hint: "
@@ -106,6 +108,7 @@ def check_record(record, no=200):
 
 def check_corrupted_rule(rules, max_fbr=0.20):
     """02: add ONE rule that closes most of the corrupted_input gap, FBR <= ``max_fbr``."""
+    max_fbr = check_number("max_fbr", max_fbr, minimum=0.0)
     records = make_records()
     names = _names(rules)
     if names is None:
@@ -321,6 +324,10 @@ def check_fbr_without_spurious(answer):
 
 def lowest_overlap_temperature(records=None, seeds=EXERCISE_SEEDS, step=0.05, top=2.0):
     """Lowest temperature on a ``step`` grid whose 95% recall interval reaches the criteria's."""
+    step = check_number("step", step)
+    if step <= 0:
+        raise ValueError(f"step must be a number > 0, got {step!r}")
+    top = check_number("top", top, minimum=0.0)
     records = make_records() if records is None else records
     criteria = criteria_figures(records)["recall"]
     grid = [round(k * step, 10) for k in range(int(round(top / step)) + 1)]

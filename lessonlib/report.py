@@ -73,6 +73,14 @@ _HEAD = (("approach", "<24"), ("precision", ">9"), ("recall", ">11"),
 
 def table_text(rows):
     """The comparison table as text."""
+    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__iter__"):
+        raise TypeError(f"rows must be a list of Row (from comparison_rows), got "
+                        f"{type(rows).__name__}")
+    rows = list(rows)
+    for row in rows:
+        if not isinstance(row, Row):
+            raise TypeError(f"rows must hold Row objects (from comparison_rows), got "
+                            f"{type(row).__name__}")
     lines = [" ".join(format(title, spec) for title, spec in _HEAD)]
     for row in rows:
         cells = [format(row.name, "<24")]
@@ -86,6 +94,7 @@ def table_text(rows):
 
 def retry_text(run):
     """'retries N (cause) , unreadable replies M' for one run."""
+    _check_run("run", run)
     causes = run.retry_causes
     if len(causes) == 1:
         why = f" ({next(iter(causes))})"
@@ -104,6 +113,8 @@ def _check_run(name, run):
 def band_text(records, run1, run2):
     """How much the judge moved between two runs, next to the criteria filter's zero."""
     records = check_records(records)
+    _check_run("run1", run1)
+    _check_run("run2", run2)
     changed = len(disagreements(run1.labels, run2.labels))
     first, second = measure(records, run1.decide), measure(records, run2.decide)
     lines = [f"the judge's own two-run difference: the decision changed on {changed} records "

@@ -38,12 +38,13 @@ dict of controls whose keys are that function's keyword arguments::
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from types import MappingProxyType
 
 import ipywidgets as widgets
 
 from ._checks import (check_choice, check_int, check_names, check_number, check_records,
-                      check_seed)
+                      check_seed, check_str)
 from .criteria import DEFAULT_RULES, make_rule_filter
 from .judge import GUIDELINE, UNREADABLE_RULES, run_judge
 from .metrics import agreement, class_recall, measure
@@ -277,8 +278,15 @@ class Explorer(widgets.VBox):
     """
 
     def __init__(self, name, controls, render, *, layout_controls=None):
+        check_str("name", name)
         if not callable(render):
             raise TypeError(f"render must be a function (**settings) -> str, got {render!r}")
+        if not isinstance(controls, Mapping):
+            raise TypeError(f"controls must be a mapping setting name -> widget, got "
+                            f"{type(controls).__name__}")
+        if layout_controls is not None and not callable(layout_controls):
+            raise TypeError(f"layout_controls must be a function (controls) -> widget or None, "
+                            f"got {type(layout_controls).__name__}")
         controls = dict(controls)
         for key, control in controls.items():
             if not hasattr(control, "value"):
@@ -301,7 +309,11 @@ class Explorer(widgets.VBox):
 
     def redraw(self):
         """Recompute the text for the current settings and show it."""
-        self.text = self._render(**self.settings)
+        text = self._render(**self.settings)
+        if not isinstance(text, str):
+            raise TypeError(f"render must return the text (str) to show, got "
+                            f"{type(text).__name__}")
+        self.text = text
         self.pane.value = PANE_PRE + html.escape(self.text) + "</pre>"
         return self.text
 
