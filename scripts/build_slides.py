@@ -105,6 +105,8 @@ def build(paths):
            "--template", "offline_reveal",
            f"--SlidesExporter.reveal_theme={THEME}",
            "--SlidesExporter.reveal_scroll=True",     # a tall slide (an explorer) scrolls
+           "--SlidesExporter.reveal_width=1200",      # room for the lesson's 97-column tables
+           "--SlidesExporter.reveal_height=780",
            f"--output-dir={OUT}"]
     cmd += [f"--SlidesExporter.{name}={url}" for name, url in URLS.items()]
     subprocess.run(cmd + [str(p) for p in paths], check=True)
