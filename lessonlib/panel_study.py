@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ._checks import (check_choice, check_int, check_names, check_number, check_record,
-                      check_records, check_seed, check_str)
+                      check_records, check_seed, check_str, check_vector)
 from .judge import GUIDELINE
 from .metrics import agreement, measure
 from .panel import (AGGREGATES, DIVERSE, JUDGE_NAMES, ON_UNREADABLE, Panel, _check_seed_list,
@@ -136,15 +136,7 @@ def band(values, coverage=0.95):
     coverage = check_number("coverage", coverage)
     if not 0.0 < coverage <= 1.0:
         raise ValueError(f"coverage must be a share in (0, 1], got {coverage!r}")
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-        raise TypeError(f"values must be a 1-D collection of numbers, got "
-                        f"{type(values).__name__}")
-    values = np.asarray(values)
-    if values.ndim != 1 or values.size == 0:
-        raise ValueError(f"values must be a non-empty 1-D collection of numbers, got shape "
-                         f"{values.shape}")
-    if values.dtype.kind not in "iuf":
-        raise TypeError(f"values must hold real numbers, got dtype {values.dtype}")
+    values = check_vector("values", values, "iuf", "real numbers")
     if not np.isfinite(values).all():
         raise ValueError("values must be finite numbers, found nan or inf")
     tail = (100 - coverage * 100) / 2

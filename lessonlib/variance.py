@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from ._checks import check_count, check_number, check_records
+from ._checks import check_count, check_number, check_records, check_vector
 from .criteria import rule_filter
 from .many import ManyRuns, check_decisions, check_seeds, run_judge_many
 from .metrics import measure
@@ -402,15 +402,7 @@ def plot_changes(changes, mark=None):
     """Histogram of records changed between two runs; ``mark`` draws the lesson's count."""
     import matplotlib.pyplot as plt
 
-    if changes is None or isinstance(changes, (str, bytes)):
-        raise TypeError(f"changes must be a 1-D collection of counts, got "
-                        f"{type(changes).__name__}")
-    changes = np.asarray(changes)
-    if changes.ndim != 1 or changes.size == 0:
-        raise ValueError(f"changes must be a non-empty 1-D collection of counts, got shape "
-                         f"{changes.shape}")
-    if changes.dtype.kind not in "iu":
-        raise TypeError(f"changes must hold whole numbers (counts), got dtype {changes.dtype}")
+    changes = check_vector("changes", changes, "iu", "whole numbers (counts)")
     if changes.min() < 0:
         raise ValueError(f"changes must be counts >= 0, found {changes.min()}")
     if mark is not None:
