@@ -403,6 +403,7 @@ def main(argv):
             print(f"ok   {name} ({took:.1f} s): reveal.js ready, first slide drawn "
                   f"(screenshot build/slides-check/{deck.stem}.png)")
     print(f"{len(decks) - failed} of {len(decks)} deck(s) passed in headless Chromium, offline")
+    print(f"slides: {len(decks) - failed} passed, {failed} failed")
     return 1 if failed else 0
 
 
