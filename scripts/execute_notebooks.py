@@ -3,13 +3,17 @@
 Usage: python scripts/execute_notebooks.py [NOTEBOOK ...]   (default: every notebook)
 
 Each notebook runs top to bottom in a fresh ``python3`` kernel started in the
-notebook's own folder.  No timing metadata is recorded, so re-executing an
-unchanged notebook leaves the file unchanged.  Widget state is stored so that
-explorers show in the slides and on GitHub.
+notebook's own folder.  No timing metadata is recorded, and the random ids of
+widget models are replaced by ids derived from the notebook's name and the
+widget's place, so re-executing an unchanged notebook leaves the file
+unchanged.  Widget state is stored so that explorers show in the slides and on
+GitHub.
 """
 
+import json
 import pathlib
 import sys
+import uuid
 
 import nbformat
 from nbclient import NotebookClient
@@ -25,7 +29,21 @@ def execute(path):
                             resources={"metadata": {"path": str(path.parent)}})
     client.execute()
     nb.metadata.get("language_info", {}).pop("version", None)
-    nbformat.write(nb, path)
+    nbformat.write(stable_widget_ids(nb, path.stem), path)
+
+
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+
+
+def stable_widget_ids(nb, name):
+    """Replace each widget model id (a random uuid4) by one derived from ``name`` and its order."""
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    if not state:
+        return nb
+    text = json.dumps(nb)
+    for index, old in enumerate(list(state)):
+        text = text.replace(old, uuid.uuid5(uuid.NAMESPACE_URL, f"{name}/{index}").hex)
+    return nbformat.from_dict(json.loads(text))
 
 
 def main(argv):
