@@ -14,7 +14,7 @@ A, B = "a" * 32, "b" * 32
 
 def notebook_with_widgets(first, second):
     nb = nbformat.v4.new_notebook()
-    cell = nbformat.v4.new_code_cell("explorer()")
+    cell = nbformat.v4.new_code_cell("explorer()", id="explorer-cell")
     cell.outputs = [nbformat.v4.new_output(
         "display_data", data={"application/vnd.jupyter.widget-view+json": {
             "model_id": first, "version_major": 2, "version_minor": 0},
