@@ -406,10 +406,12 @@ def panel_explorer(records=None):
                 for spec in JUDGES}
     controls.update({
         "quorum": widgets.IntSlider(value=1, min=1, max=5, continuous_update=False,
-                                    description="quorum (asks per judge)", style=style),
+                                    description="quorum (asks per judge)", style=style,
+                                    layout=widgets.Layout(width="380px")),
         "min_agreement": widgets.FloatSlider(value=0.5, min=0.0, max=1.0, step=0.05,
                                              readout_format=".2f", continuous_update=False,
-                                             description="min_agreement", style=style),
+                                             description="min_agreement", style=style,
+                                             layout=widgets.Layout(width="340px")),
         "aggregate": widgets.ToggleButtons(options=list(AGGREGATES), value="median",
                                            description="aggregate", style=style),
         "on_unreadable": widgets.ToggleButtons(options=list(ON_UNREADABLE), value="harmful",
