@@ -36,8 +36,11 @@ test: $(READY)
 	$(BIN)/python -m pytest $(XDIST) --nbval tests notebooks
 	@$(MAKE) --no-print-directory test-slides
 
+# JupyterLab refuses to start as root unless told; a normal user does not need the flag
+LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+
 lab: $(READY)
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab $(LAB_ROOT) notebooks/
 
 data: $(READY)
 	$(BIN)/python -c "import lessonlib as L; L.write_records_csv('data/records.csv', L.make_records())"
