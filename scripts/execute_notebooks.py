@@ -29,10 +29,29 @@ def execute(path):
                             resources={"metadata": {"path": str(path.parent)}})
     client.execute()
     nb.metadata.get("language_info", {}).pop("version", None)
-    nbformat.write(stable_widget_ids(nb, path.stem), path)
+    nbformat.write(stable_widget_ids(figure_alt_text(nb), path.stem), path)
 
 
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+
+
+def figure_alt_text(nb):
+    """Give every PNG output an alternative text: 'Figure: ' + the nearest heading above it.
+
+    The slide decks and HTML exports show it to screen readers (and where the image fails).
+    """
+    heading = nb.metadata.get("title", "")
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            lines = [ln for ln in cell.source.splitlines() if ln.startswith("#")]
+            if lines:
+                heading = lines[-1].lstrip("#").strip()
+        elif cell.cell_type == "code":
+            for out in cell.get("outputs", []):
+                if "image/png" in out.get("data", {}):
+                    meta = out.setdefault("metadata", {}).setdefault("image/png", {})
+                    meta["alt"] = f"Figure: {heading}" if heading else "Figure"
+    return nb
 
 
 def stable_widget_ids(nb, name):

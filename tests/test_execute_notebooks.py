@@ -51,3 +51,18 @@ def test_two_executions_with_other_random_ids_give_the_same_file():
 def test_a_notebook_without_widgets_is_left_alone():
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")])
     assert ex.stable_widget_ids(nb, "01_x") is nb
+
+
+def test_figures_get_the_nearest_heading_as_alternative_text():
+    nb = nbformat.v4.new_notebook()
+    png = nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo=",
+                                                       "text/plain": "<Figure>"})
+    text = nbformat.v4.new_output("stream", text="no figure\n")
+    first, second = nbformat.v4.new_code_cell("plot()"), nbformat.v4.new_code_cell("plot()")
+    first.outputs, second.outputs = [png, text], [dict(png)]
+    nb.cells = [nbformat.v4.new_markdown_cell("## Recall by class\n\nsome words"), first,
+                nbformat.v4.new_markdown_cell("no heading here"), second]
+    ex.figure_alt_text(nb)
+    assert first.outputs[0].metadata["image/png"]["alt"] == "Figure: Recall by class"
+    assert "metadata" not in first.outputs[1] or not first.outputs[1].get("metadata")
+    assert second.outputs[0]["metadata"]["image/png"]["alt"] == "Figure: Recall by class"
