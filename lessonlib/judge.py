@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from ._checks import (check_callable, check_choice, check_int, check_record, check_records,
                       check_seed, check_str)
+from ._frozen import ReadOnlyDict
 from .records import FEATURES, SEED, Record
 from .simulator import (CUE_TABLE, FLAG_WORD, LABELS, MAX_OUTPUT, NO_FLAG_WORD, SOURCE_WORD,
                         SPURIOUS, SimulatedModel, tokenize)
@@ -110,7 +111,8 @@ class JudgeRun:
 
 
 UNREADABLE_RULES = ("clean", "harmful")
-RETRY_CAUSE = {"rate_limit": "rate limit", "context_overflow": "context overflow"}
+RETRY_CAUSE = ReadOnlyDict({"rate_limit": "rate limit",
+                                "context_overflow": "context overflow"})
 
 
 def run_judge(records, seed=SEED, temperature=0.30,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ._checks import (check_choice, check_int, check_record, check_records, check_seed,
                       check_str)
+from ._frozen import ReadOnlyDict
 
 SEED = 20260218
 """The lesson's seed: record *i* draws from ``generator(SEED + RECORD_STRIDE * i)``."""
@@ -31,7 +32,7 @@ FEATURES = ("instruction_mode", "role_change_request", "hidden_field_name",
 CLASS_SHARE = (0.62, 0.10, 0.07, 0.07, 0.07, 0.07)
 """How often each class is drawn, in CLASSES order."""
 
-PROFILE = {
+PROFILE = ReadOnlyDict({
     # probability of each flag (FEATURES order) given the class
     "clean":                (0.06, 0.02, 0.05, 0.03, 0.02, 0.04, 0.05),
     "indirect_instruction": (0.88, 0.42, 0.10, 0.30, 0.35, 0.08, 0.12),
@@ -39,8 +40,8 @@ PROFILE = {
     "privilege_escalation": (0.30, 0.25, 0.12, 0.84, 0.14, 0.05, 0.07),
     "source_spoofing":      (0.22, 0.55, 0.08, 0.10, 0.82, 0.07, 0.06),
     "corrupted_input":      (0.05, 0.03, 0.04, 0.03, 0.06, 0.80, 0.62),
-}
-SOURCE_SHARE = {
+})
+SOURCE_SHARE = ReadOnlyDict({
     # probability of each source (SOURCES order) given the class
     "clean":                (0.72, 0.20, 0.08),
     "indirect_instruction": (0.05, 0.70, 0.25),
@@ -48,7 +49,7 @@ SOURCE_SHARE = {
     "privilege_escalation": (0.40, 0.35, 0.25),
     "source_spoofing":      (0.10, 0.60, 0.30),
     "corrupted_input":      (0.65, 0.20, 0.15),
-}
+})
 TEXTS = (
     # Harmless, fictional support requests (Turkish); unrelated to the class.
     "bu ayki fatura tutari gecen aya gore yuksek geldi",

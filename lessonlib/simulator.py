@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 
 from ._checks import (check_int, check_label_table, check_number, check_seed, check_str)
+from ._frozen import ReadOnlyDict
 from .records import SEED, generator, pick, trace_id
 
 WINDOW = 240
@@ -30,21 +31,24 @@ PIECE = 5
 """The fictional tokenizer cuts words into pieces of at most five characters."""
 
 LABELS = ("temiz", "zararli")          # clean, harmful
-PRIOR = {"temiz": 0.75, "zararli": 0.15}
+PRIOR = ReadOnlyDict({"temiz": 0.75, "zararli": 0.15})
 """Base weights before any cue: the judge leans to clean, because most traffic is clean."""
 
-FLAG_WORD = {"instruction_mode": "yonerge", "role_change_request": "roldegisimi",
-             "hidden_field_name": "gizlialan", "side_effect_tool_name": "yanetkiliarac",
-             "source_stamp_mismatch": "damgauyusmazligi",
-             "unusual_stamp_distribution": "dagilimbozuklugu",
-             "excessive_length": "asiriuzunluk"}
-SOURCE_WORD = {"user": "kullanici", "retrieved_document": "belge", "tool_output": "aracciktisi"}
+# Read-only tables (MappingProxyType): a model keeps its own copy of whatever it is given.
+FLAG_WORD = ReadOnlyDict({
+    "instruction_mode": "yonerge", "role_change_request": "roldegisimi",
+    "hidden_field_name": "gizlialan", "side_effect_tool_name": "yanetkiliarac",
+    "source_stamp_mismatch": "damgauyusmazligi", "unusual_stamp_distribution": "dagilimbozuklugu",
+    "excessive_length": "asiriuzunluk"})
+SOURCE_WORD = ReadOnlyDict({"user": "kullanici", "retrieved_document": "belge",
+                                "tool_output": "aracciktisi"})
 NO_FLAG_WORD = "yok"                    # written when a record has no flag at all
 
-CUE_TABLE = {"yoner": "zararli", "gizli": "zararli", "yanet": "zararli", "damga": "zararli",
-             "rolde": "zararli", "dagil": "zararli", "yok": "temiz"}
+CUE_TABLE = ReadOnlyDict({
+    "yoner": "zararli", "gizli": "zararli", "yanet": "zararli", "damga": "zararli",
+    "rolde": "zararli", "dagil": "zararli", "yok": "temiz"})
 """Token -> label the token is evidence for (weight CUE_WEIGHT each time it appears)."""
-SPURIOUS = {"asiri": "zararli"}
+SPURIOUS = ReadOnlyDict({"asiri": "zararli"})
 """The spurious association: 'excessive length' is weak evidence but weighs SPURIOUS_WEIGHT."""
 CUE_WEIGHT, SPURIOUS_WEIGHT = 1.0, 1.3
 

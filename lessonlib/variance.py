@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from ._checks import check_count, check_number, check_records, check_vector
+from ._frozen import ReadOnlyDict
 from .criteria import rule_filter
 from .many import ManyRuns, check_decisions, check_seeds, run_judge_many
 from .metrics import measure
@@ -367,8 +368,8 @@ def key_figures(records, runs, marks=(0, 1), threshold=0.05, level=LEVEL):
 # Figures for notebook 06 (matplotlib; each returns the Figure, the notebook calls plt.show())
 # ---------------------------------------------------------------------------------------------
 
-TITLES = {"precision": "precision", "recall": "recall",
-          "false_block_rate": "false block rate", "agreement": "agreement"}
+TITLES = ReadOnlyDict({"precision": "precision", "recall": "recall",
+          "false_block_rate": "false block rate", "agreement": "agreement"})
 
 
 def plot_figures(records, runs, marks=(0, 1)):

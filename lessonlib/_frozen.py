@@ -1,0 +1,36 @@
+"""A read-only dict for the lesson's constant tables.
+
+The tables (PROFILE, PRIOR, CUE_TABLE, ...) must not be changed in place - that
+would be module-level mutable state shared by every model and notebook.  A
+``ReadOnlyDict`` is a real dict (pandas, json and ``dict(...)`` take it as
+one, and it prints like one) whose every mutating method raises TypeError.
+Copy it with ``dict(table)`` to make a variant.
+"""
+
+
+class ReadOnlyDict(dict):
+    """A dict that refuses changes: copy it with ``dict(...)`` to make a variant."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("this lesson table is read-only; make a changed copy with "
+                        "dict(table) (e.g. cues = dict(CUE_TABLE); cues['x'] = 'zararli')")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    update = pop = popitem = clear = setdefault = _refuse
+
+    def __reduce__(self):
+        return (type(self), (dict(self),))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __repr__(self):
+        return dict.__repr__(self)
+
+    def _repr_pretty_(self, printer, cycle):
+        printer.pretty(dict(self))

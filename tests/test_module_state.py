@@ -1,0 +1,54 @@
+"""No module-level mutable state: every public table of lessonlib is read-only."""
+
+import importlib
+import pkgutil
+
+import pytest
+
+import lessonlib
+from lessonlib._frozen import ReadOnlyDict
+
+MUTABLE = (dict, list, set, bytearray)
+READ_ONLY = (ReadOnlyDict,)
+MODULES = sorted(m.name for m in pkgutil.iter_modules(lessonlib.__path__) if m.name != "__main__")
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_no_module_level_mutable_containers(name):
+    module = importlib.import_module(f"lessonlib.{name}")
+    found = [key for key, value in vars(module).items()
+             if not key.startswith("__") and isinstance(value, MUTABLE)
+             and not isinstance(value, READ_ONLY)]
+    assert not found, f"lessonlib.{name} holds mutable module-level values: {found}"
+
+
+@pytest.mark.parametrize("table", ["PROFILE", "SOURCE_SHARE", "PRIOR", "CUE_TABLE", "SPURIOUS",
+                                   "FLAG_WORD", "SOURCE_WORD"])
+def test_lesson_tables_cannot_be_changed_in_place(table):
+    value = getattr(lessonlib, table)
+    key = next(iter(value))
+    with pytest.raises(TypeError):
+        value[key] = value[key]
+    with pytest.raises(TypeError):
+        value["new key"] = "zararli"
+
+
+def test_a_model_keeps_its_own_copy_of_the_tables():
+    cues = {"yoner": "zararli"}
+    model = lessonlib.SimulatedModel(cues=cues)
+    cues["yok"] = "temiz"
+    assert model.cues == {"yoner": "zararli"}
+
+
+def test_read_only_tables_behave_like_dicts_otherwise():
+    import copy
+    import pickle
+
+    table = lessonlib.CUE_TABLE
+    assert isinstance(table, dict) and repr(table) == repr(dict(table))
+    assert copy.deepcopy(table) is table and pickle.loads(pickle.dumps(table)) == table
+    for change in (lambda t: t.update(a=1), lambda t: t.pop("yok"), lambda t: t.clear(),
+                   lambda t: t.setdefault("a", 1), lambda t: t.popitem()):
+        with pytest.raises(TypeError, match="read-only"):
+            change(table)
+    assert "yok" in table and len(table) == 7
