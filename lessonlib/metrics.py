@@ -37,15 +37,31 @@ def confusion(records, decide):
     return tp, fp, fn, tn
 
 
+COUNTS = ("tp", "fp", "fn", "tn")
+
+
+def share(part, whole):
+    """``part / whole`` rounded to four places, as the lesson prints rates; 0.0 when whole is 0."""
+    check_count("part", part, minimum=0)
+    check_count("whole", whole, minimum=0)
+    if part > whole:
+        raise ValueError(f"part must be <= whole (a share of it), got {part} of {whole}")
+    return round(part / whole, 4) if whole else 0.0
+
+
 def measure(records, decide):
-    """tp, fp, fn, tn with precision, recall and false block rate (each rounded to 4 places)."""
-    tp, fp, fn, tn = confusion(records, decide)
-    return {
-        "tp": tp, "fp": fp, "fn": fn, "tn": tn,
-        "precision": round(tp / (tp + fp), 4) if tp + fp else 0.0,
-        "recall": round(tp / (tp + fn), 4) if tp + fn else 0.0,
-        "false_block_rate": round(fp / (fp + tn), 4) if fp + tn else 0.0,
-    }
+    """The four counts plus precision, recall and false block rate (rates rounded to 4 places).
+
+    precision = tp / all blocked, recall = tp / all harmful, false block rate =
+    fp / all clean.
+    """
+    counts = dict(zip(COUNTS, confusion(records, decide)))
+    blocked = counts["tp"] + counts["fp"]
+    harmful = counts["tp"] + counts["fn"]
+    clean = counts["fp"] + counts["tn"]
+    counts.update(precision=share(counts["tp"], blocked), recall=share(counts["tp"], harmful),
+                  false_block_rate=share(counts["fp"], clean))
+    return counts
 
 
 def agreement(records, decide):

@@ -161,6 +161,10 @@ ROWS = {
             "instruction_mode", "unknown name"),
     ],
     "lessonlib.metrics": [
+        Bad("share", lambda m: m.share("3", 4), TypeError, "part", note="str part"),
+        Bad("share", lambda m: m.share(5, 4), ValueError, "part", "<= whole", "part > whole"),
+        Bad("share", lambda m: m.share(-1, 4), ValueError, "part", ">= 0", "negative part"),
+        Bad("share", lambda m: m.share(1, None), TypeError, "whole", note="None whole"),
         *[Bad(fn, call, error, param, note=note)
           for fn in ("measure", "agreement", "class_recall", "confusion")
           for call, error, param, note in (

@@ -91,3 +91,11 @@ def test_disagreements_lists_changed_record_numbers():
 def test_lesson_two_runs_differ_on_16_records(lesson_run):
     changed = L.disagreements(lesson_run.run1.labels, lesson_run.run2.labels)
     assert len(changed) == 16 and round(16 / 240, 4) == 0.0667
+
+
+def test_share_rounds_like_the_lesson_and_is_zero_for_an_empty_whole():
+    from lessonlib.metrics import share
+
+    # 89 of 93 = 0.956989... -> 0.9570 ; 24 of 147 = 0.163265... -> 0.1633
+    assert share(89, 93) == 0.957 and share(24, 147) == 0.1633
+    assert share(0, 0) == 0.0 and share(3, 3) == 1.0
