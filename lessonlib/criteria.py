@@ -7,7 +7,7 @@ is called, so the filter costs nothing and gives the same answer every time.
 from __future__ import annotations
 
 from ._checks import check_names, check_record
-from .records import FEATURES, Record
+from .records import FEATURES
 
 DEFAULT_RULES = ("instruction_mode", "hidden_field_name", "side_effect_tool_name",
                  "source_stamp_mismatch")
@@ -21,8 +21,7 @@ def check_rules(rules):
 
 def rule_filter(record, rules=DEFAULT_RULES):
     """True (block) when ``record`` has any of the flags named in ``rules``."""
-    if not isinstance(record, Record):
-        check_record(record)
+    check_record(record)
     rules = check_rules(rules)
     return any(record.features[name] for name in rules)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from ._checks import (check_callable, check_choice, check_int, check_record, check_records,
                       check_seed, check_str)
 from ._frozen import ReadOnlyDict
-from .records import FEATURES, SEED, Record
+from .records import FEATURES, SEED
 from .simulator import (CUE_TABLE, FLAG_WORD, LABELS, MAX_OUTPUT, NO_FLAG_WORD, SOURCE_WORD,
                         SPURIOUS, SimulatedModel, tokenize)
 
@@ -30,8 +30,7 @@ CLEAN, HARMFUL = LABELS
 
 def build_prompt(record, guideline=GUIDELINE):
     """Guideline + flag words (or 'yok') + source word + record number + text."""
-    if not isinstance(record, Record):
-        check_record(record)
+    check_record(record)
     check_str("guideline", guideline)
     words = " ".join(FLAG_WORD[f] for f in FEATURES if record.features[f]) or NO_FLAG_WORD
     return (guideline + words + " . kaynak " + SOURCE_WORD[record.source]
@@ -105,14 +104,12 @@ class JudgeRun:
 
     def decide(self, record):
         """True when this run labelled ``record`` harmful (a decision for ``measure``)."""
-        if not isinstance(record, Record):
-            check_record(record)
+        check_record(record)
         return self.labels[record.no] == HARMFUL
 
 
 UNREADABLE_RULES = ("clean", "harmful")
-RETRY_CAUSE = ReadOnlyDict({"rate_limit": "rate limit",
-                                "context_overflow": "context overflow"})
+RETRY_CAUSE = ReadOnlyDict({"rate_limit": "rate limit", "context_overflow": "context overflow"})
 
 
 def run_judge(records, seed=SEED, temperature=0.30,

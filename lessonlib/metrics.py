@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ._checks import check_count, check_int, check_number, check_records
-from .records import CLASSES, is_harmful
+from .records import by_class, is_harmful
 
 
 def _decide_checked(decide):
@@ -77,14 +77,10 @@ def class_recall(records, decide):
     For the harmful classes this is recall; for 'clean' it is the false block
     rate.  Classes with no record in ``records`` are left out.
     """
-    records = check_records(records)
+    groups = by_class(records)
     decide = _decide_checked(decide)
-    out = {}
-    for cls in CLASSES:
-        members = [r for r in records if r.cls == cls]
-        if members:
-            out[cls] = (len(members), sum(1 for r in members if decide(r)) / len(members))
-    return out
+    return {cls: (len(members), sum(1 for r in members if decide(r)) / len(members))
+            for cls, members in groups.items()}
 
 
 def resolution(count):

@@ -219,8 +219,7 @@ def make_records(n=240, seed=SEED):
 
 def is_harmful(record):
     """The human label: every class except 'clean' is harmful."""
-    if not isinstance(record, Record):
-        check_record(record)
+    check_record(record)
     return record.cls != "clean"
 
 
@@ -243,6 +242,14 @@ def write_records_csv(path, records):
             writer.writerow({k: int(v) if isinstance(v, bool) else v for k, v in row.items()})
 
 
+def by_class(records):
+    """The records grouped by true class: ``{class: [records]}``, CLASSES order, no empty class."""
+    groups = {cls: [] for cls in CLASSES}
+    for record in check_records(records):
+        groups[record.cls].append(record)
+    return {cls: members for cls, members in groups.items() if members}
+
+
 def flag_rates(records):
     """Per class, the share of its records that carry each flag.
 
@@ -250,16 +257,8 @@ def flag_rates(records):
     (CLASSES order, features in FEATURES order) - the observed counterpart of
     PROFILE.  Shares are not rounded.
     """
-    from ._checks import check_records
-
-    records = check_records(records)
-    out = {}
-    for cls in CLASSES:
-        members = [r for r in records if r.cls == cls]
-        if members:
-            out[cls] = {f: sum(1 for r in members if r.features[f]) / len(members)
-                        for f in FEATURES}
-    return out
+    return {cls: {f: sum(1 for r in members if r.features[f]) / len(members) for f in FEATURES}
+            for cls, members in by_class(records).items()}
 
 
 def records_frame(records):
@@ -268,9 +267,8 @@ def records_frame(records):
     Columns: cls, source, the seven flags (FEATURES order), text, length.
     pandas is imported here, so the rest of lessonlib stays pure Python.
     """
-    from ._checks import check_records
+    import pandas as pd
 
     records = check_records(records)
-    import pandas as pd
 
     return pd.DataFrame([r.as_row() for r in records]).set_index("no")

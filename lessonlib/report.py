@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._checks import check_callable, check_records, check_seed
+from ._checks import check_callable, check_record, check_records, check_seed
 from .criteria import rule_filter
 from .judge import JudgeRun, build_prompt, run_judge
 from .metrics import agreement, class_recall, disagreements, measure
-from .records import CLASSES, SEED, Record, is_harmful, make_records
+from .records import CLASSES, SEED, make_records
 from .simulator import SimulatedModel
 
 SAMPLE_INDEX = 1          # the lesson's sample call shows the second record
@@ -24,8 +24,7 @@ RATES = (("precision", "precision"), ("recall", "recall"),
 
 def sample_call_block(record, seed=SEED, model=None):
     """The sample call: one record, its prompt, and one call to a fresh simulator."""
-    if not isinstance(record, Record):
-        raise TypeError(f"record must be a Record, got {type(record).__name__}")
+    check_record(record)
     check_seed(seed)
     if model is not None and not callable(getattr(model, "call", None)):
         raise TypeError(f"model must be None or a model with .call(prompt, seed) (e.g. a "
@@ -179,7 +178,3 @@ def lesson(n=240, seed=SEED):
 def lesson_blocks():
     """The lesson's three printed blocks, computed."""
     return lesson().blocks()
-
-
-def count_harmful(records):
-    return sum(1 for r in check_records(records) if is_harmful(r))

@@ -34,14 +34,14 @@ LABELS = ("temiz", "zararli")          # clean, harmful
 PRIOR = ReadOnlyDict({"temiz": 0.75, "zararli": 0.15})
 """Base weights before any cue: the judge leans to clean, because most traffic is clean."""
 
-# Read-only tables (MappingProxyType): a model keeps its own copy of whatever it is given.
+# Read-only tables (ReadOnlyDict): a model keeps its own copy of whatever it is given.
 FLAG_WORD = ReadOnlyDict({
     "instruction_mode": "yonerge", "role_change_request": "roldegisimi",
     "hidden_field_name": "gizlialan", "side_effect_tool_name": "yanetkiliarac",
     "source_stamp_mismatch": "damgauyusmazligi", "unusual_stamp_distribution": "dagilimbozuklugu",
     "excessive_length": "asiriuzunluk"})
 SOURCE_WORD = ReadOnlyDict({"user": "kullanici", "retrieved_document": "belge",
-                                "tool_output": "aracciktisi"})
+                            "tool_output": "aracciktisi"})
 NO_FLAG_WORD = "yok"                    # written when a record has no flag at all
 
 CUE_TABLE = ReadOnlyDict({
@@ -229,8 +229,6 @@ def _check_prior(prior):
         raise ValueError(f"prior must be a mapping with exactly the labels {', '.join(LABELS)} "
                          f"as keys, got {prior!r}")
     return {label: check_number(f"prior[{label!r}]", prior[label]) for label in LABELS}
-
-
 
 
 def label_probabilities(prompt, temperature=0.30, cues=CUE_TABLE, spurious=SPURIOUS,

@@ -81,6 +81,8 @@ def judge_with(**change):
 
 ROWS = {
     "lessonlib.records": [
+        Bad("by_class", lambda m: m.by_class([]), ValueError, "records", note="empty"),
+        Bad("by_class", lambda m: m.by_class([5]), TypeError, "records", note="not a Record"),
         Bad("make_records", lambda m: m.make_records(0), ValueError, "n", ">= 1", "n=0"),
         Bad("make_records", lambda m: m.make_records(-3), ValueError, "n", ">= 1", "n<0"),
         Bad("make_records", lambda m: m.make_records(2.5), TypeError, "n", "integer", "float n"),
@@ -336,8 +338,6 @@ ROWS = {
         Bad("lesson", lambda m: m.lesson(True), TypeError, "n", note="bool n"),
         Bad("lesson", lambda m: m.lesson(5, -1), ValueError, "seed", note="negative seed"),
         Bad("lesson", lambda m: m.lesson(5, 2.5), TypeError, "seed", note="float seed"),
-        Bad("count_harmful", lambda m: m.count_harmful([]), ValueError, "records"),
-        Bad("count_harmful", lambda m: m.count_harmful([R, 5]), TypeError, "records"),
         Bad("band_text", lambda m: m.band_text([], RUN, RUN), ValueError, "records"),
         Bad("band_text", lambda m: m.band_text(RECS, None, RUN), TypeError, "run1",
             note="None"),

@@ -214,3 +214,15 @@ def test_write_records_csv_worked_by_hand(tmp_path):
         rows = list(csv.reader(handle))
     assert rows == [["no", "cls", "source", *L.FEATURES, "text", "length"],
                     ["1", "clean", "user", "0", "0", "1", "0", "0", "0", "0", "a, b", "41"]]
+
+
+def test_by_class_groups_in_classes_order_and_drops_empty_classes():
+    from lessonlib.records import by_class
+
+    records = L.make_records(30)
+    groups = by_class(records)
+    assert list(groups) == [c for c in L.CLASSES if any(r.cls == c for r in records)]
+    assert sum(len(m) for m in groups.values()) == 30
+    assert all(r.cls == cls for cls, members in groups.items() for r in members)
+    # order inside a class is the records' own order
+    assert all([r.no for r in m] == sorted(r.no for r in m) for m in groups.values())
