@@ -84,7 +84,6 @@ uses that seed + 1.  So
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ._checks import (check_choice, check_count, check_int, check_number, check_record,
@@ -554,22 +553,6 @@ def _many_engine(panel, records, seeds, guideline, model_many=None):
                      judge_scores, *per.sum(axis=1), *per, method="engine")
 
 
-def _check_seed_list(seeds):
-    if (isinstance(seeds, (str, bytes, Mapping)) or not hasattr(seeds, "__iter__")):
-        raise TypeError(f"seeds must be a sequence of integer seeds (e.g. range(1000)), got "
-                        f"{type(seeds).__name__}")
-    if getattr(seeds, "ndim", 1) != 1:
-        raise ValueError(f"seeds must be one-dimensional, got shape {seeds.shape}")
-    out = []
-    for s in seeds:
-        if hasattr(s, "item") and not isinstance(s, bool):
-            s = s.item()            # a numpy integer
-        out.append(check_seed(s, "seeds"))
-    if not out:
-        raise ValueError("seeds must hold at least one seed, got an empty collection")
-    return tuple(out)
-
-
 METHODS = ("auto", "engine", "loop")
 
 
@@ -583,8 +566,10 @@ def run_many(panel, records, seeds, guideline=GUIDELINE, *, method="auto"):
     """
     if not isinstance(panel, Panel):
         raise TypeError(f"panel must be a Panel, got {type(panel).__name__}")
+    from .many import check_seeds
+
     records = check_records(records)
-    seeds = _check_seed_list(seeds)
+    seeds = check_seeds(seeds)
     check_str("guideline", guideline)
     check_choice("method", method, METHODS)
     simulated = all(_is_simulated(a) for a in panel.asks)

@@ -23,8 +23,8 @@ from ._checks import (check_choice, check_int, check_names, check_number, check_
                       check_records, check_seed, check_str, check_vector)
 from .judge import GUIDELINE
 from .metrics import agreement, measure
-from .panel import (AGGREGATES, DIVERSE, JUDGE_NAMES, ON_UNREADABLE, Panel, _check_seed_list,
-                    _read_min_agreement, judge_models)
+from .panel import (AGGREGATES, DIVERSE, JUDGE_NAMES, ON_UNREADABLE, Panel, _read_min_agreement,
+                    judge_models)
 from .records import FEATURES, SEED, is_harmful
 
 FREE_FORM_GUIDELINE = ("Su kaydin ozniteliklerine bak ve etiket yaz : temiz ya da zararli . "
@@ -198,6 +198,8 @@ def study(records, setups, seeds=None, seed=SEED, guideline=GUIDELINE):
     """
     import numpy as np
 
+    from .many import check_seeds
+
     records = check_records(records)
     check_seed(seed)
     check_str("guideline", guideline)
@@ -209,7 +211,7 @@ def study(records, setups, seeds=None, seed=SEED, guideline=GUIDELINE):
     for s in setups:
         if not isinstance(s, Setup):
             raise TypeError(f"setups must hold Setup objects, got {type(s).__name__}")
-    seeds = range(seed, seed + BAND_SEEDS) if seeds is None else _check_seed_list(seeds)
+    seeds = range(seed, seed + BAND_SEEDS) if seeds is None else check_seeds(seeds)
     actual = np.array([is_harmful(r) for r in records])
     panels = [setup.panel() for setup in setups]      # every setup checked before any run
     rows = []

@@ -591,6 +591,17 @@ def test_run_many_checks_its_arguments(records):
         run_many("panel", records, [0])
 
 
+
+def test_run_many_takes_the_seed_collections_the_engine_takes(records):
+    # one seed check (lessonlib.many.check_seeds) for run_judge_many and Panel.run_many
+    panel = Panel([L.SimulatedModel()])
+    want = panel.run_many(records, [3, 4]).harmful.tolist()
+    for seeds in (np.array([3, 4], dtype=np.uint64), range(3, 5), (s for s in [3, 4]),
+                  [np.int64(3), 4]):
+        many = panel.run_many(records, seeds)
+        assert many.seeds == (3, 4) and all(type(s) is int for s in many.seeds)
+        assert many.harmful.tolist() == want
+
 PANEL_SETUPS = st.fixed_dictionaries({
     "judges": st.lists(st.sampled_from(JUDGE_NAMES), min_size=1, max_size=3),
     "quorum": st.integers(1, 4),
