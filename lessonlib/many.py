@@ -649,6 +649,19 @@ def run_model_many(records, seeds, model, guideline=GUIDELINE, max_output=None, 
     return _run(h, seeds, chunk, unreadable_as, start=start)
 
 
+
+def model_passes(records, model, guideline=GUIDELINE):
+    """``run_model_many`` for one model, its seed-independent part (:func:`hoist`) done once.
+
+    Returns a function ``(seeds, calls_before) -> ManyRuns`` equal to
+    ``run_model_many(records, seeds, model, guideline, calls_before=calls_before)``;
+    the panel calls it once per sample of a judge.  Engine internal: the
+    arguments are those :func:`~lessonlib.panel.run_many` has checked, ``seeds``
+    a tuple of ints >= 0 and ``calls_before`` an (S,) int64 array.
+    """
+    h = hoist(records, model, guideline, model.max_output, "clean")
+    return lambda seeds, calls_before: _run(h, seeds, None, "clean", start=calls_before)
+
 def run_judge_many(records, seeds, temperature=0.30, guideline=GUIDELINE, cues=CUE_TABLE,
                    spurious=SPURIOUS, max_output=MAX_OUTPUT, *, unreadable_as="clean",
                    chunk=None):

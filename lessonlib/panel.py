@@ -273,11 +273,12 @@ class Panel:
         n = len(self._asks)
         votes = [[[] for _ in records] for _ in range(n)]    # [judge][record] -> votes
         calls, retries, unreadable, tokens = [0] * n, [0] * n, [0] * n, [0] * n
+        slots = self.seeds(seed)
         for j, ask in enumerate(self._asks):
             reset = getattr(ask, "reset", None)
             if callable(reset):
                 reset()                 # once a run: the clock runs on across the passes
-            for s in self.seeds(seed)[j]:
+            for s in slots[j]:
                 for i, prompt in enumerate(prompts):
                     answer = ask_for_label(ask, prompt, s)
                     calls[j] += answer.calls
@@ -524,17 +525,22 @@ def _many_engine(panel, records, seeds, guideline, model_many=None):
     """One many-seed run per (judge, sample) with ``model_many``, combined with numpy."""
     import numpy as np
 
-    if model_many is None:
-        from .many import run_model_many as model_many
+    from .many import model_passes
 
     n_judges, quorum = len(panel.asks), panel.quorum
     votes, valid, counters = [], [], []
     for j, model in enumerate(panel.asks):
+        if model_many is None:          # the seed-independent part once a judge, not a pass
+            passes = model_passes(records, model, guideline)
+        else:
+            passes = (lambda pass_seeds, calls_before, model=model:
+                      model_many(records, pass_seeds, model, guideline,
+                                 calls_before=calls_before))
         jv, jok, jc = [], [], np.zeros((4, len(seeds)), dtype=np.int64)
         for q in range(quorum):
             offset = (q * n_judges + j) * SLOT_STRIDE
-            runs = model_many(records, [s + offset for s in seeds], model, guideline,
-                              calls_before=jc[0].copy())   # the clock runs on across passes
+            runs = passes(tuple(s + offset for s in seeds),
+                          jc[0].copy())     # the clock runs on across passes
             unread = np.asarray(runs.unreadable_mask, dtype=bool)
             read_harm = np.asarray(runs.harmful, dtype=bool) & ~unread
             if panel.on_unreadable == "harmful":

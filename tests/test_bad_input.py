@@ -912,6 +912,7 @@ NO_ROWS = {
     "many.hoist": "engine internal: called by run_model_many / run_judge_many after "
                   "their checks",
     "many.Hoisted": "engine internal container built by hoist",
+    "many.model_passes": "engine internal: called by panel.run_many after its checks",
     "panel.judge_medians": "vectorised step of run_many: gets the vote arrays it built",
     "panel.model_many_loop": "reference loop for checks (tests, benchmarks): gets the "
                              "arguments run_many checked",

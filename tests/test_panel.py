@@ -658,3 +658,19 @@ def test_the_clock_runs_on_across_passes_in_run_many_too(lesson_records):
     many = panel.run_many(lesson_records[:30], [L.SEED, 3])
     assert many.method == "engine" and many.calls.tolist() == [61, 61]
     assert many.run(0) == run
+
+
+def test_the_engine_hoists_each_judge_once_not_each_pass(lesson_records, monkeypatch):
+    # the seed-independent part (prompts, tokens, label weights) depends on the judge, not
+    # on the sample: two judges with quorum 3 hoist twice, and still equal Panel.run
+    from lessonlib import many as many_mod
+
+    hoisted = []
+    real = many_mod.hoist
+    monkeypatch.setattr(many_mod, "hoist", lambda *a, **k: hoisted.append(a[1]) or real(*a, **k))
+    models = judge_models("lesson", "wary")
+    panel = Panel(models, quorum=3)
+    many = panel.run_many(lesson_records[:50], [L.SEED, 9])
+    assert many.method == "engine" and hoisted == models
+    for i, seed in enumerate([L.SEED, 9]):
+        assert many.run(i) == panel.run(lesson_records[:50], seed)
