@@ -216,8 +216,11 @@ def study(records, setups, seeds=None, seed=SEED, guideline=GUIDELINE):
     panels = [setup.panel() for setup in setups]      # every setup checked before any run
     rows = []
     for setup, panel in zip(setups, panels):
-        run = panel.run(records, seed, guideline)
         many = panel.run_many(records, seeds, guideline)
+        # the run at ``seed`` is a row of the band's runs when ``seed`` is among ``seeds``
+        # (the default): PanelMany.run(i) is what Panel.run returns, so it is not run again
+        run = many.run(seeds.index(seed)) if seed in seeds else panel.run(records, seed,
+                                                                              guideline)
         per_seed = rates_many(many.harmful, actual)
         rows.append(Row(setup, measure(records, run.decide), agreement(records, run.decide),
                         run.calls, run.input_tokens, run.unreadable,

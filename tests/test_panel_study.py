@@ -88,6 +88,22 @@ def test_the_single_judge_row_is_the_lesson_at_its_seed(records):
     assert row.changed == 8.0
 
 
+
+@pytest.mark.parametrize("seeds", [[L.SEED + 1, L.SEED], range(3)], ids=["among", "not among"])
+def test_the_row_at_the_seed_is_panel_run_at_the_seed(records, seeds, monkeypatch):
+    # the run at ``seed`` is read off the many-seed run when seed is one of the seeds;
+    # otherwise Panel.run runs it.  Either way the row holds Panel.run's figures.
+    setup = COMPARISON[-1]
+    run = setup.panel().run(records, L.SEED)
+    real, ran = S.Panel.run, []
+    monkeypatch.setattr(S.Panel, "run", lambda *a, **k: ran.append(a[2]) or real(*a, **k))
+    row, = study(records, (setup,), seeds=seeds)
+    assert ran == ([] if L.SEED in seeds else [L.SEED])
+    assert row.scores == L.measure(records, run.decide)
+    assert row.agreement == L.agreement(records, run.decide)
+    assert (row.calls, row.input_tokens, row.unreadable) == (run.calls, run.input_tokens,
+                                                             run.unreadable)
+
 def test_quorum_at_temperature_zero_changes_nothing(records):
     rows = study(records, GREEDY, seeds=range(5))
     first = rows[0].many.harmful
