@@ -108,25 +108,17 @@ def rates_many(harmful, actual):
     """
     import numpy as np
 
-    from .many import check_decisions
+    from .many import confusion_many
 
-    harmful = check_decisions(harmful)
-    actual = check_decisions(actual, "actual", ndim=1)
-    if actual.shape != harmful.shape[1:]:
-        raise ValueError(f"harmful must be (runs, records) and actual (records,), got "
-                         f"{harmful.shape} and {actual.shape}")
-    tp = (harmful & actual).sum(axis=1)
-    fp = (harmful & ~actual).sum(axis=1)
-    pos, neg = int(actual.sum()), int((~actual).sum())
+    tp, fp, fn, tn = confusion_many(harmful, actual)     # checks both arguments
 
     def ratio(num, den):
-        den = np.broadcast_to(den, num.shape)
         return np.divide(num, den, out=np.zeros(num.shape), where=den > 0)
 
-    return {"agreement": (tp + neg - fp) / len(actual),
+    return {"agreement": (tp + tn) / (tp + fp + fn + tn),
             "precision": ratio(tp, tp + fp),
-            "recall": ratio(tp, np.int64(pos)),
-            "false_block_rate": ratio(fp, np.int64(neg))}
+            "recall": ratio(tp, tp + fn),
+            "false_block_rate": ratio(fp, fp + tn)}
 
 
 def band(values, coverage=0.95):

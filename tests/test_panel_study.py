@@ -33,6 +33,22 @@ def test_rates_many_by_hand():
     assert r["false_block_rate"].tolist() == [1 / 3, 0.0, 1.0]
 
 
+
+def test_rates_many_equals_the_scalar_confusion_row_by_row(records):
+    # rates_many counts with many.confusion_many; each row must equal metrics.confusion's
+    # counts turned into (unrounded) rates
+    rng = np.random.default_rng(7)
+    harmful = rng.random((6, len(records))) < [[0.0], [1.0], [0.2], [0.5], [0.8], [0.4]]
+    actual = [L.is_harmful(r) for r in records]
+    r = rates_many(harmful, actual)
+    for i, row in enumerate(harmful.tolist()):
+        decided = dict(zip((rec.no for rec in records), row))
+        tp, fp, fn, tn = L.confusion(records, lambda rec: decided[rec.no])
+        assert r["agreement"][i] == (tp + tn) / len(records)
+        assert r["precision"][i] == (tp / (tp + fp) if tp + fp else 0.0)
+        assert r["recall"][i] == tp / (tp + fn)
+        assert r["false_block_rate"][i] == fp / (fp + tn)
+
 def test_band_is_the_central_95_percent():
     assert band(range(101)) == (2.5, 97.5)
     assert band([0.3] * 10) == (0.3, 0.3)
