@@ -1157,9 +1157,10 @@ def test_a_failing_engine_run_many_touches_no_model(monkeypatch):
     assert [m.calls for m in models] == [1, 1]
 
 
-@pytest.mark.parametrize("calls_before", [-1, [0, -1], [0], [0, 1.5], "3", None, True],
+@pytest.mark.parametrize("calls_before", [-1, [0, -1], [0], [0, 1.5], "3", None, True,
+                                          {0: 1, 1: 2}, np.array([0.0, 1.0])],
                          ids=["negative", "negative item", "too few", "float item", "str",
-                              "None", "bool"])
+                              "None", "bool", "a dict", "float array"])
 def test_a_bad_calls_before_is_refused_before_any_work(monkeypatch, calls_before):
     many = importlib.import_module("lessonlib.many")
     work = []
