@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import check_choice, check_int, check_records, check_str
+from ._checks import check_choice, check_count, check_int, check_records, check_str
 from .judge import (CLEAN, GUIDELINE, HARMFUL, RETRY_CAUSE, UNREADABLE_RULES, JudgeRun,
                     build_prompt, read_label)
 from .records import M32, is_harmful
@@ -604,23 +604,17 @@ def _check_chunk(chunk):
 
 def _check_calls_before(calls_before, total):
     """0, one whole number >= 0 for every seed, or one per seed -> (S,) int64 array."""
-    if isinstance(calls_before, (int, np.integer)) and not isinstance(calls_before, bool):
-        values = [int(calls_before)] * total
-    elif isinstance(calls_before, (str, bytes)) or not hasattr(calls_before, "__len__"):
-        raise TypeError("calls_before must be a whole number >= 0 or one per seed, got "
-                        f"{type(calls_before).__name__}")
-    else:
-        values = list(calls_before)
-        if len(values) != total:
-            raise ValueError(f"calls_before must hold one count per seed ({total}), "
-                             f"got {len(values)}")
-    for v in values:
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
-            raise TypeError(f"calls_before must hold whole numbers >= 0, got "
-                            f"{type(v).__name__} {v!r}")
-        if v < 0:
-            raise ValueError(f"calls_before must hold whole numbers >= 0, got {v!r}")
-    return np.array(values, dtype=np.int64)
+    if (isinstance(calls_before, (str, bytes, Mapping)) or not hasattr(calls_before, "__len__")
+            or getattr(calls_before, "ndim", 1) == 0):
+        if isinstance(calls_before, bool) or not isinstance(calls_before, (int, np.integer)):
+            raise TypeError("calls_before must be a whole number >= 0 or one per seed, got "
+                            f"{type(calls_before).__name__} {calls_before!r}")
+        value = check_count("calls_before", calls_before, minimum=0)
+        return np.full(total, value, dtype=np.int64)
+    if len(calls_before) != total:
+        raise ValueError(f"calls_before must hold one count per seed ({total}), "
+                         f"got {len(calls_before)}")
+    return np.array(check_seeds(calls_before, "calls_before"), dtype=np.int64)
 
 
 def run_model_many(records, seeds, model, guideline=GUIDELINE, max_output=None, *,
@@ -648,6 +642,19 @@ def run_model_many(records, seeds, model, guideline=GUIDELINE, max_output=None, 
     h = hoist(records, model, guideline, cap, unreadable_as)
     return _run(h, seeds, chunk, unreadable_as, start=start)
 
+
+
+def model_passes(records, model, guideline=GUIDELINE):
+    """``run_model_many`` for one model, its seed-independent part (:func:`hoist`) done once.
+
+    Returns a function ``(seeds, calls_before) -> ManyRuns`` equal to
+    ``run_model_many(records, seeds, model, guideline, calls_before=calls_before)``;
+    the panel calls it once per sample of a judge.  Engine internal: the
+    arguments are those :func:`~lessonlib.panel.run_many` has checked, ``seeds``
+    a tuple of ints >= 0 and ``calls_before`` an (S,) int64 array.
+    """
+    h = hoist(records, model, guideline, model.max_output, "clean")
+    return lambda seeds, calls_before: _run(h, seeds, None, "clean", start=calls_before)
 
 def run_judge_many(records, seeds, temperature=0.30, guideline=GUIDELINE, cues=CUE_TABLE,
                    spurious=SPURIOUS, max_output=MAX_OUTPUT, *, unreadable_as="clean",

@@ -84,7 +84,6 @@ uses that seed + 1.  So
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ._checks import (check_choice, check_count, check_int, check_number, check_record,
@@ -274,11 +273,12 @@ class Panel:
         n = len(self._asks)
         votes = [[[] for _ in records] for _ in range(n)]    # [judge][record] -> votes
         calls, retries, unreadable, tokens = [0] * n, [0] * n, [0] * n, [0] * n
+        slots = self.seeds(seed)
         for j, ask in enumerate(self._asks):
             reset = getattr(ask, "reset", None)
             if callable(reset):
                 reset()                 # once a run: the clock runs on across the passes
-            for s in self.seeds(seed)[j]:
+            for s in slots[j]:
                 for i, prompt in enumerate(prompts):
                     answer = ask_for_label(ask, prompt, s)
                     calls[j] += answer.calls
@@ -525,17 +525,22 @@ def _many_engine(panel, records, seeds, guideline, model_many=None):
     """One many-seed run per (judge, sample) with ``model_many``, combined with numpy."""
     import numpy as np
 
-    if model_many is None:
-        from .many import run_model_many as model_many
+    from .many import model_passes
 
     n_judges, quorum = len(panel.asks), panel.quorum
     votes, valid, counters = [], [], []
     for j, model in enumerate(panel.asks):
+        if model_many is None:          # the seed-independent part once a judge, not a pass
+            passes = model_passes(records, model, guideline)
+        else:
+            passes = (lambda pass_seeds, calls_before, model=model:
+                      model_many(records, pass_seeds, model, guideline,
+                                 calls_before=calls_before))
         jv, jok, jc = [], [], np.zeros((4, len(seeds)), dtype=np.int64)
         for q in range(quorum):
             offset = (q * n_judges + j) * SLOT_STRIDE
-            runs = model_many(records, [s + offset for s in seeds], model, guideline,
-                              calls_before=jc[0].copy())   # the clock runs on across passes
+            runs = passes(tuple(s + offset for s in seeds),
+                          jc[0].copy())     # the clock runs on across passes
             unread = np.asarray(runs.unreadable_mask, dtype=bool)
             read_harm = np.asarray(runs.harmful, dtype=bool) & ~unread
             if panel.on_unreadable == "harmful":
@@ -554,22 +559,6 @@ def _many_engine(panel, records, seeds, guideline, model_many=None):
                      judge_scores, *per.sum(axis=1), *per, method="engine")
 
 
-def _check_seed_list(seeds):
-    if (isinstance(seeds, (str, bytes, Mapping)) or not hasattr(seeds, "__iter__")):
-        raise TypeError(f"seeds must be a sequence of integer seeds (e.g. range(1000)), got "
-                        f"{type(seeds).__name__}")
-    if getattr(seeds, "ndim", 1) != 1:
-        raise ValueError(f"seeds must be one-dimensional, got shape {seeds.shape}")
-    out = []
-    for s in seeds:
-        if hasattr(s, "item") and not isinstance(s, bool):
-            s = s.item()            # a numpy integer
-        out.append(check_seed(s, "seeds"))
-    if not out:
-        raise ValueError("seeds must hold at least one seed, got an empty collection")
-    return tuple(out)
-
-
 METHODS = ("auto", "engine", "loop")
 
 
@@ -583,8 +572,10 @@ def run_many(panel, records, seeds, guideline=GUIDELINE, *, method="auto"):
     """
     if not isinstance(panel, Panel):
         raise TypeError(f"panel must be a Panel, got {type(panel).__name__}")
+    from .many import check_seeds
+
     records = check_records(records)
-    seeds = _check_seed_list(seeds)
+    seeds = check_seeds(seeds)
     check_str("guideline", guideline)
     check_choice("method", method, METHODS)
     simulated = all(_is_simulated(a) for a in panel.asks)

@@ -23,8 +23,8 @@ from ._checks import (check_choice, check_int, check_names, check_number, check_
                       check_records, check_seed, check_str, check_vector)
 from .judge import GUIDELINE
 from .metrics import agreement, measure
-from .panel import (AGGREGATES, DIVERSE, JUDGE_NAMES, ON_UNREADABLE, Panel, _check_seed_list,
-                    _read_min_agreement, judge_models)
+from .panel import (AGGREGATES, DIVERSE, JUDGE_NAMES, ON_UNREADABLE, Panel, _read_min_agreement,
+                    judge_models)
 from .records import FEATURES, SEED, is_harmful
 
 FREE_FORM_GUIDELINE = ("Su kaydin ozniteliklerine bak ve etiket yaz : temiz ya da zararli . "
@@ -108,25 +108,17 @@ def rates_many(harmful, actual):
     """
     import numpy as np
 
-    from .many import check_decisions
+    from .many import confusion_many
 
-    harmful = check_decisions(harmful)
-    actual = check_decisions(actual, "actual", ndim=1)
-    if actual.shape != harmful.shape[1:]:
-        raise ValueError(f"harmful must be (runs, records) and actual (records,), got "
-                         f"{harmful.shape} and {actual.shape}")
-    tp = (harmful & actual).sum(axis=1)
-    fp = (harmful & ~actual).sum(axis=1)
-    pos, neg = int(actual.sum()), int((~actual).sum())
+    tp, fp, fn, tn = confusion_many(harmful, actual)     # checks both arguments
 
     def ratio(num, den):
-        den = np.broadcast_to(den, num.shape)
         return np.divide(num, den, out=np.zeros(num.shape), where=den > 0)
 
-    return {"agreement": (tp + neg - fp) / len(actual),
+    return {"agreement": (tp + tn) / (tp + fp + fn + tn),
             "precision": ratio(tp, tp + fp),
-            "recall": ratio(tp, np.int64(pos)),
-            "false_block_rate": ratio(fp, np.int64(neg))}
+            "recall": ratio(tp, tp + fn),
+            "false_block_rate": ratio(fp, fp + tn)}
 
 
 def band(values, coverage=0.95):
@@ -198,6 +190,8 @@ def study(records, setups, seeds=None, seed=SEED, guideline=GUIDELINE):
     """
     import numpy as np
 
+    from .many import check_seeds
+
     records = check_records(records)
     check_seed(seed)
     check_str("guideline", guideline)
@@ -209,13 +203,16 @@ def study(records, setups, seeds=None, seed=SEED, guideline=GUIDELINE):
     for s in setups:
         if not isinstance(s, Setup):
             raise TypeError(f"setups must hold Setup objects, got {type(s).__name__}")
-    seeds = range(seed, seed + BAND_SEEDS) if seeds is None else _check_seed_list(seeds)
+    seeds = range(seed, seed + BAND_SEEDS) if seeds is None else check_seeds(seeds)
     actual = np.array([is_harmful(r) for r in records])
     panels = [setup.panel() for setup in setups]      # every setup checked before any run
     rows = []
     for setup, panel in zip(setups, panels):
-        run = panel.run(records, seed, guideline)
         many = panel.run_many(records, seeds, guideline)
+        # the run at ``seed`` is a row of the band's runs when ``seed`` is among ``seeds``
+        # (the default): PanelMany.run(i) is what Panel.run returns, so it is not run again
+        run = many.run(seeds.index(seed)) if seed in seeds else panel.run(records, seed,
+                                                                              guideline)
         per_seed = rates_many(many.harmful, actual)
         rows.append(Row(setup, measure(records, run.decide), agreement(records, run.decide),
                         run.calls, run.input_tokens, run.unreadable,

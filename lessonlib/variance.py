@@ -24,7 +24,7 @@ from ._checks import check_count, check_number, check_records, check_vector
 from ._frozen import ReadOnlyDict
 from .criteria import rule_filter
 from .many import ManyRuns, check_decisions, check_seeds, run_judge_many
-from .metrics import measure
+from .metrics import agreement, measure
 from .records import CLASSES
 
 RATES = ("precision", "recall", "false_block_rate")
@@ -243,8 +243,6 @@ def flag_stability(records, runs, threshold=0.05):
 
 def criteria_figures(records, decide=rule_filter):
     """The criteria filter's precision, recall, false block rate and agreement (one run)."""
-    from .metrics import agreement
-
     records = check_records(records)
     m = measure(records, decide)
     return {**{k: m[k] for k in RATES}, "agreement": agreement(records, decide),
@@ -260,9 +258,10 @@ def recall_gap(records, runs, level=LEVEL):
     _matched(records, runs)
     _level(level)
     crit = criteria_figures(records)
-    gap = figures(runs)["recall"] - crit["recall"]
+    recall = runs.measure()["recall"]
+    gap = recall - crit["recall"]
     lo, hi = interval(gap, level)
-    return {"criteria": crit["recall"], "judge low": float(figures(runs)["recall"].min()),
+    return {"criteria": crit["recall"], "judge low": float(recall.min()),
             "gap low": round(lo, 4), "gap high": round(hi, 4),
             "share judge higher": float(np.mean(gap > 0))}
 

@@ -916,6 +916,7 @@ NO_ROWS = {
     "many.hoist": "engine internal: called by run_model_many / run_judge_many after "
                   "their checks",
     "many.Hoisted": "engine internal container built by hoist",
+    "many.model_passes": "engine internal: called by panel.run_many after its checks",
     "panel.judge_medians": "vectorised step of run_many: gets the vote arrays it built",
     "panel.model_many_loop": "reference loop for checks (tests, benchmarks): gets the "
                              "arguments run_many checked",
@@ -1160,9 +1161,10 @@ def test_a_failing_engine_run_many_touches_no_model(monkeypatch):
     assert [m.calls for m in models] == [1, 1]
 
 
-@pytest.mark.parametrize("calls_before", [-1, [0, -1], [0], [0, 1.5], "3", None, True],
+@pytest.mark.parametrize("calls_before", [-1, [0, -1], [0], [0, 1.5], "3", None, True,
+                                          {0: 1, 1: 2}, np.array([0.0, 1.0])],
                          ids=["negative", "negative item", "too few", "float item", "str",
-                              "None", "bool"])
+                              "None", "bool", "a dict", "float array"])
 def test_a_bad_calls_before_is_refused_before_any_work(monkeypatch, calls_before):
     many = importlib.import_module("lessonlib.many")
     work = []

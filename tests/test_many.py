@@ -471,3 +471,15 @@ def test_calls_before_per_seed_takes_the_scan_and_matches_a_loop():
 def test_calls_before_is_checked(bad, error):
     with pytest.raises(error, match="calls_before"):
         many.run_model_many(RECORDS[:3], [1, 2], L.SimulatedModel(), calls_before=bad)
+
+
+def test_calls_before_takes_a_number_or_one_whole_number_per_seed():
+    model = L.SimulatedModel()
+    want = many.run_model_many(RECORDS[:40], [1, 2], model, calls_before=[5, 30])
+    for calls_before in ((5, 30), np.array([5, 30], dtype=np.uint16), [np.int64(5), 30]):
+        got = many.run_model_many(RECORDS[:40], [1, 2], model, calls_before=calls_before)
+        assert got.calls.tolist() == want.calls.tolist()
+        assert np.array_equal(got.harmful, want.harmful)
+    same = many.run_model_many(RECORDS[:40], [1, 2], model, calls_before=np.int64(30))
+    assert same.calls.tolist() == many.run_model_many(RECORDS[:40], [1, 2], model,
+                                                      calls_before=[30, 30]).calls.tolist()

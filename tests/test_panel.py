@@ -591,6 +591,17 @@ def test_run_many_checks_its_arguments(records):
         run_many("panel", records, [0])
 
 
+
+def test_run_many_takes_the_seed_collections_the_engine_takes(records):
+    # one seed check (lessonlib.many.check_seeds) for run_judge_many and Panel.run_many
+    panel = Panel([L.SimulatedModel()])
+    want = panel.run_many(records, [3, 4]).harmful.tolist()
+    for seeds in (np.array([3, 4], dtype=np.uint64), range(3, 5), (s for s in [3, 4]),
+                  [np.int64(3), 4]):
+        many = panel.run_many(records, seeds)
+        assert many.seeds == (3, 4) and all(type(s) is int for s in many.seeds)
+        assert many.harmful.tolist() == want
+
 PANEL_SETUPS = st.fixed_dictionaries({
     "judges": st.lists(st.sampled_from(JUDGE_NAMES), min_size=1, max_size=3),
     "quorum": st.integers(1, 4),
@@ -647,3 +658,19 @@ def test_the_clock_runs_on_across_passes_in_run_many_too(lesson_records):
     many = panel.run_many(lesson_records[:30], [L.SEED, 3])
     assert many.method == "engine" and many.calls.tolist() == [61, 61]
     assert many.run(0) == run
+
+
+def test_the_engine_hoists_each_judge_once_not_each_pass(lesson_records, monkeypatch):
+    # the seed-independent part (prompts, tokens, label weights) depends on the judge, not
+    # on the sample: two judges with quorum 3 hoist twice, and still equal Panel.run
+    from lessonlib import many as many_mod
+
+    hoisted = []
+    real = many_mod.hoist
+    monkeypatch.setattr(many_mod, "hoist", lambda *a, **k: hoisted.append(a[1]) or real(*a, **k))
+    models = judge_models("lesson", "wary")
+    panel = Panel(models, quorum=3)
+    many = panel.run_many(lesson_records[:50], [L.SEED, 9])
+    assert many.method == "engine" and hoisted == models
+    for i, seed in enumerate([L.SEED, 9]):
+        assert many.run(i) == panel.run(lesson_records[:50], seed)

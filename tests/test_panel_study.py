@@ -33,6 +33,22 @@ def test_rates_many_by_hand():
     assert r["false_block_rate"].tolist() == [1 / 3, 0.0, 1.0]
 
 
+
+def test_rates_many_equals_the_scalar_confusion_row_by_row(records):
+    # rates_many counts with many.confusion_many; each row must equal metrics.confusion's
+    # counts turned into (unrounded) rates
+    rng = np.random.default_rng(7)
+    harmful = rng.random((6, len(records))) < [[0.0], [1.0], [0.2], [0.5], [0.8], [0.4]]
+    actual = [L.is_harmful(r) for r in records]
+    r = rates_many(harmful, actual)
+    for i, row in enumerate(harmful.tolist()):
+        decided = dict(zip((rec.no for rec in records), row))
+        tp, fp, fn, tn = L.confusion(records, lambda rec: decided[rec.no])
+        assert r["agreement"][i] == (tp + tn) / len(records)
+        assert r["precision"][i] == (tp / (tp + fp) if tp + fp else 0.0)
+        assert r["recall"][i] == tp / (tp + fn)
+        assert r["false_block_rate"][i] == fp / (fp + tn)
+
 def test_band_is_the_central_95_percent():
     assert band(range(101)) == (2.5, 97.5)
     assert band([0.3] * 10) == (0.3, 0.3)
@@ -87,6 +103,22 @@ def test_the_single_judge_row_is_the_lesson_at_its_seed(records):
     # p = 1/2 and adds 2 * 1/2 * 1/2 = 1/2
     assert row.changed == 8.0
 
+
+
+@pytest.mark.parametrize("seeds", [[L.SEED + 1, L.SEED], range(3)], ids=["among", "not among"])
+def test_the_row_at_the_seed_is_panel_run_at_the_seed(records, seeds, monkeypatch):
+    # the run at ``seed`` is read off the many-seed run when seed is one of the seeds;
+    # otherwise Panel.run runs it.  Either way the row holds Panel.run's figures.
+    setup = COMPARISON[-1]
+    run = setup.panel().run(records, L.SEED)
+    real, ran = S.Panel.run, []
+    monkeypatch.setattr(S.Panel, "run", lambda *a, **k: ran.append(a[2]) or real(*a, **k))
+    row, = study(records, (setup,), seeds=seeds)
+    assert ran == ([] if L.SEED in seeds else [L.SEED])
+    assert row.scores == L.measure(records, run.decide)
+    assert row.agreement == L.agreement(records, run.decide)
+    assert (row.calls, row.input_tokens, row.unreadable) == (run.calls, run.input_tokens,
+                                                             run.unreadable)
 
 def test_quorum_at_temperature_zero_changes_nothing(records):
     rows = study(records, GREEDY, seeds=range(5))
