@@ -42,6 +42,7 @@ import numpy as np
 from ._checks import check_choice, check_count, check_int, check_records, check_str
 from .judge import (CLEAN, GUIDELINE, HARMFUL, RETRY_CAUSE, UNREADABLE_RULES, JudgeRun,
                     build_prompt, read_label)
+from .metrics import COUNTS
 from .records import M32, is_harmful
 from .simulator import (CUE_TABLE, FREE_FORM, FREE_FORM_SHARE, LABELS, MAX_OUTPUT,
                         SINGLE_LABEL_WORD, SPURIOUS, PromptPlan, SimulatedModel, label_scores,
@@ -579,11 +580,11 @@ def rounded_ratio(num, den, places=4):
 
 def measure_many(harmful, actual):
     """``measure`` for every row of a decision matrix: a dict of arrays, one entry a run."""
-    tp, fp, fn, tn = confusion_many(harmful, actual)
-    return {"tp": tp, "fp": fp, "fn": fn, "tn": tn,
-            "precision": rounded_ratio(tp, tp + fp),
-            "recall": rounded_ratio(tp, tp + fn),
-            "false_block_rate": rounded_ratio(fp, fp + tn)}
+    counts = dict(zip(COUNTS, confusion_many(harmful, actual)))
+    tp, fp, fn, tn = (counts[name] for name in COUNTS)
+    counts.update(precision=rounded_ratio(tp, tp + fp), recall=rounded_ratio(tp, tp + fn),
+                  false_block_rate=rounded_ratio(fp, fp + tn))
+    return counts
 
 
 def agreement_many(harmful, actual):
