@@ -49,8 +49,8 @@ from .criteria import DEFAULT_RULES, make_rule_filter
 from .judge import GUIDELINE, UNREADABLE_RULES, run_judge
 from .metrics import agreement, class_recall, measure
 from .panel import AGGREGATES, DIVERSE, JUDGE_NAMES, JUDGES, ON_UNREADABLE, Panel, judge_models
-from .records import CLASSES, FEATURES, SEED, is_harmful, make_records
-from .report import comparison_block, retry_text
+from .records import FEATURES, SEED, is_harmful, make_records
+from .report import class_table, comparison_block, retry_text
 from .simulator import SPURIOUS
 
 GUIDELINES = MappingProxyType({
@@ -101,6 +101,30 @@ def _measure_line(name, records, decide):
     return " ".join(cells)
 
 
+def _lesson_rules(records):
+    """What the lesson's four rules give on ``records``: their measure line and per-class
+    recall - the half of the criteria explorer's text that no checkbox changes."""
+    decide = make_rule_filter(DEFAULT_RULES)
+    return (_measure_line(f"lesson's rules ({len(DEFAULT_RULES)})", records, decide),
+            class_recall(records, decide))
+
+
+def _criteria_text(records, rules, lesson):
+    """:func:`criteria_text` for checked ``records``, ``rules`` in FEATURES order and
+    ``lesson`` = ``_lesson_rules(records)``."""
+    lesson_line, by_lesson = lesson
+    your_rule = make_rule_filter(rules)
+    return "\n".join([
+        "rules on: " + (", ".join(rules) if rules else "(none - nothing is blocked)"),
+        "",
+        " ".join(format(title, spec) for title, spec in _MEASURE_HEAD),
+        lesson_line,
+        _measure_line(f"chosen rules ({len(rules)})", records, your_rule),
+        "",
+        class_table({"lesson rules recall": by_lesson,
+                     "chosen rules recall": class_recall(records, your_rule)}, width=20)])
+
+
 def criteria_text(records, rules=DEFAULT_RULES):
     """The rule filter with ``rules`` next to the lesson's four rules.
 
@@ -111,23 +135,7 @@ def criteria_text(records, rules=DEFAULT_RULES):
     records = check_records(records)
     chosen = set(check_names("rules", rules, FEATURES))
     rules = tuple(f for f in FEATURES if f in chosen)
-    lesson_rule, your_rule = make_rule_filter(DEFAULT_RULES), make_rule_filter(rules)
-    yours = f"chosen rules ({len(rules)})"
-    lines = ["rules on: " + (", ".join(rules) if rules else "(none - nothing is blocked)"),
-             "",
-             " ".join(format(title, spec) for title, spec in _MEASURE_HEAD),
-             _measure_line(f"lesson's rules ({len(DEFAULT_RULES)})", records, lesson_rule),
-             _measure_line(yours, records, your_rule),
-             "",
-             f"{'class':<24} {'records':>8} {'lesson rules recall':>20} {'chosen rules recall':>20}"]
-    by_lesson, by_yours = class_recall(records, lesson_rule), class_recall(records, your_rule)
-    for cls in CLASSES[1:] + CLASSES[:1]:
-        if cls not in by_lesson:
-            continue
-        name = "clean (false positives)" if cls == "clean" else cls
-        lines.append(f"{name:<24} {by_lesson[cls][0]:>8} {by_lesson[cls][1]:>20.4f}"
-                     f" {by_yours[cls][1]:>20.4f}")
-    return "\n".join(lines)
+    return _criteria_text(records, rules, _lesson_rules(records))
 
 
 def judge_settings(temperature=DEFAULT_TEMPERATURE, seed=SEED,
@@ -342,8 +350,10 @@ def criteria_explorer(records=None):
                                     layout=widgets.Layout(width="auto"))
                 for f in FEATURES}
 
+    lesson = _lesson_rules(records)      # the lesson's rules do not change with the ticks
+
     def render(**ticked):
-        return criteria_text(records, tuple(f for f in FEATURES if ticked[f]))
+        return _criteria_text(records, tuple(f for f in FEATURES if ticked[f]), lesson)
 
     def layout(c):
         return widgets.GridBox(list(c.values()), layout=widgets.Layout(

@@ -285,6 +285,16 @@ def test_ticking_a_checkbox_redraws_the_tables():
     assert ex.text == before
 
 
+def test_criteria_redraw_equals_criteria_text_for_any_ticks(records):
+    # the explorer computes the lesson's rules once; each redraw must still equal the
+    # pure text function for the ticked flags
+    ex = criteria_explorer(records)
+    for flag in FEATURES:
+        ex.controls[flag].value = not ex.controls[flag].value
+        ticked = tuple(f for f in FEATURES if ex.controls[f].value)
+        assert ex.text == criteria_text(records, ticked), flag
+
+
 def test_judge_explorer_controls_and_redraw():
     ex = judge_explorer(SMALL)
     assert set(ex.controls) == {"temperature", "seed", "guideline", "spurious", "unreadable_as"}
