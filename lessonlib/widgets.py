@@ -231,21 +231,41 @@ def panel_text(records, judges=DIVERSE, quorum=1, aggregate="median", min_agreem
     ``aggregate`` changes) and how many records two runs are expected to
     decide differently.
     """
-    from .panel_study import expected_changed
-
     records = check_records(records)
     s = panel_settings(judges, quorum, aggregate, min_agreement, on_unreadable, guideline,
                        band_seeds)
-    guideline_text = GUIDELINES[s["guideline"]]
-    seeds = range(SEED, SEED + s["band_seeds"])
-    actual = [is_harmful(r) for r in records]
+    return _panel_text(records, s, _alone_rows(records, s))
+
+
+def _band_inputs(records, s):
+    """The band's seeds and the human labels of ``records``."""
+    return range(SEED, SEED + s["band_seeds"]), [is_harmful(r) for r in records]
+
+
+def _alone_rows(records, s):
+    """The lesson's judge alone under settings ``s``: its two table lines and the records two
+    of its runs are expected to decide differently.  Of the settings only ``on_unreadable``,
+    ``guideline`` and ``band_seeds`` matter."""
+    from .panel_study import expected_changed
+
+    seeds, actual = _band_inputs(records, s)
+    alone = Panel(judge_models("lesson"), 1, on_unreadable=s["on_unreadable"])
+    lines, _, many = _panel_rows("lesson's judge alone", records, alone, seeds,
+                                 GUIDELINES[s["guideline"]], actual)
+    return lines, expected_changed(many.harmful)
+
+
+def _panel_text(records, s, alone):
+    """:func:`panel_text` for checked ``records`` and settings ``s`` (from panel_settings),
+    with ``alone = _alone_rows(records, s)``."""
+    from .panel_study import expected_changed
+
+    seeds, actual = _band_inputs(records, s)
     panel = Panel(judge_models(*s["judges"]), s["quorum"], s["aggregate"],
                   s["min_agreement"], s["on_unreadable"])
-    alone = Panel(judge_models("lesson"), 1, on_unreadable=s["on_unreadable"])
     yours, run, many = _panel_rows(f"your panel ({len(s['judges'])}x{s['quorum']})", records,
-                                   panel, seeds, guideline_text, actual)
-    lesson, _, lesson_many = _panel_rows("lesson's judge alone", records, alone, seeds,
-                                         guideline_text, actual)
+                                   panel, seeds, GUIDELINES[s["guideline"]], actual)
+    lesson, lesson_changed = alone
     scores = list(run.scores.values())
     split = sum(1 for x in scores if 0.0 < x < 1.0)
     head = "".join(f"{title:>14}" for _, title in _PANEL_COLUMNS)
@@ -267,7 +287,7 @@ def panel_text(records, judges=DIVERSE, quorum=1, aggregate="median", min_agreem
         f"  {split} records scored strictly between 0 and 1",
         f"records two runs are expected to decide differently: your panel "
         f"{expected_changed(many.harmful):.2f} , lesson's judge alone "
-        f"{expected_changed(lesson_many.harmful):.2f}",
+        f"{lesson_changed:.2f}",
     ])
 
 
@@ -431,11 +451,17 @@ def panel_explorer(records=None):
                                       description="guideline", style=style),
     })
 
+    alone = {}    # the lesson's judge alone depends on three settings only: compute each once
+
     def render(**s):
         judges = tuple(name for name in JUDGE_NAMES if s.pop(name))
         if not judges:
             return "no judge ticked: tick at least one judge to form a panel."
-        return panel_text(records, judges, **s)
+        s = panel_settings(judges, **s)
+        key = (s["on_unreadable"], s["guideline"], s["band_seeds"])
+        if key not in alone:
+            alone[key] = _alone_rows(records, s)
+        return _panel_text(records, s, alone[key])
 
     def layout(c):
         return widgets.VBox([widgets.VBox([c[name] for name in JUDGE_NAMES]),
