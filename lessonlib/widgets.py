@@ -49,13 +49,14 @@ from .criteria import DEFAULT_RULES, make_rule_filter
 from .judge import GUIDELINE, UNREADABLE_RULES, run_judge
 from .metrics import agreement, class_recall, measure
 from .panel import AGGREGATES, DIVERSE, JUDGE_NAMES, JUDGES, ON_UNREADABLE, Panel, judge_models
+from .panel_study import FREE_FORM_GUIDELINE, band, expected_changed, rates_many
 from .records import FEATURES, SEED, is_harmful, make_records
 from .report import class_table, comparison_block, retry_text
 from .simulator import SPURIOUS
 
 GUIDELINES = MappingProxyType({
     "single label (lesson)": GUIDELINE,
-    "free-form (no 'tek')": GUIDELINE.replace(" tek ", " "),
+    "free-form (no 'tek')": FREE_FORM_GUIDELINE,
 })
 """Guideline choices of the judge explorer.  The second drops the single-label
 word 'tek', so the simulated model answers in free-form sentences and some
@@ -201,8 +202,6 @@ _PANEL_COLUMNS = (("agreement", "agreement"), ("precision", "precision"),
 
 def _panel_rows(name, records, panel, seeds, guideline, actual):
     """Two table lines (at the lesson's seed; the band) and the runs behind them."""
-    from .panel_study import band, rates_many
-
     many = panel.run_many(records, seeds, guideline)
     run = many.run(0)                       # the lesson's seed: what Panel.run returns
     scores = measure(records, run.decide)
@@ -246,8 +245,6 @@ def _alone_rows(records, s):
     """The lesson's judge alone under settings ``s``: its two table lines and the records two
     of its runs are expected to decide differently.  Of the settings only ``on_unreadable``,
     ``guideline`` and ``band_seeds`` matter."""
-    from .panel_study import expected_changed
-
     seeds, actual = _band_inputs(records, s)
     alone = Panel(judge_models("lesson"), 1, on_unreadable=s["on_unreadable"])
     lines, _, many = _panel_rows("lesson's judge alone", records, alone, seeds,
@@ -258,8 +255,6 @@ def _alone_rows(records, s):
 def _panel_text(records, s, alone):
     """:func:`panel_text` for checked ``records`` and settings ``s`` (from panel_settings),
     with ``alone = _alone_rows(records, s)``."""
-    from .panel_study import expected_changed
-
     seeds, actual = _band_inputs(records, s)
     panel = Panel(judge_models(*s["judges"]), s["quorum"], s["aggregate"],
                   s["min_agreement"], s["on_unreadable"])
