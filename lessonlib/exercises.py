@@ -28,11 +28,11 @@ from .records import CLASSES, FEATURES, RECORD_STRIDE, SEED, Record, draw_record
 from .records import make_records
 from .panel import DIVERSE, ON_UNREADABLE, Panel, judge_models
 from .panel_study import FREE_FORM_GUIDELINE
-from .simulator import CUE_TABLE, FLAG_WORD, SPURIOUS, label_scores, tokenize
+from .simulator import CUE_TABLE, FLAG_WORD, SPURIOUS, TEMPERATURE, label_scores, tokenize
 from .variance import criteria_figures, fbr_comparison, temperature_sweep
 
 WIDTH = 88
-LESSON_TEMPERATURE = 0.30
+LESSON_TEMPERATURE = TEMPERATURE
 
 
 def _say(passed, message):

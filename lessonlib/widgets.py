@@ -52,7 +52,7 @@ from .panel import AGGREGATES, DIVERSE, JUDGE_NAMES, JUDGES, ON_UNREADABLE, Pane
 from .panel_study import FREE_FORM_GUIDELINE, band, expected_changed, rates_many
 from .records import FEATURES, SEED, is_harmful, make_records
 from .report import class_table, comparison_block, retry_text
-from .simulator import SPURIOUS
+from .simulator import SPURIOUS, TEMPERATURE
 
 GUIDELINES = MappingProxyType({
     "single label (lesson)": GUIDELINE,
@@ -68,7 +68,7 @@ PANE_PRE = ('<pre style="white-space: pre; overflow-x: auto; word-wrap: normal; 
             'font-size: 12px; line-height: 1.25; margin: 0.5em 0; width: auto; '
             'box-shadow: none;">')
 """The text pane's <pre>: fixed size and no wrapping, also inside a reveal.js slide."""
-DEFAULT_TEMPERATURE = 0.30
+DEFAULT_TEMPERATURE = TEMPERATURE
 PANEL_BAND_SEEDS = 50
 """Panel seeds (the lesson's seed and the ones after it) behind the panel explorer's band.
 
