@@ -33,35 +33,21 @@ Timings depend on the load: other jobs share the machine's cores.  The script
 prints the 1-minute load average next to its numbers.
 """
 
-import os
 import sys
-import time
 import tracemalloc
 
 import lessonlib as L
+from _timing import best_of, load_line, timed
+from lessonlib.panel_study import FREE_FORM_GUIDELINE
 
 SEEDS = range(L.SEED, L.SEED + 2000)
 TARGET = 1000.0
 MEMORY_LIMIT = 1 << 30
-FREE_FORM_GUIDELINE = ("Su kaydin ozniteliklerine bak ve etiket yaz : temiz ya da zararli . "
-                       "Oznitelikler : ")
-
-
-def best_of(repeats, fn):
-    """Smallest and median wall time of ``repeats`` calls, and the last result."""
-    times, result = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    times.sort()
-    return times[0], times[len(times) // 2], result
 
 
 def compare(records, seeds, guideline, repeats):
-    start = time.perf_counter()
-    loop = [L.run_judge(records, s, guideline=guideline) for s in seeds]
-    loop_time = time.perf_counter() - start
+    loop_time, loop = timed(lambda: [L.run_judge(records, s, guideline=guideline)
+                                     for s in seeds])
     best, median, runs = best_of(repeats, lambda: L.run_judge_many(records, seeds,
                                                                    guideline=guideline))
     same = all(runs.run(i) == run for i, run in enumerate(loop))
@@ -70,7 +56,7 @@ def compare(records, seeds, guideline, repeats):
 
 def main():
     records = L.make_records()
-    print(f"load average (1 min) at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    print(load_line("start", cores=True))
 
     loop_time, best, median, same = compare(records, SEEDS, L.GUIDELINE, 21)
     ratio = loop_time / median
@@ -85,9 +71,7 @@ def main():
     big = range(100_000)
     L.run_judge_many(records, range(10))                 # warm up imports
     tracemalloc.start()
-    start = time.perf_counter()
-    runs = L.run_judge_many(records, big)
-    elapsed = time.perf_counter() - start
+    elapsed, runs = timed(lambda: L.run_judge_many(records, big))
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     print(f"{len(big):,} seeds: {elapsed:.3f} s, {len(big) / elapsed:,.0f} seeds per second, "
@@ -99,7 +83,7 @@ def main():
     print(f"free-form path (guideline without 'tek'), 500 seeds, for information: loop "
           f"{f_loop:.3f} s, engine {f_median * 1e3:.2f} ms, ratio {f_loop / f_median:,.0f}x, "
           f"same: {f_same}")
-    print(f"load average (1 min) at end: {os.getloadavg()[0]:.2f}")
+    print(load_line("end"))
 
     failures = []
     if not (same and f_same):

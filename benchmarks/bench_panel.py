@@ -18,22 +18,15 @@ records, in one process:
 Timings depend on the load: other jobs share the machine's cores.
 """
 
-import os
 import sys
-import time
 
 import lessonlib as L
+from _timing import load_line, timed
 from lessonlib.panel_study import FREE_FORM_GUIDELINE
 
 SEEDS = range(L.SEED, L.SEED + 1000)
 LOOP_SEEDS = 50
 TARGET_SECONDS = 10.0
-
-
-def timed(fn):
-    start = time.perf_counter()
-    result = fn()
-    return time.perf_counter() - start, result
 
 
 def measure(panel, records, guideline):
@@ -48,7 +41,7 @@ def measure(panel, records, guideline):
 def main():
     records = L.make_records()
     panel = L.Panel(L.judge_models(*L.DIVERSE), quorum=3)
-    print(f"load average (1 min) at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    print(load_line("start", cores=True))
     L.Panel([L.SimulatedModel()]).run_many(records, range(3))       # warm up imports
     failures = []
     for title, guideline in (("lesson guideline", L.GUIDELINE),
@@ -63,7 +56,7 @@ def main():
             failures.append(f"run_many disagrees with Panel.run ({title})")
         if title == "lesson guideline" and engine >= TARGET_SECONDS:
             failures.append(f"{engine:.1f} s is not under the target {TARGET_SECONDS:.0f} s")
-    print(f"load average (1 min) at end: {os.getloadavg()[0]:.2f}")
+    print(load_line("end"))
     for failure in failures:
         print("FAILED:", failure)
     return 1 if failures else 0

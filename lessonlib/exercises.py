@@ -28,11 +28,11 @@ from .records import CLASSES, FEATURES, RECORD_STRIDE, SEED, Record, draw_record
 from .records import make_records
 from .panel import DIVERSE, ON_UNREADABLE, Panel, judge_models
 from .panel_study import FREE_FORM_GUIDELINE
-from .simulator import CUE_TABLE, FLAG_WORD, SPURIOUS, label_scores, tokenize
+from .simulator import CUE_TABLE, FLAG_WORD, SPURIOUS, TEMPERATURE, label_scores, tokenize
 from .variance import criteria_figures, fbr_comparison, temperature_sweep
 
 WIDTH = 88
-LESSON_TEMPERATURE = 0.30
+LESSON_TEMPERATURE = TEMPERATURE
 
 
 def _say(passed, message):
@@ -57,6 +57,22 @@ def _names(value):
         return None
     value = tuple(value)
     return value if all(isinstance(v, str) for v in value) else None
+
+
+def _names_hint(names, allowed, unknown, required=(), missing=""):
+    """The hint for an answer's names, or None when they are fine.
+
+    Names not in ``allowed`` come first: ``unknown`` with ``{}`` replaced by
+    them (quoted).  Then the ``required`` names the answer left out:
+    ``missing`` with ``{}`` replaced by them.
+    """
+    bad = [n for n in names if n not in allowed]
+    if bad:
+        return unknown.format(", ".join(map(repr, bad)))
+    left = [n for n in required if n not in names]
+    if left:
+        return missing.format(", ".join(left))
+    return None
 
 
 # ---------------------------------------------------------------- 01 records
@@ -114,14 +130,11 @@ def check_corrupted_rule(rules, max_fbr=0.20):
     if names is None:
         return _say(False, "give the rules as a tuple of flag names, e.g. "
                            "DEFAULT_RULES + ('a_flag_name',).")
-    unknown = [n for n in names if n not in FEATURES]
-    if unknown:
-        return _say(False, f"unknown flag name(s) {', '.join(map(repr, unknown))}; the flags "
-                           f"are: {', '.join(FEATURES)}.")
-    missing = [r for r in DEFAULT_RULES if r not in names]
-    if missing:
-        return _say(False, f"keep the four default rules (missing: {', '.join(missing)}) and "
-                           "add one.")
+    hint = _names_hint(names, FEATURES,
+                       "unknown flag name(s) {}; the flags are: " + ", ".join(FEATURES) + ".",
+                       DEFAULT_RULES, "keep the four default rules (missing: {}) and add one.")
+    if hint:
+        return _say(False, hint)
     extra = list(dict.fromkeys(n for n in names if n not in DEFAULT_RULES))
     if not extra:
         return _say(False, "these are the four default rules only: add one flag name, e.g. "
@@ -248,14 +261,13 @@ def check_class_resolutions(answer):
     if not isinstance(answer, Mapping):
         return _say(False, "give a dict class name -> resolution, e.g. "
                            "{'hidden_field_request': 1 / 17, ...}.")
-    unknown = [c for c in answer if c not in CLASSES]
-    if unknown:
-        return _say(False, f"unknown class name(s) {', '.join(map(repr, unknown))}; the "
-                           f"harmful classes are: {', '.join(wanted)}.")
-    missing = [c for c in wanted if c not in answer]
-    if missing:
-        return _say(False, f"still missing: {', '.join(missing)}. The resolution of a class is "
-                           "1 / (its number of records).")
+    hint = _names_hint(tuple(answer), CLASSES,
+                       "unknown class name(s) {}; the harmful classes are: "
+                       + ", ".join(wanted) + ".",
+                       wanted, "still missing: {}. The resolution of a class is "
+                               "1 / (its number of records).")
+    if hint:
+        return _say(False, hint)
     for cls in list(wanted) + (["clean"] if "clean" in answer else []):
         value = answer[cls]
         if not _is_number(value) or abs(value - resolution(counts[cls])) > 5e-5:
@@ -279,10 +291,10 @@ def check_classes_beyond_one_step(classes):
     names = _names(classes)
     if names is None:
         return _say(False, "give a set of class names, e.g. {'corrupted_input'}.")
-    unknown = [c for c in names if c not in gap]
-    if unknown:
-        return _say(False, f"unknown or non-harmful class name(s) {', '.join(map(repr, unknown))}"
-                           f"; the harmful classes are: {', '.join(gap)}.")
+    hint = _names_hint(names, tuple(gap), "unknown or non-harmful class name(s) {}; the "
+                                          "harmful classes are: " + ", ".join(gap) + ".")
+    if hint:
+        return _say(False, hint)
     extra = [c for c in gap if c in names and c not in truth]
     if extra:
         return _say(False, "; ".join(f"{c} differs by {gap[c]} step(s)" for c in extra)

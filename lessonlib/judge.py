@@ -19,7 +19,7 @@ from ._checks import (check_callable, check_choice, check_int, check_record, che
 from ._frozen import ReadOnlyDict
 from .records import FEATURES, SEED
 from .simulator import (CUE_TABLE, FLAG_WORD, LABELS, MAX_OUTPUT, NO_FLAG_WORD, SOURCE_WORD,
-                        SPURIOUS, SimulatedModel, tokenize)
+                        SPURIOUS, TEMPERATURE, SimulatedModel, tokenize)
 
 GUIDELINE = ("Su kaydin ozniteliklerine bak ve tek etiket yaz : temiz ya da zararli . "
              "Oznitelikler : ")
@@ -112,7 +112,7 @@ UNREADABLE_RULES = ("clean", "harmful")
 RETRY_CAUSE = ReadOnlyDict({"rate_limit": "rate limit", "context_overflow": "context overflow"})
 
 
-def run_judge(records, seed=SEED, temperature=0.30,
+def run_judge(records, seed=SEED, temperature=TEMPERATURE,
               guideline=GUIDELINE, cues=CUE_TABLE, spurious=SPURIOUS, max_output=MAX_OUTPUT,
               *, unreadable_as="clean"):
     """Ask the judge about every record once (plus one retry when unreadable).

@@ -46,7 +46,7 @@ from .metrics import COUNTS
 from .records import M32, is_harmful
 from .simulator import (CUE_TABLE, FREE_FORM, FREE_FORM_SHARE, LABELS, MAX_OUTPUT,
                         SINGLE_LABEL_WORD, SPURIOUS, PromptPlan, SimulatedModel, label_scores,
-                        label_weights, reply_text, tokenize)
+                        TEMPERATURE, label_weights, reply_text, tokenize)
 
 CAUSES = ("context overflow", "rate limit", "unreadable reply")
 """Why a first call had to be retried (the names ``JudgeRun.retry_causes`` uses)."""
@@ -657,7 +657,7 @@ def model_passes(records, model, guideline=GUIDELINE):
     h = hoist(records, model, guideline, model.max_output, "clean")
     return lambda seeds, calls_before: _run(h, seeds, None, "clean", start=calls_before)
 
-def run_judge_many(records, seeds, temperature=0.30, guideline=GUIDELINE, cues=CUE_TABLE,
+def run_judge_many(records, seeds, temperature=TEMPERATURE, guideline=GUIDELINE, cues=CUE_TABLE,
                    spurious=SPURIOUS, max_output=MAX_OUTPUT, *, unreadable_as="clean",
                    chunk=None):
     """``run_judge(records, seed, ...)`` for every seed in ``seeds``, as one :class:`ManyRuns`.

@@ -90,7 +90,7 @@ from ._checks import (check_choice, check_count, check_int, check_number, check_
                       check_records, check_seed, check_str)
 from .judge import CLEAN, GUIDELINE, HARMFUL, ask_for_label, build_prompt
 from .records import SEED
-from .simulator import CUE_TABLE, PRIOR, SPURIOUS, SimulatedModel
+from .simulator import CUE_TABLE, PRIOR, SPURIOUS, TEMPERATURE, SimulatedModel
 
 AGGREGATES = ("median", "mean", "min")
 ON_UNREADABLE = ("harmful", "clean", "abstain")
@@ -319,7 +319,7 @@ class JudgeSpec:
 
     name: str
     differs: str                                # how it differs from the lesson's judge
-    temperature: float = 0.30
+    temperature: float = TEMPERATURE
     spurious: tuple = tuple(SPURIOUS.items())   # (token, label) pairs
     prior: tuple = tuple(PRIOR.items())         # (label, base weight) pairs
 

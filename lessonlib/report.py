@@ -8,9 +8,10 @@ runs) and :func:`lesson_blocks` returns the three blocks the lesson prints.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ._checks import check_callable, check_record, check_records, check_seed
+from ._checks import check_callable, check_int, check_record, check_records, check_seed
 from .criteria import rule_filter
 from .judge import JudgeRun, build_prompt, run_judge
 from .metrics import agreement, class_recall, disagreements, measure
@@ -134,20 +135,39 @@ def comparison_block(records, run1, run2, criteria=rule_filter):
             + band_text(records, run1, run2))
 
 
+def class_table(recalls, width=17):
+    """Per-class recall side by side: one column per ``title -> class_recall(...)`` in ``recalls``.
+
+    Rows are the harmful classes in CLASSES order, then clean, whose share
+    blocked is the false block rate ('clean (false positives)'); a class the
+    first column lacks is left out.  Each recall column is ``width`` wide.
+    """
+    if not isinstance(recalls, Mapping) or not recalls:
+        raise TypeError(f"recalls must be a non-empty mapping title -> class_recall(...), got "
+                        f"{type(recalls).__name__}")
+    for title, per_class in recalls.items():
+        if not isinstance(title, str) or not isinstance(per_class, Mapping):
+            raise TypeError(f"recalls must map a str title to a class_recall(...) mapping, got "
+                            f"{title!r} -> {type(per_class).__name__}")
+    check_int("width", width, minimum=1)
+    first = next(iter(recalls.values()))
+    lines = [f"{'class':<24} {'records':>8}" + "".join(f" {title:>{width}}" for title in recalls)]
+    for cls in CLASSES[1:] + CLASSES[:1]:
+        if cls not in first:
+            continue
+        name = "clean (false positives)" if cls == "clean" else cls
+        shares = "".join(f" {per_class[cls][1]:>{width}.4f}" for per_class in recalls.values())
+        lines.append(f"{name:<24} {first[cls][0]:>8}{shares}")
+    return "\n".join(lines)
+
+
 def class_block(records, run, criteria=rule_filter):
     """Per-class recall of the criteria filter and a judge run; clean gives false positives."""
     records = check_records(records)
     _check_run("run", run)
     check_callable("criteria", criteria, "a decision function record -> bool")
-    by_rule, by_judge = class_recall(records, criteria), class_recall(records, run.decide)
-    lines = [f"{'class':<24} {'records':>8} {'criteria recall':>17} {'judge recall':>17}"]
-    for cls in CLASSES[1:] + CLASSES[:1]:
-        if cls not in by_rule:
-            continue
-        name = "clean (false positives)" if cls == "clean" else cls
-        count = by_rule[cls][0]
-        lines.append(f"{name:<24} {count:>8} {by_rule[cls][1]:>17.4f} {by_judge[cls][1]:>17.4f}")
-    return "\n".join(lines)
+    return class_table({"criteria recall": class_recall(records, criteria),
+                        "judge recall": class_recall(records, run.decide)})
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,8 @@ from ._checks import (check_int, check_label_table, check_number, check_seed, ch
 from ._frozen import ReadOnlyDict
 from .records import SEED, generator, pick, trace_id
 
+TEMPERATURE = 0.30
+"""The lesson's sampling temperature (the default of the model, the judge and the explorer)."""
 WINDOW = 240
 """Context window in tokens: a longer prompt is refused (status 'context_overflow')."""
 MAX_OUTPUT = 24
@@ -156,7 +158,7 @@ class SimulatedModel:
     temperature.
     """
 
-    def __init__(self, temperature=0.30, cues=CUE_TABLE, spurious=SPURIOUS, prior=PRIOR,
+    def __init__(self, temperature=TEMPERATURE, cues=CUE_TABLE, spurious=SPURIOUS, prior=PRIOR,
                  window=WINDOW, max_output=MAX_OUTPUT, *, rate_limit_every=RATE_LIMIT_EVERY,
                  name="simulated"):
         self._temperature = check_number("temperature", temperature, minimum=0.0)
@@ -231,7 +233,7 @@ def _check_prior(prior):
     return {label: check_number(f"prior[{label!r}]", prior[label]) for label in LABELS}
 
 
-def label_probabilities(prompt, temperature=0.30, cues=CUE_TABLE, spurious=SPURIOUS,
+def label_probabilities(prompt, temperature=TEMPERATURE, cues=CUE_TABLE, spurious=SPURIOUS,
                         prior=PRIOR):
     """How likely the model is to answer each label for ``prompt`` (labels sorted).
 

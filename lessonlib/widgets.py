@@ -49,13 +49,14 @@ from .criteria import DEFAULT_RULES, make_rule_filter
 from .judge import GUIDELINE, UNREADABLE_RULES, run_judge
 from .metrics import agreement, class_recall, measure
 from .panel import AGGREGATES, DIVERSE, JUDGE_NAMES, JUDGES, ON_UNREADABLE, Panel, judge_models
-from .records import CLASSES, FEATURES, SEED, is_harmful, make_records
-from .report import comparison_block, retry_text
-from .simulator import SPURIOUS
+from .panel_study import FREE_FORM_GUIDELINE, band, expected_changed, rates_many
+from .records import FEATURES, SEED, is_harmful, make_records
+from .report import class_table, comparison_block, retry_text
+from .simulator import SPURIOUS, TEMPERATURE
 
 GUIDELINES = MappingProxyType({
     "single label (lesson)": GUIDELINE,
-    "free-form (no 'tek')": GUIDELINE.replace(" tek ", " "),
+    "free-form (no 'tek')": FREE_FORM_GUIDELINE,
 })
 """Guideline choices of the judge explorer.  The second drops the single-label
 word 'tek', so the simulated model answers in free-form sentences and some
@@ -67,7 +68,7 @@ PANE_PRE = ('<pre style="white-space: pre; overflow-x: auto; word-wrap: normal; 
             'font-size: 12px; line-height: 1.25; margin: 0.5em 0; width: auto; '
             'box-shadow: none;">')
 """The text pane's <pre>: fixed size and no wrapping, also inside a reveal.js slide."""
-DEFAULT_TEMPERATURE = 0.30
+DEFAULT_TEMPERATURE = TEMPERATURE
 PANEL_BAND_SEEDS = 50
 """Panel seeds (the lesson's seed and the ones after it) behind the panel explorer's band.
 
@@ -101,6 +102,30 @@ def _measure_line(name, records, decide):
     return " ".join(cells)
 
 
+def _lesson_rules(records):
+    """What the lesson's four rules give on ``records``: their measure line and per-class
+    recall - the half of the criteria explorer's text that no checkbox changes."""
+    decide = make_rule_filter(DEFAULT_RULES)
+    return (_measure_line(f"lesson's rules ({len(DEFAULT_RULES)})", records, decide),
+            class_recall(records, decide))
+
+
+def _criteria_text(records, rules, lesson):
+    """:func:`criteria_text` for checked ``records``, ``rules`` in FEATURES order and
+    ``lesson`` = ``_lesson_rules(records)``."""
+    lesson_line, by_lesson = lesson
+    your_rule = make_rule_filter(rules)
+    return "\n".join([
+        "rules on: " + (", ".join(rules) if rules else "(none - nothing is blocked)"),
+        "",
+        " ".join(format(title, spec) for title, spec in _MEASURE_HEAD),
+        lesson_line,
+        _measure_line(f"chosen rules ({len(rules)})", records, your_rule),
+        "",
+        class_table({"lesson rules recall": by_lesson,
+                     "chosen rules recall": class_recall(records, your_rule)}, width=20)])
+
+
 def criteria_text(records, rules=DEFAULT_RULES):
     """The rule filter with ``rules`` next to the lesson's four rules.
 
@@ -111,23 +136,7 @@ def criteria_text(records, rules=DEFAULT_RULES):
     records = check_records(records)
     chosen = set(check_names("rules", rules, FEATURES))
     rules = tuple(f for f in FEATURES if f in chosen)
-    lesson_rule, your_rule = make_rule_filter(DEFAULT_RULES), make_rule_filter(rules)
-    yours = f"chosen rules ({len(rules)})"
-    lines = ["rules on: " + (", ".join(rules) if rules else "(none - nothing is blocked)"),
-             "",
-             " ".join(format(title, spec) for title, spec in _MEASURE_HEAD),
-             _measure_line(f"lesson's rules ({len(DEFAULT_RULES)})", records, lesson_rule),
-             _measure_line(yours, records, your_rule),
-             "",
-             f"{'class':<24} {'records':>8} {'lesson rules recall':>20} {'chosen rules recall':>20}"]
-    by_lesson, by_yours = class_recall(records, lesson_rule), class_recall(records, your_rule)
-    for cls in CLASSES[1:] + CLASSES[:1]:
-        if cls not in by_lesson:
-            continue
-        name = "clean (false positives)" if cls == "clean" else cls
-        lines.append(f"{name:<24} {by_lesson[cls][0]:>8} {by_lesson[cls][1]:>20.4f}"
-                     f" {by_yours[cls][1]:>20.4f}")
-    return "\n".join(lines)
+    return _criteria_text(records, rules, _lesson_rules(records))
 
 
 def judge_settings(temperature=DEFAULT_TEMPERATURE, seed=SEED,
@@ -193,8 +202,6 @@ _PANEL_COLUMNS = (("agreement", "agreement"), ("precision", "precision"),
 
 def _panel_rows(name, records, panel, seeds, guideline, actual):
     """Two table lines (at the lesson's seed; the band) and the runs behind them."""
-    from .panel_study import band, rates_many
-
     many = panel.run_many(records, seeds, guideline)
     run = many.run(0)                       # the lesson's seed: what Panel.run returns
     scores = measure(records, run.decide)
@@ -223,21 +230,37 @@ def panel_text(records, judges=DIVERSE, quorum=1, aggregate="median", min_agreem
     ``aggregate`` changes) and how many records two runs are expected to
     decide differently.
     """
-    from .panel_study import expected_changed
-
     records = check_records(records)
     s = panel_settings(judges, quorum, aggregate, min_agreement, on_unreadable, guideline,
                        band_seeds)
-    guideline_text = GUIDELINES[s["guideline"]]
-    seeds = range(SEED, SEED + s["band_seeds"])
-    actual = [is_harmful(r) for r in records]
+    return _panel_text(records, s, _alone_rows(records, s))
+
+
+def _band_inputs(records, s):
+    """The band's seeds and the human labels of ``records``."""
+    return range(SEED, SEED + s["band_seeds"]), [is_harmful(r) for r in records]
+
+
+def _alone_rows(records, s):
+    """The lesson's judge alone under settings ``s``: its two table lines and the records two
+    of its runs are expected to decide differently.  Of the settings only ``on_unreadable``,
+    ``guideline`` and ``band_seeds`` matter."""
+    seeds, actual = _band_inputs(records, s)
+    alone = Panel(judge_models("lesson"), 1, on_unreadable=s["on_unreadable"])
+    lines, _, many = _panel_rows("lesson's judge alone", records, alone, seeds,
+                                 GUIDELINES[s["guideline"]], actual)
+    return lines, expected_changed(many.harmful)
+
+
+def _panel_text(records, s, alone):
+    """:func:`panel_text` for checked ``records`` and settings ``s`` (from panel_settings),
+    with ``alone = _alone_rows(records, s)``."""
+    seeds, actual = _band_inputs(records, s)
     panel = Panel(judge_models(*s["judges"]), s["quorum"], s["aggregate"],
                   s["min_agreement"], s["on_unreadable"])
-    alone = Panel(judge_models("lesson"), 1, on_unreadable=s["on_unreadable"])
     yours, run, many = _panel_rows(f"your panel ({len(s['judges'])}x{s['quorum']})", records,
-                                   panel, seeds, guideline_text, actual)
-    lesson, _, lesson_many = _panel_rows("lesson's judge alone", records, alone, seeds,
-                                         guideline_text, actual)
+                                   panel, seeds, GUIDELINES[s["guideline"]], actual)
+    lesson, lesson_changed = alone
     scores = list(run.scores.values())
     split = sum(1 for x in scores if 0.0 < x < 1.0)
     head = "".join(f"{title:>14}" for _, title in _PANEL_COLUMNS)
@@ -259,7 +282,7 @@ def panel_text(records, judges=DIVERSE, quorum=1, aggregate="median", min_agreem
         f"  {split} records scored strictly between 0 and 1",
         f"records two runs are expected to decide differently: your panel "
         f"{expected_changed(many.harmful):.2f} , lesson's judge alone "
-        f"{expected_changed(lesson_many.harmful):.2f}",
+        f"{lesson_changed:.2f}",
     ])
 
 
@@ -342,8 +365,10 @@ def criteria_explorer(records=None):
                                     layout=widgets.Layout(width="auto"))
                 for f in FEATURES}
 
+    lesson = _lesson_rules(records)      # the lesson's rules do not change with the ticks
+
     def render(**ticked):
-        return criteria_text(records, tuple(f for f in FEATURES if ticked[f]))
+        return _criteria_text(records, tuple(f for f in FEATURES if ticked[f]), lesson)
 
     def layout(c):
         return widgets.GridBox(list(c.values()), layout=widgets.Layout(
@@ -421,11 +446,17 @@ def panel_explorer(records=None):
                                       description="guideline", style=style),
     })
 
+    alone = {}    # the lesson's judge alone depends on three settings only: compute each once
+
     def render(**s):
         judges = tuple(name for name in JUDGE_NAMES if s.pop(name))
         if not judges:
             return "no judge ticked: tick at least one judge to form a panel."
-        return panel_text(records, judges, **s)
+        s = panel_settings(judges, **s)
+        key = (s["on_unreadable"], s["guideline"], s["band_seeds"])
+        if key not in alone:
+            alone[key] = _alone_rows(records, s)
+        return _panel_text(records, s, alone[key])
 
     def layout(c):
         return widgets.VBox([widgets.VBox([c[name] for name in JUDGE_NAMES]),

@@ -30,11 +30,9 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from check_slides import remote_loads  # noqa: E402
+from check_slides import DECKS as OUT, VENDOR, remote_loads  # noqa: E402
 
 NODE = ROOT / "node_modules"
-OUT = ROOT / "build" / "slides"
-VENDOR = OUT / "vendor"
 TEMPLATES = ROOT / "scripts" / "nbconvert_templates"
 THEME = "white"
 
@@ -62,11 +60,11 @@ ASSETS = (
 )
 
 URLS = {   # relative to the deck, which sits in build/slides/
-    "reveal_url_prefix": "vendor/reveal.js",
-    "require_js_url": "vendor/require.js",
-    "jquery_url": "vendor/jquery.min.js",
-    "widget_renderer_url": "vendor/html-manager/embed-amd.js",
-    "mathjax_url": "vendor/mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe",
+    "reveal_url_prefix": f"{VENDOR}/reveal.js",
+    "require_js_url": f"{VENDOR}/require.js",
+    "jquery_url": f"{VENDOR}/jquery.min.js",
+    "widget_renderer_url": f"{VENDOR}/html-manager/embed-amd.js",
+    "mathjax_url": f"{VENDOR}/mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe",
 }
 
 
@@ -76,9 +74,9 @@ def copy_assets():
     if missing:
         raise SystemExit("build_slides: node_modules/ lacks " + ", ".join(missing)
                          + "\n  run `npm ci` in the repository root (make slides does it).")
-    shutil.rmtree(VENDOR, ignore_errors=True)
+    shutil.rmtree(OUT / VENDOR, ignore_errors=True)
     for src, dst, skip in ASSETS:
-        src, dst = NODE / src, VENDOR / dst
+        src, dst = NODE / src, OUT / VENDOR / dst
         dst.parent.mkdir(parents=True, exist_ok=True)
         if src.is_dir():
             shutil.copytree(src, dst, ignore=shutil.ignore_patterns(*skip))

@@ -42,6 +42,10 @@ from html.parser import HTMLParser
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DECKS = ROOT / "build" / "slides"
+"""Where scripts/build_slides.py writes the decks (it takes the folder from here)."""
+VENDOR = "vendor"
+"""The decks' local assets: DECKS / VENDOR, named in a deck by paths that start 'vendor/'."""
+SHOTS = ROOT / "build" / "slides-check"
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
 OFFLINE_FLAGS = (
@@ -62,8 +66,8 @@ BLANK_SHARE = 0.001     # fewer than 0.1 % of pixels off the dominant colour = b
 
 _URL = re.compile(r"""^\s*(?:https?:)?//""", re.I)
 _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
-_CSS_LOADS = re.compile(r"""@import\s+(?:url\()?\s*['"]?([^'")\s;]+)|url\(\s*['"]?([^'")\s]+)""",
-                        re.I)
+_CSS_IMPORT = r"""@import\s+(?:url\()?\s*['"]?([^'")\s;]+)"""
+_CSS_LOADS = re.compile(_CSS_IMPORT + r"""|url\(\s*['"]?([^'")\s]+)""", re.I)
 _JS_STRING_URL = re.compile(r"""(['"`])((?:https?:)?//[^'"`\s]+)\1""", re.I)
 _NAMESPACES = ("http://www.w3.org/",)   # XML namespace names in scripts are not loads
 _JS_IMPORT = re.compile(r"""\bimport\s*(?:[\w*{}\s,]+from\s*)?\(?\s*['"]([^'"]+)['"]""")
@@ -79,7 +83,7 @@ def _css_remote(css):
 
 def _css_local_imports(css):
     css = _CSS_COMMENT.sub("", css)
-    return [m.group(1) for m in re.finditer(r"""@import\s+(?:url\()?\s*['"]?([^'")\s;]+)""", css)
+    return [m.group(1) for m in re.finditer(_CSS_IMPORT, css)
             if not _URL.match(m.group(1)) and not m.group(1).startswith("data:")]
 
 
@@ -164,7 +168,7 @@ def local_missing(deck, html=None):
     page.feed(html)
     paths = [s for s in page.sources if not _URL.match(s) and not s.startswith("data:")]
     for code in page.scripts:   # the require.js list and the widget renderer are strings
-        paths += [m.group(2) for m in re.finditer(r"""(['"])(vendor/[^'"]+)\1""", code)]
+        paths += [m.group(2) for m in re.finditer(rf"""(['"])({VENDOR}/[^'"]+)\1""", code)]
     return sorted({p for p in paths if not (deck.parent / p.split("?")[0]).is_file()})
 
 
@@ -384,14 +388,13 @@ def main(argv):
         print(msg)
         return 0 if os.environ.get("SLIDES_SKIP_OK") == "1" else 1
     if not decks:
-        print("check_slides: no deck in build/slides/ (run make slides)")
+        print(f"check_slides: no deck in {DECKS.relative_to(ROOT)}/ (run make slides)")
         return 1
-    shots = ROOT / "build" / "slides-check"
-    shots.mkdir(parents=True, exist_ok=True)
+    SHOTS.mkdir(parents=True, exist_ok=True)
     failed = 0
     for deck in decks:
         start = time.perf_counter()
-        problems = check_deck(browser, deck, shots)
+        problems = check_deck(browser, deck, SHOTS)
         took = time.perf_counter() - start
         name = deck.name
         if problems:
@@ -401,7 +404,7 @@ def main(argv):
                 print("     - " + p)
         else:
             print(f"ok   {name} ({took:.1f} s): reveal.js ready, first slide drawn "
-                  f"(screenshot build/slides-check/{deck.stem}.png)")
+                  f"(screenshot {(SHOTS / deck.stem).relative_to(ROOT)}.png)")
     print(f"{len(decks) - failed} of {len(decks)} deck(s) passed in headless Chromium, offline")
     print(f"slides: {len(decks) - failed} passed, {failed} failed")
     return 1 if failed else 0

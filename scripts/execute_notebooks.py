@@ -21,13 +21,27 @@ from nbclient import NotebookClient
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
+def notebooks(root=ROOT):
+    """Every notebook under notebooks/ (solutions included), checkpoints left out."""
+    return sorted(p for p in (pathlib.Path(root) / "notebooks").glob("**/*.ipynb")
+                  if ".ipynb_checkpoints" not in p.parts)
+
+
+def client(nb, path, **options):
+    """A NotebookClient for ``nb`` (read from ``path``): a ``python3`` kernel started in the
+    notebook's folder, no timing metadata, 600 s a cell.  ``options`` go to NotebookClient
+    (tests/nbtools.py adds allow_errors and its own timeout)."""
+    options = {"timeout": 600, **options}
+    return NotebookClient(nb, kernel_name="python3", record_timing=False,
+                          resources={"metadata": {"path": str(pathlib.Path(path).parent)}},
+                          **options)
+
+
 def execute(path):
     nb = nbformat.read(path, as_version=4)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
-    client = NotebookClient(nb, kernel_name="python3", timeout=600, record_timing=False,
-                            resources={"metadata": {"path": str(path.parent)}})
-    client.execute()
+    client(nb, path).execute()
     nb.metadata.get("language_info", {}).pop("version", None)
     nbformat.write(stable_widget_ids(figure_alt_text(nb), path.stem), path)
 
@@ -66,7 +80,7 @@ def stable_widget_ids(nb, name):
 
 
 def main(argv):
-    paths = [pathlib.Path(p) for p in argv] or sorted(ROOT.glob("notebooks/**/*.ipynb"))
+    paths = [pathlib.Path(p) for p in argv] or notebooks()
     for path in paths:
         if ".ipynb_checkpoints" in path.parts:
             continue

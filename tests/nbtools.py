@@ -17,11 +17,15 @@ import difflib
 import json
 import pathlib
 import re
+import sys
 from dataclasses import dataclass
 
 import nbformat
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from execute_notebooks import client, notebooks  # noqa: E402,F401  (notebooks: used by tests)
 MAX_BYTES = 1_000_000
 SLIDE_TYPES = {"slide", "subslide", "fragment", "-", "skip", "notes"}
 IGNORE_OUTPUT = "NBVAL_IGNORE_OUTPUT"
@@ -37,12 +41,6 @@ TIMING = re.compile("|".join([
     r"\b\d{1,2}:\d{2}:\d{2}\b",
 ]))
 FIGURE = re.compile(r"(?<![\d.])\d+\.\d{4}(?![\d])")
-
-
-def notebooks(root=ROOT):
-    """Every notebook under notebooks/ (solutions included), checkpoints left out."""
-    return sorted(p for p in (pathlib.Path(root) / "notebooks").glob("**/*.ipynb")
-                  if ".ipynb_checkpoints" not in p.parts)
 
 
 def source(cell):
@@ -220,9 +218,9 @@ class Session:
 
 
 def run_session(path, timeout=600, env=None):
-    """Execute ``path`` in one fresh kernel with the network guard installed first."""
-    from nbclient import NotebookClient
+    """Execute ``path`` in one fresh kernel with the network guard installed first.
 
+    The kernel is started as scripts/execute_notebooks.py starts it (:func:`client`)."""
     path = pathlib.Path(path)
     nb = nbformat.read(path, as_version=4)
     code = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and source(c).strip()]
@@ -231,17 +229,15 @@ def run_session(path, timeout=600, env=None):
     work.cells.insert(0, nbformat.v4.new_code_cell(guard_cell_source()))
     work.cells.append(nbformat.v4.new_code_cell(
         "import builtins; print(len(builtins.__course_netguard__.blocked))"))
-    client = NotebookClient(work, kernel_name="python3", timeout=timeout, allow_errors=True,
-                            record_timing=False,
-                            resources={"metadata": {"path": str(path.parent)}})
-    client.reset_execution_trackers()
+    kernel = client(work, path, timeout=timeout, allow_errors=True)
+    kernel.reset_execution_trackers()
 
     def run(i):
-        client.execute_cell(work.cells[i], i)
+        kernel.execute_cell(work.cells[i], i)
         return normalize(work.cells[i].outputs)
 
     kwargs = {"env": env} if env is not None else {}
-    with client.setup_kernel(**kwargs):
+    with kernel.setup_kernel(**kwargs):
         guard = run(0)
         first = {i: run(i + 1) for i in code}
         second = {i: run(i + 1) for i in code}

@@ -300,3 +300,11 @@ def test_check_unreadable_rule(capsys):
     assert "200 panel seeds" in passes(capsys, ex.check_unreadable_rule("abstain"))
     for wrong in ("clean", "harmful", "skip", None):
         hints(capsys, ex.check_unreadable_rule(wrong))
+
+
+def test_names_hint_reports_unknown_names_before_missing_ones():
+    unknown, missing = "unknown {}", "missing {}"
+    assert ex._names_hint(("a", "x"), ("a", "b"), unknown, ("b",), missing) == "unknown 'x'"
+    assert ex._names_hint(("a",), ("a", "b"), unknown, ("a", "b"), missing) == "missing b"
+    assert ex._names_hint(("b", "a"), ("a", "b"), unknown, ("a", "b"), missing) is None
+    assert ex._names_hint((), ("a",), unknown) is None

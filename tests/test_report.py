@@ -62,6 +62,19 @@ def test_class_block_by_hand():
     ])
 
 
+def test_class_table_any_number_of_columns_and_width():
+    from lessonlib.report import class_table
+
+    recalls = {"a": {"clean": (2, 0.5), "corrupted_input": (1, 0.0)},
+               "b": {"clean": (2, 0.0), "corrupted_input": (1, 1.0)},
+               "c": {"clean": (2, 1.0), "corrupted_input": (1, 0.5)}}
+    assert class_table(recalls, width=6) == "\n".join([
+        "class                     records      a      b      c",
+        "corrupted_input                 1 0.0000 1.0000 0.5000",
+        "clean (false positives)         2 0.5000 0.0000 1.0000",
+    ])
+
+
 def test_a_wider_criteria_changes_only_the_criteria_figures():
     rules = L.make_rule_filter(L.DEFAULT_RULES + ("excessive_length",))
     lines = L.class_block(four(), runs()[0], criteria=rules).splitlines()

@@ -285,6 +285,16 @@ def test_ticking_a_checkbox_redraws_the_tables():
     assert ex.text == before
 
 
+def test_criteria_redraw_equals_criteria_text_for_any_ticks(records):
+    # the explorer computes the lesson's rules once; each redraw must still equal the
+    # pure text function for the ticked flags
+    ex = criteria_explorer(records)
+    for flag in FEATURES:
+        ex.controls[flag].value = not ex.controls[flag].value
+        ticked = tuple(f for f in FEATURES if ex.controls[f].value)
+        assert ex.text == criteria_text(records, ticked), flag
+
+
 def test_judge_explorer_controls_and_redraw():
     ex = judge_explorer(SMALL)
     assert set(ex.controls) == {"temperature", "seed", "guideline", "spurious", "unreadable_as"}
@@ -347,3 +357,18 @@ def test_panel_explorer_text_form_is_deterministic():
     assert plain[0].startswith("panel explorer (lesson=False , plain=True , wary=True , "
                                "greedy=True , quorum=1 , min_agreement=0.5 , ")
     assert plain[0].endswith(panel_text(SMALL)) and "0x" not in plain[0]
+
+
+def test_panel_redraw_equals_panel_text_when_the_lesson_row_is_reused(records):
+    # the explorer computes the lesson's-judge-alone rows once per (on_unreadable,
+    # guideline); every redraw, fresh or reused, must equal the pure text function
+    ex = panel_explorer(records)
+    changes = [("quorum", 2), ("on_unreadable", "abstain"), ("guideline", FREE),
+               ("aggregate", "mean"), ("on_unreadable", "harmful"), ("guideline",
+                                                                    "single label (lesson)"),
+               ("min_agreement", 1.0), ("greedy", False)]
+    for name, value in changes:
+        ex.controls[name].value = value
+        s = dict(ex.settings)
+        judges = tuple(n for n in JUDGE_NAMES if s.pop(n))
+        assert ex.text == panel_text(records, judges, **s), (name, value)
