@@ -4,7 +4,7 @@ Everything here works on a :class:`~lessonlib.many.ManyRuns` (one row a judge
 run) or on plain arrays of per-run figures:
 
 * where a value falls in a distribution (:func:`position`) and a central
-  interval that holds at least 95% of the runs (:func:`interval`);
+  interval that holds at least 95% of the runs (:func:`run_band`);
 * how many records change between two runs, over every pair of runs
   (:func:`pair_changes`), and each record's flip probability
   (:func:`flip_probability`): the chance that two different runs disagree on it;
@@ -109,7 +109,7 @@ def position(values, x):
             "percentile": 100.0 * (below + equal / 2)}
 
 
-def interval(values, level=LEVEL):
+def run_band(values, level=LEVEL):
     """A central interval of observed values holding at least ``level`` of the runs.
 
     The ends are runs' own values, read off the sorted values by the inverted
@@ -138,7 +138,7 @@ def summary(runs, marks=(0, 1), level=LEVEL):
     _level(level)
     rows = []
     for name, values in figures(runs).items():
-        lo, hi = interval(values, level)
+        lo, hi = run_band(values, level)
         row = {"figure": name, "mean": float(values.mean()), "low": lo, "high": hi,
                "width": hi - lo}
         for k, i in enumerate(marks, 1):
@@ -185,6 +185,16 @@ def harmful_share(harmful):
     """Per record: the share of runs that block it."""
     x = check_decisions(harmful, min_rows=1)
     return np.count_nonzero(x, axis=0) / x.shape[0]
+
+
+def expected_changed(harmful):
+    """Expected number of records on which two different runs decide differently.
+
+    The sum over records of :func:`flip_probability`; it equals the mean, over
+    every pair of distinct runs, of the records the pair decides differently.
+    The one definition of "expected changed records" (06 and 07 use it).
+    """
+    return float(flip_probability(harmful).sum())
 
 
 def flip_probability(harmful):
@@ -260,7 +270,7 @@ def recall_gap(records, runs, level=LEVEL):
     crit = criteria_figures(records)
     recall = runs.measure()["recall"]
     gap = recall - crit["recall"]
-    lo, hi = interval(gap, level)
+    lo, hi = run_band(gap, level)
     return {"criteria": crit["recall"], "judge low": float(recall.min()),
             "gap low": round(lo, 4), "gap high": round(hi, 4),
             "share judge higher": float(np.mean(gap > 0))}
@@ -278,7 +288,7 @@ def fbr_comparison(records, runs, level=LEVEL):
     crit = criteria_figures(records)
     fp = runs.confusion()[1]
     diff = fp - crit["fp"]
-    lo, hi = interval(diff, level)
+    lo, hi = run_band(diff, level)
     return {"criteria": crit["false_block_rate"], "criteria fp": crit["fp"],
             "share judge below": float(np.mean(diff < 0)),
             "share equal": float(np.mean(diff == 0)),
@@ -315,7 +325,7 @@ def temperature_sweep(records, temperatures, seeds, level=LEVEL, **judge_args):
         runs = run_judge_many(records, seeds, t, **judge_args)
         row = {"temperature": t}
         for name, values in figures(runs).items():
-            lo, hi = interval(values, level)
+            lo, hi = run_band(values, level)
             row[f"{name} low"], row[f"{name} high"], row[f"{name} width"] = lo, hi, hi - lo
         row["mean changes"] = (float(flip_probability(runs.harmful).sum())
                                if len(seeds) > 1 else 0.0)
@@ -340,7 +350,7 @@ def key_figures(records, runs, marks=(0, 1), threshold=0.05, level=LEVEL):
         lines.append(f"  {TITLES[row['figure']]:<17} mean {row['mean']:.4f} , interval "
                      f"{row['low']:.4f} .. {row['high']:.4f} , lesson runs {marked}")
     changes = pair_changes(runs.harmful)
-    lo, hi = interval(changes, level)
+    lo, hi = run_band(changes, level)
     first = int(neighbour_changes(runs.harmful[[marks[0], marks[1]]])[0])
     lines.append(f"records changed between two runs: mean {changes.mean():.2f} , interval "
                  f"{lo:.0f} .. {hi:.0f} , the lesson's pair {first} (percentile "

@@ -713,16 +713,16 @@ ROWS.update({
               ("position", lambda m: m.position("ab", 1), TypeError, "a string"),
               ("position", lambda m: m.position(None, 1), TypeError, "None"),
               ("position", lambda m: m.position([NAN], 1), ValueError, "NaN"),
-              ("interval", lambda m: m.interval([]), ValueError, "empty"),
-              ("interval", lambda m: m.interval([1.0, NAN]), ValueError, "NaN"),
-              ("interval", lambda m: m.interval([[1.0]]), ValueError, "2-D"))],
+              ("run_band", lambda m: m.run_band([]), ValueError, "empty"),
+              ("run_band", lambda m: m.run_band([1.0, NAN]), ValueError, "NaN"),
+              ("run_band", lambda m: m.run_band([[1.0]]), ValueError, "2-D"))],
         Bad("position", lambda m: m.position([1], "a"), TypeError, "x"),
         Bad("position", lambda m: m.position([1], NAN), ValueError, "x", note="NaN"),
         *[Bad(fn, call, error, "level", note=note)
           for fn, call, error, note in (
-              ("interval", lambda m: m.interval([1], 1), ValueError, "1"),
-              ("interval", lambda m: m.interval([1], -0.5), ValueError, "negative"),
-              ("interval", lambda m: m.interval([1], "a"), TypeError, "str"),
+              ("run_band", lambda m: m.run_band([1], 1), ValueError, "1"),
+              ("run_band", lambda m: m.run_band([1], -0.5), ValueError, "negative"),
+              ("run_band", lambda m: m.run_band([1], "a"), TypeError, "str"),
               ("summary", lambda m: m.summary(many_runs(), level=2), ValueError, "2"),
               ("recall_gap", lambda m: m.recall_gap(RECS, many_runs(), 1.5), ValueError, "1.5"),
               ("fbr_comparison", lambda m: m.fbr_comparison(RECS, many_runs(), NAN), ValueError,
@@ -865,22 +865,26 @@ ROWS.update({
           for fn in ("criteria_explorer", "judge_explorer", "panel_explorer")
           for r, error, note in (([], ValueError, "empty"), (5, TypeError, "int"))],
     ],
-    "lessonlib.exercises": [
-        # A wrong ANSWER never raises (it gets a hint: tests/test_exercises.py); the other
-        # parameters are the exercise's settings and must be checked.
+    "lessonlib.exercises.step01": [
         Bad("check_record", lambda m: m.check_record(R, 0), ValueError, "no", ">= 1",
             "no=0"),
         Bad("check_record", lambda m: m.check_record(R, "5"), TypeError, "no", note="str no"),
+    ],
+    "lessonlib.exercises.step02": [
         Bad("check_corrupted_rule",
             lambda m: m.check_corrupted_rule(m.DEFAULT_RULES + ("excessive_length",), NAN),
             ValueError, "max_fbr", note="NaN"),
         Bad("check_corrupted_rule",
             lambda m: m.check_corrupted_rule(m.DEFAULT_RULES + ("excessive_length",), "a"),
             TypeError, "max_fbr", note="str"),
+    ],
+    "lessonlib.exercises.step03": [
         Bad("check_output_cap_unreadable", lambda m: m.check_output_cap_unreadable(3, 0),
             ValueError, "max_output", ">= 1", "max_output 0"),
         Bad("check_output_cap_unreadable", lambda m: m.check_output_cap_unreadable(3, "a"),
             TypeError, "max_output", note="str"),
+    ],
+    "lessonlib.exercises.step06": [
         Bad("fbr_below_share_without_spurious",
             lambda m: m.fbr_below_share_without_spurious([], [1]), ValueError, "records"),
         Bad("fbr_below_share_without_spurious",
@@ -898,9 +902,11 @@ ROWS.update({
         Bad("lowest_overlap_temperature",
             lambda m: m.lowest_overlap_temperature(RECS, [1], top=-1), ValueError, "top",
             note="negative"),
+    ],
+    "lessonlib.exercises.step07": [
         *[Bad("changed_by_rule", lambda m, s=seeds: m.changed_by_rule(s), error, "seeds",
               note=note) for seeds, error, note in BAD_SEEDS],
-    ],
+    ]
 })
 
 NO_ROWS = {
@@ -929,16 +935,6 @@ NO_ROWS = {
     "panel.judge_medians": "vectorised step of run_many: gets the vote arrays it built",
     "panel.model_many_loop": "reference loop for checks (tests, benchmarks): gets the "
                              "arguments run_many checked",
-    "exercises.check_flagged_clean_count": "an exercise check: a wrong answer of any kind "
-                                           "gets a hint, never an error (test_exercises.py)",
-    "exercises.check_strongest_single_flag": "an exercise check: any answer gets a hint",
-    "exercises.check_agreeing_temperature": "an exercise check: any answer gets a hint",
-    "exercises.check_class_resolutions": "an exercise check: any answer gets a hint",
-    "exercises.check_classes_beyond_one_step": "an exercise check: any answer gets a hint",
-    "exercises.check_fbr_without_spurious": "an exercise check: any answer gets a hint",
-    "exercises.check_overlap_temperature": "an exercise check: any answer gets a hint",
-    "exercises.check_rule_ask": "an exercise check: any answer gets a hint",
-    "exercises.check_unreadable_rule": "an exercise check: any answer gets a hint",
 }
 
 

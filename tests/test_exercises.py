@@ -9,7 +9,7 @@ import math
 import pytest
 
 import lessonlib as L
-from lessonlib import exercises as ex
+from lessonlib.exercises import _common, step01, step02, step03, step04, step05, step06, step07
 from lessonlib.records import draw_record
 
 # The lesson's class table: records per harmful class (24 + 17 + 10 + 23 + 19 = 93).
@@ -38,15 +38,15 @@ def hints(capsys, result):
 
 
 def test_every_printed_line_is_at_most_88_characters(capsys):
-    ex.check_corrupted_rule(("foo",))
-    assert max(len(line) for line in capsys.readouterr().out.splitlines()) <= ex.WIDTH
+    step02.check_corrupted_rule(("foo",))
+    assert max(len(line) for line in capsys.readouterr().out.splitlines()) <= _common.WIDTH
 
 
 # ---- 01
 
 def test_flagged_clean_count_right_answer_passes(capsys):
     truth = sum(1 for r in L.make_records() if r.cls == "clean" and any(r.features.values()))
-    out = passes(capsys, ex.check_flagged_clean_count(truth))
+    out = passes(capsys, step01.check_flagged_clean_count(truth))
     assert f"{truth} of the 147 clean records" in out
 
 
@@ -54,28 +54,28 @@ def test_flagged_clean_count_right_answer_passes(capsys):
                                            ("32", "whole number"), (32.0, "whole number"),
                                            (True, "whole number")])
 def test_flagged_clean_count_wrong_answers_get_a_hint(capsys, answer, words):
-    assert words in hints(capsys, ex.check_flagged_clean_count(answer))
+    assert words in hints(capsys, step01.check_flagged_clean_count(answer))
 
 
 def test_flagged_clean_count_counting_harmful_too_gets_a_hint(capsys):
     flagged = sum(1 for r in L.make_records() if any(r.features.values()))
-    assert "harmful records too" in hints(capsys, ex.check_flagged_clean_count(flagged))
+    assert "harmful records too" in hints(capsys, step01.check_flagged_clean_count(flagged))
 
 
 def test_record_200_built_alone_passes(capsys):
-    out = passes(capsys, ex.check_record(L.make_records()[199]))
+    out = passes(capsys, step01.check_record(L.make_records()[199]))
     # SEED + 6151 * 199 = 20260218 + 1224049
     assert "21484267" in out
 
 
 def test_record_one_too_far_gets_the_index_hint(capsys):
-    assert "one too far" in hints(capsys, ex.check_record(draw_record(200)))
+    assert "one too far" in hints(capsys, step01.check_record(draw_record(200)))
 
 
 def test_record_from_another_seed_or_number_or_kind(capsys):
-    assert "another seed" in hints(capsys, ex.check_record(L.make_records(200, seed=7)[-1]))
-    assert "record 5" in hints(capsys, ex.check_record(L.make_records(5)[-1]))
-    assert "give a Record" in hints(capsys, ex.check_record(200))
+    assert "another seed" in hints(capsys, step01.check_record(L.make_records(200, seed=7)[-1]))
+    assert "record 5" in hints(capsys, step01.check_record(L.make_records(5)[-1]))
+    assert "give a Record" in hints(capsys, step01.check_record(200))
 
 
 # ---- 02
@@ -83,12 +83,12 @@ def test_record_from_another_seed_or_number_or_kind(capsys):
 def test_corrupted_rule_excessive_length_passes(capsys):
     # corrupted_input carries unusual_stamp_distribution (0.80) and excessive_length (0.62);
     # only the second keeps the false block rate at or below 0.20 on the lesson's set.
-    out = passes(capsys, ex.check_corrupted_rule(L.DEFAULT_RULES + ("excessive_length",)))
+    out = passes(capsys, step02.check_corrupted_rule(L.DEFAULT_RULES + ("excessive_length",)))
     assert "0.2632" in out  # the lesson's criteria recall for corrupted_input
 
 
 def test_corrupted_rule_too_many_false_blocks_gets_a_hint(capsys):
-    out = hints(capsys, ex.check_corrupted_rule(
+    out = hints(capsys, step02.check_corrupted_rule(
         L.DEFAULT_RULES + ("unusual_stamp_distribution",)))
     assert "above 0.20" in out
 
@@ -103,13 +103,13 @@ def test_corrupted_rule_too_many_false_blocks_gets_a_hint(capsys):
     (None, "tuple of flag names"),
 ])
 def test_corrupted_rule_wrong_answers_get_a_hint(capsys, rules, words):
-    assert words in hints(capsys, ex.check_corrupted_rule(rules))
+    assert words in hints(capsys, step02.check_corrupted_rule(rules))
 
 
 def test_corrupted_rule_a_tighter_limit_turns_the_pass_into_a_hint(capsys):
     # the lesson's criteria FBR is 0.1565 = 23/147; one more blocked clean record is 24/147
     assert 24 / 147 > 0.16
-    hints(capsys, ex.check_corrupted_rule(L.DEFAULT_RULES + ("excessive_length",),
+    hints(capsys, step02.check_corrupted_rule(L.DEFAULT_RULES + ("excessive_length",),
                                           max_fbr=0.16))
 
 
@@ -117,67 +117,67 @@ def test_corrupted_rule_a_tighter_limit_turns_the_pass_into_a_hint(capsys):
 
 def test_strongest_single_flag_is_the_spurious_one(capsys):
     # 'asiriuzunluk' -> 'asiri' (SPURIOUS, weight 1.3); every real cue weighs 1.0
-    out = passes(capsys, ex.check_strongest_single_flag("excessive_length"))
+    out = passes(capsys, step03.check_strongest_single_flag("excessive_length"))
     assert "'asiri'" in out and "1.3" in out
 
 
 @pytest.mark.parametrize("flag", ["instruction_mode", "unusual_stamp_distribution"])
 def test_other_single_flags_get_a_hint(capsys, flag):
-    assert "adds 1.0" in hints(capsys, ex.check_strongest_single_flag(flag))
+    assert "adds 1.0" in hints(capsys, step03.check_strongest_single_flag(flag))
 
 
 def test_strongest_single_flag_unknown_name(capsys):
-    assert "give one flag name" in hints(capsys, ex.check_strongest_single_flag("length"))
-    hints(capsys, ex.check_strongest_single_flag(["excessive_length"]))
+    assert "give one flag name" in hints(capsys, step03.check_strongest_single_flag("length"))
+    hints(capsys, step03.check_strongest_single_flag(["excessive_length"]))
 
 
 def test_output_cap_right_count_passes_and_recall_is_zero(capsys):
     # with a cap of one token 'zararli' (zarar + li) is always cut to 'zarar', which is
     # not a label: no harmful label can ever be read, so recall must be 0.
     right = L.run_judge(L.make_records(), max_output=1).unreadable
-    out = passes(capsys, ex.check_output_cap_unreadable(right))
+    out = passes(capsys, step03.check_output_cap_unreadable(right))
     assert "recall falls to 0.0000" in out and "zarar + li" in out
 
 
 def test_output_cap_wrong_counts_get_a_hint(capsys):
     run = L.run_judge(L.make_records(), max_output=1)
     assert run.retries != run.unreadable
-    assert "number of retries" in hints(capsys, ex.check_output_cap_unreadable(run.retries))
-    assert "is not it" in hints(capsys, ex.check_output_cap_unreadable(0))
-    assert "whole number" in hints(capsys, ex.check_output_cap_unreadable("107"))
+    assert "number of retries" in hints(capsys, step03.check_output_cap_unreadable(run.retries))
+    assert "is not it" in hints(capsys, step03.check_output_cap_unreadable(0))
+    assert "whole number" in hints(capsys, step03.check_output_cap_unreadable("107"))
 
 
 # ---- 04
 
 def test_temperature_zero_agrees_and_names_the_cost(capsys):
     # at temperature 0 the label is the arg-max of the scores: no draw, so no seed effect
-    out = passes(capsys, ex.check_agreeing_temperature(0))
+    out = passes(capsys, step04.check_agreeing_temperature(0))
     assert "all 240 records" in out and "0.1633" in out  # run 1's FBR in the lesson
     assert "rule filter over all seven flags" in out
 
 
 def test_lesson_temperature_still_differs_on_16_records(capsys):
-    assert "differ on 16 records" in hints(capsys, ex.check_agreeing_temperature(0.30))
+    assert "differ on 16 records" in hints(capsys, step04.check_agreeing_temperature(0.30))
 
 
 @pytest.mark.parametrize("answer", [-0.1, "0", None, math.inf, math.nan])
 def test_temperature_bad_values_get_a_hint(capsys, answer):
-    assert "number >= 0" in hints(capsys, ex.check_agreeing_temperature(answer))
+    assert "number >= 0" in hints(capsys, step04.check_agreeing_temperature(answer))
 
 
 # ---- 05
 
 def test_class_resolutions_exact_and_rounded_pass(capsys):
-    out = passes(capsys, ex.check_class_resolutions({c: 1 / n for c, n in CLASS_COUNTS.items()}))
+    out = passes(capsys, step05.check_class_resolutions({c: 1 / n for c, n in CLASS_COUNTS.items()}))
     assert "privilege_escalation (10 records" in out
-    passes(capsys, ex.check_class_resolutions(
+    passes(capsys, step05.check_class_resolutions(
         {c: round(1 / n, 4) for c, n in CLASS_COUNTS.items()}))
 
 
 def test_class_resolutions_with_clean_checks_clean_too(capsys):
     good = {c: 1 / n for c, n in CLASS_COUNTS.items()}
-    passes(capsys, ex.check_class_resolutions({**good, "clean": 1 / 147}))
-    assert "clean" in hints(capsys, ex.check_class_resolutions({**good, "clean": 1 / 93}))
+    passes(capsys, step05.check_class_resolutions({**good, "clean": 1 / 147}))
+    assert "clean" in hints(capsys, step05.check_class_resolutions({**good, "clean": 1 / 93}))
 
 
 @pytest.mark.parametrize("answer, words", [
@@ -190,13 +190,13 @@ def test_class_resolutions_with_clean_checks_clean_too(capsys):
     ([1 / 17], "give a dict"),
 ])
 def test_class_resolutions_wrong_answers_get_a_hint(capsys, answer, words):
-    assert words in hints(capsys, ex.check_class_resolutions(answer))
+    assert words in hints(capsys, step05.check_class_resolutions(answer))
 
 
 def test_classes_beyond_one_step(capsys):
     # from the lesson's class table: corrupted_input (1.0000 - 0.2632) * 19 = 14 steps,
     # source_spoofing (0.9565 - 0.8696) * 23 = 2, hidden_field_request 1, the others 0.
-    out = passes(capsys, ex.check_classes_beyond_one_step({"corrupted_input",
+    out = passes(capsys, step05.check_classes_beyond_one_step({"corrupted_input",
                                                             "source_spoofing"}))
     assert "corrupted_input 14 steps" in out and "source_spoofing 2 steps" in out
 
@@ -209,7 +209,7 @@ def test_classes_beyond_one_step(capsys):
     (None, "give a set"),
 ])
 def test_classes_beyond_one_step_wrong_answers(capsys, answer, words):
-    assert words in hints(capsys, ex.check_classes_beyond_one_step(answer))
+    assert words in hints(capsys, step05.check_classes_beyond_one_step(answer))
 
 
 # ---- 06
@@ -228,18 +228,18 @@ def _no_spurious_share_by_hand(records):
 def test_fbr_without_spurious_right_share_passes(capsys):
     share = _no_spurious_share_by_hand(L.make_records())
     assert 0 < share < 1
-    out = passes(capsys, ex.check_fbr_without_spurious(share))
+    out = passes(capsys, step06.check_fbr_without_spurious(share))
     assert f"{share:.3f} of the 1,000 runs" in out
 
 
 @pytest.mark.parametrize("answer", [0.9, "0.05", None, -0.1, math.nan, True])
 def test_fbr_without_spurious_wrong_answers_get_a_hint(capsys, answer):
-    assert "not a percentage" in hints(capsys, ex.check_fbr_without_spurious(answer))
+    assert "not a percentage" in hints(capsys, step06.check_fbr_without_spurious(answer))
 
 
 def test_fbr_without_spurious_percentage_gets_a_hint(capsys):
     share = _no_spurious_share_by_hand(L.make_records())
-    hints(capsys, ex.check_fbr_without_spurious(100 * share))
+    hints(capsys, step06.check_fbr_without_spurious(100 * share))
 
 
 def _overlap_temperature_by_hand(records):
@@ -261,13 +261,13 @@ def test_overlap_temperature_right_answer_passes_and_one_step_lower_hints(capsys
     t = _overlap_temperature_by_hand(L.make_records())
     # notebook 06: at 0.30 even the lowest of 1,000 recalls (0.8280) beats the filter's 0.7957
     assert t > 0.30
-    assert f"{t:.2f} is the lowest temperature" in passes(capsys, ex.check_overlap_temperature(t))
-    hints(capsys, ex.check_overlap_temperature(round(t - 0.05, 2)))
+    assert f"{t:.2f} is the lowest temperature" in passes(capsys, step06.check_overlap_temperature(t))
+    hints(capsys, step06.check_overlap_temperature(round(t - 0.05, 2)))
 
 
 @pytest.mark.parametrize("answer", [0.05, "0.55", None, -1.0, math.inf])
 def test_overlap_temperature_wrong_answers_get_a_hint(capsys, answer):
-    assert "steps of 0.05" in hints(capsys, ex.check_overlap_temperature(answer))
+    assert "steps of 0.05" in hints(capsys, step06.check_overlap_temperature(answer))
 
 
 # ---- 07
@@ -280,7 +280,7 @@ def rule_ask(prompt, seed):
 
 
 def test_check_rule_ask_passes_the_rule_filter(capsys):
-    assert "all 240 records" in passes(capsys, ex.check_rule_ask(rule_ask))
+    assert "all 240 records" in passes(capsys, step07.check_rule_ask(rule_ask))
 
 
 @pytest.mark.parametrize("answer", [
@@ -291,20 +291,20 @@ def test_check_rule_ask_passes_the_rule_filter(capsys):
     lambda prompt, seed: 42,                               # wrong type
 ])
 def test_check_rule_ask_hints(capsys, answer):
-    hints(capsys, ex.check_rule_ask(answer))
+    hints(capsys, step07.check_rule_ask(answer))
 
 
 def test_check_unreadable_rule(capsys):
-    changed = ex.changed_by_rule(range(L.SEED, L.SEED + 20))
+    changed = step07.changed_by_rule(range(L.SEED, L.SEED + 20))
     assert min(changed, key=changed.get) == "abstain"
-    assert "200 panel seeds" in passes(capsys, ex.check_unreadable_rule("abstain"))
+    assert "200 panel seeds" in passes(capsys, step07.check_unreadable_rule("abstain"))
     for wrong in ("clean", "harmful", "skip", None):
-        hints(capsys, ex.check_unreadable_rule(wrong))
+        hints(capsys, step07.check_unreadable_rule(wrong))
 
 
 def test_names_hint_reports_unknown_names_before_missing_ones():
     unknown, missing = "unknown {}", "missing {}"
-    assert ex._names_hint(("a", "x"), ("a", "b"), unknown, ("b",), missing) == "unknown 'x'"
-    assert ex._names_hint(("a",), ("a", "b"), unknown, ("a", "b"), missing) == "missing b"
-    assert ex._names_hint(("b", "a"), ("a", "b"), unknown, ("a", "b"), missing) is None
-    assert ex._names_hint((), ("a",), unknown) is None
+    assert _common._names_hint(("a", "x"), ("a", "b"), unknown, ("b",), missing) == "unknown 'x'"
+    assert _common._names_hint(("a",), ("a", "b"), unknown, ("a", "b"), missing) == "missing b"
+    assert _common._names_hint(("b", "a"), ("a", "b"), unknown, ("a", "b"), missing) is None
+    assert _common._names_hint((), ("a",), unknown) is None

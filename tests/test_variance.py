@@ -19,15 +19,15 @@ def test_position_by_hand():
     assert V.position([1, 2, 2, 3], 3)["percentile"] == 87.5
 
 
-def test_interval_by_hand():
+def test_run_band_by_hand():
     """Values 1..40: 2.5% of 40 is one run, so the ends are the 1st and the 39th value."""
-    assert V.interval(range(1, 41)) == (1.0, 39.0)
-    assert V.interval([5.0] * 10) == (5.0, 5.0)
-    assert V.interval(range(1, 11), level=0.8) == (1.0, 9.0)
+    assert V.run_band(range(1, 41)) == (1.0, 39.0)
+    assert V.run_band([5.0] * 10) == (5.0, 5.0)
+    assert V.run_band(range(1, 11), level=0.8) == (1.0, 9.0)
     with pytest.raises(ValueError, match="level"):
-        V.interval([1, 2], level=1.0)
+        V.run_band([1, 2], level=1.0)
     with pytest.raises(ValueError, match="values"):
-        V.interval([])
+        V.run_band([])
 
 
 def test_pair_and_neighbour_changes_by_hand():
@@ -143,3 +143,11 @@ def test_pair_changes_in_blocks_equals_direct_count():
     assert V.pair_changes(x).tolist() == np.count_nonzero(x[i] != x[j], axis=1).tolist()
     with pytest.raises(ValueError, match="at most"):
         V.pair_changes(np.zeros((V.MAX_PAIR_RUNS + 1, 2), dtype=bool))
+
+
+def test_expected_changed_is_the_mean_over_pairs_of_runs():
+    import itertools
+    import numpy as np
+    harmful = np.array([[1, 0, 1], [1, 1, 0], [0, 0, 1]], dtype=bool)
+    pairs = [int((a != b).sum()) for a, b in itertools.combinations(harmful, 2)]
+    assert V.expected_changed(harmful) == pytest.approx(sum(pairs) / len(pairs))

@@ -1,0 +1,59 @@
+"""Exercise checks for notebooks/02_criteria_filter.ipynb.
+
+Each check prints ``PASS: ...`` or ``Not yet: ...`` (a hint) and returns True or False;
+the right answer is computed here from lessonlib, never typed in.
+"""
+
+from __future__ import annotations
+
+from .._checks import check_number
+from ..criteria import DEFAULT_RULES, make_rule_filter
+from ..metrics import class_recall, measure
+from ..records import FEATURES, make_records
+from ._common import _names, _names_hint, _say
+
+
+def check_corrupted_rule(rules, max_fbr=0.20):
+    """02: add ONE rule that closes most of the corrupted_input gap, FBR <= ``max_fbr``."""
+    max_fbr = check_number("max_fbr", max_fbr, minimum=0.0)
+    records = make_records()
+    names = _names(rules)
+    if names is None:
+        return _say(False, "give the rules as a tuple of flag names, e.g. "
+                           "DEFAULT_RULES + ('a_flag_name',).")
+    hint = _names_hint(names, FEATURES,
+                       "unknown flag name(s) {}; the flags are: " + ", ".join(FEATURES) + ".",
+                       DEFAULT_RULES, "keep the four default rules (missing: {}) and add one.")
+    if hint:
+        return _say(False, hint)
+    extra = list(dict.fromkeys(n for n in names if n not in DEFAULT_RULES))
+    if not extra:
+        return _say(False, "these are the four default rules only: add one flag name, e.g. "
+                           "DEFAULT_RULES + ('a_flag_name',).")
+    if len(extra) > 1:
+        return _say(False, f"you added {len(extra)} rules ({', '.join(extra)}); the exercise "
+                           "asks for exactly one.")
+
+    def score(flag):
+        decide = make_rule_filter(DEFAULT_RULES + (flag,))
+        return (class_recall(records, decide)["corrupted_input"][1],
+                measure(records, decide)["false_block_rate"])
+
+    base = class_recall(records, make_rule_filter(DEFAULT_RULES))["corrupted_input"][1]
+    candidates = {f: score(f) for f in FEATURES if f not in DEFAULT_RULES}
+    allowed = {f: s for f, s in candidates.items() if s[1] <= max_fbr}
+    best = max((s[0] for s in allowed.values()), default=None)
+    recall, fbr = candidates[extra[0]]
+    if fbr > max_fbr:
+        return _say(False, f"with {extra[0]} corrupted_input recall rises to {recall:.4f}, but "
+                           f"the false block rate becomes {fbr:.4f}, above {max_fbr:.2f}. "
+                           "The class carries another flag: try that one.")
+    if recall <= base:
+        return _say(False, f"{extra[0]} leaves corrupted_input recall at {recall:.4f}. Which "
+                           "flags does this class carry? Look at PROFILE['corrupted_input'].")
+    if recall < best:
+        return _say(False, f"{extra[0]} lifts corrupted_input recall to {recall:.4f}; another "
+                           f"single rule gets further within the {max_fbr:.2f} limit.")
+    return _say(True, f"adding {extra[0]} lifts corrupted_input recall from {base:.4f} to "
+                      f"{recall:.4f} while the false block rate stays at {fbr:.4f} "
+                      f"(<= {max_fbr:.2f}). The gap was in the rules, not in the data.")

@@ -1,0 +1,65 @@
+"""Exercise checks for notebooks/06_many_seeds.ipynb.
+
+Each check prints ``PASS: ...`` or ``Not yet: ...`` (a hint) and returns True or False;
+the right answer is computed here from lessonlib, never typed in.
+"""
+
+from __future__ import annotations
+
+from .._checks import check_number
+from ..many import run_judge_many
+from ..records import SEED, make_records
+from ..variance import criteria_figures, fbr_comparison, temperature_sweep
+from ._common import _is_number, _say
+
+EXERCISE_SEEDS = range(SEED, SEED + 1000)
+"""Notebook 06's 1,000 seeds: the lesson's seed and the 999 after it."""
+
+
+def fbr_below_share_without_spurious(records=None, seeds=EXERCISE_SEEDS):
+    """Share of runs whose FBR is below the criteria's when the judge has no spurious cue."""
+    records = make_records() if records is None else records
+    return fbr_comparison(records, run_judge_many(records, seeds, spurious={}))[
+        "share judge below"]
+
+
+def check_fbr_without_spurious(answer):
+    """06, exercise 1: the share of the 1,000 runs (spurious cue off) with FBR below the
+    criteria filter's."""
+    truth = fbr_below_share_without_spurious()
+    if _is_number(answer) and answer >= 0 and abs(answer - truth) < 5e-4:
+        return _say(True, f"without its spurious cue the judge blocks fewer clean records than "
+                          f"the criteria filter in a share of {truth:.3f} of the "
+                          f"{len(EXERCISE_SEEDS):,} runs.")
+    return _say(False, "run run_judge_many(records, seeds, spurious={}) and compare each run's "
+                       "false block rate (or its fp count) with the criteria filter's; give a "
+                       "share between 0 and 1, not a percentage")
+
+
+def lowest_overlap_temperature(records=None, seeds=EXERCISE_SEEDS, step=0.05, top=2.0):
+    """Lowest temperature on a ``step`` grid whose 95% recall interval reaches the criteria's."""
+    step = check_number("step", step)
+    if step <= 0:
+        raise ValueError(f"step must be a number > 0, got {step!r}")
+    top = check_number("top", top, minimum=0.0)
+    records = make_records() if records is None else records
+    criteria = criteria_figures(records)["recall"]
+    grid = [round(k * step, 10) for k in range(int(round(top / step)) + 1)]
+    for row in temperature_sweep(records, grid, seeds):
+        if row["recall low"] <= criteria:
+            return row["temperature"]
+    return None
+
+
+def check_overlap_temperature(answer):
+    """06, exercise 2: lowest temperature (steps of 0.05) where the recall gap is no longer
+    clear."""
+    truth = lowest_overlap_temperature()
+    if _is_number(answer) and answer >= 0 and abs(answer - truth) < 1e-9:
+        return _say(True, f"{truth:.2f} is the lowest temperature on the 0.05 grid at which "
+                          "the low end of the judge's 95% recall interval reaches the criteria "
+                          "filter's recall: there the judge's advantage in recall is no longer "
+                          "clear.")
+    return _say(False, "sweep the temperature in steps of 0.05 from 0 and stop at the first one "
+                       "where the low end of the judge's 95% recall interval is at or below the "
+                       "criteria filter's recall")
