@@ -38,6 +38,7 @@ dict of controls whose keys are that function's keyword arguments::
 from __future__ import annotations
 
 import html
+import textwrap
 from collections.abc import Mapping
 from types import MappingProxyType
 
@@ -87,17 +88,17 @@ def _records(records):
 # Pure text functions
 # --------------------------------------------------------------------------
 
-_MEASURE_HEAD = (("rule set", "<22"), ("tp", ">4"), ("fp", ">4"), ("fn", ">4"), ("tn", ">4"),
-                 ("precision", ">10"), ("recall", ">8"), ("false block rate", ">17"),
-                 ("agreement", ">10"))
+# the criteria explorer's measure table, at most 80 columns wide (FBR = false block rate)
+_MEASURE_HEAD = (("rule set", "<20"), ("tp", ">4"), ("fp", ">4"), ("fn", ">4"), ("tn", ">4"),
+                 ("precision", ">10"), ("recall", ">8"), ("FBR", ">7"), ("agreement", ">10"))
 
 
 def _measure_line(name, records, decide):
     m = measure(records, decide)
-    cells = [format(name, "<22")]
+    cells = [format(name, "<20")]
     cells += [format(m[k], ">4") for k in ("tp", "fp", "fn", "tn")]
     cells += [format(m["precision"], ">10.4f"), format(m["recall"], ">8.4f"),
-              format(m["false_block_rate"], ">17.4f"),
+              format(m["false_block_rate"], ">7.4f"),
               format(agreement(records, decide), ">10.4f")]
     return " ".join(cells)
 
@@ -116,7 +117,8 @@ def _criteria_text(records, rules, lesson):
     lesson_line, by_lesson = lesson
     your_rule = make_rule_filter(rules)
     return "\n".join([
-        "rules on: " + (", ".join(rules) if rules else "(none - nothing is blocked)"),
+        textwrap.fill("rules on: " + (", ".join(rules) if rules else "(none - nothing is blocked)"),
+                      width=80, subsequent_indent="          ", break_on_hyphens=False),
         "",
         " ".join(format(title, spec) for title, spec in _MEASURE_HEAD),
         lesson_line,
@@ -129,9 +131,11 @@ def _criteria_text(records, rules, lesson):
 def criteria_text(records, rules=DEFAULT_RULES):
     """The rule filter with ``rules`` next to the lesson's four rules.
 
-    Two blocks: the measure table (tp, fp, fn, tn, precision, recall, false
-    block rate, agreement) and the per-class recall (for 'clean' the share
-    blocked, i.e. the false block rate).  Rules are listed in FEATURES order.
+    Notebook 02 (the criteria explorer's text).  Two blocks, each at most 80
+    columns wide: the measure table (tp, fp, fn, tn, precision, recall, FBR =
+    false block rate, agreement) and the per-class recall (for 'clean' the
+    share blocked, i.e. the false block rate).  Rules are listed in FEATURES
+    order.
     """
     records = check_records(records)
     chosen = set(check_names("rules", rules, FEATURES))

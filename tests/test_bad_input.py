@@ -796,6 +796,12 @@ ROWS.update({
             note="empty"),
     ],
     "lessonlib.figures": [
+        Bad("confusion_picture", lambda m: m.confusion_picture([], bool), ValueError, "records"),
+        Bad("confusion_picture", lambda m: m.confusion_picture(RECS, 5), TypeError, "decide"),
+        Bad("confusion_picture", lambda m: m.confusion_picture(RECS, bool, title=5), TypeError,
+            "title"),
+        Bad("confusion_picture", lambda m: m.confusion_picture(RECS, bool, ax=5), TypeError,
+            "ax"),
         Bad("class_recall_bars", lambda m: m.class_recall_bars([], {"a": bool}), ValueError,
             "records"),
         Bad("class_recall_bars", lambda m: m.class_recall_bars(RECS, {}), TypeError,
@@ -866,9 +872,10 @@ ROWS.update({
           for r, error, note in (([], ValueError, "empty"), (5, TypeError, "int"))],
     ],
     "lessonlib.exercises.step01": [
-        Bad("check_record", lambda m: m.check_record(R, 0), ValueError, "no", ">= 1",
+        Bad("check_record_seed", lambda m: m.check_record_seed(1, 0), ValueError, "no", ">= 1",
             "no=0"),
-        Bad("check_record", lambda m: m.check_record(R, "5"), TypeError, "no", note="str no"),
+        Bad("check_record_seed", lambda m: m.check_record_seed(1, "5"), TypeError, "no",
+            note="str no"),
     ],
     "lessonlib.exercises.step02": [
         Bad("check_corrupted_rule",

@@ -50,32 +50,43 @@ def test_flagged_clean_count_right_answer_passes(capsys):
     assert f"{truth} of the 147 clean records" in out
 
 
-@pytest.mark.parametrize("answer, words", [(147, "every clean record"), (0, "0 is not it"),
-                                           ("32", "whole number"), (32.0, "whole number"),
-                                           (True, "whole number")])
+@pytest.mark.parametrize("answer, words", [
+    (None, "in place of None"), (147, "every clean record"), (0, "too few"),
+    (10**6, "is not it"), ("32", "whole number"), (32.0, "whole number"),
+    (True, "whole number")])
 def test_flagged_clean_count_wrong_answers_get_a_hint(capsys, answer, words):
     assert words in hints(capsys, step01.check_flagged_clean_count(answer))
 
 
-def test_flagged_clean_count_counting_harmful_too_gets_a_hint(capsys):
-    flagged = sum(1 for r in L.make_records() if any(r.features.values()))
-    assert "harmful records too" in hints(capsys, step01.check_flagged_clean_count(flagged))
+def test_flagged_clean_count_near_misses_name_the_slip(capsys):
+    records = L.make_records()
+    flagged = sum(1 for r in records if any(r.features.values()))
+    unflagged_clean = sum(1 for r in records if r.cls == "clean" and not any(r.features.values()))
+    harmful_flagged = sum(1 for r in records if r.cls != "clean" and any(r.features.values()))
+    assert "harmful ones included" in hints(capsys, step01.check_flagged_clean_count(flagged))
+    assert "NO flag" in hints(capsys, step01.check_flagged_clean_count(unflagged_clean))
+    assert "harmful records with a flag" in hints(
+        capsys, step01.check_flagged_clean_count(harmful_flagged))
 
 
-def test_record_200_built_alone_passes(capsys):
-    out = passes(capsys, step01.check_record(L.make_records()[199]))
-    # SEED + 6151 * 199 = 20260218 + 1224049
-    assert "21484267" in out
+def test_record_seed_right_answer_passes(capsys):
+    # the lesson: record i + 1 is drawn from rng(SEED + 6151 * i); record 200 has i = 199
+    out = passes(capsys, step01.check_record_seed(20260218 + 6151 * 199))
+    assert "21484267" in out and draw_record(199).cls in out
 
 
-def test_record_one_too_far_gets_the_index_hint(capsys):
-    assert "one too far" in hints(capsys, step01.check_record(draw_record(200)))
+@pytest.mark.parametrize("answer, words", [
+    (None, "in place of None"), (20260218 + 6151 * 200, "one too far"),
+    (6151 * 199, "stride part"), (20260218, "record 1 only"), (7, "which index"),
+    (21484267.0, "whole number"), ("21484267", "whole number")])
+def test_record_seed_wrong_answers_get_a_hint(capsys, answer, words):
+    assert words in hints(capsys, step01.check_record_seed(answer))
 
 
-def test_record_from_another_seed_or_number_or_kind(capsys):
-    assert "another seed" in hints(capsys, step01.check_record(L.make_records(200, seed=7)[-1]))
-    assert "record 5" in hints(capsys, step01.check_record(L.make_records(5)[-1]))
-    assert "give a Record" in hints(capsys, step01.check_record(200))
+@pytest.mark.parametrize("no, error", [(0, ValueError), (2.5, TypeError), (True, TypeError)])
+def test_record_seed_bad_record_number_is_refused(no, error):
+    with pytest.raises(error, match="no must be"):
+        step01.check_record_seed(1, no=no)
 
 
 # ---- 02
@@ -90,17 +101,18 @@ def test_corrupted_rule_excessive_length_passes(capsys):
 def test_corrupted_rule_too_many_false_blocks_gets_a_hint(capsys):
     out = hints(capsys, step02.check_corrupted_rule(
         L.DEFAULT_RULES + ("unusual_stamp_distribution",)))
-    assert "above 0.20" in out
+    assert "above 0.20" in out and "excessive_length" not in out
 
 
 @pytest.mark.parametrize("rules, words", [
+    (None, "in place of None"),
     (L.DEFAULT_RULES, "add one flag name"),
     (L.DEFAULT_RULES + ("role_change_request",), "PROFILE['corrupted_input']"),
     (L.DEFAULT_RULES + ("excessive_length", "unusual_stamp_distribution"), "exactly one"),
     (("excessive_length",), "keep the four default rules"),
     (L.DEFAULT_RULES + ("long_text",), "unknown flag name"),
     ("excessive_length", "tuple of flag names"),
-    (None, "tuple of flag names"),
+    (3, "tuple of flag names"),
 ])
 def test_corrupted_rule_wrong_answers_get_a_hint(capsys, rules, words):
     assert words in hints(capsys, step02.check_corrupted_rule(rules))
@@ -113,22 +125,44 @@ def test_corrupted_rule_a_tighter_limit_turns_the_pass_into_a_hint(capsys):
                                           max_fbr=0.16))
 
 
+def test_no_rule_agreement_is_the_clean_share(capsys):
+    # a filter that blocks nothing is right on the 147 clean records of 240
+    out = passes(capsys, step02.check_no_rule_agreement(147 / 240))
+    assert "147/240 = 0.6125" in out
+    passes(capsys, step02.check_no_rule_agreement(0.6125))
+
+
+@pytest.mark.parametrize("answer, words", [
+    (None, "in place of None"), (0.612, "close"), (61.25, "percentage"), (147, "number of records"),
+    (0, "not always wrong"), (93 / 240, "share it gets wrong"), (0.825, "is not it"),
+    ("0.6125", "number between 0 and 1"), (float("nan"), "number between 0 and 1")])
+def test_no_rule_agreement_wrong_answers_get_a_hint(capsys, answer, words):
+    assert words in hints(capsys, step02.check_no_rule_agreement(answer))
+
+
 # ---- 03
 
-def test_strongest_single_flag_is_the_spurious_one(capsys):
-    # 'asiriuzunluk' -> 'asiri' (SPURIOUS, weight 1.3); every real cue weighs 1.0
-    out = passes(capsys, step03.check_strongest_single_flag("excessive_length"))
-    assert "'asiri'" in out and "1.3" in out
+def flagless_by_hand():
+    # prior temiz 0.75, zararli 0.15; the flagless word 'yok' adds 1.0 to temiz:
+    # scores 1.75 and 0.15, softmax at T = 0.30
+    return 1 / (1 + math.exp((1.75 - 0.15) / 0.30))
 
 
-@pytest.mark.parametrize("flag", ["instruction_mode", "unusual_stamp_distribution"])
-def test_other_single_flags_get_a_hint(capsys, flag):
-    assert "adds 1.0" in hints(capsys, step03.check_strongest_single_flag(flag))
+def test_flagless_probability_right_answer_passes(capsys):
+    truth = flagless_by_hand()
+    assert round(truth, 4) == 0.0048
+    out = passes(capsys, step03.check_flagless_probability(truth))
+    assert "0.0048" in out
+    passes(capsys, step03.check_flagless_probability(0.0048))
 
 
-def test_strongest_single_flag_unknown_name(capsys):
-    assert "give one flag name" in hints(capsys, step03.check_strongest_single_flag("length"))
-    hints(capsys, step03.check_strongest_single_flag(["excessive_length"]))
+@pytest.mark.parametrize("answer, words", [
+    (None, "in place of None"), (0.005, "close"), (1 - flagless_by_hand(), "temiz"),
+    (0.48, "percentage"), (1 / (1 + math.exp((0.75 - 0.15) / 0.30)), "prior alone"),
+    (1 / (1 + math.exp((0.75 - 1.15) / 0.30)), "ONE real flag"), (0, "not zero"),
+    (2, "not a probability"), (0.3, "is not it"), ("0.0048", "a probability")])
+def test_flagless_probability_wrong_answers_get_a_hint(capsys, answer, words):
+    assert words in hints(capsys, step03.check_flagless_probability(answer))
 
 
 def test_output_cap_right_count_passes_and_recall_is_zero(capsys):
@@ -136,15 +170,28 @@ def test_output_cap_right_count_passes_and_recall_is_zero(capsys):
     # not a label: no harmful label can ever be read, so recall must be 0.
     right = L.run_judge(L.make_records(), max_output=1).unreadable
     out = passes(capsys, step03.check_output_cap_unreadable(right))
-    assert "recall falls to 0.0000" in out and "zarar + li" in out
+    assert "recall of this run is 0.0000" in out
 
 
 def test_output_cap_wrong_counts_get_a_hint(capsys):
     run = L.run_judge(L.make_records(), max_output=1)
     assert run.retries != run.unreadable
     assert "number of retries" in hints(capsys, step03.check_output_cap_unreadable(run.retries))
-    assert "is not it" in hints(capsys, step03.check_output_cap_unreadable(0))
+    assert "Tokenize" in hints(capsys, step03.check_output_cap_unreadable(0))
+    assert "is not it" in hints(capsys, step03.check_output_cap_unreadable(5))
+    assert "in place of None" in hints(capsys, step03.check_output_cap_unreadable(None))
     assert "whole number" in hints(capsys, step03.check_output_cap_unreadable("107"))
+
+
+@pytest.mark.parametrize("check", [step01.check_flagged_clean_count, step01.check_record_seed,
+                                   step02.check_corrupted_rule, step02.check_no_rule_agreement,
+                                   step03.check_flagless_probability,
+                                   step03.check_output_cap_unreadable])
+def test_the_starter_hint_says_what_to_fill_in_and_gives_no_code(capsys, check):
+    out = hints(capsys, check(None))
+    assert "in place of None" in out
+    for code in ("L.", "df[", "(records", ".unreadable", "draw_record", "label_probabilities"):
+        assert code not in out
 
 
 # ---- 04

@@ -77,7 +77,7 @@ def test_worked_case_by_hand():
     assert got["corrupted_input"] == [2, 0.0, 1.0]
     assert got["indirect_instruction"] == [1, 1.0, 1.0]
     assert got["clean (false positives)"] == [2, 0.0, 0.5]
-    assert "excessive_length" in text.splitlines()[0]
+    assert "excessive_length" in text.split("\n\n")[0]      # the rules line (wrapped at 80)
 
 
 def test_rules_are_listed_in_feature_order_and_none_blocks_nothing():
@@ -86,6 +86,11 @@ def test_rules_are_listed_in_feature_order_and_none_blocks_nothing():
     nothing = criteria_text(SMALL, ())
     assert "nothing is blocked" in nothing.splitlines()[0]
     assert rows(nothing)["chosen rules (0)"] == [0, 0, 3, 2, 0.0, 0.0, 0.0, 0.4]
+
+
+def test_criteria_text_fits_in_80_columns(records):
+    for rules in ((), lessonlib.DEFAULT_RULES, FEATURES):
+        assert max(len(line) for line in criteria_text(records, rules).splitlines()) <= 80
 
 
 def test_criteria_text_bad_input():
