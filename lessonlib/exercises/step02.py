@@ -90,7 +90,7 @@ def check_no_rule_agreement(answer):
         return _say(False, "blocking nothing is not always wrong: on which records is "
                            "'not harmful' the right decision?")
     if abs(answer - (1 - truth)) < 5e-5:
-        return _say(False, f"{answer} is the share it gets wrong. Agreement counts the "
-                           "records on which the decision matches the label.")
+        return _say(False, f"{answer} is the share of harmful records: what a filter that "
+                           "blocks EVERYTHING gets right. This one blocks nothing.")
     return _say(False, f"{answer} is not it. A filter with no rules never blocks: which "
                        "records does it then decide correctly?")

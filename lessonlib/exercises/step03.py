@@ -57,8 +57,8 @@ def check_flagless_probability(answer):
                            "With no flag, which word takes the flags' place in the prompt, "
                            "and which label does it pull toward?")
     if answer == 0:
-        return _say(False, "above temperature 0 the softmax gives every label some chance: "
-                           "the answer is small, but not zero.")
+        return _say(False, "0 is what temperature 0 would give. At the lesson's 0.30 the "
+                           "softmax leaves every label some chance: small, but not zero.")
     if not 0 <= answer <= 1:
         return _say(False, f"{answer} is not a probability; give a number between 0 and 1.")
     return _say(False, f"{answer} is not it. Add up the prior and the cue weights for each "
@@ -72,14 +72,14 @@ def check_output_cap_unreadable(answer, max_output=1):
         raise TypeError(f"max_output must be a whole number of tokens, got {max_output!r}")
     if max_output < 1:
         raise ValueError(f"max_output must be a whole number >= 1, got {max_output!r}")
-    records = make_records()
-    run = run_judge(records, max_output=max_output)
     if answer is None or answer is ...:
         return _say(False, f"put a whole number in place of None: how many of the 240 records "
                            f"are still unreadable after the retry when no reply may be longer "
                            f"than {max_output} output token" + ("s." if max_output > 1 else "."))
     if not _is_whole(answer):
         return _say(False, f"give a whole number of records (got {answer!r}).")
+    records = make_records()
+    run = run_judge(records, max_output=max_output)
     if answer == run.unreadable:
         recall = measure(records, run.decide)["recall"]
         return _say(True, f"{run.unreadable} records stay unreadable after the retry and are "
