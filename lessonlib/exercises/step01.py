@@ -56,8 +56,8 @@ def check_record_seed(answer, no=200):
         return _say(False, f"give the seed as a whole number (got {answer!r}).")
     if answer == truth:
         record = draw_record(no - 1)
-        return _say(True, f"record {no} is drawn from its own generator, seeded with {truth}; "
-                          f"its first draw picks the class {record.cls}.")
+        return _say(True, f"record {no} ({record.cls}) is drawn from its own generator, "
+                          f"seeded with {truth}.")
     if answer == SEED + RECORD_STRIDE * no:
         return _say(False, f"{answer} is the seed of record {no + 1}, one too far: record "
                            "numbers start at 1, the index i in the formula starts at 0.")
