@@ -349,7 +349,8 @@ class Explorer(widgets.VBox):
 
     def __repr__(self):
         settings = " , ".join(f"{k}={v!r}" for k, v in self.settings.items())
-        return f"{self.name} ({settings})"
+        return textwrap.fill(f"{self.name} ({settings})", width=80, subsequent_indent="  ",
+                             break_long_words=False, break_on_hyphens=False)
 
     def _repr_mimebundle_(self, **kwargs):
         data = super()._repr_mimebundle_(**kwargs)

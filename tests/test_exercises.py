@@ -37,8 +37,9 @@ def hints(capsys, result):
     return out
 
 
-def test_every_printed_line_is_at_most_88_characters(capsys):
+def test_every_printed_line_is_at_most_80_characters(capsys):
     step02.check_corrupted_rule(("foo",))
+    assert _common.WIDTH == 80
     assert max(len(line) for line in capsys.readouterr().out.splitlines()) <= _common.WIDTH
 
 

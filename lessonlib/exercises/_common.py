@@ -7,7 +7,7 @@ import numbers
 import sys
 import textwrap
 
-WIDTH = 88
+WIDTH = 80
 
 
 def _say(passed, message):
