@@ -1,4 +1,4 @@
-"""``python -m lessonlib`` prints the lesson's three blocks."""
+"""``python -m lessonlib`` (``make lesson``) prints the lesson's three blocks (notebooks 03-05)."""
 
 from .report import lesson_blocks
 
