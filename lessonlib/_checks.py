@@ -28,13 +28,14 @@ def check_seed(value, name="seed"):
 
 
 def check_count(name, value, *, minimum=None):
-    """Like :func:`check_int`, but also takes integer-like numbers (e.g. numpy ints); returns int."""
+    """Like :func:`check_int`, but takes integer-like numbers too (e.g. numpy ints); returns int."""
     if isinstance(value, bool):
         raise TypeError(f"{name} must be an integer, got bool {value!r}")
     try:
         value = operator.index(value)
     except TypeError:
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}") from None
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} "
+                        f"{value!r}") from None
     return check_int(name, value, minimum=minimum)
 
 

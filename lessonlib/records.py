@@ -80,7 +80,7 @@ def generator(t):
 
 
 def pick(u, weights):
-    """Index where the running sum of ``weights`` first passes ``u``; else the last (notebook 01)."""
+    """Index of the first running sum of ``weights`` above ``u``, else the last (notebook 01)."""
     total, index = 0.0, -1
     for index, w in enumerate(weights):
         total += w

@@ -20,7 +20,6 @@ import sys
 from dataclasses import dataclass
 from typing import Callable
 
-import numpy as np
 import pytest
 
 import lessonlib

@@ -252,7 +252,7 @@ def test_lesson_constants():
                            "yok": "temiz"}
 
 
-# ---------------------------------------------------------------- a vanishing temperature (issue 12)
+# ---------------------------------------------------------------- a vanishing temperature
 
 
 @pytest.mark.parametrize("temperature", [1e-300, 1e-308, 1e-310, 5e-324])
