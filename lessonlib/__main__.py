@@ -1,4 +1,4 @@
-"""``python -m lessonlib`` (``make lesson``) prints the lesson's three blocks (notebooks 03-05)."""
+"""No notebook: ``python -m lessonlib`` (``make lesson``) prints the lesson's three blocks."""
 
 from .report import lesson_blocks
 

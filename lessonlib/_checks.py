@@ -1,4 +1,4 @@
-"""Argument checks for the doors of lessonlib (the names a student calls from a notebook).
+"""Every notebook - argument checks at the doors (the names a student calls from a notebook).
 
 Each raises ``TypeError`` (wrong kind of value) or ``ValueError`` (right kind,
 value not allowed) with a message that names the parameter and says what is
