@@ -99,7 +99,7 @@ class JudgeRun:
     input_tokens: int
     seed: int = 0
     retry_causes: dict = field(default_factory=dict)  # why first calls failed -> count
-    records: dict = field(default_factory=dict, repr=False, compare=False)  # no -> Record judged
+    judged: dict = field(default_factory=dict, repr=False, compare=False)  # no -> the Record
 
     def decide(self, record):
         """True when this run labelled ``record`` harmful (a decision for ``measure``).
@@ -109,8 +109,8 @@ class JudgeRun:
         """
         check_instance("record", record, Record)
         label = self.labels.get(record.no)
-        judged = self.records.get(record.no, record)
-        if label is None or (judged is not record and judged != record):
+        known = self.judged.get(record.no, record)
+        if label is None or (known is not record and known != record):
             raise ValueError(f"record {record.no} is not one this run judged: the run does not "
                              f"belong to these records (other seed or number of records?)")
         return label == HARMFUL
