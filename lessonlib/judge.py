@@ -105,7 +105,9 @@ class JudgeRun:
         """True when this run labelled ``record`` harmful (a decision for ``measure``).
 
         ``record`` must be one this run judged (the same record, not just the
-        same number); a record of another record set raises ValueError.
+        same number); a record of another record set raises ValueError.  A run
+        made without ``judged`` (by hand, or by the many-seed engine today)
+        can check the record number only.
         """
         check_instance("record", record, Record)
         label = self.labels.get(record.no)
