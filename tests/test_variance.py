@@ -151,3 +151,54 @@ def test_expected_changed_is_the_mean_over_pairs_of_runs():
     harmful = np.array([[1, 0, 1], [1, 1, 0], [0, 0, 1]], dtype=bool)
     pairs = [int((a != b).sum()) for a, b in itertools.combinations(harmful, 2)]
     assert V.expected_changed(harmful) == pytest.approx(sum(pairs) / len(pairs))
+
+
+def test_gap_steps_on_the_lessons_runs():
+    """The lesson's table: recall 0.7957 / 0.9570 / 0.9247 over 93 harmful records is
+    74 / 89 / 86 records; FBR 0.1565 / 0.1633 / 0.1973 over 147 clean is 23 / 24 / 29."""
+    lesson = L.lesson()
+    rows = {r["figure"]: r for r in V.gap_steps(lesson.records, lesson.run1, lesson.run2)}
+    assert rows["recall"] == {"figure": "recall", "count": 93, "gap": 15,
+                              "two-run difference": -3}
+    assert rows["false_block_rate"] == {"figure": "false_block_rate", "count": 147, "gap": 1,
+                                        "two-run difference": 5}
+    with pytest.raises(TypeError, match="run2"):
+        V.gap_steps(lesson.records, lesson.run1, "run")
+
+
+def test_plot_gap_steps_draws_and_checks_its_rows():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    lesson = L.lesson()
+    fig = V.plot_gap_steps(V.gap_steps(lesson.records, lesson.run1, lesson.run2))
+    assert len(fig.axes) == 1 and len(fig.axes[0].patches) == 4
+    plt.close("all")
+    with pytest.raises(ValueError, match="rows"):
+        V.plot_gap_steps([{"figure": "recall"}])
+    with pytest.raises(TypeError, match="rows"):
+        V.plot_gap_steps("recall")
+
+
+def test_key_figures_and_sweep_text_fit_80_columns():
+    runs = L.run_judge_many(RECORDS, range(L.SEED, L.SEED + 40))
+    text = V.key_figures(RECORDS, runs)
+    assert max(map(len, text.splitlines())) <= 80
+    assert "run band" in text and "interval" not in text
+    rows = V.temperature_sweep(RECORDS[:60], [0.0, 0.3, 2.0], range(20))
+    table = V.sweep_text(rows, [0.0, 2.0])
+    assert max(map(len, table.splitlines())) <= 80
+    assert [line.split()[0] for line in table.splitlines()[1:]] == ["0.00", "2.00"]
+    with pytest.raises(ValueError, match="temperatures"):
+        V.sweep_text(rows, [0.5])
+
+
+def test_key_figures_quote_run_band_and_expected_changed():
+    """key_figures prints the same band and expected changed records as the two functions."""
+    runs = L.run_judge_many(RECORDS, range(L.SEED, L.SEED + 40))
+    text = V.key_figures(RECORDS, runs)
+    lo, hi = V.run_band(V.figures(runs)["recall"])
+    assert f"{lo:.4f} .. {hi:.4f}" in text.splitlines()[3]
+    assert f"expected {V.expected_changed(runs.harmful):.4f}" in text
