@@ -33,6 +33,7 @@ from .judge import JudgeRun
 from .many import ManyRuns, check_decisions, check_seeds, run_judge_many
 from .metrics import agreement, measure, steps
 from .records import CLASSES, is_harmful
+from .simulator import TEMPERATURE
 
 RATE_NAMES = ("precision", "recall", "false_block_rate")
 """The three rates of ``measure`` that notebook 06 follows over the runs."""
@@ -417,8 +418,8 @@ def key_figures(records, runs, marks=(0, 1), threshold=0.05, level=LEVEL):
         raise ValueError(f"runs must hold at least two runs (pairs are compared), got "
                          f"{len(runs)}")
     pct = f"{100 * level:g}%"
-    lines = [f"{len(runs)} judge runs on {len(runs.record_nos)} records ; "
-             f"(percentile among the runs)",
+    lines = [f"{len(runs)} judge runs on {len(runs.record_nos)} records (in brackets: a run's "
+             f"percentile among them)",
              f"{'figure':<17}{'mean':>7}  {pct + ' run band':>18}  {'run 1':>14}  {'run 2':>14}"]
     for row in _summary(runs, marks[:2], level):
         marked = "  ".join(f"{row[f'run {k}']:.4f} ({row[f'run {k} percentile']:4.1f})"
@@ -491,11 +492,12 @@ def plot_gap_steps(rows):
     y = np.arange(len(rows))
     gaps = [abs(r["gap"]) for r in rows]
     diffs = [abs(r["two-run difference"]) for r in rows]
-    ax.barh(y + 0.2, gaps, height=0.4, color="C3", label="gap: judge run 1 - filter")
-    ax.barh(y - 0.2, diffs, height=0.4, color="0.6", label="the judge's two-run difference")
+    ax.barh(y - 0.2, gaps, height=0.4, color="C3", label="gap: judge run 1 - filter")
+    ax.barh(y + 0.2, diffs, height=0.4, color="0.6", label="the judge's two-run difference")
     for k, (g, d) in enumerate(zip(gaps, diffs)):
-        ax.text(g + 0.2, k + 0.2, f"{g}", va="center", fontsize=9)
-        ax.text(d + 0.2, k - 0.2, f"{d}", va="center", fontsize=9)
+        ax.text(g + 0.2, k - 0.2, f"{g}", va="center", fontsize=9)
+        ax.text(d + 0.2, k + 0.2, f"{d}", va="center", fontsize=9)
+    ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_yticks(y, [f"{TITLES[r['figure']]}\n(1 step = 1/{r['count']})" for r in rows])
     ax.invert_yaxis()
     ax.set(xlabel="steps (records)", title="each gap against the judge's two-run difference")
@@ -610,6 +612,10 @@ def plot_sweep(rows, records=None):
         if crit is not None:
             left.axhline(crit[name], color=colour, linestyle="--",
                          label=f"criteria {TITLES[name]}")
+    for ax in (left, right):
+        ax.axvline(TEMPERATURE, color="0.4", linestyle=":", linewidth=1)
+    left.text(TEMPERATURE, 1.0, f" lesson {TEMPERATURE:.2f}", fontsize=8, color="0.3",
+              va="top", transform=left.get_xaxis_transform())
     left.set(title="the 95% run band against temperature", xlabel="temperature",
              ylabel="rate")
     left.legend(fontsize=8)
