@@ -265,7 +265,7 @@ def harmful_share(harmful):
 
 
 def flip_probability(harmful):
-    """Per record: the chance that two different runs (drawn without replacement) disagree.
+    """Per record: the chance that two different runs (drawn without replacement) decide it differently.
 
     With k of S runs blocking the record it is 2 k (S - k) / (S (S - 1)); summed
     over the records it equals the mean of :func:`pair_changes`.
@@ -573,7 +573,7 @@ def plot_flip(records, runs, threshold=0.05):
     ax.bar(x[~harmful], flip[order][~harmful], color="C0", width=1.0, label="clean record")
     ax.bar(x[harmful], flip[order][harmful], color="C3", width=1.0, label="harmful record")
     ax.axhline(threshold, color="0.3", linestyle=":", label=f"unstable above {threshold}")
-    ax.set(title="flip probability of each record (two runs disagree)",
+    ax.set(title="flip probability of each record (two runs decide it differently)",
            xlabel="records, most unstable first", ylabel="flip probability")
     ax.legend()
     fig.tight_layout()
