@@ -172,7 +172,12 @@ def judge_text(records, temperature=DEFAULT_TEMPERATURE, seed=SEED,
     records (:func:`lessonlib.variance.expected_changed`).
     """
     records = check_records(records)
-    s = judge_settings(temperature, seed, guideline, spurious, unreadable_as)
+    return _judge_text(records, judge_settings(temperature, seed, guideline, spurious,
+                                               unreadable_as))
+
+
+def _judge_text(records, s):
+    """:func:`judge_text` for checked ``records`` and settings ``s`` (from judge_settings)."""
     many = run_judge_many(records, range(s["seed"], s["seed"] + JUDGE_BAND_RUNS),
                           s["temperature"], GUIDELINES[s["guideline"]],
                           spurious=SPURIOUS if s["spurious"] else {},
@@ -425,7 +430,7 @@ def judge_explorer(records=None):
     }
 
     def render(**s):
-        return judge_text(records, **s)
+        return _judge_text(records, judge_settings(**s))
 
     def layout(c):
         return widgets.VBox([widgets.HBox([c["temperature"], c["seed"]]),
