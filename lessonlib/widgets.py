@@ -43,18 +43,18 @@ from types import MappingProxyType
 
 import ipywidgets as widgets
 
+from . import variance
 from ._checks import (check_choice, check_int, check_names, check_number, check_records,
                       check_seed, check_str)
 from .criteria import DEFAULT_RULES, make_rule_filter
-from .judge import GUIDELINE, UNREADABLE_RULES, run_judge
+from .judge import GUIDELINE, UNREADABLE_RULES
+from .many import run_judge_many
 from .metrics import agreement, class_recall, measure
 from .panel import AGGREGATES, DIVERSE, JUDGE_NAMES, JUDGES, ON_UNREADABLE, Panel, judge_models
 from .panel_study import FREE_FORM_GUIDELINE, band, expected_changed, rates_many
 from .records import FEATURES, SEED, is_harmful, make_records
 from .report import class_table, comparison_block, retry_text
 from .simulator import SPURIOUS, TEMPERATURE
-from . import variance
-from .many import run_judge_many
 
 GUIDELINES = MappingProxyType({
     "single label (lesson)": GUIDELINE,
