@@ -86,7 +86,7 @@ def check_cold_judge_steps(answer):
     if answer == gap:
         clean = measure(records, rule_filter)
         clean = clean["fp"] + clean["tn"]
-        alike = ("decide all 240 records alike" if same else
+        alike = (f"decide all {len(records)} records alike" if same else
                  "still differ on some records")
         return _say(True, f"at temperature {COLD:g} the runs with seed and seed + 1 {alike}, "
                           f"and the judge blocks {abs(gap)} clean records "
