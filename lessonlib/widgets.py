@@ -373,9 +373,16 @@ class Explorer(widgets.VBox):
         self.redraw()
 
     def __repr__(self):
-        settings = " , ".join(f"{k}={v!r}" for k, v in self.settings.items())
-        return textwrap.fill(f"{self.name} ({settings})", width=80, subsequent_indent="  ",
-                             break_long_words=False, break_on_hyphens=False)
+        """Name and settings, wrapped between settings so that no line passes 80 columns."""
+        lines, line = [], f"{self.name} ("
+        parts = [f"{k}={v!r}" for k, v in self.settings.items()]
+        for i, part in enumerate(parts):
+            piece = part + (" , " if i < len(parts) - 1 else "")
+            if line.strip() and len(line) + len(piece.rstrip()) > 79:
+                lines.append(line.rstrip())
+                line = "  "
+            line += piece
+        return "\n".join(lines + [line.rstrip() + ")"])
 
     def _repr_mimebundle_(self, **kwargs):
         data = super()._repr_mimebundle_(**kwargs)
