@@ -84,7 +84,7 @@ def confusion_picture(records, decide, ax=None, title="Decisions against the hum
 
 def class_recall_bars(records, decisions, ax=None,
                       title="Recall per harmful class"):
-    """Notebook 05: grouped bars: for every harmful class, the recall of each decision in ``decisions``.
+    """Notebook 05: grouped bars, per harmful class the recall of each of ``decisions``.
 
     ``decisions`` maps a legend name to a decide function (record -> bool),
     e.g. ``{"criteria": rule_filter, "judge, run 1": run.decide}``.  Each
