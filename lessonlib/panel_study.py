@@ -332,7 +332,7 @@ def plot_band_against_cost(rows, metric="agreement", beside="agreement"):
     seeds = len(rows[0].many)
     left.set_title(f"width of the 95% run band ({seeds:,} seeds)")
     left.set_ylabel(f"{metric.replace('_', ' ')}: band width")
-    left.set_ylim(bottom=-0.002)
+    left.set_ylim(-0.002, max(r.width(metric) for r in rows) * 1.15 + 0.002)
     right.set_title("what the runs score: mean and 95% run band")
     right.set_ylabel(beside.replace("_", " "))
     for ax in (left, right):
