@@ -77,12 +77,12 @@ class Setup:
                      self.min_agreement, self.on_unreadable)
 
 
-SINGLE = Setup("single judge")
+SINGLE = Setup("lesson's judge")
 DIVERSE_PANEL = Setup("diverse panel", DIVERSE)
 COMPARISON = (
     SINGLE,
-    Setup("single judge q3", quorum=3),
-    Setup("single judge q5", quorum=5),
+    Setup("lesson's judge q3", quorum=3),
+    Setup("lesson's judge q5", quorum=5),
     DIVERSE_PANEL,
     Setup("diverse panel q3", DIVERSE, 3),
 )
@@ -104,7 +104,7 @@ RULE_NAMES = MappingProxyType({"clean": "fail-open", "harmful": "fail-closed",
                                "abstain": "abstain"})
 UNREADABLE = tuple(
     Setup(f"{base}, {RULE_NAMES[rule]}", judges, quorum, on_unreadable=rule)
-    for base, judges, quorum in (("single", ("lesson",), 1), ("panel q3", DIVERSE, 3))
+    for base, judges, quorum in (("judge alone", ("lesson",), 1), ("panel q3", DIVERSE, 3))
     for rule in ("clean", "harmful", "abstain"))
 """Fail-open ('clean'), fail-closed ('harmful') and 'abstain', for one judge and the
 diverse panel with quorum 3."""
@@ -296,7 +296,7 @@ def cue_text(records, rows):
 # --- the picture ------------------------------------------------------------------
 
 def _series_name(setup):
-    """A setup's name without its quorum part ('single judge q3' -> 'single judge')."""
+    """A setup's name without its quorum part ("lesson's judge q3" -> "lesson's judge")."""
     return re.sub(r" q\d+$", "", setup.name)
 
 

@@ -177,7 +177,7 @@ def test_quote_prints_the_requested_figures(records):
     rows = study(records, (SINGLE,), seeds=[L.SEED, L.SEED + 1])
     text = S.quote(rows, "calls", "input_tokens", "recall", "agreement", "changed",
                    "recall range", "recall mean")
-    assert text == ("single judge: calls 246, input_tokens 10779, recall 0.9570, "
+    assert text == ("lesson's judge: calls 246, input_tokens 10779, recall 0.9570, "
                     "agreement 0.8833, changed 16.00, recall range "
                     f"{86 / 93:.4f} - {89 / 93:.4f}, recall mean {(86 + 89) / 186:.4f}")
     with pytest.raises(ValueError, match="key"):
@@ -186,7 +186,7 @@ def test_quote_prints_the_requested_figures(records):
 
 def test_series_join_setups_that_differ_in_quorum():
     assert [S._series_name(s) for s in COMPARISON] == [
-        "single judge", "single judge", "single judge", "diverse panel", "diverse panel"]
+        "lesson's judge", "lesson's judge", "lesson's judge", "diverse panel", "diverse panel"]
 
 
 def test_study_checks_every_setup_before_running(records):
