@@ -192,3 +192,63 @@ def test_series_join_setups_that_differ_in_quorum():
 def test_study_checks_every_setup_before_running(records):
     with pytest.raises(ValueError, match="aggregate"):
         study(records, (SINGLE, Setup("bad", aggregate="max")), seeds=[1])
+
+
+# ---------------------------------------------------------------- the doors
+
+NAN = float("nan")
+
+
+@pytest.fixture(scope="module")
+def few_rows():
+    return study(L.make_records(4), (SINGLE,), seeds=[1, 2])
+
+
+def setup_with(**change):
+    args = dict(name="x")
+    args.update(change)
+    return lambda rows: Setup(**args)
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (setup_with(name=5), TypeError, "name"),
+    (setup_with(judges="lesson"), TypeError, "judges"),
+    (setup_with(judges=()), TypeError, "judges"),
+    (setup_with(judges=("gpt",)), ValueError, "judges"),
+    (setup_with(quorum=0), ValueError, "quorum"),
+    (setup_with(quorum=1.5), TypeError, "quorum"),
+    (setup_with(aggregate="max"), ValueError, "aggregate"),
+    (setup_with(min_agreement=NAN), ValueError, "min_agreement"),
+    (setup_with(min_agreement=1.5), ValueError, "min_agreement"),
+    (setup_with(min_agreement="a"), TypeError, "min_agreement"),
+    (setup_with(on_unreadable="skip"), ValueError, "on_unreadable"),
+    (lambda rows: study([], (SINGLE,), [1, 2]), ValueError, "records"),
+    (lambda rows: study(L.make_records(2), SINGLE, [1, 2]), TypeError, "setups"),
+    (lambda rows: study(L.make_records(2), (), [1, 2]), TypeError, "setups"),
+    (lambda rows: study(L.make_records(2), (SINGLE, 5), [1, 2]), TypeError, "setups"),
+    (lambda rows: study(L.make_records(2), (SINGLE,), [1]), ValueError, "at least two seeds"),
+    (lambda rows: study(L.make_records(2), (SINGLE,), [1, -1]), ValueError, "seeds"),
+    (lambda rows: study(L.make_records(2), (SINGLE,), [1, 2], -1), ValueError, "seed"),
+    (lambda rows: study(L.make_records(2), (SINGLE,), [1, 2], guideline=5), TypeError,
+     "guideline"),
+    *[(lambda rows, fn=fn, bad=bad: getattr(S, fn)(bad), error, "rows")
+      for fn in ("seed_table", "band_table", "plot_band_against_cost")
+      for bad, error in (([], ValueError), ([5], TypeError), (None, TypeError))],
+    (lambda rows: band_table(rows, ("x",)), ValueError, "metrics"),
+    (lambda rows: band_table(rows, "recall"), TypeError, "metrics"),
+    (lambda rows: band_table(rows, S.METRICS), ValueError, "metrics must name one or two"),
+    (lambda rows: cue_groups([]), ValueError, "records"),
+    (lambda rows: cue_text(L.make_records(2), []), ValueError, "rows"),
+    (lambda rows: cue_text([], rows), ValueError, "records"),
+    (lambda rows: plot_band_against_cost(rows, "x"), ValueError, "metric"),
+    (lambda rows: plot_band_against_cost(rows, beside="x"), ValueError, "beside"),
+    (lambda rows: S.quote(rows, "x"), ValueError, "key"),
+    (lambda rows: S.quote(rows, 5), TypeError, "keys"),
+    (lambda rows: S.quote(rows, "bogus band"), ValueError, "key"),
+    (lambda rows: S.quote([], "calls"), ValueError, "rows"),
+    (lambda rows: rows[0].width("x"), ValueError, "metric"),
+])
+def test_bad_input_meets_a_clear_error_at_the_door(few_rows, call, error, words):
+    with pytest.raises(error, match=words):
+        call(few_rows)
+
