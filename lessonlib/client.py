@@ -32,11 +32,11 @@ from dataclasses import asdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from ._checks import check_int, check_number, check_seed, check_str
-from .judge import LABELS
+from ._checks import check_int, check_number, check_records, check_seed, check_str
+from .judge import GUIDELINE, LABELS, build_prompt
 from .panel import JUDGES, AskReply
 from .records import SEED
-from .simulator import CUE_TABLE, MAX_OUTPUT, TEMPERATURE, SimulatedModel
+from .simulator import CUE_TABLE, MAX_OUTPUT, TEMPERATURE, SimulatedModel, tokenize
 
 HOST = "127.0.0.1"
 ROUTE = "/v1/chat/completions"
@@ -102,6 +102,15 @@ class SimulatorServer:
     @property
     def models(self):
         return tuple(self._specs)
+
+    def ask(self, model, **options):
+        """An :class:`OpenAIAsk` for ``model`` on this server: its base URL, any key, the
+        model's own temperature, and the clock reset at the start of each panel run."""
+        if model not in self._specs:
+            raise ValueError(f"model must be one of {', '.join(self._specs)}; got {model!r}")
+        options = {"temperature": self._specs[model].temperature, "on_reset": self.reset,
+                   **options}
+        return OpenAIAsk(self.base_url, "course", model, **options)
 
     def reset(self, model=None):
         """Set the rate-limit clock of ``model`` (default: every model) back to zero."""
@@ -207,6 +216,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(self, status, payload):
         data = json.dumps(payload).encode("utf-8")
         self.send_response(status)
+        if status == 429:       # the simulator refuses one call in a row: ask again at once
+            self.send_header("Retry-After-Ms", "1")
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
@@ -325,9 +336,11 @@ class OpenAIAsk:
     * anything else (no server at ``base_url``, a wrong key or model name, a
       reply that is not a chat completion) raises an error that says so.
 
-    The SDK's own retries are off (``max_retries=0``): they would resend the
-    same seed, hide calls from the panel's count and wait between attempts.
-    The panel's rule - one retry with seed + 1 - is the only one in force.
+    The SDK's own retries are off (``max_retries=0``, the default here; the
+    SDK's is 2): they would resend the same seed, hide calls from the panel's
+    count and wait between attempts.  The panel's rule - one retry with
+    seed + 1 - is then the only one in force.  Exercise 1 of notebook 09
+    turns them on to show the difference.
 
     ``cache``: a :class:`ReplyCache` (default None, no cache).  ``on_reset``:
     called with the model name when the panel starts a run, e.g. the course
@@ -335,7 +348,7 @@ class OpenAIAsk:
     """
 
     def __init__(self, base_url, api_key, model, *, temperature=TEMPERATURE, max_tokens=None,
-                 timeout=30.0, cache=None, on_reset=None):
+                 timeout=30.0, cache=None, on_reset=None, max_retries=0):
         self.base_url = check_str("base_url", base_url)
         check_str("api_key", api_key)
         self.model = check_str("model", model)
@@ -345,6 +358,7 @@ class OpenAIAsk:
         self.timeout = check_number("timeout", timeout)
         if self.timeout <= 0:
             raise ValueError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+        check_int("max_retries", max_retries, minimum=0)
         if cache is not None and not isinstance(cache, ReplyCache):
             raise TypeError(f"cache must be a ReplyCache or None, got {type(cache).__name__}")
         if on_reset is not None and not callable(on_reset):
@@ -357,7 +371,7 @@ class OpenAIAsk:
                               ) from None
         self.cache, self._on_reset, self._openai = cache, on_reset, openai
         self._sdk = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=self.timeout,
-                                  max_retries=0)
+                                  max_retries=max_retries)
 
     def __repr__(self):
         return f"OpenAIAsk(model={self.model!r}, temperature={self.temperature})"
@@ -411,3 +425,27 @@ class OpenAIAsk:
             raise RuntimeError(f"the server at {self.base_url} sent usage.prompt_tokens "
                                f"{tokens!r}, not a count")
         return AskReply(read_reply(text) or text, tokens, "ok")
+
+
+# ---------------------------------------------------------------------------
+# What a run costs
+# ---------------------------------------------------------------------------
+
+def run_cost(records, judges=1, quorum=1, guideline=GUIDELINE):
+    """Notebook 09 - the least a panel run costs: one call per judge, sample and record.
+
+    Returns ``calls``, ``input_tokens`` (the course tokenizer's count) and
+    ``characters`` of the prompts sent.  Retries come on top: one more call
+    for each refused or unreadable reply.  A real model counts tokens with
+    its own tokenizer; its ``usage.prompt_tokens`` on a few records tells
+    how far that count is from the course's.
+    """
+    records = check_records(records)
+    check_int("judges", judges, minimum=1)
+    check_int("quorum", quorum, minimum=1)
+    check_str("guideline", guideline)
+    prompts = [build_prompt(r, guideline) for r in records]
+    times = judges * quorum
+    return {"calls": times * len(prompts),
+            "input_tokens": times * sum(len(tokenize(p)) for p in prompts),
+            "characters": times * sum(len(p) for p in prompts)}
