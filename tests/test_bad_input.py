@@ -917,6 +917,8 @@ ROWS.update({
         Bad("ReplyCache", lambda m: m.ReplyCache(3), TypeError, "folder"),
         Bad("fold", lambda m: m.fold(b"x"), TypeError, "text"),
         Bad("read_reply", lambda m: m.read_reply(None), TypeError, "text"),
+        Bad("run_cost", lambda m: m.run_cost([]), ValueError, "records"),
+        Bad("run_cost", lambda m: m.run_cost(RECS, quorum=0), ValueError, "quorum", ">= 1"),
     ],
 })
 

@@ -371,3 +371,77 @@ def test_a_damaged_cache_file_is_a_clear_error(server, tmp_path):
 def test_the_default_cache_folder_is_ignored_by_git(root):
     assert C.CACHE_FOLDER == root / ".cache" / "replies"
     assert ".cache/" in (root / ".gitignore").read_text().splitlines()
+
+
+# ------------------------------------------------------------------ cost, shorthand, retries
+
+def test_run_cost_counts_one_call_per_judge_sample_and_record():
+    one = C.run_cost(RECORDS)
+    prompts = [L.build_prompt(r) for r in RECORDS]
+    assert one == {"calls": len(RECORDS),
+                   "input_tokens": sum(len(L.tokenize(p)) for p in prompts),
+                   "characters": sum(len(p) for p in prompts)}
+    assert C.run_cost(RECORDS, 3, 3) == {k: 9 * v for k, v in one.items()}
+    lesson = L.run_judge(RECORDS)          # the least: the lesson's run only adds retries
+    assert one["calls"] == lesson.calls - lesson.retries
+    with pytest.raises(ValueError, match="judges"):
+        C.run_cost(RECORDS, judges=0)
+
+
+def test_server_ask_is_the_three_values_with_the_models_temperature(server):
+    ask = server.ask("greedy", timeout=TIMEOUT)
+    assert (ask.base_url, ask.model, ask.temperature) == (server.base_url, "greedy", 0.0)
+    with pytest.raises(ValueError, match="model must be one of"):
+        server.ask("gpt")
+
+
+def test_the_sdks_own_retries_hide_calls_from_the_panel(server):
+    records = RECORDS[:2 * L.RATE_LIMIT_EVERY]
+    run = L.Panel([sdk_ask(server, max_retries=2)], on_unreadable="clean").run(records)
+    assert run.calls == len(records) and run.retries == 0
+    assert server.requests == len(records) + len(records) // L.RATE_LIMIT_EVERY
+
+
+# ------------------------------------------------------------------ the exercise checks of 09
+
+@pytest.fixture(scope="module")
+def sdk_counts():
+    from lessonlib.exercises import step09
+    return step09.sdk_retry_counts()
+
+
+@pytest.fixture(scope="module")
+def neighbour_requests():
+    from lessonlib.exercises import step09
+    return step09.neighbour_cache_requests()
+
+
+def test_the_exercise_answers_are_what_a_student_computes(sdk_counts, neighbour_requests):
+    lesson = L.run_judge(RECORDS)
+    assert sdk_counts == (len(RECORDS), lesson.calls)
+    assert neighbour_requests < lesson.calls        # some questions came from the disk
+
+
+def test_check_sdk_retries(capsys, monkeypatch, sdk_counts):
+    from lessonlib.exercises import step09 as ex
+    monkeypatch.setattr(ex, "sdk_retry_counts", lambda: sdk_counts)
+    assert not ex.check_sdk_retries(...)
+    assert capsys.readouterr().out.startswith("Not yet: give two whole numbers")
+    assert not ex.check_sdk_retries((sdk_counts[1], sdk_counts[1]))
+    assert "not what the panel counts" in capsys.readouterr().out
+    assert not ex.check_sdk_retries((sdk_counts[0], sdk_counts[0]))
+    assert "not what the server answers" in capsys.readouterr().out
+    assert ex.check_sdk_retries(list(sdk_counts))
+    assert capsys.readouterr().out.startswith("PASS: ")
+
+
+def test_check_neighbour_cache(capsys, monkeypatch, neighbour_requests):
+    from lessonlib.exercises import step09 as ex
+    monkeypatch.setattr(ex, "neighbour_cache_requests", lambda: neighbour_requests)
+    for wrong in (..., -1, 2.5, True):
+        assert not ex.check_neighbour_cache(wrong)
+        assert capsys.readouterr().out.startswith("Not yet: give a whole number")
+    assert not ex.check_neighbour_cache(neighbour_requests + 1)
+    assert "which questions" in capsys.readouterr().out
+    assert ex.check_neighbour_cache(neighbour_requests)
+    assert capsys.readouterr().out.startswith("PASS: ")
