@@ -26,11 +26,13 @@ import errno
 import hashlib
 import json
 import re
+import sys
 import threading
 import unicodedata
 from dataclasses import asdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from ._checks import check_int, check_number, check_records, check_seed, check_str
 from .judge import GUIDELINE, LABELS, build_prompt
@@ -39,6 +41,7 @@ from .records import SEED
 from .simulator import CUE_TABLE, MAX_OUTPUT, TEMPERATURE, SimulatedModel, tokenize
 
 HOST = "127.0.0.1"
+LOOPBACK = (HOST, "localhost", "::1")
 ROUTE = "/v1/chat/completions"
 CACHE_FOLDER = Path(__file__).resolve().parents[1] / ".cache" / "replies"
 """Where :class:`ReplyCache` keeps replies by default (git ignores ``.cache/``)."""
@@ -78,13 +81,12 @@ class SimulatorServer:
         self._lock = threading.Lock()
         self.requests = 0               # requests received on the route, valid or not
         try:
-            self._http = ThreadingHTTPServer((HOST, port), _Handler)
+            self._http = _HTTPServer((HOST, port), _Handler)
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE:
                 raise OSError(errno.EADDRINUSE, f"port {port} on {HOST} is already in use; "
                                                 f"pass port=0 for a free one") from None
             raise
-        self._http.daemon_threads = True
         self._http.course = self
         self._thread = threading.Thread(target=self._http.serve_forever, args=(0.05,),
                                         daemon=True, name="lessonlib-simulator-server")
@@ -106,7 +108,7 @@ class SimulatorServer:
     def ask(self, model, **options):
         """An :class:`OpenAIAsk` for ``model`` on this server: its base URL, any key, the
         model's own temperature, and the clock reset at the start of each panel run."""
-        if model not in self._specs:
+        if check_str("model", model) not in self._specs:
             raise ValueError(f"model must be one of {', '.join(self._specs)}; got {model!r}")
         options = {"temperature": self._specs[model].temperature, "on_reset": self.reset,
                    **options}
@@ -114,7 +116,7 @@ class SimulatorServer:
 
     def reset(self, model=None):
         """Set the rate-limit clock of ``model`` (default: every model) back to zero."""
-        if model is not None and model not in self._clocks:
+        if model is not None and check_str("model", model) not in self._clocks:
             raise ValueError(f"model must be one of {', '.join(self._specs)}; got {model!r}")
         with self._lock:
             for name in self._clocks if model is None else (model,):
@@ -195,6 +197,15 @@ class SimulatorServer:
         return name, prompt, temperature, seed, cap
 
 
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        """Stay quiet when a client hangs up before its reply (say, after its timeout)."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class _Handler(BaseHTTPRequestHandler):
     """Reads one request, lets the :class:`SimulatorServer` answer it, writes the JSON."""
 
@@ -205,12 +216,12 @@ class _Handler(BaseHTTPRequestHandler):
                                       "invalid_request_error"))
         with course._lock:
             course.requests += 1
-        size = int(self.headers.get("Content-Length") or 0)
         try:
+            size = int(self.headers.get("Content-Length") or 0)
             body = json.loads(self.rfile.read(size) or b"null")
         except ValueError:
-            return self._send(*_error(400, "the request body is not valid JSON",
-                                      "invalid_request_error"))
+            return self._send(*_error(400, "the request body is not valid JSON (or its "
+                                           "Content-Length is wrong)", "invalid_request_error"))
         self._send(*course.complete(body))
 
     def _send(self, status, payload):
@@ -307,8 +318,8 @@ class ReplyCache:
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self._path(question)
         part = path.with_suffix(".part")
-        part.write_text(json.dumps({"question": question, "reply": asdict(reply)},
-                                   ensure_ascii=False), encoding="utf-8")
+        part.write_text(json.dumps({"question": question, "reply": asdict(reply)}),
+                        encoding="ascii")
         part.replace(path)
 
 
@@ -370,8 +381,11 @@ class OpenAIAsk:
             raise ImportError("OpenAIAsk needs the openai package: pip install -e '.[client]'"
                               ) from None
         self.cache, self._on_reset, self._openai = cache, on_reset, openai
+        options = {}
+        if urlsplit(base_url).hostname in LOOPBACK:     # no proxy from the environment
+            options["http_client"] = openai.DefaultHttpxClient(trust_env=False)
         self._sdk = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=self.timeout,
-                                  max_retries=max_retries)
+                                  max_retries=max_retries, **options)
 
     def __repr__(self):
         return f"OpenAIAsk(model={self.model!r}, temperature={self.temperature})"

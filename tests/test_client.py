@@ -445,3 +445,9 @@ def test_check_neighbour_cache(capsys, monkeypatch, neighbour_requests):
     assert "which questions" in capsys.readouterr().out
     assert ex.check_neighbour_cache(neighbour_requests)
     assert capsys.readouterr().out.startswith("PASS: ")
+
+
+def test_a_proxy_in_the_environment_never_carries_loopback_traffic(server, monkeypatch):
+    monkeypatch.setenv("HTTP_PROXY", "http://10.255.255.1:3128")
+    monkeypatch.setenv("NO_PROXY", "")
+    assert sdk_ask(server)(L.build_prompt(RECORDS[0]), 1).status == "ok"
