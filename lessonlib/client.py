@@ -94,16 +94,13 @@ class SimulatorServer:
 
     @property
     def port(self):
+        """The port it listens on (the free one it picked when made with ``port=0``)."""
         return self._http.server_address[1]
 
     @property
     def base_url(self):
         """The ``base_url`` to give a client, e.g. ``http://127.0.0.1:8123/v1``."""
         return f"http://{HOST}:{self.port}/v1"
-
-    @property
-    def models(self):
-        return tuple(self._specs)
 
     def ask(self, model, **options):
         """An :class:`OpenAIAsk` for ``model`` on this server: its base URL, any key, the
@@ -396,6 +393,7 @@ class OpenAIAsk:
             self._on_reset(self.model)
 
     def __call__(self, prompt, seed):
+        """Ask once (or read the cache): an :class:`AskReply` for ``prompt`` with ``seed``."""
         check_str("prompt", prompt)
         check_seed(seed)
         question = {"model": self.model, "prompt": prompt, "temperature": self.temperature,
