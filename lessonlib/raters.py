@@ -270,13 +270,11 @@ class Rater:
 
 
 RATERS = (
-    Rater("lenient", "lets harmful records through: grades one 2 with probability miss",
-          miss=0.3),
-    Rater("strict", "blocks clean records that carry any flag: grades one 3 with probability "
-                    "false_alarm", false_alarm=0.5),
-    Rater("careless", "guesses on corrupted_input and source_spoofing records: a random grade "
-                      "with probability careless", careless=0.5,
-          careless_classes=("corrupted_input", "source_spoofing")),
+    Rater("lenient", "misses harmful records: grades one 2 (probability miss)", miss=0.3),
+    Rater("strict", "flags clean records that carry a flag: grades one 3 (false_alarm)",
+          false_alarm=0.5),
+    Rater("careless", "guesses a grade on corrupted_input, source_spoofing (careless)",
+          careless=0.5, careless_classes=("corrupted_input", "source_spoofing")),
 )
 """The three simulated raters of notebook 10."""
 RATER_NAMES = tuple(r.name for r in RATERS)
@@ -502,6 +500,38 @@ def claim_text(rows):
     return "\n".join(lines)
 
 
+def class_text(records, rows):
+    """Notebook 10: per true class, how the raters' two-point ``rows`` agree.
+
+    Columns: records in the class; the share on which every rater agrees;
+    each rater's rater agreement with the human label; Fleiss' kappa of the
+    raters within the class ('n/a' where every rating in it is the same, 0/0).
+    """
+    records = check_records(records)
+    rows = _table(rows)
+    if len(rows[0]) != len(records):
+        raise ValueError(f"rows must hold one column per record: {len(records)} records, "
+                         f"{len(rows[0])} columns")
+    names = [f"row {i}" for i in range(len(rows))] if len(rows) != len(RATERS) else RATER_NAMES
+    lines = [f"{'class':<22}{'records':>8}{'all agree':>10}"
+             + "".join(f"{n[:9]:>10}" for n in names) + f"{'kappa':>9}"]
+    for cls in CLASSES:
+        at = [i for i, r in enumerate(records) if r.cls == cls]
+        if not at:
+            continue
+        sub = [[row[i] for i in at] for row in rows]
+        truth = CLEAN if cls == "clean" else HARMFUL
+        same = sum(len(set(col)) == 1 for col in zip(*sub)) / len(at)
+        try:
+            kappa = f"{fleiss_kappa(sub):>9.4f}"
+        except ValueError:
+            kappa = f"{'n/a':>9}"
+        lines.append(f"{cls:<22}{len(at):>8}{same:>10.4f}"
+                     + "".join(f"{sum(x == truth for x in row) / len(at):>10.4f}" for row in sub)
+                     + kappa)
+    return "\n".join(lines)
+
+
 def spread_rows(records, runs, labels, criteria):
     """Notebook 10: per figure, how far it moves when only the label changes, next to the judge.
 
@@ -601,14 +631,15 @@ def plot_pairs(rows):
     """Raw agreement against kappa, one point per pair (``pair_rows``), with the line kappa = 0."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    fig, ax = plt.subplots(figsize=(9, 4.2))
     for i, row in enumerate(rows):
-        ax.scatter(row["agreement"], row["kappa"], color=f"C{i % 10}", zorder=3)
-        ax.annotate(row["pair"], (row["agreement"], row["kappa"]), fontsize=8,
-                    xytext=(5, -3 if i % 2 else 4), textcoords="offset points")
+        marker = "x" if "always" in row["pair"] else "o"
+        ax.scatter(row["agreement"], row["kappa"], color=f"C{i % 10}", marker=marker, s=50,
+                   zorder=3, label=row["pair"])
     ax.axhline(0, color="0.5", linestyle=":")
-    ax.set(xlim=(0.5, 1.02), ylim=(-0.1, 1.02), xlabel="rater agreement (raw share)",
+    ax.set(xlim=(0.5, 1.0), ylim=(-0.1, 1.02), xlabel="rater agreement (raw share)",
            ylabel="Cohen's kappa", title="raw agreement against chance-corrected agreement")
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     fig.tight_layout()
     return fig
 
@@ -626,7 +657,8 @@ def plot_scales(rows):
     ax.set_xticks(range(len(rows)), [f"{row['guideline']} guideline" for row in rows])
     ax.set(ylim=(0, 1), ylabel="kappa / alpha",
            title="three simulated raters: scale, level and guideline")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=len(keys),
+              frameon=False)
     fig.tight_layout()
     return fig
 

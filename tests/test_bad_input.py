@@ -988,6 +988,8 @@ ROWS["lessonlib.raters"] = [
         ValueError, "runs", "ManyRuns"),
     Bad("judge_rows", lambda m: m.judge_rows(RUN, RECS), TypeError, "panel_run", "PanelRun"),
     Bad("pair_rows", lambda m: m.pair_rows({"a": ["x"]}), ValueError, "named", "two"),
+    Bad("class_text", lambda m: m.class_text(RECS, [["clean"]] * 3), ValueError, "rows",
+        "one column per record"),
     Bad("scale_rows", lambda m: m.scale_rows([]), ValueError, "records"),
     Bad("raters_text", lambda m: m.raters_text(RECS, 5), TypeError, "judge_decide"),
     Bad("raters_text", lambda m: m.raters_text(RECS, bool, miss=2.0), ValueError, "miss"),
