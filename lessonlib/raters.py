@@ -281,7 +281,7 @@ RATER_NAMES = tuple(r.name for r in RATERS)
 
 
 def severity(record):
-    """Notebook 10: the reference grade of ``record`` (its class's SEVERITY; 2 for a flagged clean)."""
+    """Notebook 10: the reference grade of ``record`` (SEVERITY; 2 for a clean one with a flag)."""
     check_record(record)
     grade = SEVERITY[record.cls]
     return grade + 1 if record.cls == "clean" and record.features.on() else grade
@@ -330,7 +330,7 @@ def rate(records, rater, scale="two-point", guideline="short", seed=SEED):
 
 
 def ratings(records, scale="two-point", guideline="short", seed=SEED, raters=RATERS):
-    """Notebook 10: the ratings table, one row per rater (``raters`` order), one column per record."""
+    """Notebook 10: the ratings table, a row per rater (``raters`` order), a column per record."""
     if isinstance(raters, Rater) or not isinstance(raters, (tuple, list)) or not raters:
         raise TypeError(f"raters must be a non-empty tuple of Rater, got {raters!r}")
     return tuple(rate(records, r, scale, guideline, seed) for r in raters)
@@ -391,7 +391,7 @@ def _runs(records, runs, least=1):
 
 
 def measure_against(records, decide, truth):
-    """Notebook 10: like ``measure`` plus agreement, but scored against ``truth`` (one label a record).
+    """Notebook 10: ``measure`` plus agreement, scored against ``truth`` (one label a record).
 
     ``truth`` holds 'clean' / 'harmful' in record order: a rater's two-point
     answers, the majority, or :func:`human_labels` (which gives ``measure``).
@@ -411,7 +411,7 @@ def measure_against(records, decide, truth):
 
 
 def label_sets(records, scale_rows):
-    """Notebook 10: {name: labels}: the human label, each rater's two-point answers, the majority."""
+    """Notebook 10: {name: labels} - the human label, each rater's two-point row, the majority."""
     records = check_records(records)
     rows = _table(scale_rows)
     if len(rows[0]) != len(records):
@@ -444,7 +444,7 @@ def rescore_rows(records, decisions, labels):
 
 
 def rescore_text(rows):
-    """The rows of :func:`rescore_rows` as a fixed-width table (under 80 columns)."""
+    """Notebook 10: the rows of :func:`rescore_rows` as a fixed-width table (under 80 columns)."""
     lines = [f"{'label':<10}{'approach':<12}{'precision':>10}{'recall':>9}"
              f"{'false block':>13}{'agreement':>11}"]
     last = None
@@ -489,7 +489,7 @@ def claim_rows(records, runs, labels, criteria):
 
 
 def claim_text(rows):
-    """The rows of :func:`claim_rows` as a table: does each claim hold under each label?"""
+    """Notebook 10: the rows of :func:`claim_rows` as a table: does each claim hold per label?"""
     lines = [f"{'label':<10}{'recall gain':>12}{'95% run band':>19}{'FBR diff':>10}"
              f"{'95% run band':>19}"]
     for row in rows:
@@ -537,8 +537,8 @@ def spread_rows(records, runs, labels, criteria):
 
     The range (highest - lowest) of each figure over ``labels`` (a dict name
     -> labels), for the ``criteria`` decide function and for the judge's first
-    run (run 0 of ``runs``); beside it the judge's own two-run difference (runs 0 and 1 of ``runs``,
-    human label, as in notebook 04) and the width of its 95% run band over
+    run (run 0 of ``runs``); beside it the judge's own two-run difference (runs 0
+    and 1 of ``runs``, human label, as in notebook 04) and the width of its 95% run band over
     ``runs`` (notebook 06).
     """
     from .variance import figures, run_band
@@ -565,7 +565,7 @@ def spread_rows(records, runs, labels, criteria):
 
 
 def spread_text(rows):
-    """The rows of :func:`spread_rows` as a table (under 80 columns)."""
+    """Notebook 10: the rows of :func:`spread_rows` as a table (under 80 columns)."""
     lines = [f"{'':<18}{'moved by the label only':^26}{'the judge on the human label':^32}",
              f"{'figure':<18}{'criteria':>12}{'judge':>12}{'two-run diff':>16}"
              f"{'95% band width':>16}"]
@@ -628,7 +628,7 @@ def scale_rows(records, seed=SEED, raters=RATERS):
 
 
 def plot_pairs(rows):
-    """Raw agreement against kappa, one point per pair (``pair_rows``), with the line kappa = 0."""
+    """Notebook 10: raw agreement against kappa, one point per pair (``pair_rows``)."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(9, 4.2))
@@ -645,7 +645,7 @@ def plot_pairs(rows):
 
 
 def plot_scales(rows):
-    """Bars per guideline: kappa on the two-point scale, alpha on the graded one at three levels."""
+    """Notebook 10: bars per guideline: two-point kappa, graded alpha at three levels."""
     import matplotlib.pyplot as plt
 
     keys = [k for k in rows[0] if k != "guideline"]

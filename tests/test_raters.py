@@ -284,9 +284,9 @@ def test_claims_under_the_human_label_match_notebook_06():
     spread = R.spread_rows(RECORDS, runs, labels, L.rule_filter)
     assert all(s["criteria across labels"] == s["judge across labels"] == 0 for s in spread)
     run1, run2 = runs.run(0), runs.run(1)
-    recall = [s for s in spread if s["figure"] == "recall"][0]
-    assert recall["judge two-run difference"] == pytest.approx(
-        abs(L.measure(RECORDS, run2.decide)["recall"] - L.measure(RECORDS, run1.decide)["recall"]))
+    recall = next(s for s in spread if s["figure"] == "recall")
+    moved = L.measure(RECORDS, run2.decide)["recall"] - L.measure(RECORDS, run1.decide)["recall"]
+    assert recall["judge two-run difference"] == pytest.approx(abs(moved))
 
 
 def test_the_panel_judges_as_raters_give_the_panel_verdict_by_majority():
@@ -357,3 +357,51 @@ def test_bad_input_names_the_parameter(call, error, param, words):
         call()
     assert param in str(caught.value) and words in str(caught.value), str(caught.value)
 
+
+
+# ---------------------------------------------------------------- the exercise checks of 10
+
+def said(capsys):
+    return " ".join(capsys.readouterr().out.split())
+
+
+def judge_kappa_by_hand():
+    run = L.run_judge(RECORDS, L.SEED)
+    n = len(RECORDS)
+    judge = [run.decide(r) for r in RECORDS]
+    label = [L.is_harmful(r) for r in RECORDS]
+    p_o = sum(j == h for j, h in zip(judge, label)) / n
+    p_e = (sum(judge) * sum(label) + (n - sum(judge)) * (n - sum(label))) / n ** 2
+    return p_o, (p_o - p_e) / (1 - p_e)
+
+
+def test_judge_kappa_check(capsys):
+    from lessonlib.exercises import step10
+
+    p_o, kappa = judge_kappa_by_hand()
+    assert step10.check_judge_kappa(round(kappa, 4)) is True
+    assert said(capsys).startswith("PASS: ")
+    assert step10.check_judge_kappa(np.float64(kappa)) is True
+    capsys.readouterr()
+    for wrong, words in ((None, "as a number"), (p_o, "raw agreement"), (kappa + 0.01, "p_e"),
+                         ("0.76", "as a number")):
+        assert step10.check_judge_kappa(wrong) is False
+        out = said(capsys)
+        assert out.startswith("Not yet: ") and words in out, out
+
+
+def test_substantial_miss_check(capsys):
+    from lessonlib.exercises import step10
+
+    human = R.human_labels(RECORDS)
+    grid = [k / 20 for k in range(21)]
+    kappa = {m: R.cohen_kappa(R.rate(RECORDS, R.with_rates(miss=m)[0]), human) for m in grid}
+    right = max(m for m in grid if kappa[m] >= 0.61)
+    assert 0 < right < 1 and all(kappa[m] >= 0.61 for m in grid if m <= right)
+    assert step10.check_substantial_miss(right) is True
+    assert said(capsys).startswith("PASS: ")
+    for wrong, words in ((None, "probability"), (right + 0.05, "go lower"),
+                         (right - 0.05, "larger"), (0.33, "multiple"), (1.5, "probability")):
+        assert step10.check_substantial_miss(wrong) is False
+        out = said(capsys)
+        assert out.startswith("Not yet: ") and words in out, out
