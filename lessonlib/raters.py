@@ -399,15 +399,18 @@ def measure_against(records, decide, truth):
     records = check_records(records)
     if not callable(decide):
         raise TypeError(f"decide must be a function record -> bool, got {type(decide).__name__}")
-    actual = _truth(records, truth)
-    flagged = [bool(decide(r)) for r in records]
+    return _score([bool(decide(r)) for r in records], _truth(records, truth))
+
+
+def _score(flagged, actual):
+    """The counts and the four figures of decisions ``flagged`` against labels ``actual``."""
     tp = sum(f and a for f, a in zip(flagged, actual))
     fp = sum(f and not a for f, a in zip(flagged, actual))
     fn = sum(a and not f for f, a in zip(flagged, actual))
-    tn = len(records) - tp - fp - fn
+    tn = len(flagged) - tp - fp - fn
     return {"tp": tp, "fp": fp, "fn": fn, "tn": tn, "precision": share(tp, tp + fp),
             "recall": share(tp, tp + fn), "false_block_rate": share(fp, fp + tn),
-            "agreement": (tp + tn) / len(records)}
+            "agreement": (tp + tn) / len(flagged)}
 
 
 def label_sets(records, scale_rows):
@@ -436,11 +439,17 @@ def rescore_rows(records, decisions, labels):
     _named("decisions", decisions, "decide function")
     for name, decide in decisions.items():
         check_callable(f"decisions[{name!r}]", decide, "a function record -> bool")
-    for name, truth in _named("labels", labels, "labels").items():
-        _truth(records, truth, f"labels[{name!r}]")
-    return [{"label": name, "approach": approach,
-             **{k: measure_against(records, decide, truth)[k] for k in FIGURES}}
-            for name, truth in labels.items() for approach, decide in decisions.items()]
+    actual = {name: _truth(records, truth, f"labels[{name!r}]")
+              for name, truth in _named("labels", labels, "labels").items()}
+    flagged = {approach: [bool(decide(r)) for r in records]
+               for approach, decide in decisions.items()}
+    rows = []
+    for name in labels:
+        for approach in decisions:
+            scores = _score(flagged[approach], actual[name])
+            rows.append({"label": name, "approach": approach,
+                         **{k: scores[k] for k in FIGURES}})
+    return rows
 
 
 def rescore_text(rows):
@@ -675,8 +684,8 @@ def raters_text(records, judge_decide, miss=RATERS[0].miss,
         check_callable("criteria", criteria, "a function record -> bool")
     check_choice("guideline", guideline, tuple(GUIDELINES))
     raters = with_rates(miss, false_alarm, careless)
-    two = ratings(records, "two-point", guideline, SEED, raters)
     graded = ratings(records, "graded", guideline, SEED, raters)
+    two = tuple(tuple(HARMFUL if g >= LINE else CLEAN for g in row) for row in graded)
     labels = label_sets(records, two)
     human = labels["human"]
     lines = [f"simulated raters, {guideline} guideline: each against the human label"]
