@@ -676,7 +676,7 @@ def raters_text(records, judge_decide, miss=RATERS[0].miss,
                 false_alarm=RATERS[1].false_alarm, careless=RATERS[2].careless,
                 guideline="short", criteria=None):
     """Notebook 10 explorer: error rates in, kappa, alpha and the re-scored table out."""
-    from .criteria import rule_filter
+    from .criteria import DEFAULT_RULES, make_rule_filter
 
     records = check_records(records)
     check_callable("judge_decide", judge_decide, "a function record -> bool (a run's decide)")
@@ -696,7 +696,8 @@ def raters_text(records, judge_decide, miss=RATERS[0].miss,
                  f"{krippendorff_alpha(graded):.4f} , ordinal "
                  f"{krippendorff_alpha(graded, 'ordinal'):.4f}")
     lines.append("")
-    decisions = {"criteria": criteria or rule_filter, "judge run 1": judge_decide}
+    decisions = {"criteria": criteria or make_rule_filter(DEFAULT_RULES),
+                 "judge run 1": judge_decide}
     lines.append(rescore_text(rescore_rows(records, decisions, labels)))
     return "\n".join(lines)
 

@@ -6,7 +6,7 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
-from ..criteria import rule_filter
+from ..criteria import DEFAULT_RULES, make_rule_filter
 from ..judge import run_judge
 from ..metrics import agreement
 from ..raters import RATERS, cohen_kappa, human_labels, rate, with_rates
@@ -35,7 +35,8 @@ def check_judge_kappa(answer):
     if abs(answer - raw) < 5e-4:
         return _say(False, "that is the raw agreement p_o. Subtract the agreement chance "
                            "alone would give, p_e, and divide by 1 - p_e.")
-    if abs(answer - cohen_kappa(_two_point(records, rule_filter), human)) < 5e-4:
+    criteria = _two_point(records, make_rule_filter(DEFAULT_RULES))
+    if abs(answer - cohen_kappa(criteria, human)) < 5e-4:
         return _say(False, "that is the criteria filter's kappa; use the judge's first run "
                            "(run_judge at SEED).")
     if abs(answer - kappa) > 5e-4:
