@@ -66,6 +66,8 @@ def _labels(name, values, missing=False):
         if getattr(type(v), "__hash__", None) is None:
             raise TypeError(f"{name} must hold labels (str, int, ...), found "
                             f"{type(v).__name__} {v!r}")
+        if isinstance(v, float) and v != v:
+            raise ValueError(f"{name} holds NaN; write None for a missing rating")
     if not missing and any(v is None for v in values):
         raise ValueError(f"{name} holds a missing rating (None); only krippendorff_alpha "
                          f"takes missing ratings")

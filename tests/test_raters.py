@@ -338,6 +338,8 @@ BAD = [
     (lambda: R.cohen_kappa(["a", None], ["a", "b"]), ValueError, "a", "krippendorff_alpha"),
     (lambda: R.fleiss_kappa([[["x"], 1], [1, 1]]), TypeError, "ratings[0]", "labels"),
     (lambda: R.fleiss_kappa(5), TypeError, "ratings", "one row"),
+    (lambda: R.krippendorff_alpha([[1.0, np.nan], [1.0, 2.0]]), ValueError, "ratings[0]",
+     "None"),
     (lambda: R.rate(RECORDS, R.RATERS[0], scale="1-5"), ValueError, "scale", "'graded'"),
     (lambda: R.rate(RECORDS, R.RATERS[0], guideline="long"), ValueError, "guideline",
      "'detailed'"),
@@ -405,3 +407,14 @@ def test_substantial_miss_check(capsys):
         assert step10.check_substantial_miss(wrong) is False
         out = said(capsys)
         assert out.startswith("Not yet: ") and words in out, out
+
+
+def test_class_text_counts_every_record_once_and_reads_the_raters():
+    rows = R.ratings(RECORDS)
+    lines = R.class_text(RECORDS, rows).splitlines()
+    assert len(lines) == 1 + len(L.CLASSES)
+    assert sum(int(line.split()[1]) for line in lines[1:]) == len(RECORDS)
+    clean = lines[1].split()
+    assert clean[0] == "clean" and float(clean[3]) == 1.0    # the lenient rater never blocks
+    same = R.class_text(RECORDS, [R.human_labels(RECORDS)] * 3).splitlines()
+    assert all(line.split()[2] == "1.0000" and line.endswith("n/a") for line in same[1:])
