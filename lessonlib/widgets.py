@@ -43,10 +43,12 @@ from types import MappingProxyType
 
 import ipywidgets as widgets
 
+from . import variance
 from ._checks import (check_choice, check_int, check_names, check_number, check_records,
                       check_seed, check_str)
 from .criteria import DEFAULT_RULES, make_rule_filter
-from .judge import GUIDELINE, UNREADABLE_RULES, run_judge
+from .judge import GUIDELINE, UNREADABLE_RULES
+from .many import run_judge_many
 from .metrics import agreement, class_recall, measure
 from .panel import AGGREGATES, DIVERSE, JUDGE_NAMES, JUDGES, ON_UNREADABLE, Panel, judge_models
 from .panel_study import FREE_FORM_GUIDELINE, band, expected_changed, rates_many
@@ -69,6 +71,9 @@ PANE_PRE = ('<pre style="white-space: pre; overflow-x: auto; word-wrap: normal; 
             'box-shadow: none;">')
 """The text pane's <pre>: fixed size and no wrapping, also inside a reveal.js slide."""
 DEFAULT_TEMPERATURE = TEMPERATURE
+JUDGE_BAND_RUNS = 1000
+"""Judge runs (seeds ``seed`` .. ``seed + 999``) behind the judge explorer's 95% run band:
+the same 1,000 runs as notebook 06, so with the lesson's settings the band is 06's."""
 PANEL_BAND_SEEDS = 50
 """Panel seeds (the lesson's seed and the ones after it) behind the panel explorer's band.
 
@@ -154,24 +159,44 @@ def judge_settings(temperature=DEFAULT_TEMPERATURE, seed=SEED,
 
 def judge_text(records, temperature=DEFAULT_TEMPERATURE, seed=SEED,
                guideline="single label (lesson)", spurious=True, unreadable_as="clean"):
-    """Two judge runs (``seed`` and ``seed + 1``) with these settings, as the lesson prints them.
+    """Notebook 04's judge explorer: two judge runs (``seed``, ``seed + 1``) as the lesson
+    prints them, then the 95% run band over JUDGE_BAND_RUNS runs.
 
     Two lines naming the settings, then the comparison table (criteria
-    filter and both runs) and the two-run band from
+    filter and both runs) and the two-run difference from
     :func:`lessonlib.report.comparison_block` - with the defaults exactly the
-    lesson's block - and a last line with run 2's retries and unreadable
-    replies.
+    lesson's block - and a line with run 2's retries and unreadable replies.
+    Last, over the runs with seeds ``seed`` .. ``seed + JUDGE_BAND_RUNS - 1``
+    (the first two are the table's runs): the 95% run band of recall and false
+    block rate (:func:`lessonlib.variance.run_band`) and the expected changed
+    records (:func:`lessonlib.variance.expected_changed`).
     """
     records = check_records(records)
-    s = judge_settings(temperature, seed, guideline, spurious, unreadable_as)
-    runs = [run_judge(records, s["seed"] + i, s["temperature"], GUIDELINES[s["guideline"]],
-                      spurious=SPURIOUS if s["spurious"] else {},
-                      unreadable_as=s["unreadable_as"]) for i in (0, 1)]
+    return _judge_text(records, judge_settings(temperature, seed, guideline, spurious,
+                                               unreadable_as))
+
+
+def _judge_text(records, s):
+    """:func:`judge_text` for checked ``records`` and settings ``s`` (from judge_settings)."""
+    many = run_judge_many(records, range(s["seed"], s["seed"] + JUDGE_BAND_RUNS),
+                          s["temperature"], GUIDELINES[s["guideline"]],
+                          spurious=SPURIOUS if s["spurious"] else {},
+                          unreadable_as=s["unreadable_as"])
+    runs = [many.run(0), many.run(1)]          # exactly run_judge with seed and seed + 1
+    rates = many.measure()
+    bands = {k: variance.run_band(rates[k]) for k in ("recall", "false_block_rate")}
     head = (f"temperature {s['temperature']:.2f} , seeds {s['seed']} and {s['seed'] + 1} , "
             f"spurious cue {'on' if s['spurious'] else 'off'}\n"
             f"guideline {s['guideline']} , unreadable counted as {s['unreadable_as']}")
-    return (head + "\n\n" + comparison_block(records, *runs)
-            + "\nrun 2: " + retry_text(runs[1]))
+    return "\n".join([
+        head, "", comparison_block(records, *runs), "run 2: " + retry_text(runs[1]), "",
+        f"over {JUDGE_BAND_RUNS:,} runs (seeds {s['seed']} .. {s['seed'] + JUDGE_BAND_RUNS - 1}), "
+        f"same settings:",
+        f"  95% run band: recall {bands['recall'][0]:.4f} .. {bands['recall'][1]:.4f} , "
+        f"false block rate {bands['false_block_rate'][0]:.4f} .. "
+        f"{bands['false_block_rate'][1]:.4f}",
+        f"  expected changed records between two runs: "
+        f"{variance.expected_changed(many.harmful):.2f}"])
 
 
 def panel_settings(judges=DIVERSE, quorum=1, aggregate="median", min_agreement=0.5,
@@ -381,8 +406,9 @@ def criteria_explorer(records=None):
 def judge_explorer(records=None):
     """Notebook 04: temperature, seed, guideline, spurious cue and unreadable fallback.
 
-    Each change reruns the judge twice (``seed`` and ``seed + 1``) and redraws
-    the comparison table and the two-run band.
+    Each change reruns the judge (``seed``, ``seed + 1`` and the runs after
+    them, JUDGE_BAND_RUNS in all) and redraws the comparison table, the
+    two-run difference and the 95% run band (see :func:`judge_text`).
     """
     records = _records(records)
     low, high, step = TEMPERATURE_RANGE
@@ -404,7 +430,7 @@ def judge_explorer(records=None):
     }
 
     def render(**s):
-        return judge_text(records, **s)
+        return _judge_text(records, judge_settings(**s))
 
     def layout(c):
         return widgets.VBox([widgets.HBox([c["temperature"], c["seed"]]),

@@ -150,6 +150,45 @@ def test_spurious_off_matches_a_judge_without_the_cue(records):
     assert lessonlib.comparison_block(records, *runs) in judge_text(records, spurious=False)
 
 
+def test_free_form_table_is_run_judge_seed_by_seed(records):
+    # the explorer takes its two runs from the many-seed engine: they must be run_judge's
+    runs = [lessonlib.run_judge(records, 7 + i, 1.0, GUIDELINES[FREE], unreadable_as="harmful")
+            for i in (0, 1)]
+    text = judge_text(records, 1.0, 7, FREE, unreadable_as="harmful")
+    assert lessonlib.comparison_block(records, *runs) in text
+    assert "run 2: " + lessonlib.report.retry_text(runs[1]) in text
+
+
+def band_lines(text):
+    """The 95% run band of recall and FBR, and the expected changed records, as printed."""
+    band = re.search(r"95% run band: recall (\S+) \.\. (\S+) , false block rate (\S+) \.\. "
+                     r"(\S+)\n", text)
+    changed = re.search(r"expected changed records between two runs: (\S+)$", text)
+    return [float(x) for x in band.groups()], float(changed.group(1))
+
+
+def test_run_band_is_the_25th_and_975th_of_1000_runs_by_hand(records):
+    import numpy as np
+
+    text = judge_text(records)
+    assert "over 1,000 runs (seeds 20260218 .. 20261217)" in text
+    many = lessonlib.run_judge_many(records, range(lessonlib.SEED, lessonlib.SEED + 1000))
+    harmful = np.array([lessonlib.is_harmful(r) for r in records])
+    recall = np.sort((many.harmful & harmful).sum(axis=1)) / harmful.sum()
+    fbr = np.sort((many.harmful & ~harmful).sum(axis=1)) / (~harmful).sum()
+    band, changed = band_lines(text)
+    want = [recall[24], recall[974], fbr[24], fbr[974]]
+    assert band == [round(x, 4) for x in want]
+    # expected changed records: mean over pairs of runs of the records they decide apart
+    k = many.harmful.sum(axis=0)
+    assert changed == round(float((2 * k * (1000 - k)).sum() / (1000 * 999)), 2)
+
+
+def test_temperature_zero_has_a_zero_band(records):
+    band, changed = band_lines(judge_text(records, temperature=0.0))
+    assert band[0] == band[1] and band[2] == band[3] and changed == 0.0
+
+
 @pytest.mark.parametrize("kwargs, error, word", [
     ({"temperature": -0.1}, ValueError, "temperature"),
     ({"temperature": "hot"}, TypeError, "temperature"),
