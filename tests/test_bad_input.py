@@ -388,10 +388,6 @@ ROWS.update({
             lambda m: m.lowest_overlap_temperature(RECS, [1], top=-1), ValueError, "top",
             note="negative"),
     ],
-    "lessonlib.exercises.step07": [
-        *[Bad("changed_by_rule", lambda m, s=seeds: m.changed_by_rule(s), error, "seeds",
-              note=note) for seeds, error, note in BAD_SEEDS],
-    ],
 })
 
 
