@@ -9,7 +9,8 @@ import math
 import pytest
 
 import lessonlib as L
-from lessonlib.exercises import _common, step01, step02, step03, step04, step05, step06, step07
+from lessonlib.exercises import (_common, step01, step02, step03, step04, step05, step06, step07,
+                                 step08)
 from lessonlib.records import draw_record
 
 # The lesson's class table: records per harmful class (24 + 17 + 10 + 23 + 19 = 93).
@@ -375,12 +376,72 @@ def test_check_rule_ask_hints(capsys, answer):
     hints(capsys, step07.check_rule_ask(answer))
 
 
-def test_check_unreadable_rule(capsys):
-    changed = step07.changed_by_rule(range(L.SEED, L.SEED + 20))
-    assert min(changed, key=changed.get) == "abstain"
-    assert "200 panel seeds" in passes(capsys, step07.check_unreadable_rule("abstain"))
-    for wrong in ("clean", "harmful", "skip", None):
-        hints(capsys, step07.check_unreadable_rule(wrong))
+@pytest.mark.parametrize("check", [step07.check_rule_ask, step07.check_vetoed,
+                                   step08.check_moved_by_rule, step08.check_share_above_greedy])
+def test_a_placeholder_is_told_what_to_fill_in(capsys, check):
+    for placeholder in (None, ...):
+        assert "fill in" in hints(capsys, check(placeholder))
+
+
+def test_check_rule_ask_hint_points_at_the_prompt_not_the_words(capsys):
+    out = hints(capsys, step07.check_rule_ask(lambda prompt, seed: "temiz"))
+    assert "record 2" in out and not any(w in out for w in WORDS)
+
+
+def test_check_vetoed(capsys):
+    # worked here from the panel shares: with four judges, a record blocked at 0.5 and not
+    # at 1.0 has two or three of four judges flagging it
+    records = L.make_records()
+    run = L.Panel(L.judge_models("lesson", "plain", "wary", "greedy")).run(records, L.SEED)
+    flags = [sum(s >= 0.5 for s in js) for js in run.judge_scores.values()]
+    truth = flags.count(2) + flags.count(3)
+    assert "flags 26 records" in passes(capsys, step07.check_vetoed(truth))
+    assert truth == 26
+    for wrong in (truth - 1, truth + 1, 2.5, -1, "26"):
+        hints(capsys, step07.check_vetoed(wrong))
+
+
+def test_moved_by_rule_is_the_seed_by_seed_difference():
+    # the engine path against Panel.run seed by seed, on three seeds
+    seeds = range(L.SEED, L.SEED + 3)
+    records = L.make_records()
+    got = step08.moved_by_rule(seeds)
+    for rule in ("harmful", "clean", "abstain"):
+        counts = []
+        for seed in seeds:
+            a = L.Panel(L.judge_models(*L.DIVERSE), quorum=3).run(records, seed)
+            b = L.Panel(L.judge_models(*L.DIVERSE), quorum=3, on_unreadable=rule).run(
+                records, seed, step08.FREE_FORM_GUIDELINE)
+            counts.append(sum(a.decide(r) != b.decide(r) for r in records))
+        assert got[rule] == sum(counts) / len(counts)
+
+
+def test_check_moved_by_rule(capsys):
+    moved = step08.moved_by_rule()
+    assert min(moved, key=moved.get) == "abstain"
+    out = passes(capsys, step08.check_moved_by_rule(moved))
+    assert "over 200 panel seeds" in out and "'abstain' moves the fewest" in out
+    for wrong in ({**moved, "clean": moved["clean"] + 0.1}, {"abstain": 0.1}, "abstain",
+                  {**moved, "harmful": "0.65"}):
+        hints(capsys, step08.check_moved_by_rule(wrong))
+
+
+def test_share_above_greedy_counts_runs_with_higher_agreement():
+    seeds = range(L.SEED, L.SEED + 4)
+    records = L.make_records()
+    share, greedy = step08.share_above_greedy(seeds)
+    runs = [L.Panel(L.judge_models("lesson")).run(records, s) for s in seeds]
+    greedy_run = L.Panel(L.judge_models("greedy")).run(records, L.SEED)
+    assert greedy == L.agreement(records, greedy_run.decide)
+    assert share == sum(L.agreement(records, r.decide) > greedy for r in runs) / len(runs)
+
+
+def test_check_share_above_greedy(capsys):
+    share, greedy = step08.share_above_greedy()
+    assert 0 < share < 1
+    assert f"{greedy:.4f} on every seed" in passes(capsys, step08.check_share_above_greedy(share))
+    for wrong in (share + 0.01, 1 - share, share * 100, "0.5"):
+        hints(capsys, step08.check_share_above_greedy(wrong))
 
 
 def test_names_hint_reports_unknown_names_before_missing_ones():
