@@ -36,8 +36,8 @@ CAUSES = ("context overflow", "rate limit", "unreadable reply")
 """Why a first call had to be retried (the names ``JudgeRun.retry_causes`` uses)."""
 BARE = len(FREE_FORM)
 """Form number of a bare-label reply (the free forms are numbered first)."""
-CHUNK_CELLS = 1 << 18
-"""(seed, record) cells decided at once: each temporary array stays near 1 MiB."""
+CHUNK_CELLS = 1 << 19
+"""(seed, record) cells decided at once: each temporary array stays near 2 MiB."""
 RECORD_BLOCK = 1024
 """Records planned at once (prompts, tokens, hashes), so memory does not grow with the records."""
 LONG_PROMPT = 4096
@@ -86,11 +86,14 @@ def check_seeds(seeds, name="seeds"):
 # ---------------------------------------------------------------------------------------------
 
 def _seed_words(seeds):
-    """``low32(s ^ (s >> 16))`` for every seed ``s``, a uint32 array (see :func:`_states`)."""
-    if max(seeds) < 1 << 64:
+    """``low32(s ^ (s >> 16))`` for every seed ``s`` and for ``s + 1``: two uint32 arrays
+    (see :func:`_states`)."""
+    if max(seeds) < (1 << 64) - 1:
         s = np.array(seeds, dtype=np.uint64)
-        return ((s ^ (s >> np.uint64(16))) & np.uint64(M32)).astype(_U32)
-    return np.array([(s ^ (s >> 16)) & M32 for s in seeds], dtype=_U32)
+        return tuple(((x ^ (x >> np.uint64(16))) & np.uint64(M32)).astype(_U32)
+                     for x in (s, s + np.uint64(1)))
+    return tuple(np.array([(x ^ (x >> 16)) & M32 for x in (s + k for s in seeds)], dtype=_U32)
+                 for k in (0, 1))
 
 
 def _states(a, g, draws):
@@ -106,13 +109,14 @@ def _states(a, g, draws):
     if not draws:
         return []
     x = a[:, None] ^ g[None, :]
+    t = np.empty_like(x)
     x *= _MIX[0]
-    x ^= x >> _U32(13)
+    x ^= np.right_shift(x, _U32(13), out=t)
     x *= _MIX[1]
-    x ^= x >> _U32(16)
+    x ^= np.right_shift(x, _U32(16), out=t)
     out = []
-    for _ in range(draws):
-        x = x * _LCG[0]         # a new array: the earlier state stays in ``out``
+    for k in range(draws):
+        x = np.multiply(x, _LCG[0], out=None if k else x)   # a new array keeps the earlier one
         x += _LCG[1]
         out.append(x)
     return out
@@ -195,20 +199,24 @@ def _plans(records, model, guideline, max_output, block=RECORD_BLOCK):
     simulator's ``reply_text`` and the judge's ``read_label``; a reply that
     can be read names its own label (the only label word it contains).  The
     label weights depend only on the prompt's tokens that match a cue, in
-    order, so ``model.plan`` is asked once per distinct such sequence.
+    order, so ``model.plan`` is asked once per distinct such sequence.  A
+    guideline that ends in a space is tokenized once: no word (and no case
+    rule of ``lower``) runs across a space.
     """
     table = np.array([[read_label(reply_text(label, None if f == BARE else f, max_output)[0])
                        is not None for f in range(BARE + 1)] for label in LABELS])
     free_any, free_all = table[:, :BARE].any(axis=1), table[:, :BARE].all(axis=1)
     form_cuts = tuple(_U32(_threshold(t)) for t in accumulate(FREE_FORM_SHARE[:-1]))
     relevant = set(model.cues) | set(model.spurious)
+    shared = guideline if guideline[-1:].isspace() else ""
+    head = tokenize(shared)
     weights = {}
     for lo in range(0, len(records), block):
         part = records[lo:lo + block]
         prompts = [build_prompt(r, guideline) for r in part]
         size, single, labels = [], [], []
         for prompt in prompts:
-            tokens = tokenize(prompt)
+            tokens = head + tokenize(prompt[len(shared):])
             key = " ".join(t for t in tokens if t in relevant)
             if key not in weights:
                 plan = model.plan(key)
@@ -241,9 +249,9 @@ def _plans(records, model, guideline, max_output, block=RECORD_BLOCK):
 # The seed-dependent part
 # ---------------------------------------------------------------------------------------------
 
-def _replies(plan, a, cols):
+def _replies(plan, a, cols, out=None):
     """The replies drawn with seed words ``a`` (S,) for records ``cols``: (S, C) bool arrays
-    (label is 'zararli', reply can be read).
+    (label is 'zararli', reply can be read); the labels go to ``out`` when given.
 
     ``pick(u, weights)`` with ``u = state / 2**32`` chooses index 0 exactly when
     ``state < ceil(weights[0] * 2**32)`` (scaling by 2**32 is exact), so every
@@ -255,11 +263,13 @@ def _replies(plan, a, cols):
     free = varying & ~plan.single[cols]
     states = _states(a, plan.word[cols], (0 if plan.zero else 1) + bool(free.any()))
     shape = (len(a), len(cols))
+    harmful = np.empty(shape, dtype=bool) if out is None else out
     if plan.zero:
-        harmful = np.broadcast_to(plan.fixed[cols], shape)
+        harmful[:] = plan.fixed[cols]
     else:
-        harmful = states[0] >= plan.cut[cols]
-        harmful &= ~plan.never[cols]
+        np.greater_equal(states[0], plan.cut[cols], out=harmful)
+        if plan.never[cols].any():
+            harmful &= ~plan.never[cols]
     readable = np.broadcast_to(plan.readable[cols], shape)
     if not varying.any():
         return harmful, readable
@@ -285,13 +295,14 @@ def _refusals(phase, open_, every):
     ``phase`` is each record's first-call number modulo ``every`` if no call
     were refused.  A refused first call adds one call, so after ``k`` refusals
     the next one is the first open record with ``(phase + k) % every == 0``;
-    it is looked for a window of ``every`` records at a time.
+    it is looked for a window of records at a time (at least ``every`` wide,
+    wider when there are few schedules).
     """
     u, n = phase.shape
     hit = np.zeros((u, n), dtype=bool)
     shift = np.zeros(u, dtype=np.int64)
     pos = np.zeros(u, dtype=np.int64)
-    steps = np.arange(min(n, every))
+    steps = np.arange(min(n, max(every, 4096 // u)))
     rows = np.arange(u)
     while rows.size:
         at = np.minimum(pos[rows, None] + steps, n - 1)
@@ -306,22 +317,24 @@ def _refusals(phase, open_, every):
     return hit
 
 
-def _schedule(plan, failed, start):
+def _schedule(plan, readable, start):
     """The call counter's part, once per distinct schedule: (again, limited, late, which).
 
     Only the counter ties a record to the ones before it: every ``every``-th
     call is refused (the window is checked first), retries included.
-    ``failed`` (S, C) says the first call fails whatever the counter (over the
-    window, or a reply that cannot be read); ``start`` (S,) is each seed's
-    counter before the block.  Seeds with the same start and the same
-    ``failed`` row share one schedule: row ``which[i]`` of the (U, C) arrays
+    A first call fails whatever the counter when the prompt is over the window
+    or the reply (``readable``, (S, C)) cannot be read; ``start`` (S,) is each
+    seed's counter before the block.  Seeds with the same start and the same
+    failed first calls share one schedule: row ``which[i]`` of the (U, C) arrays
     ``again`` (asked twice), ``limited`` (first call refused) and ``late``
     (retry refused) belongs to seed i.
     """
-    key = np.concatenate([start.astype("<i8").view(np.uint8).reshape(len(start), 8),
-                          np.packbits(failed[:, plan.varying], axis=1)], axis=1)
+    key = start
+    if plan.varying.any():
+        key = np.concatenate([start.astype("<i8").view(np.uint8).reshape(len(start), 8),
+                              np.packbits(readable[:, plan.varying], axis=1)], axis=1)
     _, first_row, which = np.unique(key, axis=0, return_index=True, return_inverse=True)
-    failed, every = failed[first_row], plan.every
+    failed, every = plan.overflow | ~readable[first_row], plan.every
     calls = 1 + failed.astype(np.int64)
     first = start[first_row, None] + np.cumsum(calls, axis=1) - calls + 1
     hit = _refusals(first % every, ~failed, every)
@@ -332,23 +345,22 @@ def _schedule(plan, failed, start):
 
 
 def _block(plan, a1, a2, start, fallback, harmful_out, lost_out):
-    """Decide one block of seeds x records into ``harmful_out`` and ``lost_out`` (S, C).
+    """Decide one block of seeds x records into ``harmful_out`` and ``lost_out`` (S, C; the
+    second all False on entry).
 
     The first call uses the seed (words ``a1``), a retry the seed + 1 (``a2``);
     a record lost (refused or unreadable twice) is decided ``fallback``.
     Returns the block's counters, one row a seed: calls, retries, lost, input
     tokens, then per cause the count and the first record (C: none).
     """
-    harmful, readable = _replies(plan, a1, np.arange(plan.n))
-    again, limited, late, which = _schedule(plan, plan.overflow | ~readable, start)
-    harmful_out[:] = harmful
-    lost_out[:] = False
+    harmful, readable = _replies(plan, a1, np.arange(plan.n), out=harmful_out)
+    again, limited, late, which = _schedule(plan, readable, start)
     twice = np.flatnonzero(again.any(axis=0))
-    lost = (again & (late | plan.overflow))[which][:, twice]
+    lost = (again & (late | plan.overflow))[:, twice][which]
     asked = np.flatnonzero(~plan.overflow[twice])
     if asked.size:
         harmful2, readable2 = _replies(plan, a2, twice[asked])
-        retried = again[which][:, twice[asked]]
+        retried = again[:, twice[asked]][which]
         harmful_out[:, twice[asked]] = np.where(retried, harmful2, harmful[:, twice[asked]])
         lost[:, asked] |= retried & ~readable2
     lost_out[:, twice] = lost
@@ -371,9 +383,9 @@ def _run(plans, record_nos, seeds, start, unreadable_as, chunk=None):
     ``start`` (S,) int64 is each seed's call counter before its first call.
     """
     total, n = len(seeds), len(record_nos)
-    a1, a2 = _seed_words(seeds), _seed_words([s + 1 for s in seeds])
+    a1, a2 = _seed_words(seeds)
     harmful = np.empty((total, n), dtype=bool)
-    unreadable = np.empty((total, n), dtype=bool)
+    unreadable = np.zeros((total, n), dtype=bool)
     actual = np.empty(n, dtype=bool)
     counter = np.array(start, dtype=np.int64)
     sums = np.zeros((4 + len(CAUSES), total), dtype=np.int64)  # calls, retries, lost, tokens,

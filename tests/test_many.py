@@ -139,7 +139,9 @@ def test_mix32_splits_into_a_seed_word_and_a_record_word():
             right = ((seed ^ (seed >> 16)) & 0xFFFFFFFF) ^ (h ^ (h >> 16))
             assert left == right
     seeds = (0, 1, 2**32, 2**64 - 2, 2**64 - 1, 2**64, 3**50)
-    assert many._seed_words(seeds).tolist() == [(s ^ (s >> 16)) & 0xFFFFFFFF for s in seeds]
+    words, words_next = many._seed_words(seeds)
+    assert words.tolist() == [(s ^ (s >> 16)) & 0xFFFFFFFF for s in seeds]
+    assert words_next.tolist() == [((s + 1) ^ ((s + 1) >> 16)) & 0xFFFFFFFF for s in seeds]
 
 
 def test_states_follow_the_lessons_generator():
@@ -153,7 +155,7 @@ def test_states_follow_the_lessons_generator():
         return x
 
     seeds, traces = (7, 2**33 + 9, L.SEED), (0, 123456789, 2**32 - 1)
-    a = many._seed_words(seeds)
+    a = many._seed_words(seeds)[0]
     g = np.array([h ^ (h >> 16) for h in traces], dtype=np.uint32)
     first, second = many._states(a, g, 2)
     for j, h in enumerate(traces):
