@@ -81,9 +81,6 @@ def check_seeds(seeds, name="seeds"):
     return out
 
 
-# ---------------------------------------------------------------------------------------------
-# The generator on arrays
-# ---------------------------------------------------------------------------------------------
 
 def _seed_words(seeds):
     """``low32(s ^ (s >> 16))`` for every seed ``s`` and for ``s + 1``: two uint32 arrays
@@ -163,9 +160,6 @@ def _traces(prompts, prefix):
     return out
 
 
-# ---------------------------------------------------------------------------------------------
-# The seed-independent part
-# ---------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class _Plan:
@@ -245,9 +239,6 @@ def _plans(records, model, guideline, max_output, block=RECORD_BLOCK):
                     every=model.rate_limit_every)
 
 
-# ---------------------------------------------------------------------------------------------
-# The seed-dependent part
-# ---------------------------------------------------------------------------------------------
 
 def _replies(plan, a, cols, out=None):
     """The replies drawn with seed words ``a`` (S,) for records ``cols``: (S, C) bool arrays
@@ -412,9 +403,6 @@ def _run(plans, record_nos, seeds, start, unreadable_as, chunk=None):
                     unreadable_as)
 
 
-# ---------------------------------------------------------------------------------------------
-# The result
-# ---------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True, eq=False)
 class ManyRuns:
@@ -463,16 +451,18 @@ class ManyRuns:
 
     def measure(self):
         """Per seed: tp, fp, fn, tn, precision, recall, false_block_rate (rounded as ``measure``)."""
-        return measure_many(self.harmful, self.actual)
+        counts = dict(zip(COUNTS, self.confusion()))
+        tp, fp, fn, tn = (counts[name] for name in COUNTS)
+        counts.update(precision=rounded_ratio(tp, tp + fp), recall=rounded_ratio(tp, tp + fn),
+                      false_block_rate=rounded_ratio(fp, fp + tn))
+        return counts
 
     def agreement(self):
         """Per seed: share of records whose decision matches the human label (as ``agreement``)."""
-        return agreement_many(self.harmful, self.actual)
+        tp, fp, fn, tn = self.confusion()
+        return (tp + tn) / len(self.actual)
 
 
-# ---------------------------------------------------------------------------------------------
-# Metrics for every row of a decision matrix
-# ---------------------------------------------------------------------------------------------
 
 def check_decisions(harmful, name="harmful", *, ndim=2, min_rows=0):
     """A matrix of yes/no decisions (bool, or integers 0 and 1) as a bool array.
@@ -511,44 +501,14 @@ def confusion_many(harmful, actual):
 def rounded_ratio(num, den, places=4):
     """``round(num / den, places)`` elementwise with Python's rounding; 0.0 where den == 0.
 
-    Python rounds the exact binary value of the quotient and ``np.round`` does
-    not always agree, so each distinct (num, den) pair is rounded by Python once.
+    ``np.round`` does not always agree with Python's ``round``, so each distinct
+    (num, den) pair is rounded by Python once.
     """
-    num, den = np.asarray(num, dtype=np.int64), np.asarray(den, dtype=np.int64)
     pairs, inverse = np.unique(np.stack([num, den]), axis=1, return_inverse=True)
     values = np.array([round(int(a) / int(b), places) if b else 0.0 for a, b in pairs.T],
                       dtype=float)
     return values[inverse.reshape(num.shape)]
 
-
-def measure_many(harmful, actual):
-    """``measure`` for every row of a decision matrix: a dict of arrays, one entry a run."""
-    counts = dict(zip(COUNTS, confusion_many(harmful, actual)))
-    tp, fp, fn, tn = (counts[name] for name in COUNTS)
-    counts.update(precision=rounded_ratio(tp, tp + fp), recall=rounded_ratio(tp, tp + fn),
-                  false_block_rate=rounded_ratio(fp, fp + tn))
-    return counts
-
-
-def agreement_many(harmful, actual):
-    """``agreement`` for every row of a decision matrix (not rounded)."""
-    tp, fp, fn, tn = confusion_many(harmful, actual)
-    return (tp + tn) / len(np.asarray(actual))
-
-
-# ---------------------------------------------------------------------------------------------
-# Entry points
-# ---------------------------------------------------------------------------------------------
-
-def _many(records, seeds, model, guideline, max_output, unreadable_as, chunk):
-    records = check_records(records)
-    seeds = check_seeds(seeds)
-    check_str("guideline", guideline)
-    check_choice("unreadable_as", unreadable_as, UNREADABLE_RULES)
-    if chunk is not None:
-        check_int("chunk", chunk, minimum=1)
-    return _run(_plans(records, model, guideline, max_output), tuple(r.no for r in records),
-                seeds, np.zeros(len(seeds), dtype=np.int64), unreadable_as, chunk)
 
 
 def run_judge_many(records, seeds, temperature=TEMPERATURE, guideline=GUIDELINE, cues=CUE_TABLE,
@@ -557,35 +517,41 @@ def run_judge_many(records, seeds, temperature=TEMPERATURE, guideline=GUIDELINE,
     """``run_judge(records, seed, ...)`` for every seed in ``seeds``, as one :class:`ManyRuns`.
 
     Defined in notebook 06.  Same arguments as :func:`~lessonlib.judge.run_judge`
-    except ``seeds`` (a non-empty sequence of integers >= 0, or a numpy integer
-    array) and ``chunk`` (seeds decided at once; the default keeps each block
-    near ``CHUNK_CELLS`` cells).
+    except ``seeds`` (a non-empty collection of integers >= 0, e.g. a range or a
+    numpy array) and ``chunk`` (seeds decided at once; by default a block holds
+    about ``CHUNK_CELLS`` cells).
     """
     check_int("max_output", max_output, minimum=1)
     model = SimulatedModel(temperature, cues, spurious, max_output=max_output)
-    return _many(records, seeds, model, guideline, max_output, unreadable_as, chunk)
+    return run_model_many(records, seeds, model, guideline, unreadable_as=unreadable_as,
+                          chunk=chunk)
 
 
 def run_model_many(records, seeds, model, guideline=GUIDELINE, max_output=None, *,
                    unreadable_as="clean", chunk=None):
-    """``model`` judging ``records`` once per seed, as ``run_judge`` would with that model.
-
-    ``model`` is a :class:`~lessonlib.simulator.SimulatedModel`: its temperature,
-    cues, prior, window, output cap (unless ``max_output`` is given) and rate
-    limit are used; its own call counter is left alone (each run starts at 0).
+    """``model`` (a :class:`~lessonlib.simulator.SimulatedModel`) judging ``records`` once per
+    seed, as ``run_judge`` does with its own model: every setting of ``model`` is used
+    (``max_output`` replaces its output cap when given); its call counter is left alone.
     """
+    records = check_records(records)
+    seeds = check_seeds(seeds)
     if not isinstance(model, SimulatedModel):
         raise TypeError(f"model must be a SimulatedModel, got {type(model).__name__}")
+    check_str("guideline", guideline)
     cap = model.max_output if max_output is None else check_int("max_output", max_output,
                                                                 minimum=1)
-    return _many(records, seeds, model, guideline, cap, unreadable_as, chunk)
+    check_choice("unreadable_as", unreadable_as, UNREADABLE_RULES)
+    if chunk is not None:
+        check_int("chunk", chunk, minimum=1)
+    return _run(_plans(records, model, guideline, cap), tuple(r.no for r in records), seeds,
+                np.zeros(len(seeds), dtype=np.int64), unreadable_as, chunk)
 
 
 def model_passes(records, model, guideline):
     """For the panel: ``passes(seeds, calls_before) -> ManyRuns``, the model's plan made once.
 
     Internal: ``records`` a tuple of records, ``seeds`` a tuple of ints >= 0,
-    ``calls_before`` an (S,) int64 array, the counter before each seed's first
+    ``calls_before`` an (S,) int64 array, each seed's counter before its first
     call (a judge's clock runs on across its samples).
     """
     plans = list(_plans(records, model, guideline, model.max_output))

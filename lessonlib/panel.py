@@ -257,9 +257,10 @@ class Panel:
         check_seed(seed)
         check_str("guideline", guideline)
         prompts = [build_prompt(r, guideline) for r in records]
-        shape = (len(self._asks), 1, len(records))
-        votes, harmful = np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int64)
-        counts = np.zeros((4, len(self._asks)), dtype=np.int64)  # calls, retries, lost, tokens
+        n_judges, rule = len(self._asks), self._on_unreadable
+        votes = [[0] * len(records) for _ in range(n_judges)]
+        harmful = [[0] * len(records) for _ in range(n_judges)]
+        counts = [[0] * n_judges for _ in range(4)]      # calls, retries, lost, input tokens
         for j, (ask, slots) in enumerate(zip(self._asks, self.seeds(seed))):
             reset = getattr(ask, "reset", None)
             if callable(reset):
@@ -268,14 +269,16 @@ class Panel:
             for s in slots:
                 for i, prompt in enumerate(prompts):
                     answer = ask_for_label(guarded[i], prompt, s)
-                    counts[:, j] += (answer.calls, answer.retried, answer.label is None,
-                                     answer.input_tokens)
-                    if answer.label is not None or self._on_unreadable != "abstain":
-                        votes[j, 0, i] += 1
-                        harmful[j, 0, i] += (answer.label == HARMFUL if answer.label else
-                                             self._on_unreadable == "harmful")
-        judge, verdict, score = _combine(votes, harmful, self._aggregate, self._min_agreement)
-        return _panel_run(records, seed, judge[:, 0], verdict[0], score[0], counts)
+                    for row, value in zip(counts, (answer.calls, answer.retried,
+                                                   answer.label is None, answer.input_tokens)):
+                        row[j] += value
+                    if answer.label is not None or rule != "abstain":
+                        votes[j][i] += 1
+                        harmful[j][i] += (answer.label == HARMFUL if answer.label else
+                                          rule == "harmful")
+        judge, verdict, score = _combine(np.array(votes)[:, None], np.array(harmful)[:, None],
+                                         self._aggregate, self._min_agreement)
+        return _panel_run(records, seed, judge[:, 0], verdict[0], score[0], np.array(counts))
 
     def run_many(self, records, seeds, guideline=GUIDELINE):
         """``run(records, seed, guideline)`` for every seed, as one :class:`PanelMany`.
