@@ -480,7 +480,8 @@ def check_decisions(harmful, name="harmful", *, ndim=2, min_rows=0):
         raise TypeError(f"{name} must hold bool decisions (or 0 and 1), got dtype {raw.dtype}")
     if raw.ndim != ndim or raw.shape[-1] == 0 or (ndim == 2 and raw.shape[0] < min_rows):
         shape = "(runs, records)" if ndim == 2 else "(records,)"
-        least = f"at least {min_rows} run(s) and " if ndim == 2 and min_rows else ""
+        runs = {1: "one run", 2: "two runs"}.get(min_rows, f"{min_rows} runs")
+        least = f"at least {runs} and " if ndim == 2 and min_rows else ""
         raise ValueError(f"{name} must be {shape} with {least}at least one record, got shape "
                          f"{raw.shape}")
     return raw.astype(bool, copy=False)

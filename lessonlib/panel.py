@@ -10,14 +10,13 @@ small wrapper around a real model client.  :class:`Panel` states the rules.
 from __future__ import annotations
 
 import math
-import operator
 import threading
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import (check_choice, check_count, check_int, check_record, check_records,
-                      check_seed, check_str)
+from ._checks import (check_choice, check_count, check_int, check_number, check_record,
+                      check_records, check_seed, check_str)
 from .judge import CLEAN, GUIDELINE, HARMFUL, ask_for_label, build_prompt
 from .many import check_seeds, model_passes
 from .records import SEED
@@ -122,6 +121,13 @@ def _read_min_agreement(value):
     return float(value)
 
 
+def _outcome(ask, prompt, seed):
+    try:
+        return ask(prompt, seed)
+    except BaseException as exc:        # handed over to the caller's thread
+        return exc
+
+
 def _judge_name(j, ask):
     name = getattr(ask, "name", None)
     name = name if isinstance(name, str) else getattr(ask, "__name__", type(ask).__name__)
@@ -182,13 +188,8 @@ class Panel:
         self._min_agreement = _read_min_agreement(min_agreement)
         self._on_unreadable = check_choice("on_unreadable", on_unreadable, ON_UNREADABLE)
         self._on_error = check_choice("on_error", on_error, ON_ERROR)
-        if timeout is not None:
-            if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
-                raise TypeError(f"timeout must be None or a number of seconds, got "
-                                f"{type(timeout).__name__} {timeout!r}")
-            if not 0 < timeout < math.inf:
-                raise ValueError(f"timeout must be a number of seconds > 0, got {timeout!r}")
-        self._timeout = timeout
+        self._timeout = None if timeout is None else check_number("timeout", timeout,
+                                                                 minimum=0.001)
 
     asks = property(lambda self: self._asks)
     quorum = property(lambda self: self._quorum)
@@ -223,32 +224,24 @@ class Panel:
                     return AskReply("", 0, "error")
                 raise JudgeError(f"{where}: {type(exc).__name__}: {exc}", j, record_no) from exc
             tokens = getattr(reply, "input_tokens", None)
-            if tokens is None:
-                return reply
-            if isinstance(tokens, bool) or not hasattr(tokens, "__index__"):
-                raise TypeError(f"input_tokens must be a whole number >= 0 (or None), got "
-                                f"{type(tokens).__name__} {tokens!r} from {where}")
-            if operator.index(tokens) < 0:
-                raise ValueError(f"input_tokens must be a whole number >= 0, got {tokens!r} "
-                                 f"from {where}")
+            try:
+                tokens is None or check_count("input_tokens", tokens, minimum=0)
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"{exc} (from {where})") from None
             return reply
         return call
 
     def _wait(self, ask, prompt, seed):
+        """``ask(prompt, seed)`` in a daemon thread, given up after ``timeout`` seconds."""
         out = {}
-
-        def work():
-            try:
-                out["reply"] = ask(prompt, seed)
-            except BaseException as exc:       # handed to the caller's thread
-                out["error"] = exc
-        thread = threading.Thread(target=work, daemon=True)
+        thread = threading.Thread(target=lambda: out.update(reply=_outcome(ask, prompt, seed)),
+                                  daemon=True)
         thread.start()
         thread.join(self._timeout)
         if thread.is_alive():
             raise TimeoutError(f"no answer within {self._timeout} s")
-        if "error" in out:
-            raise out["error"]
+        if isinstance(out["reply"], BaseException):
+            raise out["reply"]
         return out["reply"]
 
     def run(self, records, seed=SEED, guideline=GUIDELINE):

@@ -179,7 +179,8 @@ def test_an_ask_returning_the_wrong_type_is_a_type_error(records):
                                            (-3, ValueError), (2.0, TypeError),
                                            (True, TypeError)])
 def test_an_ask_reply_with_bad_input_tokens_is_named(records, tokens, error):
-    with pytest.raises(error, match=r"input_tokens .* from judge 0 \(<lambda>\) on record 1"):
+    where = r"\(from judge 0 \(<lambda>\) on record 1\)"
+    with pytest.raises(error, match="input_tokens .* " + where):
         Panel([lambda prompt, seed: AskReply(H, tokens)]).run(records)
 
 
