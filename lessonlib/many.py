@@ -450,7 +450,7 @@ class ManyRuns:
         return confusion_many(self.harmful, self.actual)
 
     def measure(self):
-        """Per seed: tp, fp, fn, tn, precision, recall, false_block_rate (rounded as ``measure``)."""
+        """Per seed what ``measure`` gives: tp, fp, fn, tn and the three rates, rounded alike."""
         counts = dict(zip(COUNTS, self.confusion()))
         tp, fp, fn, tn = (counts[name] for name in COUNTS)
         counts.update(precision=rounded_ratio(tp, tp + fp), recall=rounded_ratio(tp, tp + fn),

@@ -394,23 +394,30 @@ def test_bad_seeds(seeds, error):
     ({"unreadable_as": "skip"}, ValueError, "unreadable_as"),
     ({"chunk": 0}, ValueError, "chunk"),
     ({"chunk": 1.5}, TypeError, "chunk"),
+    ({"records": []}, ValueError, "records"),
+    ({"records": [1, 2]}, TypeError, "records"),
+    ({"records": "abc"}, TypeError, "records"),
 ])
 def test_bad_arguments(kwargs, error, name):
     with pytest.raises(error, match=name):
-        L.run_judge_many(RECORDS[:3], [1], **kwargs)
+        L.run_judge_many(**{"records": RECORDS[:3], "seeds": [1], **kwargs})
 
 
-def test_bad_records_and_model():
-    with pytest.raises(ValueError, match="records"):
-        L.run_judge_many([], [1])
-    with pytest.raises(TypeError, match="records"):
-        L.run_judge_many([1, 2], [1])
-    with pytest.raises(TypeError, match="model"):
-        many.run_model_many(RECORDS[:3], [1], "simulated")
-    with pytest.raises(ValueError, match="max_output"):
-        many.run_model_many(RECORDS[:3], [1], L.SimulatedModel(), max_output=0)
-    with pytest.raises(ValueError, match="unreadable_as"):
-        many.run_model_many(RECORDS[:3], [1], L.SimulatedModel(), unreadable_as="abstain")
+@pytest.mark.parametrize("kwargs, error, name", [
+    ({"records": []}, ValueError, "records"),
+    ({"records": [1, 2]}, TypeError, "records"),
+    ({"seeds": []}, ValueError, "seeds"),
+    ({"model": "simulated"}, TypeError, "model must be a SimulatedModel"),
+    ({"model": lambda prompt, seed: "temiz"}, TypeError, "model"),
+    ({"guideline": None}, TypeError, "guideline"),
+    ({"max_output": 0}, ValueError, "max_output"),
+    ({"unreadable_as": "abstain"}, ValueError, "unreadable_as must be one of 'clean', 'harmful'"),
+    ({"chunk": -1}, ValueError, "chunk"),
+])
+def test_bad_run_model_many_arguments(kwargs, error, name):
+    args = {"records": RECORDS[:3], "seeds": [1], "model": L.SimulatedModel(), **kwargs}
+    with pytest.raises(error, match=name):
+        many.run_model_many(**args)
 
 
 # ---------------------------------------------------------------------------------------------
