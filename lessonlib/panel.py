@@ -13,12 +13,9 @@ import math
 import threading
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from ._checks import (check_choice, check_count, check_int, check_number, check_record,
                       check_records, check_seed, check_str)
 from .judge import CLEAN, GUIDELINE, HARMFUL, ask_for_label, build_prompt
-from .many import check_seeds, model_passes
 from .records import SEED
 from .simulator import CUE_TABLE, PRIOR, SPURIOUS, TEMPERATURE, SimulatedModel
 
@@ -90,6 +87,8 @@ def _combine(votes, harmful, aggregate, min_agreement):
     then ones, and the median averages positions ``(votes - 1) // 2`` and
     ``votes // 2``.
     """
+    import numpy as np        # here, not at the top: the lesson's core path loads no numpy
+
     zeros = votes - harmful
     middle = ((votes - 1) // 2 >= zeros).astype(float) + (votes // 2 >= zeros)
     judge = np.where(votes > 0, middle / 2, np.nan)
@@ -269,9 +268,11 @@ class Panel:
                         votes[j][i] += 1
                         harmful[j][i] += (answer.label == HARMFUL if answer.label else
                                           rule == "harmful")
+        import numpy as np
+
         judge, verdict, score = _combine(np.array(votes)[:, None], np.array(harmful)[:, None],
                                          self._aggregate, self._min_agreement)
-        return _panel_run(records, seed, judge[:, 0], verdict[0], score[0], np.array(counts))
+        return _panel_run(records, seed, judge[:, 0], verdict[0], score[0], counts)
 
     def run_many(self, records, seeds, guideline=GUIDELINE):
         """``run(records, seed, guideline)`` for every seed, as one :class:`PanelMany`.
@@ -280,6 +281,10 @@ class Panel:
         judge's samples run on the many-seed engine of notebook 06 (for other
         asks, call :meth:`run` seed by seed).
         """
+        import numpy as np
+
+        from .many import check_seeds, model_passes
+
         records = check_records(records)
         seeds = check_seeds(seeds)
         check_str("guideline", guideline)
@@ -330,17 +335,17 @@ class PanelMany:
 
     seeds: tuple
     records: tuple = field(repr=False)
-    harmful: np.ndarray = field(repr=False)
-    scores: np.ndarray = field(repr=False)
-    judge_scores: np.ndarray = field(repr=False)
-    calls: np.ndarray = field(repr=False)
-    retries: np.ndarray = field(repr=False)
-    unreadable: np.ndarray = field(repr=False)
-    input_tokens: np.ndarray = field(repr=False)
-    judge_calls: np.ndarray = field(repr=False)
-    judge_retries: np.ndarray = field(repr=False)
-    judge_unreadable: np.ndarray = field(repr=False)
-    judge_input_tokens: np.ndarray = field(repr=False)
+    harmful: object = field(repr=False)     # numpy arrays
+    scores: object = field(repr=False)
+    judge_scores: object = field(repr=False)
+    calls: object = field(repr=False)
+    retries: object = field(repr=False)
+    unreadable: object = field(repr=False)
+    input_tokens: object = field(repr=False)
+    judge_calls: object = field(repr=False)
+    judge_retries: object = field(repr=False)
+    judge_unreadable: object = field(repr=False)
+    judge_input_tokens: object = field(repr=False)
 
     def __len__(self):
         return len(self.seeds)
@@ -355,8 +360,8 @@ class PanelMany:
         if not -len(self.seeds) <= i < len(self.seeds):
             raise ValueError(f"i must be a run index in [-{len(self.seeds)}, "
                              f"{len(self.seeds)}), got {i}")
-        counts = np.stack([self.judge_calls, self.judge_retries, self.judge_unreadable,
-                           self.judge_input_tokens])[:, :, i]
+        counts = [a[:, i] for a in (self.judge_calls, self.judge_retries,
+                                    self.judge_unreadable, self.judge_input_tokens)]
         return _panel_run(self.records, self.seeds[i], self.judge_scores[:, i],
                           self.harmful[i], self.scores[i], counts)
 
