@@ -2,17 +2,17 @@
 
 The judges here are fake asks: deterministic callables that answer from a
 script (record number, seed) -> reply and log every call.  Expectations are
-worked out by hand from the rules in the module docstring.
+worked out by hand from the rules in the Panel docstring (notebook 07).
 """
 
 import math
 import re
 import threading
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-import numpy as np
 
 import lessonlib as L
 from lessonlib.panel import (DIVERSE, JUDGE_NAMES, JUDGES, MAX_SAMPLES, SLOT_STRIDE, AskReply,
