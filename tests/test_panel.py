@@ -245,8 +245,8 @@ def test_a_judge_that_does_not_answer_in_time(records):
     stuck.name = "stuck"
     try:
         with pytest.raises(JudgeError, match=r"judge 0 \(stuck\) on record 2: TimeoutError"):
-            Panel([stuck], timeout=0.05).run(records)
-        run = Panel([stuck], timeout=0.05, on_error="unreadable",
+            Panel([stuck], timeout=0.5).run(records)
+        run = Panel([stuck], timeout=0.5, on_error="unreadable",
                     on_unreadable="clean").run(records)
         assert (run.calls, run.unreadable, run.labels[2], run.labels[3]) == (5, 1, C, H)
     finally:
