@@ -29,11 +29,6 @@ def check_seed(value, name="seed"):
     return check_int(name, value, minimum=0)
 
 
-def check_count(name, value, *, minimum=None):
-    """Same as :func:`check_int` (kept for the callers that count)."""
-    return check_int(name, value, minimum=minimum)
-
-
 def check_number(name, value, *, minimum=None):
     """Return ``value`` as a float if it is a finite real number >= ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -131,18 +126,3 @@ def check_vector(name, values, kinds="iuf", what="numbers"):
     if values.dtype.kind not in kinds:
         raise TypeError(f"{name} must hold {what}, got dtype {values.dtype}")
     return values
-
-
-# Until the merge: many, panel, panel_study, variance, figures and widgets import these two.
-# Once they call check_items(name, records, Record) / check_instance(name, record, Record)
-# instead, delete both: then _checks imports nothing of lessonlib (no cycle with records).
-def check_records(records, name="records"):
-    from .records import Record
-
-    return check_items(name, records, Record)
-
-
-def check_record(record, name="record"):
-    from .records import Record
-
-    return check_instance(name, record, Record)

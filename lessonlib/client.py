@@ -34,10 +34,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ._checks import check_int, check_number, check_records, check_seed, check_str
+from ._checks import check_int, check_number, check_seed, check_str
+from .records import SEED, check_records
 from .judge import GUIDELINE, LABELS, build_prompt
 from .panel import JUDGES, AskReply
-from .records import SEED
 from .simulator import CUE_TABLE, MAX_OUTPUT, TEMPERATURE, SimulatedModel, tokenize
 
 HOST = "127.0.0.1"

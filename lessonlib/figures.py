@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ._checks import check_records, check_str
+from ._checks import check_str
+from .records import CLASSES, check_records
 from .metrics import class_recall, confusion
-from .records import CLASSES
 
 
 def _check_decisions(decisions):

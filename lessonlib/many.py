@@ -24,10 +24,10 @@ from itertools import accumulate
 
 import numpy as np
 
-from ._checks import check_choice, check_count, check_int, check_records, check_str
+from ._checks import check_choice, check_int, check_str
+from .records import M32, check_records, is_harmful, trace_id
 from .judge import CLEAN, GUIDELINE, HARMFUL, UNREADABLE_RULES, JudgeRun, build_prompt, read_label
 from .metrics import COUNTS
-from .records import M32, is_harmful, trace_id
 from .simulator import (CUE_TABLE, FREE_FORM, FREE_FORM_SHARE, LABELS, MAX_OUTPUT,
                         SINGLE_LABEL_WORD, SPURIOUS, TEMPERATURE, SimulatedModel, reply_text,
                         tokenize)
@@ -433,7 +433,7 @@ class ManyRuns:
 
     def run(self, i):
         """The :class:`JudgeRun` of seed number ``i`` (same labels and counters as run_judge)."""
-        i = check_count("i", i)
+        i = check_int("i", i)
         if not -len(self.seeds) <= i < len(self.seeds):
             raise ValueError(f"i must be a run index in [-{len(self.seeds)}, {len(self.seeds)}),"
                              f" got {i}")

@@ -13,10 +13,9 @@ import math
 import threading
 from dataclasses import dataclass, field
 
-from ._checks import (check_choice, check_count, check_int, check_number, check_record,
-                      check_records, check_seed, check_str)
+from ._checks import check_choice, check_int, check_number, check_seed, check_str
+from .records import SEED, check_record, check_records
 from .judge import CLEAN, GUIDELINE, HARMFUL, ask_for_label, build_prompt
-from .records import SEED
 from .simulator import CUE_TABLE, PRIOR, SPURIOUS, TEMPERATURE, SimulatedModel
 
 AGGREGATES = ("median", "mean", "min")
@@ -224,7 +223,7 @@ class Panel:
                 raise JudgeError(f"{where}: {type(exc).__name__}: {exc}", j, record_no) from exc
             tokens = getattr(reply, "input_tokens", None)
             try:
-                tokens is None or check_count("input_tokens", tokens, minimum=0)
+                tokens is None or check_int("input_tokens", tokens, minimum=0)
             except (TypeError, ValueError) as exc:
                 raise type(exc)(f"{exc} (from {where})") from None
             return reply
@@ -356,7 +355,7 @@ class PanelMany:
 
     def run(self, i):
         """The :class:`PanelRun` that ``Panel.run`` returns for ``seeds[i]``."""
-        i = check_count("i", i)
+        i = check_int("i", i)
         if not -len(self.seeds) <= i < len(self.seeds):
             raise ValueError(f"i must be a run index in [-{len(self.seeds)}, "
                              f"{len(self.seeds)}), got {i}")

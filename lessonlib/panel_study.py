@@ -22,12 +22,11 @@ import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from ._checks import (check_choice, check_int, check_names, check_number, check_records,
-                      check_seed, check_str)
+from ._checks import check_choice, check_int, check_names, check_number, check_seed, check_str
+from .records import SEED, check_records, is_harmful
 from .judge import GUIDELINE
 from .metrics import agreement, measure
 from .panel import AGGREGATES, DIVERSE, JUDGE_NAMES, ON_UNREADABLE, Panel, judge_models
-from .records import SEED, is_harmful
 from .variance import expected_changed, run_band
 
 FREE_FORM_GUIDELINE = ("Su kaydin ozniteliklerine bak ve etiket yaz : temiz ya da zararli . "

@@ -37,11 +37,10 @@ import numbers
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from ._checks import (check_callable, check_choice, check_number, check_record, check_records,
-                      check_seed, check_str)
+from ._checks import check_callable, check_choice, check_number, check_seed, check_str
+from .records import CLASSES, SEED, check_record, check_records, generator, is_harmful, trace_id
 from ._frozen import ReadOnlyDict
 from .metrics import share
-from .records import CLASSES, SEED, generator, is_harmful, trace_id
 
 LEVELS = ("nominal", "ordinal", "interval")
 CLEAN, HARMFUL = "clean", "harmful"

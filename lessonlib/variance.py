@@ -26,13 +26,13 @@ import math
 
 import numpy as np
 
-from ._checks import check_count, check_number, check_records, check_vector
+from ._checks import check_int, check_number, check_vector
+from .records import CLASSES, check_records, is_harmful
 from ._frozen import ReadOnlyDict
 from .criteria import rule_filter
 from .judge import JudgeRun
 from .many import ManyRuns, check_decisions, check_seeds, run_judge_many
 from .metrics import agreement, measure, steps
-from .records import CLASSES, is_harmful
 from .simulator import TEMPERATURE
 
 RATE_NAMES = ("precision", "recall", "false_block_rate")
@@ -93,7 +93,7 @@ def _marks(marks, runs, least=0):
     if isinstance(marks, (str, bytes)) or not hasattr(marks, "__iter__"):
         raise TypeError(f"marks must be a tuple of run indices, got {type(marks).__name__} "
                         f"{marks!r}")
-    marks = tuple(check_count("marks", i) for i in marks)
+    marks = tuple(check_int("marks", i) for i in marks)
     if len(marks) < least:
         raise ValueError(f"marks must hold at least {least} run indices, got {marks!r}")
     for i in marks:

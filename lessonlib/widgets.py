@@ -45,15 +45,14 @@ from types import MappingProxyType
 import ipywidgets as widgets
 
 from . import variance
-from ._checks import (check_choice, check_int, check_names, check_number, check_records,
-                      check_seed, check_str)
+from ._checks import check_choice, check_int, check_names, check_number, check_seed, check_str
+from .records import FEATURES, SEED, check_records, is_harmful, make_records
 from .criteria import DEFAULT_RULES, make_rule_filter
 from .judge import GUIDELINE, UNREADABLE_RULES
 from .many import run_judge_many
 from .metrics import agreement, class_recall, measure
 from .panel import AGGREGATES, DIVERSE, JUDGE_NAMES, JUDGES, ON_UNREADABLE, Panel, judge_models
 from .panel_study import FREE_FORM_GUIDELINE, rates_many
-from .records import FEATURES, SEED, is_harmful, make_records
 from .report import class_table, comparison_block, retry_text
 from .simulator import SPURIOUS, TEMPERATURE
 from .variance import expected_changed, run_band
@@ -72,7 +71,6 @@ PANE_PRE = ('<pre style="white-space: pre; overflow-x: auto; word-wrap: normal; 
             'font-size: 12px; line-height: 1.25; margin: 0.5em 0; width: auto; '
             'box-shadow: none;">')
 """The text pane's <pre>: fixed size and no wrapping, also inside a reveal.js slide."""
-DEFAULT_TEMPERATURE = TEMPERATURE
 JUDGE_BAND_RUNS = 1000
 """Judge runs (seeds ``seed`` .. ``seed + 999``) behind the judge explorer's 95% run band:
 the same 1,000 runs as notebook 06, so with the lesson's settings the band is 06's."""
@@ -151,7 +149,7 @@ def criteria_text(records, rules=DEFAULT_RULES):
     return _criteria_text(records, rules, _lesson_rules(records))
 
 
-def judge_settings(temperature=DEFAULT_TEMPERATURE, seed=SEED,
+def judge_settings(temperature=TEMPERATURE, seed=SEED,
                    guideline="single label (lesson)", spurious=True, unreadable_as="clean"):
     """Check the judge explorer's settings; return them as a dict (nothing is run)."""
     check_number("temperature", temperature, minimum=0.0)
@@ -164,7 +162,7 @@ def judge_settings(temperature=DEFAULT_TEMPERATURE, seed=SEED,
             "spurious": spurious, "unreadable_as": unreadable_as}
 
 
-def judge_text(records, temperature=DEFAULT_TEMPERATURE, seed=SEED,
+def judge_text(records, temperature=TEMPERATURE, seed=SEED,
                guideline="single label (lesson)", spurious=True, unreadable_as="clean"):
     """Notebook 04's judge explorer: two judge runs (``seed``, ``seed + 1``) as the lesson
     prints them, then the 95% run band over JUDGE_BAND_RUNS runs.
@@ -449,7 +447,7 @@ def judge_explorer(records=None):
     low, high, step = TEMPERATURE_RANGE
     style = {"description_width": "initial"}
     controls = {
-        "temperature": widgets.FloatSlider(value=DEFAULT_TEMPERATURE, min=low, max=high,
+        "temperature": widgets.FloatSlider(value=TEMPERATURE, min=low, max=high,
                                            step=step, readout_format=".2f",
                                            continuous_update=False, description="temperature",
                                            style=style),
