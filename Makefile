@@ -5,8 +5,11 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.ready
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -qq
-# pytest-xdist: one worker per core, a whole notebook per worker (loadscope)
-XDIST  ?= -n 2 --dist loadscope
+# pytest-xdist: one worker per core; pyproject.toml's addopts give a whole notebook to one
+# worker (--dist loadscope), a 120 s cell timeout and a 120 s kernel start-up timeout
+XDIST  ?= -n 2
+# the whole pytest run is stopped after this many seconds (it takes about a minute)
+TEST_TIMEOUT ?= 900
 
 .PHONY: lesson test lab data notebooks bench clean-venv help
 
@@ -33,7 +36,10 @@ lesson: $(READY)
 	@$(BIN)/python -m lessonlib
 
 test: $(READY)
-	$(BIN)/python -m pytest $(XDIST) --nbval tests notebooks
+	@timeout -k 10 $(TEST_TIMEOUT) $(BIN)/python -m pytest $(XDIST) --nbval notebooks tests; \
+	rc=$$?; if [ $$rc -eq 124 ] || [ $$rc -eq 137 ]; then \
+	  echo "make test: pytest stopped after TEST_TIMEOUT=$(TEST_TIMEOUT) s (whole-run timeout)"; fi; \
+	exit $$rc
 	@$(MAKE) --no-print-directory test-slides
 
 # JupyterLab refuses to start as root unless told; a normal user does not need the flag
