@@ -128,3 +128,21 @@ def test_make_in_a_read_only_clone_says_the_folder_is_not_writable(target, what)
     assert run.returncode != 0
     assert f"this folder ({folder}) is not writable, so {what} cannot be created" in run.stdout
     assert "npm error" not in run.stdout + run.stderr
+
+
+# ---------------------------------------------------------------- pytest run directly
+
+def test_pytest_run_directly_checks_what_make_test_checks():
+    """`pytest -n 2 --nbval notebooks` without the Makefile: a notebook stays on one worker
+    (else 75 NameErrors), short cell and start-up timeouts, the session plugin loaded."""
+    ini = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    opts = ini["addopts"].split()
+    assert opts[opts.index("--dist") + 1] == "loadscope"
+    assert "nbsession" in [opts[i + 1] for i, o in enumerate(opts) if o == "-p"]
+    timeouts = dict(o.split("=") for o in opts if o.startswith("--nbval-") and "=" in o)
+    assert float(timeouts["--nbval-cell-timeout"]) <= 300
+    assert float(timeouts["--nbval-kernel-startup-timeout"]) >= 60
+    recipes = [ln for ln in (ROOT / "Makefile").read_text().splitlines()
+               if not ln.lstrip().startswith("#")]
+    assert not [ln for ln in recipes if "--dist" in ln or "--nbval-cell" in ln], \
+        "the Makefile must not be the only place that says it"
