@@ -5,7 +5,7 @@ kernel, as nbval does, and then in the same kernel checks that every figure
 stored a PNG, that Run All again and every cell rerun on its own (last to
 first) give the same outputs, and that the network guard was never hit.  A
 kernel that dies in a cell is reported as such at once; a cell that runs too
-long is stopped by the cell timeout.  Here pytest runs the plugin on small
+long is stopped by the cell timeout; a kernel that fails to start is started again.  Here pytest runs the plugin on small
 notebooks, each built to trip one check, and the outcome of every item is read.
 """
 
@@ -13,9 +13,11 @@ import subprocess
 import sys
 
 import nbformat
+import nbval.plugin
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
+import nbsession
 import nbtools
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -67,8 +69,22 @@ def run(pytester, folder, *args):
                                         "-p", "no:xdist", *args)
 
 
-def test_the_session_checks_pass_fail_and_report_as_built(pytester, synthetic):
+class FlakyStart(nbsession.WatchedKernel):
+    """A kernel whose first start fails as on a loaded machine."""
+
+    failures = 1
+
+    def __init__(self, *args, **kwargs):
+        if FlakyStart.failures:
+            FlakyStart.failures -= 1
+            raise RuntimeError("Kernel died before replying to kernel_info")
+        super().__init__(*args, **kwargs)
+
+
+def test_the_session_checks_pass_fail_and_report_as_built(pytester, synthetic, monkeypatch):
+    monkeypatch.setattr(nbval.plugin, "RunningKernel", FlakyStart)
     result = run(pytester, synthetic, "--nbval-cell-timeout=120")
+    assert FlakyStart.failures == 0             # a failed start was retried, and nothing failed
     got, text = outcomes(result)
     checks = ["figures store a PNG", "Run All again", "each cell again alone",
               "network guard never hit"]

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import tomllib
 
 import pytest
@@ -146,3 +147,22 @@ def test_pytest_run_directly_checks_what_make_test_checks():
                if not ln.lstrip().startswith("#")]
     assert not [ln for ln in recipes if "--dist" in ln or "--nbval-cell" in ln], \
         "the Makefile must not be the only place that says it"
+
+
+def test_make_test_stops_a_run_past_its_whole_run_timeout(tmp_path):
+    if not shutil.which("make") or not shutil.which("timeout"):
+        pytest.skip("no make or timeout")
+    for name in ("Makefile", "requirements.txt", "pyproject.toml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    python = tmp_path / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("#!/bin/sh\nexec sleep 60\n")       # a pytest run that never ends
+    python.chmod(0o755)
+    ready = tmp_path / ".venv" / ".ready"
+    ready.touch()
+    os.utime(ready, (time.time() + 60, time.time() + 60))
+    run = subprocess.run(["make", "--no-print-directory", "-C", str(tmp_path), "test",
+                          "TEST_TIMEOUT=1"], capture_output=True, text=True, timeout=50,
+                         stdin=subprocess.DEVNULL)
+    assert run.returncode != 0
+    assert "make test: pytest stopped after TEST_TIMEOUT=1 s (whole-run timeout)" in run.stdout
