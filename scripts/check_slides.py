@@ -7,7 +7,7 @@ For each deck:
 
 1. **static**: the HTML loads no script or style sheet over http(s)
    (:func:`remote_loads`, also used by the build);
-2. **DOM**: Chromium loads the deck with the network cut off
+2. **DOM**: Chromium loads the deck once with the network cut off
    (``--host-resolver-rules`` maps every host to "not found", a dead proxy),
    runs its scripts for a virtual time budget and dumps the DOM.
    :func:`dom_problems` fails it unless reveal.js initialised: the
@@ -36,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 
 from PIL import Image
@@ -300,22 +301,22 @@ def check_deck(browser, deck, workdir):
     html = deck.read_text(encoding="utf-8")
     problems = [f"loads over the network: {u}" for u in remote_loads(deck, html)]
     problems += [f"names a missing local file: {p}" for p in local_missing(deck, html)]
-    url = deck.as_uri()
-    common = [f"--window-size={WINDOW}", f"--virtual-time-budget={BUDGET_MS}"]
-    dom = run_browser(browser, [*common, "--dump-dom", url])
-    dom_text = dom.stdout.decode("utf-8", "replace")
-    if dom.returncode != 0 or not dom_text.strip():
-        problems.append(f"chromium --dump-dom failed (exit {dom.returncode}): "
-                        + dom.stderr.decode("utf-8", "replace")[-500:])
+    # one browser start serves both: the DOM goes to stdout, the screenshot to a file
+    shot = pathlib.Path(workdir) / (deck.stem + ".png")
+    shot.unlink(missing_ok=True)
+    run = run_browser(browser, [f"--window-size={WINDOW}", f"--virtual-time-budget={BUDGET_MS}",
+                                "--dump-dom", f"--screenshot={shot}", deck.as_uri()])
+    dom_text = run.stdout.decode("utf-8", "replace")
+    log = run.stderr.decode("utf-8", "replace")
+    if run.returncode != 0 or not dom_text.strip():
+        problems.append(f"chromium --dump-dom failed (exit {run.returncode}): " + log[-500:])
     else:
         views = html.count('<script type="application/vnd.jupyter.widget-view+json">')
         problems += dom_problems(dom_text, widget_views=views)
-    problems += console_problems(dom.stderr.decode("utf-8", "replace"))
-    shot = pathlib.Path(workdir) / (deck.stem + ".png")
-    snap = run_browser(browser, [*common, f"--screenshot={shot}", url])
-    if snap.returncode != 0 or not shot.is_file():
-        problems.append(f"chromium --screenshot failed (exit {snap.returncode}): "
-                        + snap.stderr.decode("utf-8", "replace")[-500:])
+    problems += console_problems(log)
+    if not shot.is_file():
+        problems.append(f"chromium --screenshot wrote no file (exit {run.returncode}): "
+                        + log[-500:])
     else:
         blank = blank_problem(shot.read_bytes())
         if blank:
@@ -335,11 +336,16 @@ def main(argv):
         print(f"check_slides: no deck in {DECKS.relative_to(ROOT)}/ (run make slides)")
         return 1
     SHOTS.mkdir(parents=True, exist_ok=True)
-    failed = 0
-    for deck in decks:
+
+    def timed_check(deck):
         start = time.perf_counter()
-        problems = check_deck(browser, deck, SHOTS)
-        took = time.perf_counter() - start
+        return check_deck(browser, deck, SHOTS), time.perf_counter() - start
+
+    # one browser per core at a time; the report keeps the decks' order
+    with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
+        results = list(pool.map(timed_check, decks))
+    failed = 0
+    for deck, (problems, took) in zip(decks, results):
         name = deck.name
         if problems:
             failed += 1
