@@ -5,8 +5,9 @@ kernel, as nbval does, and then in the same kernel checks that every figure
 stored a PNG, that Run All again and every cell rerun on its own (last to
 first) give the same outputs, and that the network guard was never hit.  A
 kernel that dies in a cell is reported as such at once; a cell that runs too
-long is stopped by the cell timeout; a kernel that fails to start is started again.  Here pytest runs the plugin on small
-notebooks, each built to trip one check, and the outcome of every item is read.
+long is stopped by the cell timeout; a kernel that fails to start is started
+again.  Here pytest runs the plugin on small notebooks, each built to trip one
+check, and the outcome of every item is read.
 """
 
 import subprocess
