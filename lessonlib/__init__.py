@@ -1,18 +1,18 @@
-"""lessonlib - the library behind the course "Automated Evaluation".
+"""lessonlib - the library behind every notebook of the course "Automated Evaluation".
 
-One module per lesson step, in the lesson's words:
+One module per lesson step, in the lesson's words (the notebook that uses it first):
 
-* :mod:`lessonlib.records`   - the fictional record set and the human label
-* :mod:`lessonlib.criteria`  - the criteria-based approach (rule filter)
-* :mod:`lessonlib.metrics`   - measure, agreement, per-class recall
-* :mod:`lessonlib.simulator` - the language-model simulator
-* :mod:`lessonlib.judge`     - the model-as-judge built on the simulator
-* :mod:`lessonlib.report`    - the lesson's printed blocks
-* :mod:`lessonlib.panel`     - a panel of judges: quorum, aggregate, agreement
+* :mod:`lessonlib.records`   - 01: the fictional record set and the human label
+* :mod:`lessonlib.criteria`  - 02: the criteria-based approach (rule filter)
+* :mod:`lessonlib.metrics`   - 02: measure, agreement, per-class recall
+* :mod:`lessonlib.simulator` - 03: the language-model simulator
+* :mod:`lessonlib.judge`     - 03: the model-as-judge built on the simulator
+* :mod:`lessonlib.report`    - 02-06: the lesson's printed blocks
+* :mod:`lessonlib.many`      - 06: many judge runs at once (numpy)
+* :mod:`lessonlib.panel`     - 07: a panel of judges: quorum, aggregate, min_agreement
 
-Everything is pure Python; nothing calls a network.
+The core path (records to report) is pure Python; nothing calls a network.
 """
-
 from .criteria import DEFAULT_RULES, make_rule_filter, rule_filter
 from .judge import (GUIDELINE, Answer, JudgeRun, ask_for_label, build_prompt, read_label,
                     run_judge)
@@ -23,6 +23,7 @@ from .records import (CLASS_SHARE, CLASSES, FEATURES, PROFILE, SEED, SOURCE_SHAR
 from .report import (Lesson, class_block, comparison_block, comparison_rows, lesson,
                      lesson_blocks, sample_call_block)
 from .panel import DIVERSE, JUDGES, AskReply, JudgeSpec, Panel, PanelRun, judge_models
+from .raters import cohen_kappa, fleiss_kappa, krippendorff_alpha
 from .simulator import (CUE_TABLE, FLAG_WORD, FREE_FORM, LABELS, MAX_OUTPUT, PRIOR,
                         RATE_LIMIT_EVERY, SOURCE_WORD, SPURIOUS, WINDOW, PromptPlan, Reply,
                         SimulatedModel, tokenize)

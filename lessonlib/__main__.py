@@ -1,4 +1,4 @@
-"""``python -m lessonlib`` prints the lesson's three blocks."""
+"""No notebook: ``python -m lessonlib`` (``make lesson``) prints the lesson's three blocks."""
 
 from .report import lesson_blocks
 

@@ -1,14 +1,15 @@
-"""Small argument checks shared by the lessonlib modules.
+"""Every notebook - argument checks at the doors (the names a student calls from a notebook).
 
-Every check raises ``TypeError`` (wrong kind of value) or ``ValueError``
-(right kind, value not allowed) with a message that names the parameter and
-says what is allowed.  Checks run before any work is done, so a bad argument
-never leaves a half-built result behind.
+Each raises ``TypeError`` (wrong kind of value) or ``ValueError`` (right kind,
+value not allowed) with a message that names the parameter and says what is
+allowed.  A door checks everything before it does any work; the helpers it
+calls trust it.
 """
 
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Mapping
 
 
@@ -24,6 +25,18 @@ def check_int(name, value, *, minimum=None):
 def check_seed(value, name="seed"):
     """A sampling seed: any whole number >= 0 (2**32 and above are fine)."""
     return check_int(name, value, minimum=0)
+
+
+def check_count(name, value, *, minimum=None):
+    """Like :func:`check_int`, but takes integer-like numbers too (e.g. numpy ints); returns int."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an integer, got bool {value!r}")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} "
+                        f"{value!r}") from None
+    return check_int(name, value, minimum=minimum)
 
 
 def check_number(name, value, *, minimum=None):
@@ -76,41 +89,31 @@ def check_label_table(name, table, labels):
         if not isinstance(token, str):
             raise TypeError(f"{name} keys must be str tokens, got {token!r}")
         if label not in labels:
-            raise ValueError(
-                f"{name}[{token!r}] is {label!r}, an unknown label; allowed labels: "
-                f"{', '.join(labels)}"
-            )
+            raise ValueError(f"{name}[{token!r}] is {label!r}, an unknown label; allowed labels: "
+                             f"{', '.join(labels)}")
     return dict(table)
 
 
-def check_records(records, name="records"):
-    """A non-empty sequence of Record objects; returned as a tuple."""
-    from .records import Record
-
-    if isinstance(records, (str, bytes)) or not hasattr(records, "__iter__"):
-        raise TypeError(f"{name} must be a list of Record, got {type(records).__name__}")
-    records = tuple(records)
-    if not records:
-        raise ValueError(f"{name} must hold at least one Record, got an empty collection")
-    for r in records:
-        if not isinstance(r, Record):
-            raise TypeError(f"{name} must hold Record objects, found {type(r).__name__} {r!r}")
-    return records
-
-
-def check_count(name, value, *, minimum=None):
-    """Like :func:`check_int`, but also takes integer-like numbers (e.g. numpy ints); returns int."""
-    import operator
-
-    if isinstance(value, bool):
-        raise TypeError(f"{name} must be an integer, got bool {value!r}")
-    try:
-        value = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}") from None
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+def check_instance(name, value, kind):
+    """``value`` must be a ``kind`` (e.g. a Record, a JudgeRun)."""
+    if not isinstance(value, kind):
+        raise TypeError(f"{name} must be a {kind.__name__}, got {type(value).__name__} {value!r}")
     return value
+
+
+def check_items(name, values, kind, *, allow_empty=False):
+    """A collection of ``kind`` objects (not one of them, not a str), returned as a tuple."""
+    if isinstance(values, (str, bytes, kind)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{name} must be a collection of {kind.__name__} (e.g. a list), got "
+                        f"{type(values).__name__}")
+    values = tuple(values)
+    if not values and not allow_empty:
+        raise ValueError(f"{name} must hold at least one {kind.__name__}, got an empty collection")
+    for value in values:
+        if not isinstance(value, kind):
+            raise TypeError(f"{name} must hold {kind.__name__} objects, found "
+                            f"{type(value).__name__} {value!r}")
+    return values
 
 
 def check_callable(name, value, what="a function"):
@@ -118,16 +121,6 @@ def check_callable(name, value, what="a function"):
     if not callable(value):
         raise TypeError(f"{name} must be {what}, got {type(value).__name__} {value!r}")
     return value
-
-
-def check_record(record, name="record"):
-    """A single Record (as made by make_records)."""
-    from .records import Record
-
-    if not isinstance(record, Record):
-        raise TypeError(f"{name} must be a Record (see make_records), got "
-                        f"{type(record).__name__} {record!r}")
-    return record
 
 
 def check_vector(name, values, kinds="iuf", what="numbers"):
@@ -143,3 +136,18 @@ def check_vector(name, values, kinds="iuf", what="numbers"):
     if values.dtype.kind not in kinds:
         raise TypeError(f"{name} must hold {what}, got dtype {values.dtype}")
     return values
+
+
+# Until the merge: many, panel, panel_study, variance, figures and widgets import these two.
+# Once they call check_items(name, records, Record) / check_instance(name, record, Record)
+# instead, delete both: then _checks imports nothing of lessonlib (no cycle with records).
+def check_records(records, name="records"):
+    from .records import Record
+
+    return check_items(name, records, Record)
+
+
+def check_record(record, name="record"):
+    from .records import Record
+
+    return check_instance(name, record, Record)

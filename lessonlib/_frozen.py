@@ -1,4 +1,4 @@
-"""A read-only dict for the lesson's constant tables.
+"""Every notebook - a read-only dict for the lesson's constant tables.
 
 The tables (PROFILE, PRIOR, CUE_TABLE, ...) must not be changed in place - that
 would be module-level mutable state shared by every model and notebook.  A

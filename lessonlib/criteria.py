@@ -1,4 +1,4 @@
-"""Step 2 - the criteria-based approach: a hand-written rule filter.
+"""Notebook 02 - the criteria-based approach: a hand-written rule filter.
 
 A record is blocked when any of the chosen structural flags is set.  No model
 is called, so the filter costs nothing and gives the same answer every time.
@@ -6,29 +6,23 @@ is called, so the filter costs nothing and gives the same answer every time.
 
 from __future__ import annotations
 
-from ._checks import check_names, check_record
-from .records import FEATURES
+from ._checks import check_instance, check_names
+from .records import FEATURES, Record
 
 DEFAULT_RULES = ("instruction_mode", "hidden_field_name", "side_effect_tool_name",
                  "source_stamp_mismatch")
 """The lesson's four rules.  Note what is missing: the two flags of corrupted_input."""
 
 
-def check_rules(rules):
-    """Validate a rule set (feature names) and return it as a tuple."""
-    return check_names("rules", rules, FEATURES)
-
-
 def rule_filter(record, rules=DEFAULT_RULES):
-    """True (block) when ``record`` has any of the flags named in ``rules``."""
-    check_record(record)
-    rules = check_rules(rules)
-    return any(record.features[name] for name in rules)
+    """True (block) when ``record`` has any of the flags named in ``rules`` (notebook 02)."""
+    check_instance("record", record, Record)
+    return any(record.features[name] for name in check_names("rules", rules, FEATURES))
 
 
 def make_rule_filter(rules=DEFAULT_RULES):
-    """A one-argument decision function for ``measure`` using the given rules."""
-    rules = check_rules(rules)
+    """A one-argument decision function for ``measure`` using the given rules (notebook 02)."""
+    rules = check_names("rules", rules, FEATURES)
 
     def decide(record):
         return any(record.features[name] for name in rules)

@@ -1,4 +1,4 @@
-"""Step 3/4 - the model-as-judge.
+"""Notebook 03 - the model-as-judge built on the simulator.
 
 The judge writes a record's flag words, source, number and text into a
 prompt, asks for a single label and reads the reply.  An unreadable reply is
@@ -7,17 +7,17 @@ judge counts the record as clean (it *fails open*).
 
 The judge talks to its model through an **ask** callable: ``ask(prompt, seed)``
 returning either reply text or an object with ``.text`` (and, optionally,
-``.input_tokens``).  :class:`~lessonlib.simulator.SimulatedModel` is one.
+``.input_tokens`` and ``.status``).  :class:`~lessonlib.simulator.SimulatedModel` is one.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ._checks import (check_callable, check_choice, check_int, check_record, check_records,
+from ._checks import (check_callable, check_choice, check_count, check_instance, check_items,
                       check_seed, check_str)
 from ._frozen import ReadOnlyDict
-from .records import FEATURES, SEED
+from .records import FEATURES, SEED, Record
 from .simulator import (CUE_TABLE, FLAG_WORD, LABELS, MAX_OUTPUT, NO_FLAG_WORD, SOURCE_WORD,
                         SPURIOUS, TEMPERATURE, SimulatedModel, tokenize)
 
@@ -29,17 +29,14 @@ CLEAN, HARMFUL = LABELS
 
 
 def build_prompt(record, guideline=GUIDELINE):
-    """Guideline + flag words (or 'yok') + source word + record number + text."""
-    check_record(record)
-    check_str("guideline", guideline)
+    """Guideline + flag words (or 'yok') + source word + record number + text (notebook 03)."""
     words = " ".join(FLAG_WORD[f] for f in FEATURES if record.features[f]) or NO_FLAG_WORD
     return (guideline + words + " . kaynak " + SOURCE_WORD[record.source]
             + " . kayit " + str(record.no) + " : " + record.text)
 
 
 def read_label(reply_text):
-    """The first word of the reply that is a label, or None when there is none."""
-    check_str("reply_text", reply_text)
+    """The first word of the reply that is a label, or None when there is none (notebook 03)."""
     for word in reply_text.lower().split():
         if word in LABELS:
             return word
@@ -50,7 +47,8 @@ def reply_parts(prompt, reply):
     """(text, input_tokens, status) of whatever an ``ask`` returned.
 
     Plain text is accepted; its input tokens are then counted with the course
-    tokenizer and its status is 'ok'.
+    tokenizer and its status is 'ok'.  A reply's own ``input_tokens`` must be
+    a whole number >= 0.
     """
     if isinstance(reply, str):
         return reply, len(tokenize(prompt)), "ok"
@@ -59,7 +57,8 @@ def reply_parts(prompt, reply):
         raise TypeError("an ask must return reply text (str) or an object with a str .text, "
                         f"got {type(reply).__name__}")
     tokens = getattr(reply, "input_tokens", None)
-    tokens = len(tokenize(prompt)) if tokens is None else tokens
+    tokens = len(tokenize(prompt)) if tokens is None else check_count(
+        "input_tokens (of the ask's reply)", tokens, minimum=0)
     return text, tokens, getattr(reply, "status", "ok")
 
 
@@ -78,9 +77,8 @@ class Answer:
 
 
 def ask_for_label(ask, prompt, seed):
-    """Ask once with ``seed``; if the label cannot be read, ask once more with ``seed + 1``."""
+    """Ask once with ``seed``; if the label cannot be read, once more with ``seed + 1``."""
     check_callable("ask", ask, "a function ask(prompt, seed) returning the reply")
-    check_str("prompt", prompt)
     check_seed(seed)
     text, tokens, status = reply_parts(prompt, ask(prompt, seed))
     label = read_label(text)
@@ -92,7 +90,7 @@ def ask_for_label(ask, prompt, seed):
 
 @dataclass(frozen=True)
 class JudgeRun:
-    """The labels of one judge run and what it cost."""
+    """The labels of one judge run and what it cost (notebook 03)."""
 
     labels: dict = field(repr=False)   # record no -> 'temiz' | 'zararli'
     calls: int
@@ -101,11 +99,23 @@ class JudgeRun:
     input_tokens: int
     seed: int = 0
     retry_causes: dict = field(default_factory=dict)  # why first calls failed -> count
+    judged: dict = field(default_factory=dict, repr=False, compare=False)  # no -> the Record
 
     def decide(self, record):
-        """True when this run labelled ``record`` harmful (a decision for ``measure``)."""
-        check_record(record)
-        return self.labels[record.no] == HARMFUL
+        """True when this run labelled ``record`` harmful (a decision for ``measure``).
+
+        ``record`` must be one this run judged (the same record, not just the
+        same number); a record of another record set raises ValueError.  A run
+        made without ``judged`` (by hand, or by the many-seed engine today)
+        can check the record number only.
+        """
+        check_instance("record", record, Record)
+        label = self.labels.get(record.no)
+        known = self.judged.get(record.no, record)
+        if label is None or (known is not record and known != record):
+            raise ValueError(f"record {record.no} is not one this run judged: the run does not "
+                             f"belong to these records (other seed or number of records?)")
+        return label == HARMFUL
 
 
 UNREADABLE_RULES = ("clean", "harmful")
@@ -115,17 +125,16 @@ RETRY_CAUSE = ReadOnlyDict({"rate_limit": "rate limit", "context_overflow": "con
 def run_judge(records, seed=SEED, temperature=TEMPERATURE,
               guideline=GUIDELINE, cues=CUE_TABLE, spurious=SPURIOUS, max_output=MAX_OUTPUT,
               *, unreadable_as="clean"):
-    """Ask the judge about every record once (plus one retry when unreadable).
+    """Ask the judge about every record once, plus one retry when unreadable (notebook 03).
 
     A fresh :class:`SimulatedModel` (its call counter at zero) serves each
     run, and ``max_output`` is passed to every call.  A record still
     unreadable after the retry is counted as ``unreadable_as``: 'clean' (the
     lesson's rule, fail-open) or 'harmful' (fail-closed).
     """
-    records = check_records(records)
+    records = check_items("records", records, Record)
     check_seed(seed)
     check_str("guideline", guideline)
-    check_int("max_output", max_output, minimum=1)
     check_choice("unreadable_as", unreadable_as, UNREADABLE_RULES)
     model = SimulatedModel(temperature, cues, spurious, max_output=max_output)
     fallback = CLEAN if unreadable_as == "clean" else HARMFUL
@@ -144,4 +153,5 @@ def run_judge(records, seed=SEED, temperature=TEMPERATURE,
         if answer.label is None:
             unreadable += 1
         labels[record.no] = fallback if answer.label is None else answer.label
-    return JudgeRun(labels, model.calls, retries, unreadable, tokens, seed, causes)
+    return JudgeRun(labels, model.calls, retries, unreadable, tokens, seed, causes,
+                    {r.no: r for r in records})

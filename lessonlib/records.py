@@ -1,10 +1,9 @@
-"""Step 1 - the record set.
+"""Notebook 01 - the record set: fictional records, their seven flags and the human label.
 
-Every record is fictional.  An attack is not a text here but a *feature
-profile*: seven structural flags drawn with class-dependent probabilities.
-The text of a record is a harmless support request and has no relation to its
-class.  The human label (the record's true class) is taken as sound in this
-lesson; :func:`is_harmful` reads it.
+An attack is not a text here but a *feature profile*: seven structural flags
+drawn with class-dependent probabilities.  The text of a record is a harmless
+support request unrelated to its class.  The human label (the record's true
+class) is taken as sound in this lesson; :func:`is_harmful` reads it.
 """
 
 from __future__ import annotations
@@ -12,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ._checks import (check_choice, check_int, check_record, check_records, check_seed,
-                      check_str)
+from ._checks import check_int, check_items, check_seed
 from ._frozen import ReadOnlyDict
 
 SEED = 20260218
@@ -70,12 +68,7 @@ def mix32(t):
 
 
 def generator(t):
-    """Return a function that yields uniform numbers in [0, 1), seeded by the integer ``t``.
-
-    The state is a 32-bit linear congruential generator started from ``mix32(t)``.
-    """
-    if isinstance(t, bool) or not isinstance(t, int):
-        check_int("t", t)
+    """Uniform numbers in [0, 1) from a 32-bit LCG started at ``mix32(t)`` (notebook 01)."""
     state = mix32(t)
 
     def next_uniform():
@@ -87,20 +80,12 @@ def generator(t):
 
 
 def pick(u, weights):
-    """Index chosen by the uniform number ``u`` walking the running sum of ``weights``."""
+    """Index of the first running sum of ``weights`` above ``u``, else the last (notebook 01)."""
     total, index = 0.0, -1
-    try:
-        for index, w in enumerate(weights):
-            total += w
-            if u < total:
-                return index
-    except TypeError:
-        raise TypeError(f"pick needs u a number in [0, 1) and weights a sequence of numbers, "
-                        f"got u={u!r}, weights={weights!r}") from None
-    if index < 0:
-        raise ValueError(f"weights must hold at least one weight, got {weights!r}")
-    if u != u:
-        raise ValueError(f"u must be a number in [0, 1), got {u!r}")
+    for index, w in enumerate(weights):
+        total += w
+        if u < total:
+            return index
     return index
 
 
@@ -113,14 +98,13 @@ def trace_id(message):
 
 
 class Flags(Mapping):
-    """Read-only mapping feature name -> bool, in FEATURES order."""
+    """Read-only mapping feature name -> bool, in FEATURES order (notebook 01)."""
 
     __slots__ = ("_values",)
 
     def __init__(self, values):
         if isinstance(values, Mapping):
-            unknown = [k for k in values if k not in FEATURES]
-            if unknown or len(values) != len(FEATURES):
+            if set(values) != set(FEATURES):
                 raise ValueError(f"values as a mapping needs exactly the feature names "
                                  f"{', '.join(FEATURES)}; got {', '.join(map(repr, values))}")
             values = [values[f] for f in FEATURES]
@@ -128,11 +112,14 @@ class Flags(Mapping):
             raise TypeError(f"values must be {len(FEATURES)} booleans (one per feature, in "
                             f"FEATURES order) or a mapping feature -> bool, got "
                             f"{type(values).__name__} {values!r}")
-        values = tuple(bool(v) for v in values)
+        values = tuple(values)
         if len(values) != len(FEATURES):
             raise ValueError(f"values needs {len(FEATURES)} booleans (features "
                              f"{', '.join(FEATURES)}), got {len(values)}")
-        object.__setattr__(self, "_values", values)
+        wrong = [v for v in values if v not in (0, 1)]      # True == 1, False == 0
+        if wrong:
+            raise TypeError(f"values must be booleans (True/False, or 1/0), got {wrong[0]!r}")
+        object.__setattr__(self, "_values", tuple(bool(v) for v in values))
 
     def __getitem__(self, name):
         try:
@@ -175,32 +162,17 @@ class Record:
     length: int
 
     def __post_init__(self):
-        check_int("no", self.no, minimum=1)
-        check_choice("cls", self.cls, CLASSES)
-        check_choice("source", self.source, SOURCES)
         if not isinstance(self.features, Flags):
-            if not isinstance(self.features, Mapping):
-                raise TypeError(f"features must be a Flags or a mapping feature name -> bool, "
-                                f"got {type(self.features).__name__} {self.features!r}")
-            if set(self.features) != set(FEATURES):
-                raise ValueError(f"features must map exactly the feature names "
-                                 f"{', '.join(FEATURES)}; got {', '.join(map(repr, self.features))}")
             object.__setattr__(self, "features", Flags(self.features))
-        check_str("text", self.text)
-        check_int("length", self.length, minimum=0)
 
     def as_row(self):
         """Flat dict (one column per flag) for tables and CSV files."""
-        row = {"no": self.no, "cls": self.cls, "source": self.source}
-        row.update(self.features)
-        row.update(text=self.text, length=self.length)
-        return row
+        return {"no": self.no, "cls": self.cls, "source": self.source, **self.features,
+                "text": self.text, "length": self.length}
 
 
 def draw_record(index, seed=SEED):
-    """Record number ``index + 1``, drawn from its own generator ``seed + 6151 * index``."""
-    check_int("index", index, minimum=0)
-    check_seed(seed)
+    """Record number ``index + 1``, drawn from its own generator (notebook 01)."""
     u = generator(seed + RECORD_STRIDE * index)
     cls = CLASSES[pick(u(), CLASS_SHARE)]
     source = SOURCES[pick(u(), SOURCE_SHARE[cls])]
@@ -211,7 +183,7 @@ def draw_record(index, seed=SEED):
 
 
 def make_records(n=240, seed=SEED):
-    """The first ``n`` records of the set drawn from ``seed`` (the lesson uses 240 and SEED)."""
+    """The first ``n`` records drawn from ``seed``; the lesson uses 240 and SEED (notebook 01)."""
     check_int("n", n, minimum=1)
     check_seed(seed)
     return [draw_record(i, seed) for i in range(n)]
@@ -219,7 +191,6 @@ def make_records(n=240, seed=SEED):
 
 def is_harmful(record):
     """The human label: every class except 'clean' is harmful."""
-    check_record(record)
     return record.cls != "clean"
 
 
@@ -229,12 +200,8 @@ CSV_COLUMNS = ("no", "cls", "source") + FEATURES + ("text", "length")
 def write_records_csv(path, records):
     """Write ``records`` to ``path`` as CSV: one row a record, one 0/1 column per flag."""
     import csv
-    import os
 
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a file path (str or pathlib.Path), got "
-                        f"{type(path).__name__} {path!r}")
-    rows = [r.as_row() for r in check_records(records)]
+    rows = [r.as_row() for r in check_items("records", records, Record)]
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS, lineterminator="\n")
         writer.writeheader()
@@ -245,30 +212,26 @@ def write_records_csv(path, records):
 def by_class(records):
     """The records grouped by true class: ``{class: [records]}``, CLASSES order, no empty class."""
     groups = {cls: [] for cls in CLASSES}
-    for record in check_records(records):
+    for record in records:
         groups[record.cls].append(record)
     return {cls: members for cls, members in groups.items() if members}
 
 
 def flag_rates(records):
-    """Per class, the share of its records that carry each flag.
+    """Per class present, the share of its records carrying each flag (notebook 01).
 
-    Returns ``{class: {feature: share}}`` for the classes present in ``records``
-    (CLASSES order, features in FEATURES order) - the observed counterpart of
-    PROFILE.  Shares are not rounded.
+    ``{class: {feature: share}}`` in CLASSES and FEATURES order: the observed
+    counterpart of PROFILE, not rounded.
     """
     return {cls: {f: sum(1 for r in members if r.features[f]) / len(members) for f in FEATURES}
             for cls, members in by_class(records).items()}
 
 
 def records_frame(records):
-    """The records as a pandas DataFrame: index ``no``, one bool column per flag.
+    """The records as a pandas DataFrame indexed by ``no``, one bool column per flag (notebook 01).
 
-    Columns: cls, source, the seven flags (FEATURES order), text, length.
     pandas is imported here, so the rest of lessonlib stays pure Python.
     """
     import pandas as pd
-
-    records = check_records(records)
 
     return pd.DataFrame([r.as_row() for r in records]).set_index("no")

@@ -1,4 +1,4 @@
-"""Step 4/5 - the printed blocks of the lesson.
+"""Notebooks 02-06 - the lesson's printed blocks, computed.
 
 Each ``*_block`` function computes its figures from the records and the runs
 it is given and returns the text; nothing here is typed in.  ``lesson()`` runs
@@ -8,24 +8,33 @@ runs) and :func:`lesson_blocks` returns the three blocks the lesson prints.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ._checks import check_callable, check_int, check_record, check_records, check_seed
+from ._checks import check_callable, check_instance, check_int, check_items, check_seed
 from .criteria import rule_filter
 from .judge import JudgeRun, build_prompt, run_judge
 from .metrics import agreement, class_recall, disagreements, measure
-from .records import CLASSES, SEED, make_records
+from .records import CLASSES, SEED, Record, make_records
 from .simulator import SimulatedModel
 
 SAMPLE_INDEX = 1          # the lesson's sample call shows the second record
-RATES = (("precision", "precision"), ("recall", "recall"),
-         ("false_block_rate", "false block rate"))
+RATE_TITLES = (("precision", "precision"), ("recall", "recall"),
+               ("false_block_rate", "false block rate"))
+"""The three rates of the comparison table: (key in measure's result, title printed)."""
+
+
+def _check_inputs(records, criteria, **runs):
+    """The door's check of the blocks: records, a decision function, JudgeRun(s) by name."""
+    records = check_items("records", records, Record)
+    check_callable("criteria", criteria, "a decision function record -> bool")
+    for name, run in runs.items():
+        check_instance(name, run, JudgeRun)
+    return records
 
 
 def sample_call_block(record, seed=SEED, model=None):
-    """The sample call: one record, its prompt, and one call to a fresh simulator."""
-    check_record(record)
+    """The sample call: one record, its prompt, one call to a fresh simulator (notebook 03)."""
+    check_instance("record", record, Record)
     check_seed(seed)
     if model is not None and not callable(getattr(model, "call", None)):
         raise TypeError(f"model must be None or a model with .call(prompt, seed) (e.g. a "
@@ -50,15 +59,9 @@ class Row:
 
 
 def comparison_rows(records, runs, criteria=rule_filter):
-    """Rows for the criteria filter and each judge run (numbered from 1)."""
-    records = check_records(records)
-    check_callable("criteria", criteria, "a decision function record -> bool")
-    if isinstance(runs, JudgeRun) or not hasattr(runs, "__iter__"):
-        raise TypeError(f"runs must be a sequence of JudgeRun objects, got {type(runs).__name__}")
-    runs = tuple(runs)
-    for run in runs:
-        if not isinstance(run, JudgeRun):
-            raise TypeError(f"runs must hold JudgeRun objects, got {type(run).__name__}")
+    """Rows for the criteria filter and each judge run, numbered from 1 (notebook 02)."""
+    records = _check_inputs(records, criteria)
+    runs = check_items("runs", runs, JudgeRun, allow_empty=True)
     rows = [Row("criteria-based", measure(records, criteria), agreement(records, criteria), 0, 0)]
     for i, run in enumerate(runs, 1):
         rows.append(Row(f"model-as-judge , run {i}", measure(records, run.decide),
@@ -72,20 +75,13 @@ _HEAD = (("approach", "<24"), ("precision", ">9"), ("recall", ">11"),
 
 
 def table_text(rows):
-    """The comparison table as text."""
-    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__iter__"):
-        raise TypeError(f"rows must be a list of Row (from comparison_rows), got "
-                        f"{type(rows).__name__}")
-    rows = list(rows)
-    for row in rows:
-        if not isinstance(row, Row):
-            raise TypeError(f"rows must hold Row objects (from comparison_rows), got "
-                            f"{type(row).__name__}")
+    """The comparison table as text (notebook 02)."""
+    rows = check_items("rows", rows, Row, allow_empty=True)
     lines = [" ".join(format(title, spec) for title, spec in _HEAD)]
     for row in rows:
         cells = [format(row.name, "<24")]
         cells += [format(row.scores[key], w + ".4f") for (key, _), w in
-                  zip(RATES, (">9", ">11", ">17"))]
+                  zip(RATE_TITLES, (">9", ">11", ">17"))]
         cells += [format(row.agreement, ">10.4f"), format(row.calls, ">7"),
                   format(row.input_tokens, ">13")]
         lines.append(" ".join(cells))
@@ -94,7 +90,6 @@ def table_text(rows):
 
 def retry_text(run):
     """'retries N (cause) , unreadable replies M' for one run."""
-    _check_run("run", run)
     causes = run.retry_causes
     if len(causes) == 1:
         why = f" ({next(iter(causes))})"
@@ -105,21 +100,13 @@ def retry_text(run):
     return f"retries {run.retries}{why} , unreadable replies {run.unreadable}"
 
 
-def _check_run(name, run):
-    if not isinstance(run, JudgeRun):
-        raise TypeError(f"{name} must be a JudgeRun (see run_judge), got {type(run).__name__}")
-
-
 def band_text(records, run1, run2):
     """How much the judge moved between two runs, next to the criteria filter's zero."""
-    records = check_records(records)
-    _check_run("run1", run1)
-    _check_run("run2", run2)
-    changed = len(disagreements(run1.labels, run2.labels))
     first, second = measure(records, run1.decide), measure(records, run2.decide)
+    changed = len(disagreements(run1.labels, run2.labels))
     lines = [f"the judge's own two-run difference: the decision changed on {changed} records "
              f"({changed / len(records):.4f})"]
-    for key, title in RATES:
+    for key, title in RATE_TITLES:
         a, b = first[key], second[key]
         lines.append(f"  {title:<18} {a:.4f} -> {b:.4f} , diff {b - a:+.4f}")
     lines.append(f"same difference in the criteria-based approach: {0.0:+.4f} (no model is called)")
@@ -128,9 +115,8 @@ def band_text(records, run1, run2):
 
 
 def comparison_block(records, run1, run2, criteria=rule_filter):
-    """The comparison table followed by the two-run band."""
-    _check_run("run1", run1)
-    _check_run("run2", run2)
+    """The comparison table followed by the two-run difference (notebook 06)."""
+    records = _check_inputs(records, criteria, run1=run1, run2=run2)
     return (table_text(comparison_rows(records, (run1, run2), criteria)) + "\n\n"
             + band_text(records, run1, run2))
 
@@ -142,14 +128,6 @@ def class_table(recalls, width=17):
     blocked is the false block rate ('clean (false positives)'); a class the
     first column lacks is left out.  Each recall column is ``width`` wide.
     """
-    if not isinstance(recalls, Mapping) or not recalls:
-        raise TypeError(f"recalls must be a non-empty mapping title -> class_recall(...), got "
-                        f"{type(recalls).__name__}")
-    for title, per_class in recalls.items():
-        if not isinstance(title, str) or not isinstance(per_class, Mapping):
-            raise TypeError(f"recalls must map a str title to a class_recall(...) mapping, got "
-                            f"{title!r} -> {type(per_class).__name__}")
-    check_int("width", width, minimum=1)
     first = next(iter(recalls.values()))
     lines = [f"{'class':<24} {'records':>8}" + "".join(f" {title:>{width}}" for title in recalls)]
     for cls in CLASSES[1:] + CLASSES[:1]:
@@ -163,16 +141,14 @@ def class_table(recalls, width=17):
 
 def class_block(records, run, criteria=rule_filter):
     """Per-class recall of the criteria filter and a judge run; clean gives false positives."""
-    records = check_records(records)
-    _check_run("run", run)
-    check_callable("criteria", criteria, "a decision function record -> bool")
+    records = _check_inputs(records, criteria, run=run)
     return class_table({"criteria recall": class_recall(records, criteria),
                         "judge recall": class_recall(records, run.decide)})
 
 
 @dataclass(frozen=True)
 class Lesson:
-    """Everything the lesson computes: the records and the judge's two runs."""
+    """Everything the lesson computes: the records and the judge's two runs (notebook 04)."""
 
     records: list
     run1: JudgeRun
@@ -190,7 +166,8 @@ class Lesson:
 
 
 def lesson(n=240, seed=SEED):
-    """Build the records and run the judge with ``seed`` and ``seed + 1``."""
+    """Build ``n`` records and run the judge with ``seed`` and ``seed + 1`` (notebook 04)."""
+    check_int("n", n, minimum=SAMPLE_INDEX + 1)    # the sample call shows record 2
     records = make_records(n, seed)
     return Lesson(records, run_judge(records, seed), run_judge(records, seed + 1))
 

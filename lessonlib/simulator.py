@@ -1,4 +1,4 @@
-"""Step 3 - a language-model simulator (no real model endpoint is ever called).
+"""Notebook 03 - a language-model simulator (no real model endpoint is ever called).
 
 It carries the surface of a real model API: a tokenizer, a context window, a
 rate limit, a stopping condition (output cap), a temperature and a seed.  Its
@@ -15,9 +15,10 @@ The many-seed engine reuses the first part across thousands of seeds.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ._checks import (check_int, check_label_table, check_number, check_seed, check_str)
+from ._checks import check_int, check_label_table, check_number, check_seed, check_str
 from ._frozen import ReadOnlyDict
 from .records import SEED, generator, pick, trace_id
 
@@ -61,19 +62,18 @@ FREE_FORM_SHARE = (0.42, 0.26, 0.32)
 
 
 def tokenize(text):
-    """Lower-case, set commas apart, split on spaces, cut each word into 5-character pieces."""
-    check_str("text", text)
+    """Lower-case, set commas apart, split on spaces, cut words into 5-character pieces.
+
+    Introduced in notebook 03.
+    """
     pieces = []
     for word in text.lower().replace(",", " , ").split():
-        while len(word) > PIECE:
-            pieces.append(word[:PIECE])
-            word = word[PIECE:]
-        pieces.append(word)
+        pieces += [word[i:i + PIECE] for i in range(0, len(word), PIECE)]
     return pieces
 
 
 def label_scores(tokens, prior=PRIOR, cues=CUE_TABLE, spurious=SPURIOUS):
-    """The prior plus, for every token in order, the weight of each cue it matches."""
+    """The prior plus, for every token in order, the weight of each cue it matches (notebook 03)."""
     scores = dict(prior)
     for token in tokens:
         for table, weight in ((cues, CUE_WEIGHT), (spurious, SPURIOUS_WEIGHT)):
@@ -87,7 +87,9 @@ def label_weights(scores, temperature):
 
     Uses the plain formula exp(s/T) / sum; only where that would overflow or
     vanish (a tiny temperature) it switches to the shifted, mathematically
-    identical form exp(s/T - max) / sum.
+    identical form exp(s/T - max) / sum.  Where even s/T overflows (T below
+    about 1e-308) the weights are the limit as T -> 0: the top label gets
+    everything (tied top labels share it), as at temperature 0.
     """
     names = sorted(scores)
     try:
@@ -96,7 +98,11 @@ def label_weights(scores, temperature):
             raise OverflowError
     except OverflowError:
         top = max(scores[a] / temperature for a in names)
-        e = [math.exp(scores[a] / temperature - top) for a in names]
+        if math.isinf(top):
+            best = max(scores.values())
+            e = [float(scores[a] == best) for a in names]
+        else:
+            e = [math.exp(scores[a] / temperature - top) for a in names]
     return [v / sum(e) for v in e]
 
 
@@ -149,7 +155,7 @@ class PromptPlan:
 
 
 class SimulatedModel:
-    """A fictional language model with its own call counter.
+    """A fictional language model with its own call counter (notebook 03).
 
     ``call(prompt, seed)`` counts the call, refuses a prompt longer than the
     window (checked first), refuses every RATE_LIMIT_EVERY-th call since the
@@ -190,7 +196,7 @@ class SimulatedModel:
 
     def plan(self, prompt):
         """Everything about a call to ``prompt`` that does not depend on the seed."""
-        tokens = tokenize(check_str("prompt", prompt))
+        tokens = tokenize(prompt)
         overflow = len(tokens) > self._window
         scores = label_scores(tokens, self._prior, self._cues, self._spurious)
         names = tuple(sorted(scores))
@@ -202,6 +208,7 @@ class SimulatedModel:
 
     def call(self, prompt, seed=SEED, max_output=None):
         """One call: returns a :class:`Reply` (``max_output`` defaults to the model's cap)."""
+        check_str("prompt", prompt)
         check_seed(seed)
         cap = self._max_output if max_output is None else check_int(
             "max_output", max_output, minimum=1)
@@ -222,8 +229,6 @@ class SimulatedModel:
 
 
 def _check_prior(prior):
-    from collections.abc import Mapping
-
     if not isinstance(prior, Mapping):
         raise TypeError(f"prior must be a mapping label -> weight with the labels "
                         f"{', '.join(LABELS)}, got {type(prior).__name__} {prior!r}")
@@ -235,7 +240,7 @@ def _check_prior(prior):
 
 def label_probabilities(prompt, temperature=TEMPERATURE, cues=CUE_TABLE, spurious=SPURIOUS,
                         prior=PRIOR):
-    """How likely the model is to answer each label for ``prompt`` (labels sorted).
+    """How likely the model is to answer each label for ``prompt``, labels sorted (notebook 03).
 
     Above temperature 0 this is the softmax the model samples from; at
     temperature 0 the most likely label gets 1.0 and the other 0.0.  Nothing

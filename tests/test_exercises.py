@@ -9,7 +9,8 @@ import math
 import pytest
 
 import lessonlib as L
-from lessonlib.exercises import _common, step01, step02, step03, step04, step05, step06, step07
+from lessonlib.exercises import (_common, step01, step02, step03, step04, step05, step06, step07,
+                                 step08)
 from lessonlib.records import draw_record
 
 # The lesson's class table: records per harmful class (24 + 17 + 10 + 23 + 19 = 93).
@@ -149,20 +150,52 @@ def test_output_cap_wrong_counts_get_a_hint(capsys):
 
 # ---- 04
 
-def test_temperature_zero_agrees_and_names_the_cost(capsys):
-    # at temperature 0 the label is the arg-max of the scores: no draw, so no seed effect
-    out = passes(capsys, step04.check_agreeing_temperature(0))
-    assert "all 240 records" in out and "0.1633" in out  # run 1's FBR in the lesson
-    assert "rule filter over all seven flags" in out
+def placeholder(capsys, check):
+    out = hints(capsys, check(...))
+    assert out.startswith("Not yet: fill in")
+    return out
 
 
-def test_lesson_temperature_still_differs_on_16_records(capsys):
-    assert "differ on 16 records" in hints(capsys, step04.check_agreeing_temperature(0.30))
+def test_agreement_steps_worked_by_hand(capsys):
+    # The lesson's table: agreement 0.8250 (criteria), 0.8833 and 0.8500 (judge runs 1, 2)
+    # over 240 records: 198, 212 and 204 records agree -> gap 14 steps, two-run difference 8.
+    out = passes(capsys, step04.check_agreement_steps((14, 8)))
+    assert "14 more records" in out and "moved by 8 records" in out and "1.75 times" in out
+    passes(capsys, step04.check_agreement_steps((14, -8)))    # the signed run 2 - run 1
 
 
-@pytest.mark.parametrize("answer", [-0.1, "0", None, math.inf, math.nan])
-def test_temperature_bad_values_get_a_hint(capsys, answer):
-    assert "number >= 0" in hints(capsys, step04.check_agreeing_temperature(answer))
+@pytest.mark.parametrize("answer, words", [
+    ((8, 14), "wrong way round"), ((0.0583, 0.0333), "whole numbers"),
+    ((15, 3), "agreement counts every record"), ("14, 8", "two numbers"), (14, "two numbers"),
+    (None, "fill in")])
+def test_agreement_steps_wrong_answers_get_a_hint(capsys, answer, words):
+    assert words in hints(capsys, step04.check_agreement_steps(answer))
+
+
+def test_cold_judge_steps_worked_by_hand(capsys):
+    # At temperature 0 the label is the arg-max of the scores (no draw, no seed effect): every
+    # flagged record scores 0.15 + >= 1.0 against 0.75, so every record with a flag is blocked.
+    records = L.make_records()
+    flagged_clean = sum(1 for r in records if r.cls == "clean" and r.features.on())
+    filter_fp = sum(1 for r in records if r.cls == "clean" and L.rule_filter(r))
+    out = passes(capsys, step04.check_cold_judge_steps(flagged_clean - filter_fp))
+    assert "decide all 240 records alike" in out and "of 1/147" in out
+
+
+@pytest.mark.parametrize("answer, words", [
+    (1, "lesson's temperature"), (-9, "sign"), (32, "count the clean records"),
+    (0.2177, "whole number"), ("9", "whole number"), (True, "whole number")])
+def test_cold_judge_steps_wrong_answers_get_a_hint(capsys, answer, words):
+    assert words in hints(capsys, step04.check_cold_judge_steps(answer))
+
+
+@pytest.mark.parametrize("check", [step04.check_agreement_steps, step04.check_cold_judge_steps,
+                                   step05.check_class_resolutions,
+                                   step05.check_classes_beyond_one_step,
+                                   step06.check_fbr_without_spurious,
+                                   step06.check_overlap_temperature])
+def test_placeholder_says_what_to_fill_in(capsys, check):
+    placeholder(capsys, check)
 
 
 # ---- 05
@@ -188,6 +221,7 @@ def test_class_resolutions_with_clean_checks_clean_too(capsys):
     ({**{c: 1 / n for c, n in CLASS_COUNTS.items()}, "corrupted_input": "1/19"},
      "corrupted_input"),
     ([1 / 17], "give a dict"),
+    (None, "fill in"),
 ])
 def test_class_resolutions_wrong_answers_get_a_hint(capsys, answer, words):
     assert words in hints(capsys, step05.check_class_resolutions(answer))
@@ -206,7 +240,7 @@ def test_classes_beyond_one_step(capsys):
     ({"corrupted_input", "source_spoofing", "hidden_field_request"}, "1 step(s)"),
     ({"clean"}, "non-harmful"),
     ("corrupted_input", "give a set"),
-    (None, "give a set"),
+    (None, "fill in"),
 ])
 def test_classes_beyond_one_step_wrong_answers(capsys, answer, words):
     assert words in hints(capsys, step05.check_classes_beyond_one_step(answer))
@@ -265,7 +299,7 @@ def test_overlap_temperature_right_answer_passes_and_one_step_lower_hints(capsys
     hints(capsys, step06.check_overlap_temperature(round(t - 0.05, 2)))
 
 
-@pytest.mark.parametrize("answer", [0.05, "0.55", None, -1.0, math.inf])
+@pytest.mark.parametrize("answer", [0.05, "0.55", -1.0, math.inf])
 def test_overlap_temperature_wrong_answers_get_a_hint(capsys, answer):
     assert "steps of 0.05" in hints(capsys, step06.check_overlap_temperature(answer))
 
@@ -294,12 +328,72 @@ def test_check_rule_ask_hints(capsys, answer):
     hints(capsys, step07.check_rule_ask(answer))
 
 
-def test_check_unreadable_rule(capsys):
-    changed = step07.changed_by_rule(range(L.SEED, L.SEED + 20))
-    assert min(changed, key=changed.get) == "abstain"
-    assert "200 panel seeds" in passes(capsys, step07.check_unreadable_rule("abstain"))
-    for wrong in ("clean", "harmful", "skip", None):
-        hints(capsys, step07.check_unreadable_rule(wrong))
+@pytest.mark.parametrize("check", [step07.check_rule_ask, step07.check_vetoed,
+                                   step08.check_moved_by_rule, step08.check_share_above_greedy])
+def test_a_placeholder_is_told_what_to_fill_in(capsys, check):
+    for placeholder in (None, ...):
+        assert "fill in" in hints(capsys, check(placeholder))
+
+
+def test_check_rule_ask_hint_points_at_the_prompt_not_the_words(capsys):
+    out = hints(capsys, step07.check_rule_ask(lambda prompt, seed: "temiz"))
+    assert "record 2" in out and not any(w in out for w in WORDS)
+
+
+def test_check_vetoed(capsys):
+    # worked here from the panel shares: with four judges, a record blocked at 0.5 and not
+    # at 1.0 has two or three of four judges flagging it
+    records = L.make_records()
+    run = L.Panel(L.judge_models("lesson", "plain", "wary", "greedy")).run(records, L.SEED)
+    flags = [sum(s >= 0.5 for s in js) for js in run.judge_scores.values()]
+    truth = flags.count(2) + flags.count(3)
+    assert "flags 26 records" in passes(capsys, step07.check_vetoed(truth))
+    assert truth == 26
+    for wrong in (truth - 1, truth + 1, 2.5, -1, "26"):
+        hints(capsys, step07.check_vetoed(wrong))
+
+
+def test_moved_by_rule_is_the_seed_by_seed_difference():
+    # the engine path against Panel.run seed by seed, on three seeds
+    seeds = range(L.SEED, L.SEED + 3)
+    records = L.make_records()
+    got = step08.moved_by_rule(seeds)
+    for rule in ("harmful", "clean", "abstain"):
+        counts = []
+        for seed in seeds:
+            a = L.Panel(L.judge_models(*L.DIVERSE), quorum=3).run(records, seed)
+            b = L.Panel(L.judge_models(*L.DIVERSE), quorum=3, on_unreadable=rule).run(
+                records, seed, step08.FREE_FORM_GUIDELINE)
+            counts.append(sum(a.decide(r) != b.decide(r) for r in records))
+        assert got[rule] == sum(counts) / len(counts)
+
+
+def test_check_moved_by_rule(capsys):
+    moved = step08.moved_by_rule()
+    assert min(moved, key=moved.get) == "abstain"
+    out = passes(capsys, step08.check_moved_by_rule(moved))
+    assert "over 200 panel seeds" in out and "'abstain' moves the fewest" in out
+    for wrong in ({**moved, "clean": moved["clean"] + 0.1}, {"abstain": 0.1}, "abstain",
+                  {**moved, "harmful": "0.65"}):
+        hints(capsys, step08.check_moved_by_rule(wrong))
+
+
+def test_share_above_greedy_counts_runs_with_higher_agreement():
+    seeds = range(L.SEED, L.SEED + 4)
+    records = L.make_records()
+    share, greedy = step08.share_above_greedy(seeds)
+    runs = [L.Panel(L.judge_models("lesson")).run(records, s) for s in seeds]
+    greedy_run = L.Panel(L.judge_models("greedy")).run(records, L.SEED)
+    assert greedy == L.agreement(records, greedy_run.decide)
+    assert share == sum(L.agreement(records, r.decide) > greedy for r in runs) / len(runs)
+
+
+def test_check_share_above_greedy(capsys):
+    share, greedy = step08.share_above_greedy()
+    assert 0 < share < 1
+    assert f"{greedy:.4f} on every seed" in passes(capsys, step08.check_share_above_greedy(share))
+    for wrong in (share + 0.01, 1 - share, share * 100, "0.5"):
+        hints(capsys, step08.check_share_above_greedy(wrong))
 
 
 def test_names_hint_reports_unknown_names_before_missing_ones():

@@ -216,3 +216,46 @@ def test_the_lessons_two_runs(lesson_run):
         assert (run.calls, run.input_tokens, run.seed) == (246, 10779, seed)
     run1 = lesson_run.run1
     assert (run1.retries, run1.unreadable, run1.retry_causes) == (6, 0, {"rate limit": 6})
+
+
+# ---------------------------------------------------------------- issue 12: door cases
+
+
+def test_a_vanishing_temperature_judges_as_temperature_zero_on_both_paths():
+    import importlib
+
+    records = L.make_records(120)
+    zero = L.run_judge(records, temperature=0)
+    assert L.run_judge(records, temperature=1e-310) == zero
+    many = importlib.import_module("lessonlib.many")
+    tiny, greedy = (many.run_judge_many(records, [1, 2], temperature=t) for t in (1e-310, 0))
+    assert [tiny.run(i) for i in (0, 1)] == [greedy.run(i) for i in (0, 1)]
+    assert tiny.run(0).labels == zero.labels
+
+
+class Reply:
+    def __init__(self, input_tokens, text="temiz"):
+        self.text, self.input_tokens = text, input_tokens
+
+
+@pytest.mark.parametrize("tokens, error", [
+    ("abc", TypeError), (float("nan"), TypeError), (1.5, TypeError), (True, TypeError),
+    (-1, ValueError)])
+def test_a_reply_with_bad_input_tokens_names_them(tokens, error):
+    with pytest.raises(error, match=r"\binput_tokens\b"):
+        L.ask_for_label(lambda p, s: Reply(tokens), "tek kayit", 1)
+
+
+def test_a_reply_may_give_its_input_tokens_as_a_numpy_int():
+    import numpy as np
+
+    assert L.ask_for_label(lambda p, s: Reply(np.int64(7)), "x", 1).input_tokens == 7
+
+
+def test_a_run_decides_only_the_records_it_judged():
+    records = L.make_records(10, 1)
+    run = L.run_judge(records, 1)
+    assert [run.decide(r) for r in L.make_records(10, 1)] == [run.decide(r) for r in records]
+    for foreign in (L.make_records(12, 1)[10], L.make_records(10, 2)[3]):
+        with pytest.raises(ValueError, match=r"^record\b.*does not belong"):
+            run.decide(foreign)

@@ -75,11 +75,6 @@ def test_resolution_is_one_step_of_a_class():
     assert round(L.resolution(17), 4) == 0.0588        # the lesson's 1/17 = 0.0588
     assert L.resolution(1) == 1.0
 
-    class Count:                                       # integer-like (e.g. a numpy int)
-        def __index__(self):
-            return 4
-    assert L.resolution(Count()) == 0.25
-
 
 def test_disagreements_lists_changed_record_numbers():
     a = {1: "temiz", 2: "zararli", 3: "zararli"}

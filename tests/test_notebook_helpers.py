@@ -31,13 +31,6 @@ def test_flag_rates_hand_worked():
     assert rates["corrupted_input"]["instruction_mode"] == 0
 
 
-def test_flag_rates_bad_input():
-    with pytest.raises(ValueError, match="records"):
-        flag_rates([])
-    with pytest.raises(TypeError, match="records"):
-        flag_rates([{"cls": "clean"}])
-
-
 def test_records_frame_shape_and_columns():
     df = records_frame(SMALL)
     assert df.index.name == "no" and list(df.index) == [1, 2, 3, 4, 5]
@@ -45,11 +38,6 @@ def test_records_frame_shape_and_columns():
     assert df["excessive_length"].dtype == bool
     assert df["excessive_length"].sum() == 2
     assert df.loc[4, "cls"] == "corrupted_input"
-
-
-def test_records_frame_bad_input():
-    with pytest.raises(TypeError, match="records"):
-        records_frame("not records")
 
 
 @pytest.mark.parametrize("difference, count, want", [
@@ -62,16 +50,6 @@ def test_records_frame_bad_input():
 ])
 def test_steps_hand_worked(difference, count, want):
     assert steps(difference, count) == want
-
-
-@pytest.mark.parametrize("difference, count, error, name", [
-    (0.1, 0, ValueError, "count"), (0.1, 1.5, TypeError, "count"),
-    (0.1, True, TypeError, "count"), ("0.1", 10, TypeError, "difference"),
-    (math.nan, 10, ValueError, "difference"),
-])
-def test_steps_bad_input(difference, count, error, name):
-    with pytest.raises(error, match=name):
-        steps(difference, count)
 
 
 def test_label_probabilities_softmax_by_hand():

@@ -59,3 +59,21 @@ def test_judge_run_accounting(n, seed, temperature, guideline, max_output, spuri
 @given(n=st.integers(1, 40), k=st.integers(0, 40), seed=seeds)
 def test_make_records_is_a_prefix_of_a_longer_set(n, k, seed):
     assert L.make_records(n, seed) == L.make_records(n + k, seed)[:n]
+
+
+def old_tokenize(text):
+    """The tokenizer as first written (quadratic in a word's length): the reference."""
+    pieces = []
+    for word in text.lower().replace(",", " , ").split():
+        while len(word) > 5:
+            pieces.append(word[:5])
+            word = word[5:]
+        pieces.append(word)
+    return pieces
+
+
+@given(text=st.text(max_size=300) | st.text(alphabet="abcİI ,\t", max_size=300)
+       | st.lists(st.sampled_from(["a" * 23, "x" * 5, "yy" * 31, ",", " "]), max_size=12).map(
+           "".join))
+def test_tokenize_gives_the_tokens_of_its_first_definition(text):
+    assert L.tokenize(text) == old_tokenize(text)

@@ -226,3 +226,17 @@ def test_by_class_groups_in_classes_order_and_drops_empty_classes():
     assert all(r.cls == cls for cls, members in groups.items() for r in members)
     # order inside a class is the records' own order
     assert all([r.no for r in m] == sorted(r.no for r in m) for m in groups.values())
+
+
+@pytest.mark.parametrize("values", [["no"] * 7, ["yes"] * 7, [2] * 7, [None] * 7,
+                                    [True] * 6 + ["False"]])
+def test_flags_take_only_booleans(values):
+    with pytest.raises(TypeError, match=r"\bvalues\b.*boolean"):
+        L.Flags(values)
+
+
+def test_flags_take_zero_and_one_and_numpy_bools():
+    import numpy as np
+
+    assert L.Flags([1, 0, 0, 0, 0, 0, 1]).on() == ("instruction_mode", "excessive_length")
+    assert L.Flags(np.array([True] + [False] * 6)).on() == ("instruction_mode",)

@@ -138,3 +138,26 @@ def test_lesson_blocks_are_the_default_lesson(lesson_run):
     assert L.lesson_blocks() == lesson_run.blocks()
     assert lesson_run.blocks()[1].splitlines()[0] == HEADER
     assert lesson_run.blocks()[2].splitlines()[0] == CLASS_HEADER
+
+
+# ---------------------------------------------------------------- issue 12: door cases
+
+
+@pytest.mark.parametrize("other", [(12, 2), (14, 1)], ids=["other seed", "longer"])
+def test_a_run_on_other_records_is_refused(other):
+    records = L.make_records(12, 1)
+    run = L.run_judge(records, 1)
+    foreign = L.make_records(*other)
+    for call in (lambda: L.measure(foreign, run.decide), lambda: L.agreement(foreign, run.decide),
+                 lambda: L.comparison_block(foreign, run, run),
+                 lambda: L.class_block(foreign, run)):
+        with pytest.raises(ValueError, match="does not belong to these records"):
+            call()
+    # a part of the judged records is fine
+    assert L.measure(records[:5], run.decide) == L.measure(L.make_records(5, 1), run.decide)
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_a_lesson_needs_the_sample_record(n):
+    with pytest.raises(ValueError, match=r"\bn\b.*>= 2"):
+        L.lesson(n).blocks()

@@ -10,7 +10,7 @@ import math
 import pytest
 
 import lessonlib as L
-from lessonlib.simulator import label_scores, label_weights
+from lessonlib.simulator import label_probabilities, label_scores, label_weights
 from lesson_defs import FREE_FORM_WEIGHTS, choose, fnv, uniforms
 
 SAMPLE_PROMPT = ("Su kaydin ozniteliklerine bak ve tek etiket yaz : temiz ya da zararli . "
@@ -250,3 +250,16 @@ def test_lesson_constants():
     assert L.CUE_TABLE == {"yoner": "zararli", "gizli": "zararli", "yanet": "zararli",
                            "damga": "zararli", "rolde": "zararli", "dagil": "zararli",
                            "yok": "temiz"}
+
+
+# ---------------------------------------------------------------- a vanishing temperature
+
+
+@pytest.mark.parametrize("temperature", [1e-300, 1e-308, 1e-310, 5e-324])
+def test_a_vanishing_temperature_gives_the_limit_at_zero(temperature):
+    # score / T overflows to inf below about 1e-308; the weights are then the T -> 0 limit
+    for prompt in (SAMPLE_PROMPT, "tek yok", "tek yonerge", "tek asiriuzunluk"):
+        assert label_probabilities(prompt, temperature) == label_probabilities(prompt, 0)
+    assert label_weights({"temiz": 0.75, "zararli": 2.15}, temperature) == [0.0, 1.0]
+    assert label_weights({"temiz": 1.75, "zararli": 0.15}, temperature) == [1.0, 0.0]
+    assert label_weights({"temiz": 1.0, "zararli": 1.0}, temperature) == [0.5, 0.5]   # a tie
