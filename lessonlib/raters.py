@@ -37,9 +37,8 @@ import numbers
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from ._checks import check_callable, check_choice, check_number, check_seed, check_str
-from .records import CLASSES, SEED, check_record, check_records, generator, is_harmful, trace_id
 from ._frozen import ReadOnlyDict
+from .records import CLASSES, SEED, check_records, generator, is_harmful, trace_id
 from .metrics import share
 
 LEVELS = ("nominal", "ordinal", "interval")
@@ -255,20 +254,6 @@ class Rater:
     careless: float = 0.0
     careless_classes: tuple = ()
 
-    def __post_init__(self):
-        check_str("name", self.name)
-        check_str("errs", self.errs)
-        for field_name in ("miss", "false_alarm", "careless"):
-            value = check_number(field_name, getattr(self, field_name), minimum=0.0)
-            if value > 1:
-                raise ValueError(f"{field_name} must be a probability in [0, 1], got {value!r}")
-        if isinstance(self.careless_classes, str) or not isinstance(self.careless_classes,
-                                                                    tuple):
-            raise TypeError(f"careless_classes must be a tuple of class names, got "
-                            f"{self.careless_classes!r}")
-        for cls in self.careless_classes:
-            check_choice("careless_classes", cls, CLASSES)
-
 
 RATERS = (
     Rater("lenient", "misses harmful records: grades one 2 (probability miss)", miss=0.3),
@@ -283,7 +268,6 @@ RATER_NAMES = tuple(r.name for r in RATERS)
 
 def severity(record):
     """Notebook 10: the reference grade of ``record`` (SEVERITY; 2 for a clean one with a flag)."""
-    check_record(record)
     grade = SEVERITY[record.cls]
     return grade + 1 if record.cls == "clean" and record.features.on() else grade
 
@@ -304,13 +288,6 @@ def _grade(record, rater, factor, seed):
     return grade
 
 
-def _rater(rater):
-    if not isinstance(rater, Rater):
-        raise TypeError(f"rater must be a Rater (e.g. one of RATERS), got "
-                        f"{type(rater).__name__} {rater!r}")
-    return rater
-
-
 def rate(records, rater, scale="two-point", guideline="short", seed=SEED):
     """Notebook 10: one rater's answers for ``records``, in order.
 
@@ -319,11 +296,6 @@ def rate(records, rater, scale="two-point", guideline="short", seed=SEED):
     has its own generator, so the answers do not depend on which other records
     are rated, and both guidelines use the same draws.
     """
-    records = check_records(records)
-    _rater(rater)
-    check_choice("scale", scale, SCALES)
-    check_choice("guideline", guideline, tuple(GUIDELINES))
-    check_seed(seed)
     grades = tuple(_grade(r, rater, GUIDELINES[guideline], seed) for r in records)
     if scale == "graded":
         return grades
@@ -332,21 +304,18 @@ def rate(records, rater, scale="two-point", guideline="short", seed=SEED):
 
 def ratings(records, scale="two-point", guideline="short", seed=SEED, raters=RATERS):
     """Notebook 10: the ratings table, a row per rater (``raters`` order), a column per record."""
-    if isinstance(raters, Rater) or not isinstance(raters, (tuple, list)) or not raters:
-        raise TypeError(f"raters must be a non-empty tuple of Rater, got {raters!r}")
     return tuple(rate(records, r, scale, guideline, seed) for r in raters)
 
 
 def human_labels(records):
     """Notebook 10: the human label of each record as 'clean' / 'harmful'."""
-    return tuple(HARMFUL if is_harmful(r) else CLEAN for r in check_records(records))
+    return tuple(HARMFUL if is_harmful(r) else CLEAN for r in records)
 
 
 def majority(ratings):
     """Notebook 10: per record, the label most raters gave (a tie goes to the earliest row's)."""
-    rows = _table(ratings)
     out = []
-    for column in zip(*rows):
+    for column in zip(*ratings):
         counts = Counter(column)
         top = max(counts.values())
         out.append(next(v for v in column if counts[v] == top))
@@ -367,28 +336,8 @@ def with_rates(miss=RATERS[0].miss, false_alarm=RATERS[1].false_alarm,
 FIGURES = ("precision", "recall", "false_block_rate", "agreement")
 
 
-def _truth(records, truth, name="truth"):
-    truth = _labels(name, truth)
-    if len(truth) != len(records):
-        raise ValueError(f"{name} must hold one label per record: {len(records)} records, "
-                         f"{len(truth)} labels")
-    bad = sorted({repr(t) for t in truth if t not in (CLEAN, HARMFUL)})
-    if bad:
-        raise ValueError(f"{name} labels must be 'clean' or 'harmful', found {', '.join(bad)}")
+def _truth(truth):
     return tuple(t == HARMFUL for t in truth)
-
-
-def _named(name, mapping, what):
-    if not hasattr(mapping, "items") or isinstance(mapping, type) or not mapping:
-        raise TypeError(f"{name} must be a non-empty dict name -> {what}, got {mapping!r}")
-    return mapping
-
-
-def _runs(records, runs, least=1):
-    if tuple(r.no for r in records) != getattr(runs, "record_nos", None) or len(runs) < least:
-        raise ValueError(f"runs must be a ManyRuns (run_judge_many) of at least {least} run(s) "
-                         f"over these very records, in the same order")
-    return runs
 
 
 def measure_against(records, decide, truth):
@@ -397,10 +346,7 @@ def measure_against(records, decide, truth):
     ``truth`` holds 'clean' / 'harmful' in record order: a rater's two-point
     answers, the majority, or :func:`human_labels` (which gives ``measure``).
     """
-    records = check_records(records)
-    if not callable(decide):
-        raise TypeError(f"decide must be a function record -> bool, got {type(decide).__name__}")
-    return _score([bool(decide(r)) for r in records], _truth(records, truth))
+    return _score([bool(decide(r)) for r in records], _truth(truth))
 
 
 def _score(flagged, actual):
@@ -416,17 +362,9 @@ def _score(flagged, actual):
 
 def label_sets(records, scale_rows):
     """Notebook 10: {name: labels} - the human label, each rater's two-point row, the majority."""
-    records = check_records(records)
-    rows = _table(scale_rows)
-    if len(rows[0]) != len(records):
-        raise ValueError(f"scale_rows must hold one column per record: {len(records)} records, "
-                         f"{len(rows[0])} columns")
-    if len(rows) != len(RATERS):
-        raise ValueError(f"scale_rows must hold one two-point row per rater in RATERS "
-                         f"({len(RATERS)}), got {len(rows)}")
     out = {"human": human_labels(records)}
-    out.update(zip(RATER_NAMES, rows))
-    out["majority"] = majority(rows)
+    out.update(zip(RATER_NAMES, scale_rows))
+    out["majority"] = majority(scale_rows)
     return out
 
 
@@ -436,12 +374,7 @@ def rescore_rows(records, decisions, labels):
     ``decisions`` maps an approach name to its decide function; ``labels``
     maps a label name to its labels (e.g. :func:`label_sets`).
     """
-    records = check_records(records)
-    _named("decisions", decisions, "decide function")
-    for name, decide in decisions.items():
-        check_callable(f"decisions[{name!r}]", decide, "a function record -> bool")
-    actual = {name: _truth(records, truth, f"labels[{name!r}]")
-              for name, truth in _named("labels", labels, "labels").items()}
+    actual = {name: _truth(truth) for name, truth in labels.items()}
     flagged = {approach: [bool(decide(r)) for r in records]
                for approach, decide in decisions.items()}
     rows = []
@@ -479,14 +412,9 @@ def claim_rows(records, runs, labels, criteria):
 
     from .variance import run_band
 
-    records = check_records(records)
-    _runs(records, runs)
-    for name, truth in _named("labels", labels, "labels").items():
-        _truth(records, truth, f"labels[{name!r}]")
-    check_callable("criteria", criteria, "a function record -> bool")
     rows = []
     for name, truth in labels.items():
-        actual = np.array(_truth(records, truth))
+        actual = np.array(_truth(truth))
         crit = measure_against(records, criteria, truth)
         tp = np.count_nonzero(runs.harmful & actual, axis=1)
         fp = np.count_nonzero(runs.harmful & ~actual, axis=1)
@@ -517,11 +445,6 @@ def class_text(records, rows):
     each rater's rater agreement with the human label; Fleiss' kappa of the
     raters within the class ('n/a' where every rating in it is the same, 0/0).
     """
-    records = check_records(records)
-    rows = _table(rows)
-    if len(rows[0]) != len(records):
-        raise ValueError(f"rows must hold one column per record: {len(records)} records, "
-                         f"{len(rows[0])} columns")
     names = [f"row {i}" for i in range(len(rows))] if len(rows) != len(RATERS) else RATER_NAMES
     lines = [f"{'class':<22}{'records':>8}{'all agree':>10}"
              + "".join(f"{n[:9]:>10}" for n in names) + f"{'kappa':>9}"]
@@ -553,9 +476,6 @@ def spread_rows(records, runs, labels, criteria):
     """
     from .variance import figures, run_band
 
-    records = check_records(records)
-    _runs(records, runs, least=2)
-    check_callable("criteria", criteria, "a function record -> bool")
     per_run = figures(runs)
     rows = rescore_rows(records, {"criteria": criteria, "judge run 1": runs.run(0).decide},
                         labels)
@@ -593,15 +513,7 @@ def judge_rows(panel_run, records):
     A judge flags a record when its score is >= 0.5 (the panel's own rule);
     an abstaining judge's rating is None (only krippendorff_alpha takes it).
     """
-    records = check_records(records)
-    scores = getattr(panel_run, "judge_scores", None)
-    if not hasattr(scores, "items"):
-        raise TypeError(f"panel_run must be a PanelRun (Panel(...).run), got "
-                        f"{type(panel_run).__name__}")
-    missing = [r.no for r in records if r.no not in scores]
-    if missing:
-        raise ValueError(f"records must be records the panel_run judged; not judged: "
-                         f"{missing[:5]}")
+    scores = panel_run.judge_scores
     judges = len(next(iter(scores.values())))
     return tuple(tuple(None if scores[r.no][j] is None else
                        HARMFUL if scores[r.no][j] >= 0.5 else CLEAN for r in records)
@@ -614,10 +526,6 @@ def judge_rows(panel_run, records):
 
 def pair_rows(named):
     """Notebook 10: rater agreement and Cohen's kappa for every pair of ``named`` label rows."""
-    if not hasattr(named, "items") or isinstance(named, type):
-        raise TypeError(f"named must be a dict name -> labels, got {named!r}")
-    if len(named) < 2:
-        raise ValueError(f"named must hold at least two label rows to pair, got {len(named)}")
     names = list(named)
     return [{"pair": f"{a} / {b}", "agreement": rater_agreement(named[a], named[b]),
              "kappa": cohen_kappa(named[a], named[b])}
@@ -679,11 +587,6 @@ def raters_text(records, judge_decide, miss=RATERS[0].miss,
     """Notebook 10 explorer: error rates in, kappa, alpha and the re-scored table out."""
     from .criteria import DEFAULT_RULES, make_rule_filter
 
-    records = check_records(records)
-    check_callable("judge_decide", judge_decide, "a function record -> bool (a run's decide)")
-    if criteria is not None:
-        check_callable("criteria", criteria, "a function record -> bool")
-    check_choice("guideline", guideline, tuple(GUIDELINES))
     raters = with_rates(miss, false_alarm, careless)
     graded = ratings(records, "graded", guideline, SEED, raters)
     two = tuple(tuple(HARMFUL if g >= LINE else CLEAN for g in row) for row in graded)
