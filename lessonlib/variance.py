@@ -15,7 +15,7 @@ run) or on plain arrays of per-run figures:
 * for notebook 04, each gap between the approaches against the judge's
   two-run difference, counted in steps (:func:`gap_steps`, :func:`plot_gap_steps`).
 
-The public functions check their arguments; the ``_`` helpers trust their callers.
+These are study helpers: they trust their caller (the notebooks and the explorers).
 """
 
 from __future__ import annotations
@@ -24,12 +24,10 @@ import math
 
 import numpy as np
 
-from ._checks import check_int, check_number, check_vector
-from .records import check_records, is_harmful
 from ._frozen import ReadOnlyDict
 from .criteria import rule_filter
-from .judge import JudgeRun
-from .many import ManyRuns, check_decisions, check_seeds, run_judge_many
+from .many import run_judge_many
+from .records import is_harmful
 from .metrics import agreement, measure, steps
 from .simulator import TEMPERATURE
 
@@ -43,160 +41,22 @@ TITLES = ReadOnlyDict({"precision": "precision", "recall": "recall",
                        "false_block_rate": "false block rate", "agreement": "agreement"})
 
 
-# ---------------------------------------------------------------------------------------------
-# Door checks
-# ---------------------------------------------------------------------------------------------
-
-def _values(values, name="values"):
-    if values is None or isinstance(values, (str, bytes)):
-        raise TypeError(f"{name} must be a 1-D collection of numbers, got "
-                        f"{type(values).__name__}")
-    raw = np.asarray(values)
-    if raw.dtype.kind not in "biuf" and raw.size:
-        raise TypeError(f"{name} must hold real numbers, got dtype {raw.dtype}")
-    values = raw.astype(float)
-    if values.ndim != 1 or values.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D collection of numbers, "
-                         f"got shape {values.shape}")
-    if not np.isfinite(values).all():
-        raise ValueError(f"{name} must be finite numbers, found nan or inf")
-    return values
-
-
-def _level(level):
-    level = check_number("level", level, minimum=0.0)
-    if level >= 1.0:
-        raise ValueError(f"level must be below 1, got {level!r}")
-    return level
-
-
-def _runs(runs):
-    if not isinstance(runs, ManyRuns):
-        raise TypeError(f"runs must be a ManyRuns (from run_judge_many), got "
-                        f"{type(runs).__name__}")
-    return runs
-
-
 def _matched(records, runs):
-    """``records`` checked, and the very records ``runs`` judged, in the same order."""
-    records = check_records(records)
-    _runs(runs)
     if tuple(r.no for r in records) != runs.record_nos:
         raise ValueError("records must be the records the runs judged, in the same order")
-    return records
-
-
-def _marks(marks, runs, least=0):
-    """Run indices into ``runs``, as a tuple (at least ``least`` of them)."""
-    if isinstance(marks, (str, bytes)) or not hasattr(marks, "__iter__"):
-        raise TypeError(f"marks must be a tuple of run indices, got {type(marks).__name__} "
-                        f"{marks!r}")
-    marks = tuple(check_int("marks", i) for i in marks)
-    if len(marks) < least:
-        raise ValueError(f"marks must hold at least {least} run indices, got {marks!r}")
-    for i in marks:
-        if not -len(runs) <= i < len(runs):
-            raise ValueError(f"marks must be run indices in [-{len(runs)}, {len(runs)}), "
-                             f"got {i}")
-    return marks
-
-
-def _threshold(threshold):
-    return check_number("threshold", threshold, minimum=0.0)
-
-
-# ---------------------------------------------------------------------------------------------
-# Unchecked helpers (callers pass checked arguments)
-# ---------------------------------------------------------------------------------------------
-
-def _figures(runs):
-    m = runs.measure()
-    out = {k: m[k] for k in RATE_NAMES}
-    out["agreement"] = runs.agreement()
-    return out
 
 
 def _position(values, x):
     below, equal = float(np.mean(values < x)), float(np.mean(values == x))
-    return {"below": below, "equal": equal, "above": 1.0 - below - equal,
-            "percentile": 100.0 * (below + equal / 2)}
+    return 100.0 * (below + equal / 2)
 
-
-def _band(values, level):
-    values = np.sort(values)
-    n, tail = len(values), (1 - level) / 2
-    # round away the last-bit noise of (1 - level) / 2 before taking the ceiling
-    lo = max(math.ceil(round(n * tail, 9)) - 1, 0)
-    hi = max(math.ceil(round(n * (1 - tail), 9)) - 1, 0)
-    return float(values[lo]), float(values[hi])
-
-
-def _flip(x):
-    s = x.shape[0]
-    k = np.count_nonzero(x, axis=0).astype(np.float64)
-    return 2 * k * (s - k) / (s * (s - 1))
-
-
-def _pair_changes(x):
-    f = x.astype(np.float64)
-    counts = f.sum(axis=1)
-    out = []
-    for i in range(0, len(f) - 1, 256):                 # blocks of rows bound the memory
-        rows = f[i:i + 256]
-        both = rows @ f.T                               # records both runs block
-        differ = counts[i:i + 256, None] + counts[None, :] - 2 * both
-        for k in range(len(rows)):
-            out.append(differ[k, i + k + 1:])
-    return np.rint(np.concatenate(out)).astype(np.int64)
-
-
-def _criteria(records, decide=rule_filter):
-    m = measure(records, decide)
-    return {**{k: m[k] for k in RATE_NAMES}, "agreement": agreement(records, decide),
-            "fp": m["fp"], "tp": m["tp"]}
-
-
-def _summary(runs, marks, level):
-    rows = []
-    for name, values in _figures(runs).items():
-        lo, hi = _band(values, level)
-        row = {"figure": name, "mean": float(values.mean()), "low": lo, "high": hi,
-               "width": hi - lo}
-        for k, i in enumerate(marks, 1):
-            row[f"run {k}"] = float(values[i])
-            row[f"run {k} percentile"] = _position(values, values[i])["percentile"]
-        rows.append(row)
-    return rows
-
-
-def _recall_gap(records, runs, level):
-    crit = _criteria(records)
-    recall = runs.measure()["recall"]
-    gap = recall - crit["recall"]
-    lo, hi = _band(gap, level)
-    return {"criteria": crit["recall"], "judge low": float(recall.min()),
-            "gap low": round(lo, 4), "gap high": round(hi, 4),
-            "share judge higher": float(np.mean(gap > 0))}
-
-
-def _fbr_comparison(records, runs, level):
-    crit = _criteria(records)
-    diff = runs.confusion()[1] - crit["fp"]
-    lo, hi = _band(diff, level)
-    return {"criteria": crit["false_block_rate"], "criteria fp": crit["fp"],
-            "share judge below": float(np.mean(diff < 0)),
-            "share equal": float(np.mean(diff == 0)),
-            "share judge above": float(np.mean(diff > 0)),
-            "fp difference low": int(lo), "fp difference high": int(hi)}
-
-
-# ---------------------------------------------------------------------------------------------
-# Public functions (notebook 06 and its solutions call these)
-# ---------------------------------------------------------------------------------------------
 
 def figures(runs):
     """Per run: precision, recall, false block rate (rounded as ``measure``) and agreement."""
-    return _figures(_runs(runs))
+    m = runs.measure()
+    out = {k: m[k] for k in RATE_NAMES}
+    out["agreement"] = runs.agreement()
+    return out
 
 
 def run_band(values, level=LEVEL):
@@ -209,8 +69,12 @@ def run_band(values, level=LEVEL):
     most 24 runs lie below the band and at most 25 above it.  The one
     definition of a run band in the course (06, 07, 08 and the explorers).
     """
-    values = _values(values)
-    return _band(values, _level(level))
+    values = np.sort(np.asarray(values, dtype=float))
+    n, tail = len(values), (1 - level) / 2
+    # round away the last-bit noise of (1 - level) / 2 before taking the ceiling
+    lo = max(math.ceil(round(n * tail, 9)) - 1, 0)
+    hi = max(math.ceil(round(n * (1 - tail), 9)) - 1, 0)
+    return float(values[lo]), float(values[hi])
 
 
 MAX_PAIR_RUNS = 5000
@@ -224,11 +88,19 @@ def pair_changes(harmful):
     pairs, in the order (0, 1), (0, 2), ..., (1, 2), ...  At most MAX_PAIR_RUNS
     runs (use a subset of the runs beyond that).
     """
-    x = check_decisions(harmful, min_rows=2)
-    if x.shape[0] > MAX_PAIR_RUNS:
-        raise ValueError(f"harmful has {x.shape[0]} runs; pair_changes takes at most "
+    f = np.asarray(harmful, dtype=np.float64)
+    if f.shape[0] > MAX_PAIR_RUNS:
+        raise ValueError(f"harmful has {f.shape[0]} runs; pair_changes takes at most "
                          f"{MAX_PAIR_RUNS} (use a subset of the runs)")
-    return _pair_changes(x)
+    counts = f.sum(axis=1)
+    out = []
+    for i in range(0, len(f) - 1, 256):                 # blocks of rows bound the memory
+        rows = f[i:i + 256]
+        both = rows @ f.T                               # records both runs block
+        differ = counts[i:i + 256, None] + counts[None, :] - 2 * both
+        for k in range(len(rows)):
+            out.append(differ[k, i + k + 1:])
+    return np.rint(np.concatenate(out)).astype(np.int64)
 
 
 def flip_probability(harmful):
@@ -237,7 +109,10 @@ def flip_probability(harmful):
     With k of S runs blocking the record it is 2 k (S - k) / (S (S - 1)); summed
     over the records it equals the mean of :func:`pair_changes`.
     """
-    return _flip(check_decisions(harmful, min_rows=2))
+    x = np.asarray(harmful, dtype=bool)
+    s = x.shape[0]
+    k = np.count_nonzero(x, axis=0).astype(np.float64)
+    return 2 * k * (s - k) / (s * (s - 1))
 
 
 def expected_changed(harmful):
@@ -247,7 +122,7 @@ def expected_changed(harmful):
     every pair of distinct runs, of the records the pair decides differently.
     The one definition of "expected changed records" in the course.
     """
-    return float(_flip(check_decisions(harmful, min_rows=2)).sum())
+    return float(flip_probability(harmful).sum())
 
 
 def flag_stability(records, runs, threshold=0.05):
@@ -257,9 +132,8 @@ def flag_stability(records, runs, threshold=0.05):
     it hesitate: a record with no flag is read as 'yok' (clean), several flags
     outweigh the prior, a single flag leaves the two labels close.
     """
-    records = _matched(records, runs)
-    threshold = _threshold(threshold)
-    flip = _flip(runs.harmful)
+    _matched(records, runs)
+    flip = flip_probability(runs.harmful)
     flags = np.array([len(r.features.on()) for r in records])
     rows = []
     for k in np.unique(flags).tolist():
@@ -272,7 +146,9 @@ def flag_stability(records, runs, threshold=0.05):
 
 def criteria_figures(records, decide=rule_filter):
     """The criteria filter's precision, recall, false block rate and agreement (one run)."""
-    return _criteria(check_records(records), decide)
+    m = measure(records, decide)
+    return {**{k: m[k] for k in RATE_NAMES}, "agreement": agreement(records, decide),
+            "fp": m["fp"], "tp": m["tp"]}
 
 
 def recall_gap(records, runs, level=LEVEL):
@@ -281,7 +157,14 @@ def recall_gap(records, runs, level=LEVEL):
     Both recalls are rounded to four places (as ``measure`` rounds), so the gap
     ends are rounded to four places too.
     """
-    return _recall_gap(_matched(records, runs), runs, _level(level))
+    _matched(records, runs)
+    crit = criteria_figures(records)
+    recall = runs.measure()["recall"]
+    gap = recall - crit["recall"]
+    lo, hi = run_band(gap, level)
+    return {"criteria": crit["recall"], "judge low": float(recall.min()),
+            "gap low": round(lo, 4), "gap high": round(hi, 4),
+            "share judge higher": float(np.mean(gap > 0))}
 
 
 def fbr_comparison(records, runs, level=LEVEL):
@@ -291,7 +174,15 @@ def fbr_comparison(records, runs, level=LEVEL):
     more clean records than the criteria filter, and the run band of the
     difference counted in clean records (judge fp minus criteria fp).
     """
-    return _fbr_comparison(_matched(records, runs), runs, _level(level))
+    _matched(records, runs)
+    crit = criteria_figures(records)
+    diff = runs.confusion()[1] - crit["fp"]
+    lo, hi = run_band(diff, level)
+    return {"criteria": crit["false_block_rate"], "criteria fp": crit["fp"],
+            "share judge below": float(np.mean(diff < 0)),
+            "share equal": float(np.mean(diff == 0)),
+            "share judge above": float(np.mean(diff > 0)),
+            "fp difference low": int(lo), "fp difference high": int(hi)}
 
 
 JUDGE_ARGS = ("guideline", "cues", "spurious", "max_output", "unreadable_as", "chunk")
@@ -305,27 +196,14 @@ def temperature_sweep(records, temperatures, seeds, level=LEVEL, **judge_args):
     row holds the temperature, each figure's run band ends and width, and the
     expected changed records between two runs (:func:`expected_changed`).
     """
-    records = check_records(records)
-    seeds = check_seeds(seeds)
-    if isinstance(temperatures, (str, bytes)) or not hasattr(temperatures, "__iter__"):
-        raise TypeError(f"temperatures must be a collection of temperatures, got "
-                        f"{type(temperatures).__name__} {temperatures!r}")
-    temps = [check_number("temperatures", t, minimum=0.0) for t in temperatures]
-    if not temps:
-        raise ValueError("temperatures must hold at least one temperature")
-    level = _level(level)
-    unknown = sorted(set(judge_args) - set(JUDGE_ARGS))
-    if unknown:
-        raise TypeError(f"judge_args: unknown argument(s) {', '.join(unknown)}; allowed: "
-                        f"{', '.join(JUDGE_ARGS)}")
     rows = []
-    for t in temps:
+    for t in temperatures:
         runs = run_judge_many(records, seeds, t, **judge_args)
         row = {"temperature": t}
-        for name, values in _figures(runs).items():
-            lo, hi = _band(values, level)
+        for name, values in figures(runs).items():
+            lo, hi = run_band(values, level)
             row[f"{name} low"], row[f"{name} high"], row[f"{name} width"] = lo, hi, hi - lo
-        row["mean changes"] = float(_flip(runs.harmful).sum()) if len(seeds) > 1 else 0.0
+        row["mean changes"] = expected_changed(runs.harmful) if len(runs) > 1 else 0.0
         rows.append(row)
     return rows
 
@@ -336,13 +214,8 @@ def sweep_text(rows, temperatures=None):
     One line per temperature in ``temperatures`` (all rows when None): the
     95% run bands of recall and false block rate and the expected changed records.
     """
-    rows = _sweep_rows(rows)
     if temperatures is not None:
-        wanted = [check_number("temperatures", t, minimum=0.0) for t in temperatures]
-        missing = [t for t in wanted if not any(abs(r["temperature"] - t) < 1e-9 for r in rows)]
-        if missing:
-            raise ValueError(f"temperatures {missing} are not in the sweep rows")
-        rows = [r for r in rows if any(abs(r["temperature"] - t) < 1e-9 for t in wanted)]
+        rows = [r for r in rows if any(abs(r["temperature"] - t) < 1e-9 for t in temperatures)]
     lines = [f"{'temperature':>11}  {'recall: 95% run band':>20}  {'FBR: 95% run band':>18}  "
              f"{'expected changed':>16}"]
     for r in rows:
@@ -355,39 +228,32 @@ def sweep_text(rows, temperatures=None):
 def key_figures(records, runs, marks=(0, 1), threshold=0.05, level=LEVEL):
     """The figures notebook 06 quotes, as text (at most 80 columns): the run bands, the
     changed records, the two claims."""
-    records = _matched(records, runs)
-    marks = _marks(marks, runs, least=2)
-    threshold = _threshold(threshold)
-    level = _level(level)
-    if len(runs) < 2:
-        raise ValueError(f"runs must hold at least two runs (pairs are compared), got "
-                         f"{len(runs)}")
     pct = f"{100 * level:g}%"
     lines = [f"{len(runs)} judge runs on {len(runs.record_nos)} records (in brackets: a run's "
              f"percentile among them)",
              f"{'figure':<17}{'mean':>7}  {pct + ' run band':>18}  {'run 1':>14}  {'run 2':>14}"]
-    for row in _summary(runs, marks[:2], level):
-        marked = "  ".join(f"{row[f'run {k}']:.4f} ({row[f'run {k} percentile']:4.1f})"
-                           for k in (1, 2))
-        lines.append(f"{TITLES[row['figure']]:<17}{row['mean']:>7.4f}  {row['low']:>8.4f} .. "
-                     f"{row['high']:.4f}  {marked}")
-    changes = _pair_changes(runs.harmful)
-    lo, hi = _band(changes, level)
+    for name, values in figures(runs).items():
+        lo, hi = run_band(values, level)
+        marked = "  ".join(f"{values[i]:.4f} ({_position(values, values[i]):4.1f})"
+                           for i in marks[:2])
+        lines.append(f"{TITLES[name]:<17}{values.mean():>7.4f}  {lo:>8.4f} .. {hi:.4f}  {marked}")
+    changes = pair_changes(runs.harmful)
+    lo, hi = run_band(changes, level)
     first = int(np.count_nonzero(runs.harmful[marks[0]] != runs.harmful[marks[1]]))
-    flip = _flip(runs.harmful)
+    flip = flip_probability(runs.harmful)
     lines += [f"changed records between two runs: expected {flip.sum():.4f} , {pct} run band "
               f"{lo:.0f} .. {hi:.0f}",
               f"  the lesson's pair: {first} (percentile "
-              f"{_position(changes, first)['percentile']:.1f})",
+              f"{_position(changes, first):.1f})",
               f"records with flip probability above {threshold:g}: "
               f"{int(np.count_nonzero(flip > threshold))} of {len(flip)} ; never flipped: "
               f"{int(np.count_nonzero(flip == 0))}"]
-    gap = _recall_gap(records, runs, level)
+    gap = recall_gap(records, runs, level)
     lines += [f"recall, judge - criteria: {pct} run band {gap['gap low']:.4f} .. "
               f"{gap['gap high']:.4f} ; judge higher",
               f"  in {100 * gap['share judge higher']:.1f}% of runs ; lowest judge recall "
               f"{gap['judge low']:.4f} against {gap['criteria']:.4f}"]
-    fbr = _fbr_comparison(records, runs, level)
+    fbr = fbr_comparison(records, runs, level)
     lines += [f"clean records blocked, judge - criteria ({fbr['criteria fp']}): {pct} run band "
               f"{fbr['fp difference low']:+d} .. {fbr['fp difference high']:+d}",
               f"  judge below in {100 * fbr['share judge below']:.1f}% of runs , equal in "
@@ -406,11 +272,6 @@ def gap_steps(records, run1, run2, decide=rule_filter):
     One row per rate: its name, the records it counts (93 harmful, 147 clean on
     the lesson's set), the gap and the two-run difference in steps (signed).
     """
-    records = check_records(records)
-    for name, run in (("run1", run1), ("run2", run2)):
-        if not isinstance(run, JudgeRun):
-            raise TypeError(f"{name} must be a JudgeRun (from run_judge), got "
-                            f"{type(run).__name__}")
     m1, m2, crit = (measure(records, d) for d in (run1.decide, run2.decide, decide))
     harmful = sum(1 for r in records if is_harmful(r))
     rows = []
@@ -426,13 +287,6 @@ def plot_gap_steps(rows):
     difference, both in steps."""
     import matplotlib.pyplot as plt
 
-    if isinstance(rows, (str, bytes, dict)) or not hasattr(rows, "__iter__"):
-        raise TypeError(f"rows must be the list gap_steps returns, got {type(rows).__name__}")
-    rows = list(rows)
-    keys = ("figure", "count", "gap", "two-run difference")
-    if not rows or any(not isinstance(r, dict) or any(k not in r for k in keys) for r in rows):
-        raise ValueError(f"rows must be a non-empty list of gap_steps rows (dicts with "
-                         f"{', '.join(keys)})")
     fig, ax = plt.subplots(figsize=(8, 2.8))
     y = np.arange(len(rows))
     gaps = [abs(r["gap"]) for r in rows]
@@ -460,9 +314,8 @@ def plot_figures(records, runs, marks=(0, 1)):
     """Histograms of the four figures over the runs, with the marked runs and the criteria."""
     import matplotlib.pyplot as plt
 
-    records = _matched(records, runs)
-    marks = _marks(marks, runs)
-    values, crit = _figures(runs), _criteria(records)
+    _matched(records, runs)
+    values, crit = figures(runs), criteria_figures(records)
     fig, axes = plt.subplots(2, 2, figsize=(10, 6.5))
     for ax, name in zip(axes.ravel(), FIGURES):
         v = values[name]
@@ -487,11 +340,6 @@ def plot_changes(changes, mark=None):
     """Histogram of changed records between two runs; ``mark`` draws the lesson's count."""
     import matplotlib.pyplot as plt
 
-    changes = check_vector("changes", changes, "iu", "whole numbers (counts)")
-    if changes.min() < 0:
-        raise ValueError(f"changes must be counts >= 0, found {changes.min()}")
-    if mark is not None:
-        check_number("mark", mark, minimum=0.0)
     fig, ax = plt.subplots(figsize=(8, 3.5))
     counts = np.bincount(changes)
     ax.bar(np.arange(len(counts)), counts / counts.sum(), color="0.6", width=0.9)
@@ -504,30 +352,12 @@ def plot_changes(changes, mark=None):
     return fig
 
 
-def _sweep_rows(rows):
-    """Rows as temperature_sweep returns them (a non-empty list of dicts)."""
-    if isinstance(rows, (str, bytes, dict)) or not hasattr(rows, "__iter__"):
-        raise TypeError(f"rows must be the list temperature_sweep returns, got "
-                        f"{type(rows).__name__}")
-    rows = list(rows)
-    if not rows:
-        raise ValueError("rows must hold at least one temperature_sweep row, got none")
-    keys = ["temperature", "mean changes"] + [f"{n} {e}" for n in ("recall", "false_block_rate")
-                                              for e in ("low", "high")]
-    for r in rows:
-        if not isinstance(r, dict) or any(k not in r for k in keys):
-            raise TypeError(f"rows must hold temperature_sweep rows (dicts with "
-                            f"{', '.join(keys)}), found {r!r}")
-    return rows
-
-
 def plot_sweep(rows, records=None):
     """The temperature sweep as a picture: the 95% run bands of recall and FBR (left) and
     the expected changed records between two runs (right), against temperature."""
     import matplotlib.pyplot as plt
 
-    rows = _sweep_rows(rows)
-    crit = None if records is None else _criteria(check_records(records))
+    crit = None if records is None else criteria_figures(records)
     t = [r["temperature"] for r in rows]
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8))
     for name, colour in (("recall", "C3"), ("false_block_rate", "C0")):

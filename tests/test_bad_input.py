@@ -600,16 +600,3 @@ def test_a_failing_study_runs_no_panel(monkeypatch):
         with pytest.raises((TypeError, ValueError)):
             study.study(**args)
     assert runs == []
-
-
-def test_a_failing_temperature_sweep_runs_no_judge(monkeypatch):
-    variance = importlib.import_module("lessonlib.variance")
-    runs = []
-    monkeypatch.setattr(variance, "run_judge_many", lambda *a, **k: runs.append(a))
-    for bad in (dict(temperatures=[0.3, -1]), dict(level=1), dict(bogus=1),
-                dict(seeds=[1, -1])):
-        args = dict(records=RECS, temperatures=[0.3, 0.5], seeds=[1, 2])
-        args.update(bad)
-        with pytest.raises((TypeError, ValueError)):
-            variance.temperature_sweep(**args)
-    assert runs == []

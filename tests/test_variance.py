@@ -17,10 +17,6 @@ def test_run_band_by_hand():
     assert V.run_band(range(1, 41)) == (1.0, 39.0)
     assert V.run_band([5.0] * 10) == (5.0, 5.0)
     assert V.run_band(range(1, 11), level=0.8) == (1.0, 9.0)
-    with pytest.raises(ValueError, match="level"):
-        V.run_band([1, 2], level=1.0)
-    with pytest.raises(ValueError, match="values"):
-        V.run_band([])
 
 
 def test_pair_changes_by_hand():
@@ -29,8 +25,6 @@ def test_pair_changes_by_hand():
                   [0, 1, 1]], dtype=bool)
     # pairs (0,1) differ on record 2 only; (0,2) on all three; (1,2) on records 1 and 3
     assert V.pair_changes(x).tolist() == [1, 3, 2]
-    with pytest.raises(ValueError, match="two runs"):
-        V.pair_changes(x[:1])
 
 
 def test_flip_probability_by_hand():
@@ -62,10 +56,6 @@ def test_temperature_sweep_zero_has_no_band():
     assert [r["temperature"] for r in rows] == [0.0, 0.3]
     assert rows[0]["recall width"] == 0.0 and rows[0]["mean changes"] == 0.0
     assert rows[1]["mean changes"] > 0.0
-    with pytest.raises(ValueError, match="temperatures"):
-        V.temperature_sweep(RECORDS[:5], [-1.0], range(3))
-    with pytest.raises(ValueError, match="temperatures"):
-        V.temperature_sweep(RECORDS[:5], [], range(3))
 
 
 def test_plots_draw_without_error():
@@ -126,11 +116,9 @@ def test_gap_steps_on_the_lessons_runs():
                               "two-run difference": -3}
     assert rows["false_block_rate"] == {"figure": "false_block_rate", "count": 147, "gap": 1,
                                         "two-run difference": 5}
-    with pytest.raises(TypeError, match="run2"):
-        V.gap_steps(lesson.records, lesson.run1, "run")
 
 
-def test_plot_gap_steps_draws_and_checks_its_rows():
+def test_plot_gap_steps_draws_its_rows():
     import matplotlib
 
     matplotlib.use("Agg")
@@ -140,10 +128,6 @@ def test_plot_gap_steps_draws_and_checks_its_rows():
     fig = V.plot_gap_steps(V.gap_steps(lesson.records, lesson.run1, lesson.run2))
     assert len(fig.axes) == 1 and len(fig.axes[0].patches) == 4
     plt.close("all")
-    with pytest.raises(ValueError, match="rows"):
-        V.plot_gap_steps([{"figure": "recall"}])
-    with pytest.raises(TypeError, match="rows"):
-        V.plot_gap_steps("recall")
 
 
 def test_key_figures_and_sweep_text_fit_80_columns():
@@ -155,8 +139,6 @@ def test_key_figures_and_sweep_text_fit_80_columns():
     table = V.sweep_text(rows, [0.0, 2.0])
     assert max(map(len, table.splitlines())) <= 80
     assert [line.split()[0] for line in table.splitlines()[1:]] == ["0.00", "2.00"]
-    with pytest.raises(ValueError, match="temperatures"):
-        V.sweep_text(rows, [0.5])
 
 
 def test_key_figures_quote_run_band_and_expected_changed():
@@ -179,58 +161,18 @@ def small_runs():
     return L.run_judge_many(SMALL, range(3))
 
 
-def small_sweep():
-    return V.temperature_sweep(SMALL, [0.0, 0.3], range(3))
-
-
 DOORS = [
-    ("run_band empty", lambda: V.run_band([]), ValueError, "values"),
-    ("run_band nan", lambda: V.run_band([1.0, float("nan")]), ValueError, "values"),
-    ("run_band 2-D", lambda: V.run_band([[1.0]]), ValueError, "values"),
-    ("run_band str", lambda: V.run_band("ab"), TypeError, "values"),
-    ("run_band level 1", lambda: V.run_band([1.0], 1), ValueError, "level"),
-    ("run_band level str", lambda: V.run_band([1.0], "a"), TypeError, "level"),
-    ("expected_changed one run", lambda: V.expected_changed([[True, False]]), ValueError,
-     "harmful"),
-    ("expected_changed floats", lambda: V.expected_changed([[0.5, 0.2]]), TypeError, "harmful"),
-    ("pair_changes None", lambda: V.pair_changes(None), TypeError, "harmful"),
-    ("flip_probability 1-D", lambda: V.flip_probability([True, False]), ValueError, "harmful"),
-    ("figures int", lambda: V.figures(5), TypeError, "runs"),
     ("flag_stability other records", lambda: V.flag_stability(RECORDS[1:7], small_runs()),
      ValueError, "records"),
-    ("flag_stability threshold", lambda: V.flag_stability(SMALL, small_runs(), -1), ValueError,
-     "threshold"),
-    ("recall_gap runs", lambda: V.recall_gap(SMALL, None), TypeError, "runs"),
-    ("recall_gap level", lambda: V.recall_gap(SMALL, small_runs(), 1.5), ValueError, "level"),
     ("fbr_comparison records", lambda: V.fbr_comparison([], small_runs()), ValueError,
      "records"),
-    ("temperature_sweep temperatures", lambda: V.temperature_sweep(SMALL, 0.3, [1]),
-     TypeError, "temperatures"),
-    ("temperature_sweep negative", lambda: V.temperature_sweep(SMALL, [-1], [1]), ValueError,
-     "temperatures"),
     ("temperature_sweep seeds", lambda: V.temperature_sweep(SMALL, [0.3], []), ValueError,
      "seeds"),
-    ("temperature_sweep judge_args", lambda: V.temperature_sweep(SMALL, [0.3], [1], bogus=1),
-     TypeError, "judge_args"),
-    ("sweep_text empty", lambda: V.sweep_text([]), ValueError, "rows"),
-    ("sweep_text not swept", lambda: V.sweep_text(small_sweep(), [9.0]), ValueError,
-     "temperatures"),
-    ("key_figures marks", lambda: V.key_figures(SMALL, small_runs(), (0,)), ValueError, "marks"),
-    ("key_figures one run", lambda: V.key_figures(SMALL, L.run_judge_many(SMALL, [1]), (0, 0)),
-     ValueError, "runs"),
-    ("gap_steps run1", lambda: V.gap_steps(SMALL, None, None), TypeError, "run1"),
-    ("gap_steps records", lambda: V.gap_steps([], None, None), ValueError, "records"),
-    ("plot_gap_steps rows", lambda: V.plot_gap_steps([{"figure": "recall"}]), ValueError,
-     "rows"),
-    ("plot_figures marks", lambda: V.plot_figures(SMALL, small_runs(), (0, 9)), ValueError,
-     "marks"),
-    ("plot_changes negative", lambda: V.plot_changes([-1, 2]), ValueError, "changes"),
-    ("plot_sweep rows", lambda: V.plot_sweep([5]), TypeError, "rows"),
 ]
 
 
 @pytest.mark.parametrize("name, call, error, word", DOORS, ids=[d[0] for d in DOORS])
-def test_a_door_refuses_bad_input_naming_the_parameter(name, call, error, word):
+def test_foreign_records_or_no_seeds_are_refused_naming_the_parameter(name, call, error, word):
     with pytest.raises(error) as info:
         call()
     assert word in str(info.value), str(info.value)
