@@ -398,15 +398,6 @@ ROWS.update({
     "lessonlib.client": [
         Bad("SimulatorServer", lambda m: m.SimulatorServer(host="0.0.0.0"), ValueError, "host",
             "127.0.0.1", "not loopback"),
-        Bad("SimulatorServer", lambda m: m.SimulatorServer(port=-1), ValueError, "port"),
-        Bad("OpenAIAsk", lambda m: m.OpenAIAsk(None, "k", "m"), TypeError, "base_url"),
-        Bad("OpenAIAsk", lambda m: m.OpenAIAsk("http://127.0.0.1:9/v1", "k", "m", timeout=0),
-            ValueError, "timeout", "> 0"),
-        Bad("ReplyCache", lambda m: m.ReplyCache(3), TypeError, "folder"),
-        Bad("fold", lambda m: m.fold(b"x"), TypeError, "text"),
-        Bad("read_reply", lambda m: m.read_reply(None), TypeError, "text"),
-        Bad("run_cost", lambda m: m.run_cost([]), ValueError, "records"),
-        Bad("run_cost", lambda m: m.run_cost(RECS, quorum=0), ValueError, "quorum", ">= 1"),
     ],
 })
 

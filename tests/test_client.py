@@ -226,13 +226,6 @@ def test_the_server_refuses_any_host_but_loopback(host):
         C.SimulatorServer(host=host)
 
 
-@pytest.mark.parametrize("port, error", [(-1, ValueError), (70000, ValueError),
-                                         ("80", TypeError), (8.0, TypeError)])
-def test_a_bad_port_is_refused(port, error):
-    with pytest.raises(error, match="port"):
-        C.SimulatorServer(port=port)
-
-
 def test_a_port_in_use_is_a_clear_error():
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
@@ -262,41 +255,11 @@ def test_the_network_guard_still_refuses_other_addresses(no_network):
     no_network.blocked.clear()        # expected here; any other test would fail on it
 
 
-@pytest.mark.parametrize("options, error, name", [
-    ({"base_url": 1}, TypeError, "base_url"),
-    ({"api_key": None}, TypeError, "api_key"),
-    ({"model": b"x"}, TypeError, "model"),
-    ({"temperature": -0.1}, ValueError, "temperature"),
-    ({"max_tokens": 0}, ValueError, "max_tokens"),
-    ({"timeout": 0}, ValueError, "timeout"),
-    ({"timeout": None}, TypeError, "timeout"),
-    ({"cache": "yes"}, TypeError, "cache"),
-    ({"on_reset": 3}, TypeError, "on_reset"),
-])
-def test_the_ask_checks_its_arguments(options, error, name):
-    args = {"base_url": "http://127.0.0.1:9/v1", "api_key": "k", "model": "m", **options}
-    with pytest.raises(error, match=name):
-        C.OpenAIAsk(**args)
-
-
-def test_the_ask_checks_prompt_and_seed_before_any_call():
-    ask = C.OpenAIAsk("http://127.0.0.1:9/v1", "k", "m", timeout=TIMEOUT)
-    with pytest.raises(TypeError, match="prompt"):
-        ask(1, 1)
-    with pytest.raises(ValueError, match="seed"):
-        ask("x", -1)
-
-
 def test_reset_passes_the_model_name():
     seen = []
     C.OpenAIAsk("http://127.0.0.1:9/v1", "k", "wary", on_reset=seen.append).reset()
     C.OpenAIAsk("http://127.0.0.1:9/v1", "k", "plain").reset()      # no hook: nothing happens
     assert seen == ["wary"]
-
-
-def test_server_reset_checks_the_model(server):
-    with pytest.raises(ValueError, match="model must be one of"):
-        server.reset("gpt")
 
 
 # ------------------------------------------------------------------ reading real replies
@@ -326,8 +289,6 @@ def test_both_readers_agree_on_every_simulated_reply():
 
 def test_fold_handles_both_turkish_is():
     assert C.fold("İIıi ŞĞÇÖÜ") == "iiii sgcou"
-    with pytest.raises(TypeError, match="text"):
-        C.fold(None)
 
 
 # ------------------------------------------------------------------ the reply cache
@@ -364,8 +325,6 @@ def test_a_damaged_cache_file_is_a_clear_error(server, tmp_path):
     path.write_text("{half", encoding="utf-8")
     with pytest.raises(ValueError, match="damaged"):
         ask("temiz mi", 1)
-    with pytest.raises(TypeError, match="folder"):
-        C.ReplyCache(3)
 
 
 def test_the_default_cache_folder_is_ignored_by_git(root):
@@ -384,15 +343,11 @@ def test_run_cost_counts_one_call_per_judge_sample_and_record():
     assert C.run_cost(RECORDS, 3, 3) == {k: 9 * v for k, v in one.items()}
     lesson = L.run_judge(RECORDS)          # the least: the lesson's run only adds retries
     assert one["calls"] == lesson.calls - lesson.retries
-    with pytest.raises(ValueError, match="judges"):
-        C.run_cost(RECORDS, judges=0)
 
 
 def test_server_ask_is_the_three_values_with_the_models_temperature(server):
     ask = server.ask("greedy", timeout=TIMEOUT)
     assert (ask.base_url, ask.model, ask.temperature) == (server.base_url, "greedy", 0.0)
-    with pytest.raises(ValueError, match="model must be one of"):
-        server.ask("gpt")
 
 
 def test_the_sdks_own_retries_hide_calls_from_the_panel(server):
