@@ -22,11 +22,10 @@ import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from ._checks import check_choice, check_int, check_names, check_number, check_seed, check_str
-from .records import SEED, check_records, is_harmful
+from .records import SEED, is_harmful
 from .judge import GUIDELINE
 from .metrics import agreement, measure
-from .panel import AGGREGATES, DIVERSE, JUDGE_NAMES, ON_UNREADABLE, Panel, judge_models
+from .panel import DIVERSE, Panel, judge_models
 from .variance import expected_changed, run_band
 
 FREE_FORM_GUIDELINE = ("Su kaydin ozniteliklerine bak ve etiket yaz : temiz ya da zararli . "
@@ -52,23 +51,6 @@ class Setup:
     aggregate: str = "median"
     min_agreement: float = 0.5
     on_unreadable: str = "harmful"
-
-    def __post_init__(self):
-        check_str("name", self.name)
-        if (isinstance(self.judges, str) or not hasattr(self.judges, "__iter__")
-                or not self.judges):
-            raise TypeError(f"judges must be a non-empty tuple of judge names "
-                            f"({', '.join(JUDGE_NAMES)}), got {self.judges!r}")
-        for name in self.judges:
-            check_choice("judges", name, JUDGE_NAMES)
-        check_int("quorum", self.quorum, minimum=1)
-        check_str("aggregate", self.aggregate)
-        check_choice("aggregate", self.aggregate, AGGREGATES)
-        share = check_number("min_agreement", self.min_agreement)
-        if not 0.0 <= share <= 1.0:
-            raise ValueError(f"min_agreement must be a panel share in [0, 1], got {share!r}")
-        check_str("on_unreadable", self.on_unreadable)
-        check_choice("on_unreadable", self.on_unreadable, ON_UNREADABLE)
 
     def panel(self):
         """A :class:`Panel` of fresh judge models with this configuration."""
@@ -150,24 +132,8 @@ class SetupResult:
 
     def width(self, metric):
         """The width (high - low) of the 95% run band of ``metric``."""
-        check_choice("metric", metric, METRICS)
         low, high = self.bands[metric]
         return high - low
-
-
-def _results(rows):
-    """A non-empty collection of :class:`SetupResult` (from :func:`study`), as a tuple."""
-    if isinstance(rows, (str, bytes, SetupResult)) or not hasattr(rows, "__iter__"):
-        raise TypeError(f"rows must be a tuple of SetupResult (from study), got "
-                        f"{type(rows).__name__}")
-    rows = tuple(rows)
-    if not rows:
-        raise ValueError("rows must hold at least one SetupResult (from study), got none")
-    for r in rows:
-        if not isinstance(r, SetupResult):
-            raise TypeError(f"rows must hold SetupResult objects (from study), found "
-                            f"{type(r).__name__} {r!r}")
-    return rows
 
 
 def study(records, setups, seeds=None, seed=SEED, guideline=GUIDELINE):
@@ -178,23 +144,7 @@ def study(records, setups, seeds=None, seed=SEED, guideline=GUIDELINE):
     """
     import numpy as np
 
-    from .many import check_seeds
-
-    records = check_records(records)
-    check_seed(seed)
-    check_str("guideline", guideline)
-    if isinstance(setups, (Setup, str)) or not hasattr(setups, "__iter__"):
-        raise TypeError("setups must be a non-empty tuple of Setup")
-    setups = tuple(setups)
-    if not setups:
-        raise TypeError("setups must be a non-empty tuple of Setup")
-    for s in setups:
-        if not isinstance(s, Setup):
-            raise TypeError(f"setups must hold Setup objects, got {type(s).__name__}")
-    seeds = range(seed, seed + BAND_SEEDS) if seeds is None else check_seeds(seeds)
-    if len(seeds) < 2:
-        raise ValueError(f"seeds must hold at least two seeds (a band and the expected "
-                         f"changed records compare runs), got {len(seeds)}")
+    seeds = range(seed, seed + BAND_SEEDS) if seeds is None else seeds
     actual = np.array([is_harmful(r) for r in records])
     panels = [setup.panel() for setup in setups]      # every setup checked before any run
     rows = []
@@ -224,7 +174,6 @@ def seed_table(rows):
 
     One line a setup, at most 80 columns.  Notebook 08 defined it.
     """
-    rows = _results(rows)
     w = _name_width(rows)
     lines = [f"{'setup':<{w}}{'calls':>6}{'tokens':>8}{'agree':>8}{'prec':>8}{'recall':>8}"
              f"{'FBR':>8}"]
@@ -241,11 +190,6 @@ def band_table(rows, metrics=("agreement", "false_block_rate")):
 
     One line a setup, at most 80 columns.  Notebook 08 defined it.
     """
-    rows = _results(rows)
-    metrics = check_names("metrics", metrics, METRICS)
-    if not 1 <= len(metrics) <= 2:
-        raise ValueError(f"metrics must name one or two of {', '.join(METRICS)} (the table "
-                         f"stays within 80 columns), got {len(metrics)}")
     w = _name_width(rows)
     lines = [f"{'setup':<{w}}{'calls/run':>10}"
              + "".join(f"{SHORT[m] + ' band':>17}" for m in metrics) + f"{'changed':>9}"]
@@ -261,7 +205,6 @@ def band_table(rows, metrics=("agreement", "false_block_rate")):
 def cue_groups(records):
     """The records the length cue can move: clean ones that carry the length flag, and
     harmful ones whose only flag is the length flag.  Notebook 08 defined it."""
-    records = check_records(records)
     clean_long = tuple(r for r in records if not is_harmful(r) and r.features[LENGTH_FLAG])
     only_long = tuple(r for r in records
                       if is_harmful(r) and r.features.on() == (LENGTH_FLAG,))
@@ -275,8 +218,6 @@ def cue_text(records, rows):
     """
     import numpy as np
 
-    records = check_records(records)
-    rows = _results(rows)
     clean_long, only_long = cue_groups(records)
     index = {r.no: i for i, r in enumerate(records)}
     w = _name_width(rows)
@@ -309,9 +250,6 @@ def plot_band_against_cost(rows, metric="agreement", beside="agreement"):
     """
     import matplotlib.pyplot as plt
 
-    rows = _results(rows)
-    check_choice("metric", metric, METRICS)
-    check_choice("beside", beside, METRICS)
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2))
     series = {}
     for r in rows:
@@ -352,16 +290,6 @@ def quote(rows, *keys):
     run band), '<metric> range' (its low - high) and '<metric> mean' (over the seeds).
     Notebook 08 defined it.
     """
-    rows = _results(rows)
-    plain = ("calls", "input_tokens", "unreadable", "changed", "mean_calls")
-    suffixes = (" band", " range", " mean")
-    for key in keys:
-        check_str("keys", key)
-        base = next((key[:-len(s)] for s in suffixes if key.endswith(s)), "")
-        if base not in METRICS and key not in plain + METRICS:
-            raise ValueError(f"unknown key {key!r}; allowed keys: {', '.join(plain + METRICS)}, "
-                             f"'<metric> band', '<metric> range' and '<metric> mean' (metric "
-                             f"one of {', '.join(METRICS)})")
     lines = []
     for r in rows:
         cells = []

@@ -577,17 +577,3 @@ def test_a_failing_many_seed_run_touches_no_model(bad):
     with pytest.raises((TypeError, ValueError)):
         many.run_judge_many(**args)
     assert model.calls == 1
-
-
-def test_a_failing_study_runs_no_panel(monkeypatch):
-    study = importlib.import_module("lessonlib.panel_study")
-    runs = []
-    monkeypatch.setattr(study.Panel, "run", lambda *a, **k: runs.append("run"))
-    monkeypatch.setattr(study.Panel, "run_many", lambda *a, **k: runs.append("run_many"))
-    for bad in (dict(seeds=[1, -1]), dict(seeds=[]), dict(setups=(study.SINGLE, 5)),
-                dict(seed=-1), dict(records=[])):
-        args = dict(records=RECS, setups=(study.SINGLE,), seeds=[1, 2])
-        args.update(bad)
-        with pytest.raises((TypeError, ValueError)):
-            study.study(**args)
-    assert runs == []
