@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._checks import check_callable, check_instance, check_int, check_items, check_seed
+from ._checks import check_int
 from .criteria import rule_filter
 from .judge import JudgeRun, build_prompt, run_judge
 from .metrics import agreement, class_recall, disagreements, measure
-from .records import CLASSES, SEED, Record, make_records
+from .records import CLASSES, SEED, make_records
 from .simulator import SimulatedModel
 
 SAMPLE_INDEX = 1          # the lesson's sample call shows the second record
@@ -23,22 +23,8 @@ RATE_TITLES = (("precision", "precision"), ("recall", "recall"),
 """The three rates of the comparison table: (key in measure's result, title printed)."""
 
 
-def _check_inputs(records, criteria, **runs):
-    """The door's check of the blocks: records, a decision function, JudgeRun(s) by name."""
-    records = check_items("records", records, Record)
-    check_callable("criteria", criteria, "a decision function record -> bool")
-    for name, run in runs.items():
-        check_instance(name, run, JudgeRun)
-    return records
-
-
 def sample_call_block(record, seed=SEED, model=None):
     """The sample call: one record, its prompt, one call to a fresh simulator (notebook 03)."""
-    check_instance("record", record, Record)
-    check_seed(seed)
-    if model is not None and not callable(getattr(model, "call", None)):
-        raise TypeError(f"model must be None or a model with .call(prompt, seed) (e.g. a "
-                        f"SimulatedModel), got {type(model).__name__}")
     model = SimulatedModel() if model is None else model
     prompt = build_prompt(record)
     reply = model.call(prompt, seed)
@@ -60,8 +46,6 @@ class Row:
 
 def comparison_rows(records, runs, criteria=rule_filter):
     """Rows for the criteria filter and each judge run, numbered from 1 (notebook 02)."""
-    records = _check_inputs(records, criteria)
-    runs = check_items("runs", runs, JudgeRun, allow_empty=True)
     rows = [Row("criteria-based", measure(records, criteria), agreement(records, criteria), 0, 0)]
     for i, run in enumerate(runs, 1):
         rows.append(Row(f"model-as-judge , run {i}", measure(records, run.decide),
@@ -76,7 +60,6 @@ _HEAD = (("approach", "<24"), ("precision", ">9"), ("recall", ">11"),
 
 def table_text(rows):
     """The comparison table as text (notebook 02)."""
-    rows = check_items("rows", rows, Row, allow_empty=True)
     lines = [" ".join(format(title, spec) for title, spec in _HEAD)]
     for row in rows:
         cells = [format(row.name, "<24")]
@@ -116,7 +99,6 @@ def band_text(records, run1, run2):
 
 def comparison_block(records, run1, run2, criteria=rule_filter):
     """The comparison table followed by the two-run difference (notebook 06)."""
-    records = _check_inputs(records, criteria, run1=run1, run2=run2)
     return (table_text(comparison_rows(records, (run1, run2), criteria)) + "\n\n"
             + band_text(records, run1, run2))
 
@@ -141,7 +123,6 @@ def class_table(recalls, width=17):
 
 def class_block(records, run, criteria=rule_filter):
     """Per-class recall of the criteria filter and a judge run; clean gives false positives."""
-    records = _check_inputs(records, criteria, run=run)
     return class_table({"criteria recall": class_recall(records, criteria),
                         "judge recall": class_recall(records, run.decide)})
 

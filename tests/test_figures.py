@@ -69,11 +69,3 @@ def test_an_axes_is_drawn_into():
         assert ax.get_title() == "t"
     finally:
         plt.close("all")
-
-
-@pytest.mark.parametrize("args, error", [(([], bool), ValueError), ((SMALL, 5), TypeError)])
-def test_bad_input_is_refused_before_a_figure_opens(args, error):
-    before = len(plt.get_fignums())
-    with pytest.raises(error):
-        confusion_picture(*args)
-    assert len(plt.get_fignums()) == before
