@@ -111,18 +111,3 @@ def check_callable(name, value, what="a function"):
     if not callable(value):
         raise TypeError(f"{name} must be {what}, got {type(value).__name__} {value!r}")
     return value
-
-
-def check_vector(name, values, kinds="iuf", what="numbers"):
-    """A non-empty 1-D collection of numbers (numpy dtype kind in ``kinds``) -> numpy array."""
-    import numpy as np
-
-    if values is None or isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-        raise TypeError(f"{name} must be a 1-D collection of {what}, got {type(values).__name__}")
-    values = np.asarray(values)
-    if values.ndim != 1 or values.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D collection of {what}, got shape "
-                         f"{values.shape}")
-    if values.dtype.kind not in kinds:
-        raise TypeError(f"{name} must hold {what}, got dtype {values.dtype}")
-    return values

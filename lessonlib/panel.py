@@ -204,7 +204,6 @@ class Panel:
 
     def seeds(self, seed):
         """The sampling seeds of a run with ``seed``: ``[judge][sample]``."""
-        check_seed(seed)
         n = len(self._asks)
         return [[seed + (q * n + j) * SLOT_STRIDE for q in range(self._quorum)]
                 for j in range(n)]
@@ -355,10 +354,6 @@ class PanelMany:
 
     def run(self, i):
         """The :class:`PanelRun` that ``Panel.run`` returns for ``seeds[i]``."""
-        i = check_int("i", i)
-        if not -len(self.seeds) <= i < len(self.seeds):
-            raise ValueError(f"i must be a run index in [-{len(self.seeds)}, "
-                             f"{len(self.seeds)}), got {i}")
         counts = [a[:, i] for a in (self.judge_calls, self.judge_retries,
                                     self.judge_unreadable, self.judge_input_tokens)]
         return _panel_run(self.records, self.seeds[i], self.judge_scores[:, i],
@@ -403,7 +398,6 @@ DIVERSE = ("plain", "wary", "greedy")
 
 def judge_spec(name):
     """The :class:`JudgeSpec` called ``name`` (one of JUDGE_NAMES)."""
-    check_choice("name", name, JUDGE_NAMES)
     return JUDGES[JUDGE_NAMES.index(name)]
 
 
@@ -412,6 +406,4 @@ def judge_models(*names):
 
     Defined in notebook 07.
     """
-    if not names:
-        raise ValueError(f"names: name at least one judge; allowed: {', '.join(JUDGE_NAMES)}")
     return [judge_spec(n).model() for n in names]
