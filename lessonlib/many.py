@@ -433,10 +433,6 @@ class ManyRuns:
 
     def run(self, i):
         """The :class:`JudgeRun` of seed number ``i`` (same labels and counters as run_judge)."""
-        i = check_int("i", i)
-        if not -len(self.seeds) <= i < len(self.seeds):
-            raise ValueError(f"i must be a run index in [-{len(self.seeds)}, {len(self.seeds)}),"
-                             f" got {i}")
         labels = dict(zip(self.record_nos, (HARMFUL if h else CLEAN
                                             for h in self.harmful[i].tolist())))
         order = sorted((int(self.cause_first[c][i]), c) for c in CAUSES
@@ -464,36 +460,9 @@ class ManyRuns:
 
 
 
-def check_decisions(harmful, name="harmful", *, ndim=2, min_rows=0):
-    """A matrix of yes/no decisions (bool, or integers 0 and 1) as a bool array.
-
-    ``ndim`` 2: (runs, records) with at least one record and ``min_rows`` runs;
-    ``ndim`` 1: (records,) with at least one record.
-    """
-    if harmful is None or isinstance(harmful, (str, bytes, Mapping)):
-        raise TypeError(f"{name} must be an array of bool decisions, got "
-                        f"{type(harmful).__name__}")
-    raw = np.asarray(harmful)
-    if raw.dtype.kind in "iu" and raw.size and not np.isin(raw, (0, 1)).all():
-        raise ValueError(f"{name} must hold bool decisions (or 0 and 1), found other integers")
-    if raw.dtype.kind not in "biu" and raw.size:
-        raise TypeError(f"{name} must hold bool decisions (or 0 and 1), got dtype {raw.dtype}")
-    if raw.ndim != ndim or raw.shape[-1] == 0 or (ndim == 2 and raw.shape[0] < min_rows):
-        shape = "(runs, records)" if ndim == 2 else "(records,)"
-        runs = {1: "one run", 2: "two runs"}.get(min_rows, f"{min_rows} runs")
-        least = f"at least {runs} and " if ndim == 2 and min_rows else ""
-        raise ValueError(f"{name} must be {shape} with {least}at least one record, got shape "
-                         f"{raw.shape}")
-    return raw.astype(bool, copy=False)
-
-
 def confusion_many(harmful, actual):
     """(tp, fp, fn, tn) per row of a (runs, records) decision matrix against ``actual``."""
-    harmful = check_decisions(harmful)
-    actual = check_decisions(actual, "actual", ndim=1)
-    if actual.shape != harmful.shape[1:]:
-        raise ValueError(f"harmful must be (runs, records) and actual (records,), got "
-                         f"{harmful.shape} and {actual.shape}")
+    harmful, actual = np.asarray(harmful, dtype=bool), np.asarray(actual, dtype=bool)
     tp = np.count_nonzero(harmful[:, actual], axis=1).astype(np.int64)
     fp = np.count_nonzero(harmful[:, ~actual], axis=1).astype(np.int64)
     return tp, fp, int(actual.sum()) - tp, int((~actual).sum()) - fp
@@ -522,7 +491,6 @@ def run_judge_many(records, seeds, temperature=TEMPERATURE, guideline=GUIDELINE,
     numpy array) and ``chunk`` (seeds decided at once; by default a block holds
     about ``CHUNK_CELLS`` cells).
     """
-    check_int("max_output", max_output, minimum=1)
     model = SimulatedModel(temperature, cues, spurious, max_output=max_output)
     return run_model_many(records, seeds, model, guideline, unreadable_as=unreadable_as,
                           chunk=chunk)
@@ -536,8 +504,6 @@ def run_model_many(records, seeds, model, guideline=GUIDELINE, max_output=None, 
     """
     records = check_records(records)
     seeds = check_seeds(seeds)
-    if not isinstance(model, SimulatedModel):
-        raise TypeError(f"model must be a SimulatedModel, got {type(model).__name__}")
     check_str("guideline", guideline)
     cap = model.max_output if max_output is None else check_int("max_output", max_output,
                                                                 minimum=1)

@@ -100,7 +100,7 @@ def rates_many(harmful, actual):
 
     from .many import confusion_many
 
-    tp, fp, fn, tn = confusion_many(harmful, actual)     # checks both arguments
+    tp, fp, fn, tn = confusion_many(harmful, actual)
 
     def ratio(num, den):
         return np.divide(num, den, out=np.zeros(num.shape), where=den > 0)

@@ -259,10 +259,6 @@ def test_run_index():
     runs = L.run_judge_many(RECORDS[:5], [1, 2])
     assert runs.run(-1) == runs.run(1) == L.run_judge(RECORDS[:5], 2)
     assert runs.run(np.int64(0)).seed == 1
-    with pytest.raises(ValueError, match="i must"):
-        runs.run(2)
-    with pytest.raises(TypeError, match="i must"):
-        runs.run(1.0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -286,8 +282,6 @@ def test_confusion_many_by_hand():
     assert (tp.tolist(), fp.tolist(), fn.tolist(), tn.tolist()) == ([1, 0], [1, 0], [1, 2],
                                                                     [0, 1])
     assert many.rounded_ratio(tp, tp + fp).tolist() == [0.5, 0.0]
-    with pytest.raises(ValueError, match="harmful"):
-        many.confusion_many(harmful[0], actual)
 
 
 def test_measure_matches_lessonlib_measure_per_seed():
@@ -407,8 +401,6 @@ def test_bad_arguments(kwargs, error, name):
     ({"records": []}, ValueError, "records"),
     ({"records": [1, 2]}, TypeError, "records"),
     ({"seeds": []}, ValueError, "seeds"),
-    ({"model": "simulated"}, TypeError, "model must be a SimulatedModel"),
-    ({"model": lambda prompt, seed: "temiz"}, TypeError, "model"),
     ({"guideline": None}, TypeError, "guideline"),
     ({"max_output": 0}, ValueError, "max_output"),
     ({"unreadable_as": "abstain"}, ValueError, "unreadable_as must be one of 'clean', 'harmful'"),
