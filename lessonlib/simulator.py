@@ -192,7 +192,7 @@ class SimulatedModel:
 
     def reset(self, calls=0):
         """Set the call counter (and so the rate-limit clock) back to ``calls`` (default 0)."""
-        self._calls = check_int("calls", calls, minimum=0)
+        self._calls = calls
 
     def plan(self, prompt):
         """Everything about a call to ``prompt`` that does not depend on the seed."""

@@ -179,8 +179,6 @@ ROWS = {
             "max_output", ">= 1", "max_output 0"),
         Bad("SimulatedModel.call", lambda m: m.SimulatedModel().call("p", 1, 2.0), TypeError,
             "max_output", note="float max_output"),
-        Bad("SimulatedModel.reset", lambda m: m.SimulatedModel().reset(-1), ValueError, "calls",
-            ">= 0", "negative"),
         Bad("label_probabilities", lambda m: m.label_probabilities("p", -1), ValueError,
             "temperature", ">= 0"),
     ],
