@@ -396,14 +396,9 @@ DIVERSE = ("plain", "wary", "greedy")
 """The three fictional models that make up the course's diverse panel."""
 
 
-def judge_spec(name):
-    """The :class:`JudgeSpec` called ``name`` (one of JUDGE_NAMES)."""
-    return JUDGES[JUDGE_NAMES.index(name)]
-
-
 def judge_models(*names):
     """Fresh models for the named judges, in order (e.g. ``judge_models(*DIVERSE)``).
 
     Defined in notebook 07.
     """
-    return [judge_spec(n).model() for n in names]
+    return [JUDGES[JUDGE_NAMES.index(n)].model() for n in names]
