@@ -1,7 +1,6 @@
 """lessonlib.figures: what the confusion-matrix picture writes, worked by hand."""
 
 import matplotlib
-import pytest
 
 import lessonlib
 from lessonlib.figures import confusion_picture

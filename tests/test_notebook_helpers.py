@@ -92,12 +92,3 @@ def test_class_recall_bars_draws_one_bar_per_class_and_decision():
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["all", "flagged"]
     assert "(3 records)" in ax.get_xticklabels()[0].get_text()
     plt.close(ax.figure)
-
-
-def test_class_recall_bars_bad_decisions():
-    from lessonlib.figures import class_recall_bars
-
-    with pytest.raises(TypeError, match="decisions"):
-        class_recall_bars(SMALL, {})
-    with pytest.raises(TypeError, match="decisions"):
-        class_recall_bars(SMALL, {"x": 1})
