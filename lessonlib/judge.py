@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ._checks import (check_callable, check_choice, check_instance, check_int, check_items,
+from ._checks import (check_choice, check_instance, check_int, check_items,
                       check_seed, check_str)
 from ._frozen import ReadOnlyDict
 from .records import FEATURES, SEED, Record
@@ -78,8 +78,6 @@ class Answer:
 
 def ask_for_label(ask, prompt, seed):
     """Ask once with ``seed``; if the label cannot be read, once more with ``seed + 1``."""
-    check_callable("ask", ask, "a function ask(prompt, seed) returning the reply")
-    check_seed(seed)
     text, tokens, status = reply_parts(prompt, ask(prompt, seed))
     label = read_label(text)
     if label is not None:

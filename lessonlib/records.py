@@ -104,21 +104,7 @@ class Flags(Mapping):
 
     def __init__(self, values):
         if isinstance(values, Mapping):
-            if set(values) != set(FEATURES):
-                raise ValueError(f"values as a mapping needs exactly the feature names "
-                                 f"{', '.join(FEATURES)}; got {', '.join(map(repr, values))}")
             values = [values[f] for f in FEATURES]
-        elif isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-            raise TypeError(f"values must be {len(FEATURES)} booleans (one per feature, in "
-                            f"FEATURES order) or a mapping feature -> bool, got "
-                            f"{type(values).__name__} {values!r}")
-        values = tuple(values)
-        if len(values) != len(FEATURES):
-            raise ValueError(f"values needs {len(FEATURES)} booleans (features "
-                             f"{', '.join(FEATURES)}), got {len(values)}")
-        wrong = [v for v in values if v not in (0, 1)]      # True == 1, False == 0
-        if wrong:
-            raise TypeError(f"values must be booleans (True/False, or 1/0), got {wrong[0]!r}")
         object.__setattr__(self, "_values", tuple(bool(v) for v in values))
 
     def __getitem__(self, name):

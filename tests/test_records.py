@@ -228,13 +228,6 @@ def test_by_class_groups_in_classes_order_and_drops_empty_classes():
     assert all([r.no for r in m] == sorted(r.no for r in m) for m in groups.values())
 
 
-@pytest.mark.parametrize("values", [["no"] * 7, ["yes"] * 7, [2] * 7, [None] * 7,
-                                    [True] * 6 + ["False"]])
-def test_flags_take_only_booleans(values):
-    with pytest.raises(TypeError, match=r"\bvalues\b.*boolean"):
-        L.Flags(values)
-
-
 def test_flags_take_zero_and_one_and_numpy_bools():
     import numpy as np
 
