@@ -108,17 +108,6 @@ def _combine(votes, harmful, aggregate, min_agreement):
     return judge, verdict, np.where(k > 0, score, 1.0)
 
 
-def _read_min_agreement(value):
-    """``min_agreement``: a share of the judges, a real number in [0, 1]."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"min_agreement must be a real number in [0, 1] (a share of the "
-                        f"judges), got {type(value).__name__} {value!r}")
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"min_agreement must be a share of the judges in [0, 1] (0.5 is a "
-                         f"majority, 1.0 every judge), got {value!r}")
-    return float(value)
-
-
 def _outcome(ask, prompt, seed):
     try:
         return ask(prompt, seed)
@@ -183,7 +172,10 @@ class Panel:
                              f"(at most MAX_SAMPLES = {MAX_SAMPLES} samples a run), got "
                              f"{quorum}")
         self._aggregate = check_choice("aggregate", aggregate, AGGREGATES)
-        self._min_agreement = _read_min_agreement(min_agreement)
+        self._min_agreement = check_number("min_agreement", min_agreement, minimum=0.0)
+        if self._min_agreement > 1.0:
+            raise ValueError(f"min_agreement must be a share of the judges in [0, 1] (0.5 is a "
+                             f"majority, 1.0 every judge), got {min_agreement!r}")
         self._on_unreadable = check_choice("on_unreadable", on_unreadable, ON_UNREADABLE)
         self._on_error = check_choice("on_error", on_error, ON_ERROR)
         self._timeout = None if timeout is None else check_number("timeout", timeout,
