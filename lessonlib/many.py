@@ -17,7 +17,6 @@ planned ``RECORD_BLOCK`` at a time and decided in blocks of about
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -50,36 +49,15 @@ _FNV_PRIME = _U32(16777619)                     # records.trace_id's multiplier
 
 
 def check_seeds(seeds, name="seeds"):
-    """A non-empty 1-D collection of whole numbers >= 0, returned as a tuple of Python ints.
-
-    Python ints of any size, numpy integer scalars and numpy integer arrays are
-    accepted; bools, floats and strings are not.
-    """
-    if isinstance(seeds, np.ndarray):
-        if seeds.dtype.kind not in "iu":
-            raise TypeError(f"{name} must hold integers, got a numpy array of dtype {seeds.dtype}")
-        if seeds.ndim != 1:
-            raise ValueError(f"{name} must be one-dimensional, got shape {seeds.shape}")
-        seeds = seeds.tolist()
+    """A non-empty collection of whole numbers >= 0 (a range, a list, a numpy integer array),
+    returned as a tuple of Python ints."""
     if isinstance(seeds, (str, bytes, Mapping)) or not hasattr(seeds, "__iter__"):
         raise TypeError(f"{name} must be a sequence of integer seeds (e.g. [seed] or "
                         f"range(1000)), got {type(seeds).__name__} {seeds!r}")
-    if isinstance(seeds, range) or (isinstance(seeds, (list, tuple))
-                                    and all(type(s) is int for s in seeds)):
-        out = tuple(seeds)
-    else:
-        out = []
-        for s in seeds:
-            if isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer)):
-                raise TypeError(f"{name} must hold integers, found {type(s).__name__} {s!r}")
-            out.append(operator.index(s))
-        out = tuple(out)
+    out = tuple(check_int(name, s, minimum=0) for s in seeds)
     if not out:
         raise ValueError(f"{name} must hold at least one seed, got an empty collection")
-    if min(out) < 0:
-        raise ValueError(f"{name} must be integers >= 0, found {min(out)!r}")
     return out
-
 
 
 def _seed_words(seeds):
