@@ -13,7 +13,7 @@ import math
 import threading
 from dataclasses import dataclass, field
 
-from ._checks import check_choice, check_int, check_number, check_seed, check_str
+from ._checks import check_choice, check_int, check_names, check_number, check_seed, check_str
 from .records import SEED, check_record, check_records
 from .judge import CLEAN, GUIDELINE, HARMFUL, ask_for_label, build_prompt
 from .simulator import CUE_TABLE, PRIOR, SPURIOUS, TEMPERATURE, SimulatedModel
@@ -393,4 +393,5 @@ def judge_models(*names):
 
     Defined in notebook 07.
     """
+    check_names("names", names, JUDGE_NAMES)
     return [JUDGES[JUDGE_NAMES.index(n)].model() for n in names]

@@ -731,3 +731,8 @@ def test_a_many_run_refuses_records_it_did_not_judge(records):
     run = Panel([L.SimulatedModel()]).run_many(records, [1, 2]).run(1)
     with pytest.raises(ValueError, match="not one this panel run judged"):
         run.decide(L.make_records(4, seed=5)[0])
+
+
+def test_judge_models_names_an_unknown_judge():
+    with pytest.raises(ValueError, match=r"names .*'gpt'.*allowed: lesson, plain, wary, greedy"):
+        judge_models("lesson", "gpt")
