@@ -5,14 +5,18 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.ready
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -qq
-# pytest-xdist: one worker per core, a whole notebook per worker (loadscope)
-XDIST  ?= -n 2 --dist loadscope
+# pytest-xdist: one worker per core; pyproject.toml's addopts give a whole notebook to one
+# worker (--dist loadscope), a 120 s cell timeout and a 120 s kernel start-up timeout
+XDIST  ?= -n 2
+# the whole pytest run is stopped after this many seconds (it takes about a minute)
+TEST_TIMEOUT ?= 900
 
-.PHONY: lesson test lab data notebooks bench clean-venv help
+.PHONY: lesson test test-oldest lab data notebooks bench clean-venv help
 
 help:
 	@echo "make lesson  - print the lesson's three blocks (creates .venv if missing)"
 	@echo "make test    - every test: unit, golden, packaging, reliability, nbval on the notebooks, then test-slides"
+	@echo "make test-oldest - unit tests and notebooks again in .venv-oldest (requirements-oldest.txt: the oldest supported numpy, pandas, matplotlib)"
 	@echo "make lab     - open JupyterLab on notebooks/"
 	@echo "make data    - regenerate data/records.csv (and data/expected/ from the lesson text)"
 	@echo "make notebooks - re-execute every notebook in place (maintainers, after a change)"
@@ -20,7 +24,13 @@ help:
 	@echo "make slides  - build build/slides/NN_name.slides.html for every notebook (offline reveal.js; npm ci if needed)"
 	@echo "make test-slides - build the decks and open each in headless Chromium, offline (installs chromium if missing)"
 
+# A clear message, not npm's 'enoent ... mkdir', when the clone is read-only:
+# $(call writable,WHAT) stops the recipe unless this folder can be written.
+writable = @[ -w . ] || { echo "make $@: this folder ($(CURDIR)) is not writable, so $(1) cannot be created here."; \
+	echo "  Work in a writable copy (git clone $(CURDIR) ~/course, or cp -r) or make it writable (chmod -R u+w $(CURDIR))."; exit 1; }
+
 $(READY): requirements.txt pyproject.toml
+	$(call writable,$(VENV)/)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -r requirements.txt
 	$(PIP) install --no-deps -e .
@@ -32,9 +42,30 @@ $(READY): requirements.txt pyproject.toml
 lesson: $(READY)
 	@$(BIN)/python -m lessonlib
 
+# $(call pytest,PYTHON): every test and notebook, stopped after TEST_TIMEOUT seconds
+pytest = @timeout -k 10 $(TEST_TIMEOUT) $(1) -m pytest $(XDIST) --nbval notebooks tests; \
+	rc=$$?; if [ $$rc -eq 124 ] || [ $$rc -eq 137 ]; then \
+	  echo "make $@: pytest stopped after TEST_TIMEOUT=$(TEST_TIMEOUT) s (whole-run timeout)"; fi; \
+	exit $$rc
+
 test: $(READY)
-	$(BIN)/python -m pytest $(XDIST) --nbval tests notebooks
+	$(call pytest,$(BIN)/python)
 	@$(MAKE) --no-print-directory test-slides
+
+# The same tests in a second environment with the oldest versions pyproject.toml accepts.
+OLDEST := .venv-oldest
+$(OLDEST)/.ready: requirements.txt requirements-oldest.txt pyproject.toml
+	$(call writable,$(OLDEST)/)
+	@test -x $(OLDEST)/bin/python || $(PYTHON) -m venv $(OLDEST)
+	$(PYTHON) scripts/oldest_requirements.py > $(OLDEST)/requirements.txt
+	$(OLDEST)/bin/python -m pip --disable-pip-version-check -qq install -r $(OLDEST)/requirements.txt
+	$(OLDEST)/bin/python -m pip --disable-pip-version-check -qq install --no-deps -e .
+	$(OLDEST)/bin/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3" >/dev/null
+	$(OLDEST)/bin/python -c "import matplotlib.pyplot"
+	@touch $@
+
+test-oldest: $(OLDEST)/.ready
+	$(call pytest,$(OLDEST)/bin/python)
 
 # JupyterLab refuses to start as root unless told; a normal user does not need the flag
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
@@ -61,10 +92,12 @@ clean-venv:
 NODE_READY := node_modules/.ready
 
 $(NODE_READY): package.json package-lock.json
+	$(call writable,node_modules/)
 	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	@touch $(NODE_READY)
 
 slides: $(READY) $(NODE_READY)
+	$(call writable,build/slides/)
 	$(BIN)/python scripts/build_slides.py $(NB)
 
 # Skips (exit 0, with a message) only when Chromium cannot be installed on this machine.

@@ -17,9 +17,8 @@ For each deck:
    rendered widget views (the explorers, drawn by the local HTML manager).
    The browser's console must not report a resource that failed to load or
    an uncaught error;
-3. **screenshot**: a PNG of the first slide, decoded with :func:`read_png`
-   (pure Python + zlib); :func:`blank_problem` fails it when (almost) every
-   pixel has the same colour.
+3. **screenshot**: a PNG of the first slide, decoded with Pillow;
+   :func:`blank_problem` fails it when (almost) every pixel has the same colour.
 
 Exit status 0 when every deck passes, 1 otherwise.  If Chromium is not
 installed the script says so and exits 0 only when SLIDES_SKIP_OK=1 is set
@@ -28,17 +27,18 @@ installed the script says so and exits 0 only when SLIDES_SKIP_OK=1 is set
 
 from __future__ import annotations
 
+import io
 import os
 import pathlib
 import re
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
 import time
-import zlib
 from html.parser import HTMLParser
+
+from PIL import Image
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DECKS = ROOT / "build" / "slides"
@@ -235,85 +235,29 @@ def dom_problems(dom, widget_views=0):
     return problems
 
 
-# ---------------------------------------------------------------- PNG
-
-_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-_CHANNELS = {0: 1, 2: 3, 4: 2, 6: 4}     # colour type -> samples per pixel (8-bit only)
-
-
-def read_png(data):
-    """Decode an 8-bit, non-interlaced PNG: (width, height, channels, rows of bytes)."""
-    if not isinstance(data, (bytes, bytearray)):
-        raise TypeError(f"data must be PNG bytes, got {type(data).__name__}")
-    if data[:8] != _PNG_SIGNATURE:
-        raise ValueError("data is not a PNG (bad signature)")
-    pos, idat, header = 8, [], None
-    while pos + 8 <= len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        pos += 12 + length
-        if kind == b"IHDR":
-            header = struct.unpack(">IIBBBBB", body)
-        elif kind == b"IDAT":
-            idat.append(body)
-        elif kind == b"IEND":
-            break
-    if header is None:
-        raise ValueError("PNG has no IHDR chunk")
-    width, height, depth, colour, _, _, interlace = header
-    if depth != 8 or colour not in _CHANNELS or interlace:
-        raise ValueError(f"only 8-bit non-interlaced grey/RGB/RGBA PNGs are supported, got "
-                         f"depth {depth}, colour type {colour}, interlace {interlace}")
-    bpp = _CHANNELS[colour]
-    stride = width * bpp
-    raw = zlib.decompress(b"".join(idat))
-    if len(raw) != height * (stride + 1):
-        raise ValueError("PNG image data has the wrong length")
-    rows, prev = [], bytearray(stride)
-    for y in range(height):
-        start = y * (stride + 1)
-        kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
-        if kind == 1:       # Sub
-            for i in range(bpp, stride):
-                line[i] = (line[i] + line[i - bpp]) & 255
-        elif kind == 2:     # Up
-            line = bytearray((a + b) & 255 for a, b in zip(line, prev))
-        elif kind == 3:     # Average
-            for i in range(stride):
-                left = line[i - bpp] if i >= bpp else 0
-                line[i] = (line[i] + ((left + prev[i]) >> 1)) & 255
-        elif kind == 4:     # Paeth
-            for i in range(stride):
-                a = line[i - bpp] if i >= bpp else 0
-                b = prev[i]
-                c = prev[i - bpp] if i >= bpp else 0
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-                line[i] = (line[i] + pred) & 255
-        elif kind != 0:
-            raise ValueError(f"unknown PNG filter type {kind} in row {y}")
-        rows.append(bytes(line))
-        prev = line
-    return width, height, bpp, rows
-
+# ---------------------------------------------------------------- screenshot
 
 def blank_problem(png, share=BLANK_SHARE):
-    """None if the image shows something, else why it counts as blank."""
-    width, height, bpp, rows = read_png(png)
-    counts = {}
-    for row in rows:
-        for i in range(0, len(row), bpp):
-            px = row[i:i + bpp]
-            counts[px] = counts.get(px, 0) + 1
-    total = width * height
+    """None if the PNG image shows something, else why it counts as blank.
+
+    Pillow (installed with matplotlib) decodes the image and counts its colours."""
+    if not isinstance(png, (bytes, bytearray)):
+        raise TypeError(f"png must be PNG bytes, got {type(png).__name__}")
+    try:
+        image = Image.open(io.BytesIO(png))
+        image.load()
+    except (OSError, SyntaxError) as exc:
+        raise ValueError(f"png is not a readable PNG image: {exc}") from None
+    if image.format != "PNG":
+        raise ValueError(f"png is not a PNG image (Pillow reads {image.format})")
+    total = image.width * image.height
     if total == 0:
         return "the screenshot has no pixels"
-    dominant = max(counts.values())
-    off = total - dominant
+    colours = image.getcolors(maxcolors=total)     # [(count, colour), ...]
+    off = total - max(count for count, _ in colours)
     if off < share * total:
         return (f"the screenshot is blank: {off} of {total} pixels differ from the "
-                f"dominant colour ({len(counts)} colour(s))")
+                f"dominant colour ({len(colours)} colour(s))")
     return None
 
 

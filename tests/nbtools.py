@@ -1,10 +1,12 @@
 """Checkers for the course notebooks, used by the reliability tests.
 
 Static checks (no kernel): :func:`hygiene_problems` runs them all and returns
-a list of problems (empty = clean).  Execution checks (one kernel each):
-:func:`run_session` executes a notebook, with the network guard installed by
-an injected first cell, Run All twice and then every cell once more on its
-own, and :func:`compare_runs` lists the cells whose output changed.
+a list of problems (empty = clean).  Execution helpers, used by the pytest
+plugin tests/nbsession.py that runs them in nbval's kernel: :func:`run_code`
+runs one cell and returns its outputs, noticing a dead kernel within a second
+(:class:`KernelDied`); :func:`compare_runs` lists the cells whose output
+changed between two runs; :func:`figures_without_png` the figures stored
+without a picture.
 
 Every checker is tested on small synthetic notebooks (tests/test_nb_hygiene.py,
 tests/test_nb_idempotence.py), so each is shown able to fail.
@@ -16,21 +18,24 @@ import copy
 import difflib
 import json
 import pathlib
+import queue
 import re
 import sys
-from dataclasses import dataclass
+import time
 
 import nbformat
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from execute_notebooks import client, notebooks  # noqa: E402,F401  (notebooks: used by tests)
+from execute_notebooks import notebooks  # noqa: E402,F401  (used by tests)
 MAX_BYTES = 1_000_000
 SLIDE_TYPES = {"slide", "subslide", "fragment", "-", "skip", "notes"}
 IGNORE_OUTPUT = "NBVAL_IGNORE_OUTPUT"
 RAISES = "NBVAL_RAISES_EXCEPTION"
 WIDGET = "application/vnd.jupyter.widget-view+json"
+PNG = "image/png"
+OUTPUT_WAIT = 10       # seconds to wait for a finished cell's outputs
 
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{4,}\b")
 TIMING = re.compile("|".join([
@@ -160,6 +165,29 @@ def check_prose_figures(nb):
     return problems
 
 
+def check_figures(nb):
+    """Every stored figure carries its picture (image/png), not only ``<Figure size ...>``."""
+    outputs = {i: normalize(c.get("outputs", [])) for i, c in enumerate(nb.cells)
+               if c.cell_type == "code"}
+    return figures_without_png(nb, outputs)
+
+
+def figures_without_png(nb, outputs):
+    """Cells (dict cell -> normalized outputs) showing a matplotlib figure with no image/png.
+
+    nbval compares text only, so a kernel that renders no picture (matplotlib
+    older than 3.9 with this ipykernel: the first figure of a fresh kernel) would
+    pass it; this check does not."""
+    problems = []
+    for i, outs in sorted(outputs.items()):
+        for o in outs:
+            text = "".join(o.get("data", {}).get("text/plain", ""))
+            if text.startswith("<Figure size") and PNG not in o["data"]:
+                problems.append(f"cell {i} ({source(nb.cells[i]).splitlines()[0][:60]!r}): "
+                                f"a figure with no {PNG} output, only {text.strip()!r}")
+    return problems
+
+
 def hygiene_problems(path):
     """All static checks of one notebook file; an empty list means clean."""
     nb, problems = check_format(path)
@@ -167,7 +195,7 @@ def hygiene_problems(path):
     if nb is None:
         return problems
     for check in (check_kernelspec, check_execution, check_outputs, check_slides,
-                  check_prose_figures):
+                  check_prose_figures, check_figures):
         problems += check(nb)
     return problems
 
@@ -180,6 +208,70 @@ def guard_cell_source():
     code = (ROOT / "tests" / "netguard.py").read_text(encoding="utf-8")
     code += "\nimport builtins\nbuiltins.__course_netguard__ = install()\n"
     return f"exec(compile({code!r}, 'netguard', 'exec'), {{'__name__': 'netguard'}})"
+
+
+class KernelDied(RuntimeError):
+    """The kernel process ended while a cell was running."""
+
+
+def kernel_death(km):
+    """'the kernel died ...' with how its process ended (signal or exit status)."""
+    process = getattr(getattr(km, "provisioner", None), "process", None)
+    code = process.poll() if process is not None else None
+    how = (f"killed by signal {-code}" if code is not None and code < 0
+           else f"exit status {code}" if code is not None else "exit status unknown")
+    return f"the kernel died while running this cell ({how})"
+
+
+def await_reply(km, kc, msg_id, timeout):
+    """The shell reply to ``msg_id``; raises queue.Empty after ``timeout`` seconds, and
+    :class:`KernelDied` within about a second of the kernel's process ending."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        wait = 1.0 if deadline is None else min(1.0, deadline - time.monotonic())
+        if wait <= 0:
+            raise queue.Empty
+        try:
+            msg = kc.get_shell_msg(timeout=wait)
+        except queue.Empty:
+            if not km.is_alive():
+                raise KernelDied(kernel_death(km)) from None
+            continue
+        if msg["parent_header"].get("msg_id") == msg_id:
+            if msg["content"]["status"] == "aborted":
+                raise RuntimeError("the kernel aborted the execution request")
+            return msg
+
+
+def run_code(km, kc, code, timeout):
+    """Run ``code`` in the kernel as a notebook cell; its outputs as nbformat-like dicts."""
+    msg_id = kc.execute(code, store_history=False, allow_stdin=False, stop_on_error=False)
+    try:
+        await_reply(km, kc, msg_id, timeout)
+    except queue.Empty:
+        km.interrupt_kernel()
+        raise TimeoutError(f"the cell ran longer than {timeout:g} s") from None
+    outputs = []
+    while True:
+        try:
+            msg = kc.get_iopub_msg(timeout=OUTPUT_WAIT)
+        except queue.Empty:
+            raise RuntimeError(f"the kernel sent no end of output within {OUTPUT_WAIT} s "
+                               "of finishing the cell") from None
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        kind, content = msg["msg_type"], msg["content"]
+        if kind == "status" and content["execution_state"] == "idle":
+            return outputs
+        if kind == "stream":
+            outputs.append(nbformat.NotebookNode(output_type=kind, name=content["name"],
+                                                 text=content["text"]))
+        elif kind in ("display_data", "execute_result"):
+            outputs.append(nbformat.NotebookNode(output_type=kind, data=content["data"],
+                                                 metadata=content["metadata"]))
+        elif kind == "error":
+            outputs.append(nbformat.NotebookNode(output_type=kind, ename=content["ename"],
+                                                 evalue=content["evalue"]))
 
 
 def normalize(outputs):
@@ -205,48 +297,6 @@ def normalize(outputs):
     return out
 
 
-@dataclass
-class Session:
-    """What one kernel session saw: dicts cell index -> normalized outputs."""
-
-    nb: object
-    first: dict          # Run All
-    second: dict         # Run All again, same kernel
-    again: dict          # then every code cell once more on its own, last to first
-    guard: list          # outputs of the injected guard cell (must be empty)
-    blocked: str         # how many network attempts the guard refused ("0")
-
-
-def run_session(path, timeout=600, env=None):
-    """Execute ``path`` in one fresh kernel with the network guard installed first.
-
-    The kernel is started as scripts/execute_notebooks.py starts it (:func:`client`)."""
-    path = pathlib.Path(path)
-    nb = nbformat.read(path, as_version=4)
-    code = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and source(c).strip()]
-    # a working copy: the guard cell first, the notebook's cells, a probe cell last
-    work = copy.deepcopy(nb)
-    work.cells.insert(0, nbformat.v4.new_code_cell(guard_cell_source()))
-    work.cells.append(nbformat.v4.new_code_cell(
-        "import builtins; print(len(builtins.__course_netguard__.blocked))"))
-    kernel = client(work, path, timeout=timeout, allow_errors=True)
-    kernel.reset_execution_trackers()
-
-    def run(i):
-        kernel.execute_cell(work.cells[i], i)
-        return normalize(work.cells[i].outputs)
-
-    kwargs = {"env": env} if env is not None else {}
-    with kernel.setup_kernel(**kwargs):
-        guard = run(0)
-        first = {i: run(i + 1) for i in code}
-        second = {i: run(i + 1) for i in code}
-        again = {i: run(i + 1) for i in reversed(code)}
-        probe = run(len(work.cells) - 1)
-    blocked = "".join(o.get("text", "") for o in probe if o["output_type"] == "stream").strip()
-    return Session(nb, first, second, again, guard, blocked)
-
-
 def compare_runs(nb, before, after):
     """Cells (not marked NBVAL_IGNORE_OUTPUT) whose outputs differ, with a short diff."""
     problems = []
@@ -259,9 +309,3 @@ def compare_runs(nb, before, after):
             diff = "\n".join(list(difflib.unified_diff(a, b, lineterm="", n=1))[2:14])
             problems.append(f"cell {i} ({source(nb.cells[i]).splitlines()[0][:60]!r}):\n{diff}")
     return problems
-
-
-def errors(nb, outputs):
-    """Cells that raised although not marked NBVAL_RAISES_EXCEPTION."""
-    return [f"cell {i}: {o['ename']}: {o['evalue']}" for i, outs in outputs.items()
-            for o in outs if o["output_type"] == "error" and RAISES not in source(nb.cells[i])]

@@ -89,6 +89,8 @@ BROKEN = {
     "unknown slide type": (_set(1, metadata={"slideshow": {"slide_type": "page"}}), "slide_type"),
     "typed figure": (_set(0, source="Recall rises to 0.9570."), "figure 0.9570"),
     "figure only in code": (_set(0, source="gap 0.1234"), "figure 0.1234"),
+    "figure without picture": (_output(1, new_output("display_data", data={
+        "text/plain": "<Figure size 640x480 with 1 Axes>"})), "no image/png"),
 }
 
 

@@ -1,18 +1,13 @@
-"""Idempotence: every notebook gives the same outputs when run again in the same kernel.
+"""The notebook session plugin (tests/nbsession.py) on synthetic notebooks: it can fail.
 
-For each notebook under notebooks/ one kernel session (tests/nbtools.py,
-network guard installed by an injected first cell) runs: Run All, Run All
-again, then every code cell once more on its own, last to first.  The second
-Run All and the single reruns must reproduce the first Run All's outputs
-exactly (cells marked NBVAL_IGNORE_OUTPUT excepted, as in nbval).  A cell
-whose output depends on how often or in which order cells ran fails here.
-
-One test class per notebook, so `pytest -n 2 --dist loadscope` spreads the
-notebooks over the workers.  The checkers are shown able to fail on small
-synthetic notebooks (TestCheckersOnSyntheticNotebooks).
+``pytest --nbval`` (make test, or run directly) runs every notebook once in one
+kernel, as nbval does, and then in the same kernel checks that every figure
+stored a PNG, that Run All again and every cell rerun on its own (last to
+first) give the same outputs, and that the network guard was never hit.  A
+kernel that dies in a cell is reported as such at once; a cell that runs too
+long is stopped by the cell timeout.  Here pytest runs the plugin on small
+notebooks, each built to trip one check, and the outcome of every item is read.
 """
-
-import re
 
 import nbformat
 import pytest
@@ -20,90 +15,99 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 import nbtools
 
-
-class NotebookChecks:
-    """Checks of one notebook; subclassed once per notebook below."""
-
-    path = None
-
-    @pytest.fixture(scope="class")
-    @classmethod
-    def session(cls):
-        return nbtools.run_session(cls.path)
-
-    def test_network_guard_installed_and_never_hit(self, session):
-        assert session.guard == [], session.guard
-        assert session.blocked == "0", "the notebook tried to reach the network"
-
-    def test_no_cell_raises(self, session):
-        problems = nbtools.errors(session.nb, session.first)
-        assert not problems, "\n".join(problems)
-
-    def test_run_all_twice_gives_the_same_outputs(self, session):
-        problems = nbtools.compare_runs(session.nb, session.first, session.second)
-        assert not problems, "second Run All differs:\n" + "\n".join(problems)
-
-    def test_each_cell_run_again_gives_the_same_output(self, session):
-        problems = nbtools.compare_runs(session.nb, session.first, session.again)
-        assert not problems, "a cell run again on its own differs:\n" + "\n".join(problems)
+KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
 
 
-for _path in nbtools.notebooks():
-    _name = "TestNotebook_" + re.sub(r"\W", "_", _path.relative_to(
-        nbtools.ROOT / "notebooks").with_suffix("").as_posix())
-    globals()[_name] = type(_name, (NotebookChecks,), {"path": _path})
+def write(folder, name, *sources):
+    nb = new_notebook(metadata={"kernelspec": KERNELSPEC})
+    nb.cells = [new_code_cell(s) for s in sources]     # not executed: nbval runs, no compare
+    nbformat.write(nb, folder / f"{name}.ipynb")
 
 
-# ---------------------------------------------------------------- the checkers can fail
+def outcomes(result):
+    """{'nb.ipynb::item': 'passed' | 'failed' | ...} and {item: failure text}."""
+    reports = [r for r in result.reprec.getreports("pytest_runtest_logreport")
+               if r.when == "call" or r.outcome != "passed"]
+    names = {r.nodeid.split("/")[-1]: r.outcome for r in reports}
+    texts = {r.nodeid.split("/")[-1]: str(r.longrepr) for r in reports if r.failed}
+    return names, texts
 
 
-def notebook(tmp_path, *sources):
-    nb = new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                               "language": "python"}})
-    nb.cells = [new_code_cell(s) for s in sources]
-    path = tmp_path / "synthetic.ipynb"
-    nbformat.write(nb, path)
-    return path
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("sessions")
+    write(folder, "good",
+          "records = [{'id': i, 'cls': 'clean' if i % 2 else 'harmful'} for i in range(5)]",
+          "print(len(records), records[1]['cls'])",
+          "# NBVAL_RAISES_EXCEPTION\nint('x')",
+          "sorted({r['cls'] for r in records})")
+    write(folder, "bad",
+          "runs = globals().get('runs', 0) + 1",                       # cell 0
+          "print('run', runs)",                                        # cell 1: counts
+          "items = list(range(5))",                                    # cell 2
+          "print(len(items))",                                         # cell 3: order
+          "items = items[:2]",                                         # cell 4
+          "from IPython.display import display\n"                      # cell 5: no PNG
+          "display({'text/plain': '<Figure size 640x480 with 1 Axes>'}, raw=True)",
+          "import socket\n"                                            # cell 6: network
+          "try:\n    socket.create_connection(('10.255.255.1', 80), timeout=1)\n"
+          "except Exception as e:\n    print(type(e).__name__)")
+    write(folder, "killed", "x = 1", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)",
+          "print(x)")
+    write(folder, "exits", "import os\nos._exit(3)")
+    return folder
 
 
-class TestCheckersOnSyntheticNotebooks:
+def run(pytester, folder, *args):
+    for path in folder.glob("*.ipynb"):
+        (pytester.path / path.name).write_bytes(path.read_bytes())
+    return pytester.runpytest_inprocess("--nbval", "-p", "nbsession", "-p", "no:cacheprovider",
+                                        "-p", "no:xdist", *args)
 
-    def test_a_well_behaved_notebook_passes(self, tmp_path):
-        s = nbtools.run_session(notebook(
-            tmp_path, "import lessonlib as L\nrecords = L.make_records(5)",
-            "print(len(records), records[1].cls)",
-            "sorted({r.source for r in records})",
-            "# NBVAL_RAISES_EXCEPTION\nL.make_records(0)"))
-        assert s.guard == [] and s.blocked == "0"
-        assert nbtools.errors(s.nb, s.first) == []
-        assert s.first[3] == [{"output_type": "error", "ename": "ValueError",
-                               "evalue": "n must be an integer >= 1, got 0"}]
-        assert nbtools.compare_runs(s.nb, s.first, s.second) == []
-        assert nbtools.compare_runs(s.nb, s.first, s.again) == []
 
-    def test_a_counting_cell_fails_run_all_twice(self, tmp_path):
-        s = nbtools.run_session(notebook(
-            tmp_path, "runs = globals().get('runs', 0) + 1", "print('run', runs)",
-            "import random\nprint(random.random() < 2)"))
-        problems = nbtools.compare_runs(s.nb, s.first, s.second)
-        assert len(problems) == 1 and problems[0].startswith("cell 1 ")
+def test_the_session_checks_pass_fail_and_report_as_built(pytester, synthetic):
+    result = run(pytester, synthetic, "--nbval-cell-timeout=120")
+    got, text = outcomes(result)
+    checks = ["figures store a PNG", "Run All again", "each cell again alone",
+              "network guard never hit"]
+    # a well-behaved notebook: its 4 cells and the 4 session checks pass
+    assert {k: v for k, v in got.items() if k.startswith("good.ipynb")} == {
+        **{f"good.ipynb::Cell {i}": "passed" for i in range(4)},
+        **{f"good.ipynb::{c}": "passed" for c in checks}}
+    # each broken rule is found, at the cell that breaks it
+    assert [got[f"bad.ipynb::Cell {i}"] for i in range(7)] == ["passed"] * 7
+    assert all(got[f"bad.ipynb::{c}"] == "failed" for c in checks)
+    assert "cell 5 " in text["bad.ipynb::figures store a PNG"]
+    assert "cell 1 " in text["bad.ipynb::Run All again"]
+    assert "cell 3 " not in text["bad.ipynb::Run All again"]
+    assert "cell 1 " in text["bad.ipynb::each cell again alone"]
+    assert "cell 3 " in text["bad.ipynb::each cell again alone"]
+    assert "tried to reach the network" in text["bad.ipynb::network guard never hit"]
+    # a killed kernel is named as such at once (not after the cell timeout)
+    assert got["killed.ipynb::Cell 0"] == "passed"
+    assert "the kernel died while running this cell (killed by signal 9)" in text[
+        "killed.ipynb::Cell 1"]
+    assert "not run: the kernel died in cell 1" in text["killed.ipynb::Cell 2"]
+    assert "the kernel died in cell 1" in text["killed.ipynb::Run All again"]
+    assert "the kernel died while running this cell (exit status 3)" in text[
+        "exits.ipynb::Cell 0"]
+    assert "Timeout" not in "".join(text.values())
 
-    def test_an_order_dependent_cell_fails_run_again(self, tmp_path):
-        # cell 2 shrinks the list cell 1 prints: fine top to bottom, wrong out of order
-        s = nbtools.run_session(notebook(
-            tmp_path, "records = list(range(5))", "print(len(records))",
-            "records = records[:2]"))
-        assert nbtools.compare_runs(s.nb, s.first, s.second) == []
-        problems = nbtools.compare_runs(s.nb, s.first, s.again)
-        assert len(problems) == 1 and problems[0].startswith("cell 1 ")
 
-    def test_a_raising_cell_is_reported_and_the_guard_works_in_the_kernel(self, tmp_path):
-        s = nbtools.run_session(notebook(
-            tmp_path, "import socket\nsocket.create_connection(('10.255.255.1', 80), timeout=1)",
-            "import urllib.request\n"
-            "try:\n    urllib.request.urlopen('http://example.org', timeout=1)\n"
-            "except Exception as e:\n    print(type(e).__name__)",
-            "1 / 0"))
-        assert s.first[0][0]["ename"] == "NetworkBlocked"
-        assert s.blocked != "0"                 # the swallowed attempt is counted too
-        assert [p.split(":")[0] for p in nbtools.errors(s.nb, s.first)] == ["cell 0", "cell 2"]
+def test_a_cell_past_the_cell_timeout_is_stopped(pytester, tmp_path):
+    write(tmp_path, "slow", "import time\ntime.sleep(120)", "print('after')")
+    got, text = outcomes(run(pytester, tmp_path, "--nbval-cell-timeout=1"))
+    assert got["slow.ipynb::Cell 0"] == "failed"
+    assert "Timeout of 1 seconds exceeded" in text["slow.ipynb::Cell 0"]
+    assert "nothing to rerun" in text["slow.ipynb::Run All again"]
+
+
+def test_compare_runs_ignores_marked_cells():
+    nb = new_notebook(cells=[new_code_cell("# NBVAL_IGNORE_OUTPUT\n# a clock\nnow()"),
+                             new_code_cell("print(1)")])
+    before = {0: [{"output_type": "stream", "name": "stdout", "text": "10:00"}],
+              1: [{"output_type": "stream", "name": "stdout", "text": "1\n"}]}
+    after = {0: [{"output_type": "stream", "name": "stdout", "text": "10:01"}],
+             1: [{"output_type": "stream", "name": "stdout", "text": "2\n"}]}
+    problems = nbtools.compare_runs(nb, before, after)
+    assert len(problems) == 1 and problems[0].startswith("cell 1 ")

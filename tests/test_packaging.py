@@ -1,7 +1,17 @@
-"""requirements.txt, environment.yml and pyproject.toml name the same packages."""
+"""Set-up files: requirements.txt, environment.yml and pyproject.toml name the same packages;
+the oldest supported versions are pyproject.toml's lower bounds and CI tests them; make says
+so clearly when the clone is read-only."""
 
+import os
+import pathlib
 import re
+import shutil
+import subprocess
+import sys
+import tempfile
 import tomllib
+
+import pytest
 
 from conftest import ROOT
 
@@ -44,3 +54,77 @@ def test_same_pins_in_requirements_and_environment():
 def test_environment_installs_the_package_editable():
     text = (ROOT / "environment.yml").read_text()
     assert re.search(r"^\s+- -e \.\s*$", text, flags=re.M)
+
+
+# ---------------------------------------------------------------- oldest supported versions
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import oldest_requirements  # noqa: E402
+
+
+def lower_bounds():
+    """{name: version} of pyproject.toml's dependencies written 'name>=version'."""
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    return {_name(x): x.split(">=", 1)[1].split(",")[0].strip() for x in data if ">=" in x}
+
+
+def test_every_lower_bound_is_the_version_test_oldest_installs():
+    oldest = oldest_requirements.pins(ROOT / "requirements-oldest.txt")
+    assert {"numpy", "pandas", "matplotlib"} <= set(oldest)
+    assert lower_bounds() == {n: line.split("==", 1)[1] for n, line in oldest.items()}
+
+
+def test_the_oldest_environment_swaps_only_the_bounded_pins():
+    current = requirements()
+    merged = {_name(x): x for x in oldest_requirements.merged() if x and not x.startswith("#")}
+    assert set(merged) == set(current)
+    changed = {n for n in merged if merged[n] != current[n]}
+    assert changed == set(lower_bounds())
+
+
+def test_an_oldest_pin_of_an_unknown_package_is_refused(tmp_path):
+    (tmp_path / "requirements.txt").write_text("numpy==2.4.6\n")
+    (tmp_path / "requirements-oldest.txt").write_text("# c\nnumpy==1.26.4\nscipy==1.0\n")
+    with pytest.raises(ValueError, match="scipy"):
+        oldest_requirements.merged(tmp_path)
+    (tmp_path / "requirements-oldest.txt").write_text("numpy==1.26.4\n")
+    assert oldest_requirements.merged(tmp_path) == ["numpy==1.26.4"]
+
+
+def test_ci_runs_the_tests_in_both_environments():
+    steps = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
+    assert "make test" in steps and "make test-oldest" in steps
+
+
+# ---------------------------------------------------------------- make in a read-only clone
+
+def as_other_user():
+    """A command prefix that drops root's right to write anywhere (root ignores chmod)."""
+    if os.geteuid() != 0:
+        return []
+    if not shutil.which("setpriv"):
+        pytest.skip("running as root without setpriv: cannot make a folder unwritable")
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+@pytest.mark.parametrize("target, what", [("node_modules/.ready", "node_modules/"),
+                                          (".venv/.ready", ".venv/")])
+def test_make_in_a_read_only_clone_says_the_folder_is_not_writable(target, what):
+    if not shutil.which("make"):
+        pytest.skip("no make")
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="read-only-clone-"))
+    try:
+        for name in ("Makefile", "package.json", "package-lock.json", "requirements.txt",
+                     "pyproject.toml"):
+            shutil.copy(ROOT / name, folder / name)
+            (folder / name).chmod(0o644)
+        folder.chmod(0o555)
+        run = subprocess.run([*as_other_user(), "make", "--no-print-directory", "-C",
+                              str(folder), target], capture_output=True, text=True, timeout=60,
+                             stdin=subprocess.DEVNULL)
+    finally:
+        folder.chmod(0o755)
+        shutil.rmtree(folder)
+    assert run.returncode != 0
+    assert f"this folder ({folder}) is not writable, so {what} cannot be created" in run.stdout
+    assert "npm error" not in run.stdout + run.stderr
