@@ -102,9 +102,10 @@ def build(paths):
            f"--TemplateExporter.extra_template_basedirs={TEMPLATES}",
            "--template", "offline_reveal",
            f"--SlidesExporter.reveal_theme={THEME}",
-           "--SlidesExporter.reveal_scroll=True",     # a tall slide (an explorer) scrolls
-           "--SlidesExporter.reveal_width=1200",      # room for the lesson's 97-column tables
-           "--SlidesExporter.reveal_height=780",
+           # the screen a deck is made for (scripts/check_slides.py measures at this size);
+           # the template shrinks what is too wide or too tall, nothing scrolls
+           "--SlidesExporter.reveal_width=1280",
+           "--SlidesExporter.reveal_height=720",
            f"--output-dir={OUT}"]
     cmd += [f"--SlidesExporter.{name}={url}" for name, url in URLS.items()]
     subprocess.run(cmd + [str(p) for p in paths], check=True)

@@ -162,14 +162,53 @@ def test_a_local_page_has_no_remote_loads(tmp_path):
 
 
 def test_console_problems_keeps_failed_loads_and_errors_only():
-    log = "\n".join([
-        '[1:1:INFO:CONSOLE:27] "strict mode: use allowUnionTypes", source: file:///d/x.js (27)',
-        '[1:1:INFO:CONSOLE:7623] "Uncaught ReferenceError: require is not defined", source: f',
-        '[1:1:INFO:CONSOLE:0] "Failed to load resource: net::ERR_FILE_NOT_FOUND", source: f',
-        "[1:1:WARNING:idle_linux.cc:111] None of the known D-Bus ScreenSaver services",
-    ])
+    log = [
+        "console warning: strict mode: use allowUnionTypes",
+        "Uncaught ReferenceError: require is not defined",
+        "console error: Failed to load resource: net::ERR_FILE_NOT_FOUND",
+        "console log: None of the known D-Bus ScreenSaver services",
+    ]
     got = cs.console_problems(log)
     assert len(got) == 2 and "Uncaught" in got[0] and "Failed to load" in got[1]
+
+
+# ---------------------------------------------------------------- fit and walk
+
+BOX = {"left": 10.0, "top": 5.0, "right": 1270.0, "bottom": 715.0}
+
+
+def el(id_, name, left=20, top=20, right=600, bottom=100, parent=None, **extra):
+    return {"id": id_, "parent": parent, "name": name, "left": left, "top": top,
+            "right": right, "bottom": bottom, **extra}
+
+
+def test_what_fits_has_no_problem():
+    inside = [el(0, "div.cell"), el(1, "pre", parent=0, right=1270.5, bottom=715.9)]
+    assert cs.overflow_problems({"box": BOX, "elements": inside}) == []
+
+
+def test_an_element_past_an_edge_is_named_with_the_amount():
+    wide = [el(0, 'table "tp fp"', right=2500), el(1, "td", parent=0, right=2400)]
+    assert cs.overflow_problems({"box": BOX, "elements": wide}) == [
+        'table "tp fp": 1230 px past the right edge']   # the cell inside is not named again
+    tall = [el(0, "img", top=600, bottom=865), el(1, "p", left=0)]
+    assert cs.overflow_problems({"box": BOX, "elements": tall}) == [
+        "img: 150 px past the bottom edge", "p: 10 px past the left edge"]
+
+
+def test_an_element_that_scrolls_or_clips_is_a_problem():
+    scrolled = [el(0, "div.output", scroll_x=120.4), el(1, "pre", scroll_y=0.5)]
+    assert cs.overflow_problems({"box": BOX, "elements": scrolled}) == [
+        "div.output: scrolls 120 px sideways"]
+
+
+def test_walk_problems():
+    leaves = ["0/0", "1/0", "1/1", "2/0"]
+    assert cs.walk_problems(leaves, list(leaves), "ArrowRight") == []
+    skipped = cs.walk_problems(leaves, ["0/0", "1/0", "2/0"], "ArrowRight")
+    assert skipped == ["pressing ArrowRight never shows slide(s) 1/1"]
+    shuffled = cs.walk_problems(leaves, ["0/0", "1/1", "1/0", "2/0"], "Space")
+    assert "out of order" in shuffled[0]
 
 
 # ---------------------------------------------------------------- npm set-up
