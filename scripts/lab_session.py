@@ -63,7 +63,7 @@ class LabServer:
 
     def __enter__(self):
         self.tmp = pathlib.Path(tempfile.mkdtemp(prefix="lab-explorers-"))
-        root = self.tmp / "notebooks"
+        root = self.root = self.tmp / "notebooks"
         shutil.copytree(self.notebooks, root)
         env = dict(os.environ,
                    JUPYTER_CONFIG_DIR=str(self.tmp / "config"),

@@ -76,6 +76,25 @@ def assert_pane_matches(page, records, expected):
     assert state["pane"] == expected(records, state), state
 
 
+def test_an_executed_notebook_opens_unmodified(page, tmp_path):
+    """scripts/execute_notebooks.py's output, opened in JupyterLab with its kernel running,
+    is not marked modified (it was: the stored language_info lacked the Python version)."""
+    import nbformat
+    import execute_notebooks
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# A title"),
+                                         nbformat.v4.new_code_cell("1 + 1")])
+    path = page.lab.root / "opens_unmodified.ipynb"
+    nbformat.write(nb, path)
+    execute_notebooks.execute(path)
+    page.goto(page.lab.url("lab/tree/opens_unmodified.ipynb") + "&reset")
+    page.wait_for_function(ls.IDLE_JS, timeout=ls.RUN_TIMEOUT_MS, polling=500)
+    page.wait_for_timeout(2000)     # what the kernel reports arrives after it is idle
+    assert page.evaluate("() => window.jupyterapp.shell.currentWidget.model.dirty") is False
+    assert page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.dirty") \
+        is False
+
+
 def test_criteria_explorer_in_jupyterlab(page, records):
     ls.open_and_run(page, page.lab, "02_criteria_filter.ipynb")
     assert_pane_matches(page, records, criteria_expected)      # as Run All left it
