@@ -9,14 +9,16 @@ calls trust it.
 from __future__ import annotations
 
 import math
-import operator
+import numbers
 from collections.abc import Mapping
 
 
 def check_int(name, value, *, minimum=None):
-    """Return ``value`` if it is a whole number (not a bool) >= ``minimum``."""
-    if isinstance(value, bool) or not isinstance(value, int):
+    """Return ``value`` as an int if it is a whole number (int or numpy integer, not a bool)
+    >= ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    value = int(value)
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return value
@@ -27,21 +29,9 @@ def check_seed(value, name="seed"):
     return check_int(name, value, minimum=0)
 
 
-def check_count(name, value, *, minimum=None):
-    """Like :func:`check_int`, but takes integer-like numbers too (e.g. numpy ints); returns int."""
-    if isinstance(value, bool):
-        raise TypeError(f"{name} must be an integer, got bool {value!r}")
-    try:
-        value = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__} "
-                        f"{value!r}") from None
-    return check_int(name, value, minimum=minimum)
-
-
 def check_number(name, value, *, minimum=None):
     """Return ``value`` as a float if it is a finite real number >= ``minimum``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
     value = float(value)
     if not math.isfinite(value):
@@ -136,18 +126,3 @@ def check_vector(name, values, kinds="iuf", what="numbers"):
     if values.dtype.kind not in kinds:
         raise TypeError(f"{name} must hold {what}, got dtype {values.dtype}")
     return values
-
-
-# Until the merge: many, panel, panel_study, variance, figures and widgets import these two.
-# Once they call check_items(name, records, Record) / check_instance(name, record, Record)
-# instead, delete both: then _checks imports nothing of lessonlib (no cycle with records).
-def check_records(records, name="records"):
-    from .records import Record
-
-    return check_items(name, records, Record)
-
-
-def check_record(record, name="record"):
-    from .records import Record
-
-    return check_instance(name, record, Record)

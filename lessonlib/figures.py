@@ -1,16 +1,16 @@
-"""Figures for the notebooks (matplotlib is imported inside each function).
+"""Notebooks 02 and 05 - figures: the confusion matrix (02) and recall per class (05).
 
-The rest of lessonlib stays pure Python; only a notebook that draws a figure
-needs matplotlib.
+matplotlib is imported inside each function: the rest of lessonlib stays pure
+Python, and only a notebook that draws a figure needs matplotlib.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ._checks import check_records, check_str
-from .metrics import class_recall
-from .records import CLASSES
+from ._checks import check_str
+from .records import CLASSES, check_records
+from .metrics import class_recall, confusion
 
 
 def _check_decisions(decisions):
@@ -24,9 +24,67 @@ def _check_decisions(decisions):
     return dict(decisions)
 
 
+def _check_ax(ax):
+    if ax is not None and not hasattr(ax, "bar"):
+        raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
+
+
+def confusion_picture(records, decide, ax=None, title="Decisions against the human label"):
+    """Notebook 02: the 2 x 2 confusion matrix of ``decide`` with the rates read off it.
+
+    Rows are the human label (harmful, clean), columns the decision (blocked,
+    let through).  Each box shows its name (tp, fn, fp, tn) and count; the
+    right-hand side writes recall (harmful row) and false block rate (clean
+    row), the bottom writes precision (blocked column) and agreement.  Correct boxes are
+    green, wrong ones orange.  Returns the Axes.
+    """
+    records = check_records(records)
+    if not callable(decide):
+        raise TypeError(f"decide must be a function record -> bool, got {type(decide).__name__}")
+    check_str("title", title)
+    _check_ax(ax)
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    tp, fp, fn, tn = confusion(records, decide)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 4.2))
+    boxes = {(0, 0): ("tp", tp, True), (0, 1): ("fn", fn, False),
+             (1, 0): ("fp", fp, False), (1, 1): ("tn", tn, True)}
+    for (row, col), (name, count, right) in boxes.items():
+        ax.add_patch(Rectangle((col, 1 - row), 1, 1, facecolor="#b7dfb9" if right else "#f6c28b",
+                               edgecolor="white", linewidth=3))
+        ax.text(col + 0.5, 1.5 - row, f"{name}\n{count}", ha="center", va="center", fontsize=14)
+
+    def rate(part, whole):
+        return f"{part}/{whole} = {part / whole:.4f}" if whole else f"{part}/0"
+
+    ax.text(2.08, 1.5, "recall\n" + rate(tp, tp + fn), va="center", fontsize=10)
+    ax.text(2.08, 0.5, "false block rate\n" + rate(fp, fp + tn), va="center", fontsize=10)
+    ax.text(0.5, -0.12, "precision\n" + rate(tp, tp + fp), ha="center", va="top", fontsize=10)
+    ax.text(2.08, -0.12, f"agreement\n(tp + tn)/{len(records)} = {(tp + tn) / len(records):.4f}",
+            va="top", fontsize=10)
+    ax.set_xlim(0, 2.9)
+    ax.set_ylim(-0.5, 2)
+    ax.set_xticks([0.5, 1.5])
+    ax.set_xticklabels(["blocked", "let through"])
+    ax.xaxis.tick_top()
+    ax.xaxis.set_label_position("top")
+    ax.set_yticks([1.5, 0.5])
+    ax.set_yticklabels([f"harmful\n({tp + fn})", f"clean\n({fp + tn})"])
+    ax.set_xlabel("decision")
+    ax.xaxis.set_label_coords(1 / 2.9, 1.13)
+    ax.set_ylabel("human label")
+    ax.tick_params(length=0)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    ax.set_title(title, pad=12)
+    return ax
+
+
 def class_recall_bars(records, decisions, ax=None,
                       title="Recall per harmful class"):
-    """Grouped bars: for every harmful class, the recall of each decision in ``decisions``.
+    """Notebook 05: grouped bars, per harmful class the recall of each of ``decisions``.
 
     ``decisions`` maps a legend name to a decide function (record -> bool),
     e.g. ``{"criteria": rule_filter, "judge, run 1": run.decide}``.  Each
@@ -35,8 +93,7 @@ def class_recall_bars(records, decisions, ax=None,
     records = check_records(records)
     decisions = _check_decisions(decisions)
     check_str("title", title)
-    if ax is not None and not hasattr(ax, "bar"):
-        raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
+    _check_ax(ax)
     import matplotlib.pyplot as plt
 
     recalls = {name: class_recall(records, decide) for name, decide in decisions.items()}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ._checks import (check_callable, check_choice, check_count, check_instance, check_items,
+from ._checks import (check_callable, check_choice, check_instance, check_int, check_items,
                       check_seed, check_str)
 from ._frozen import ReadOnlyDict
 from .records import FEATURES, SEED, Record
@@ -57,7 +57,7 @@ def reply_parts(prompt, reply):
         raise TypeError("an ask must return reply text (str) or an object with a str .text, "
                         f"got {type(reply).__name__}")
     tokens = getattr(reply, "input_tokens", None)
-    tokens = len(tokenize(prompt)) if tokens is None else check_count(
+    tokens = len(tokenize(prompt)) if tokens is None else check_int(
         "input_tokens (of the ask's reply)", tokens, minimum=0)
     return text, tokens, getattr(reply, "status", "ok")
 

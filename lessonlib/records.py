@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ._checks import check_int, check_items, check_seed
+from ._checks import check_instance, check_int, check_items, check_seed
 from ._frozen import ReadOnlyDict
 
 SEED = 20260218
@@ -169,6 +169,16 @@ class Record:
         """Flat dict (one column per flag) for tables and CSV files."""
         return {"no": self.no, "cls": self.cls, "source": self.source, **self.features,
                 "text": self.text, "length": self.length}
+
+
+def check_records(records, name="records"):
+    """Door check: a non-empty collection of Record objects, returned as a tuple."""
+    return check_items(name, records, Record)
+
+
+def check_record(record, name="record"):
+    """Door check: one Record."""
+    return check_instance(name, record, Record)
 
 
 def draw_record(index, seed=SEED):

@@ -1,17 +1,23 @@
-"""Step 6 - the judge's run-to-run band, measured over many seeds instead of two.
+"""Notebook 06 - the judge over 1,000 runs: the 95% run band and the changed records.
 
 Everything here works on a :class:`~lessonlib.many.ManyRuns` (one row a judge
 run) or on plain arrays of per-run figures:
 
-* where a value falls in a distribution (:func:`position`) and a central
-  interval that holds at least 95% of the runs (:func:`run_band`);
-* how many records change between two runs, over every pair of runs
-  (:func:`pair_changes`), and each record's flip probability
-  (:func:`flip_probability`): the chance that two different runs disagree on it;
-* per class, how many records are unstable (:func:`class_stability`);
-* the lesson's two claims re-read against the distribution
-  (:func:`recall_gap`, :func:`fbr_comparison`);
-* the band at other temperatures (:func:`temperature_sweep`).
+* where a value falls among the runs (:func:`position`) and the **95% run
+  band**, the range of observed values that holds the middle 95% of the runs
+  (:func:`run_band`, the one definition the course uses);
+* how many records two runs decide differently: for every pair of runs
+  (:func:`pair_changes`), per record (:func:`flip_probability`) and as the
+  **expected changed records** (:func:`expected_changed`, the one definition);
+* per class and per number of flags, how many records are unstable
+  (:func:`class_stability`, :func:`flag_stability`);
+* the lesson's two claims re-read over the runs (:func:`recall_gap`,
+  :func:`fbr_comparison`) and the band at other temperatures
+  (:func:`temperature_sweep`);
+* for notebook 04, each gap between the approaches against the judge's
+  two-run difference, counted in steps (:func:`gap_steps`, :func:`plot_gap_steps`).
+
+The public functions check their arguments; the ``_`` helpers trust their callers.
 """
 
 from __future__ import annotations
@@ -20,18 +26,28 @@ import math
 
 import numpy as np
 
-from ._checks import check_count, check_number, check_records, check_vector
+from ._checks import check_int, check_number, check_vector
+from .records import CLASSES, check_records, is_harmful
 from ._frozen import ReadOnlyDict
 from .criteria import rule_filter
+from .judge import JudgeRun
 from .many import ManyRuns, check_decisions, check_seeds, run_judge_many
-from .metrics import agreement, measure
-from .records import CLASSES
+from .metrics import agreement, measure, steps
+from .simulator import TEMPERATURE
 
-RATES = ("precision", "recall", "false_block_rate")
-FIGURES = RATES + ("agreement",)
+RATE_NAMES = ("precision", "recall", "false_block_rate")
+"""The three rates of ``measure`` that notebook 06 follows over the runs."""
+FIGURES = RATE_NAMES + ("agreement",)
 """The four per-run figures the notebook follows."""
 LEVEL = 0.95
+"""The share of runs a run band holds: the course's 95% run band."""
+TITLES = ReadOnlyDict({"precision": "precision", "recall": "recall",
+                       "false_block_rate": "false block rate", "agreement": "agreement"})
 
+
+# ---------------------------------------------------------------------------------------------
+# Door checks
+# ---------------------------------------------------------------------------------------------
 
 def _values(values, name="values"):
     if values is None or isinstance(values, (str, bytes)):
@@ -56,6 +72,13 @@ def _level(level):
     return level
 
 
+def _runs(runs):
+    if not isinstance(runs, ManyRuns):
+        raise TypeError(f"runs must be a ManyRuns (from run_judge_many), got "
+                        f"{type(runs).__name__}")
+    return runs
+
+
 def _matched(records, runs):
     """``records`` checked, and the very records ``runs`` judged, in the same order."""
     records = check_records(records)
@@ -70,7 +93,7 @@ def _marks(marks, runs, least=0):
     if isinstance(marks, (str, bytes)) or not hasattr(marks, "__iter__"):
         raise TypeError(f"marks must be a tuple of run indices, got {type(marks).__name__} "
                         f"{marks!r}")
-    marks = tuple(check_count("marks", i) for i in marks)
+    marks = tuple(check_int("marks", i) for i in marks)
     if len(marks) < least:
         raise ValueError(f"marks must hold at least {least} run indices, got {marks!r}")
     for i in marks:
@@ -80,20 +103,102 @@ def _marks(marks, runs, least=0):
     return marks
 
 
-def _runs(runs):
-    if not isinstance(runs, ManyRuns):
-        raise TypeError(f"runs must be a ManyRuns (from run_judge_many), got "
-                        f"{type(runs).__name__}")
-    return runs
+def _threshold(threshold):
+    return check_number("threshold", threshold, minimum=0.0)
 
+
+# ---------------------------------------------------------------------------------------------
+# Unchecked helpers (callers pass checked arguments)
+# ---------------------------------------------------------------------------------------------
+
+def _figures(runs):
+    m = runs.measure()
+    out = {k: m[k] for k in RATE_NAMES}
+    out["agreement"] = runs.agreement()
+    return out
+
+
+def _position(values, x):
+    below, equal = float(np.mean(values < x)), float(np.mean(values == x))
+    return {"below": below, "equal": equal, "above": 1.0 - below - equal,
+            "percentile": 100.0 * (below + equal / 2)}
+
+
+def _band(values, level):
+    values = np.sort(values)
+    n, tail = len(values), (1 - level) / 2
+    # round away the last-bit noise of (1 - level) / 2 before taking the ceiling
+    lo = max(math.ceil(round(n * tail, 9)) - 1, 0)
+    hi = max(math.ceil(round(n * (1 - tail), 9)) - 1, 0)
+    return float(values[lo]), float(values[hi])
+
+
+def _flip(x):
+    s = x.shape[0]
+    k = np.count_nonzero(x, axis=0).astype(np.float64)
+    return 2 * k * (s - k) / (s * (s - 1))
+
+
+def _pair_changes(x):
+    f = x.astype(np.float64)
+    counts = f.sum(axis=1)
+    out = []
+    for i in range(0, len(f) - 1, 256):                 # blocks of rows bound the memory
+        rows = f[i:i + 256]
+        both = rows @ f.T                               # records both runs block
+        differ = counts[i:i + 256, None] + counts[None, :] - 2 * both
+        for k in range(len(rows)):
+            out.append(differ[k, i + k + 1:])
+    return np.rint(np.concatenate(out)).astype(np.int64)
+
+
+def _criteria(records, decide=rule_filter):
+    m = measure(records, decide)
+    return {**{k: m[k] for k in RATE_NAMES}, "agreement": agreement(records, decide),
+            "fp": m["fp"], "tp": m["tp"]}
+
+
+def _summary(runs, marks, level):
+    rows = []
+    for name, values in _figures(runs).items():
+        lo, hi = _band(values, level)
+        row = {"figure": name, "mean": float(values.mean()), "low": lo, "high": hi,
+               "width": hi - lo}
+        for k, i in enumerate(marks, 1):
+            row[f"run {k}"] = float(values[i])
+            row[f"run {k} percentile"] = _position(values, values[i])["percentile"]
+        rows.append(row)
+    return rows
+
+
+def _recall_gap(records, runs, level):
+    crit = _criteria(records)
+    recall = runs.measure()["recall"]
+    gap = recall - crit["recall"]
+    lo, hi = _band(gap, level)
+    return {"criteria": crit["recall"], "judge low": float(recall.min()),
+            "gap low": round(lo, 4), "gap high": round(hi, 4),
+            "share judge higher": float(np.mean(gap > 0))}
+
+
+def _fbr_comparison(records, runs, level):
+    crit = _criteria(records)
+    diff = runs.confusion()[1] - crit["fp"]
+    lo, hi = _band(diff, level)
+    return {"criteria": crit["false_block_rate"], "criteria fp": crit["fp"],
+            "share judge below": float(np.mean(diff < 0)),
+            "share equal": float(np.mean(diff == 0)),
+            "share judge above": float(np.mean(diff > 0)),
+            "fp difference low": int(lo), "fp difference high": int(hi)}
+
+
+# ---------------------------------------------------------------------------------------------
+# Public functions (notebook 06 and its solutions call these)
+# ---------------------------------------------------------------------------------------------
 
 def figures(runs):
     """Per run: precision, recall, false block rate (rounded as ``measure``) and agreement."""
-    _runs(runs)
-    m = runs.measure()
-    out = {k: m[k] for k in RATES}
-    out["agreement"] = runs.agreement()
-    return out
+    return _figures(_runs(runs))
 
 
 def position(values, x):
@@ -102,50 +207,31 @@ def position(values, x):
     The mid-rank percentile is ``100 * (below + equal / 2)``: 50 for the median,
     and a tie with many runs lands in the middle of the tie.
     """
-    values = _values(values)
-    x = check_number("x", x)
-    below, equal = float(np.mean(values < x)), float(np.mean(values == x))
-    return {"below": below, "equal": equal, "above": 1.0 - below - equal,
-            "percentile": 100.0 * (below + equal / 2)}
+    return _position(_values(values), check_number("x", x))
 
 
 def run_band(values, level=LEVEL):
-    """A central interval of observed values holding at least ``level`` of the runs.
+    """The 95% run band (notebook 06): the observed values that hold the middle ``level``.
 
     The ends are runs' own values, read off the sorted values by the inverted
     CDF: with S runs and tail = (1 - level) / 2 the low end is the
     ceil(S * tail)-th smallest value and the high end the ceil(S * (1 - tail))-th.
     For 1,000 runs and level 0.95 these are the 25th and the 975th value, so at
-    most 24 runs lie below the interval and at most 25 above it.
+    most 24 runs lie below the band and at most 25 above it.  The one
+    definition of a run band in the course (06, 07, 08 and the explorers).
     """
-    values = np.sort(_values(values))
-    level = _level(level)
-    n, tail = len(values), (1 - level) / 2
-    # round away the last-bit noise of (1 - level) / 2 before taking the ceiling
-    lo = max(math.ceil(round(n * tail, 9)) - 1, 0)
-    hi = max(math.ceil(round(n * (1 - tail), 9)) - 1, 0)
-    return float(values[lo]), float(values[hi])
+    values = _values(values)
+    return _band(values, _level(level))
 
 
 def summary(runs, marks=(0, 1), level=LEVEL):
-    """One row per figure: mean, the interval ends, and the value and percentile of each marked run.
+    """One row per figure: mean, the run band's ends, and each marked run with its percentile.
 
     ``marks`` are run indices (the lesson's two runs are 0 and 1 when the seeds
     start at SEED).
     """
     _runs(runs)
-    marks = _marks(marks, runs)
-    _level(level)
-    rows = []
-    for name, values in figures(runs).items():
-        lo, hi = run_band(values, level)
-        row = {"figure": name, "mean": float(values.mean()), "low": lo, "high": hi,
-               "width": hi - lo}
-        for k, i in enumerate(marks, 1):
-            row[f"run {k}"] = float(values[i])
-            row[f"run {k} percentile"] = position(values, values[i])["percentile"]
-        rows.append(row)
-    return rows
+    return _summary(runs, _marks(marks, runs), _level(level))
 
 
 MAX_PAIR_RUNS = 5000
@@ -163,16 +249,7 @@ def pair_changes(harmful):
     if x.shape[0] > MAX_PAIR_RUNS:
         raise ValueError(f"harmful has {x.shape[0]} runs; pair_changes takes at most "
                          f"{MAX_PAIR_RUNS} (use neighbour_changes, or a subset of the runs)")
-    f = x.astype(np.float64)
-    counts = f.sum(axis=1)
-    out = []
-    for i in range(0, len(f) - 1, 256):                 # blocks of rows bound the memory
-        rows = f[i:i + 256]
-        both = rows @ f.T                               # records both runs block
-        differ = counts[i:i + 256, None] + counts[None, :] - 2 * both
-        for k in range(len(rows)):
-            out.append(differ[k, i + k + 1:])
-    return np.rint(np.concatenate(out)).astype(np.int64)
+    return _pair_changes(x)
 
 
 def neighbour_changes(harmful):
@@ -187,26 +264,23 @@ def harmful_share(harmful):
     return np.count_nonzero(x, axis=0) / x.shape[0]
 
 
-def expected_changed(harmful):
-    """Expected number of records on which two different runs decide differently.
-
-    The sum over records of :func:`flip_probability`; it equals the mean, over
-    every pair of distinct runs, of the records the pair decides differently.
-    The one definition of "expected changed records" (06 and 07 use it).
-    """
-    return float(flip_probability(harmful).sum())
-
-
 def flip_probability(harmful):
-    """Per record: the chance that two different runs (drawn without replacement) disagree.
+    """Per record: the chance that two different runs (drawn without replacement) decide it differently.
 
     With k of S runs blocking the record it is 2 k (S - k) / (S (S - 1)); summed
     over the records it equals the mean of :func:`pair_changes`.
     """
-    x = check_decisions(harmful, min_rows=2)
-    s = x.shape[0]
-    k = np.count_nonzero(x, axis=0).astype(np.float64)
-    return 2 * k * (s - k) / (s * (s - 1))
+    return _flip(check_decisions(harmful, min_rows=2))
+
+
+def expected_changed(harmful):
+    """Expected changed records (notebook 06): records two different runs decide differently.
+
+    The sum over records of :func:`flip_probability`; it equals the mean, over
+    every pair of distinct runs, of the records the pair decides differently.
+    The one definition of "expected changed records" in the course.
+    """
+    return float(_flip(check_decisions(harmful, min_rows=2)).sum())
 
 
 def class_stability(records, runs, threshold=0.05):
@@ -217,8 +291,8 @@ def class_stability(records, runs, threshold=0.05):
     left out.
     """
     records = _matched(records, runs)
-    threshold = check_number("threshold", threshold, minimum=0.0)
-    flip = flip_probability(runs.harmful)
+    threshold = _threshold(threshold)
+    flip = _flip(runs.harmful)
     cls = np.array([r.cls for r in records])
     rows = []
     for name in CLASSES:
@@ -239,8 +313,8 @@ def flag_stability(records, runs, threshold=0.05):
     outweigh the prior, a single flag leaves the two labels close.
     """
     records = _matched(records, runs)
-    threshold = check_number("threshold", threshold, minimum=0.0)
-    flip = flip_probability(runs.harmful)
+    threshold = _threshold(threshold)
+    flip = _flip(runs.harmful)
     flags = np.array([len(r.features.on()) for r in records])
     rows = []
     for k in np.unique(flags).tolist():
@@ -253,47 +327,26 @@ def flag_stability(records, runs, threshold=0.05):
 
 def criteria_figures(records, decide=rule_filter):
     """The criteria filter's precision, recall, false block rate and agreement (one run)."""
-    records = check_records(records)
-    m = measure(records, decide)
-    return {**{k: m[k] for k in RATES}, "agreement": agreement(records, decide),
-            "fp": m["fp"], "tp": m["tp"]}
+    return _criteria(check_records(records), decide)
 
 
 def recall_gap(records, runs, level=LEVEL):
-    """Judge recall minus criteria recall, per run: the interval and the share of runs above 0.
+    """Judge recall minus criteria recall, per run: the run band and the share of runs above 0.
 
     Both recalls are rounded to four places (as ``measure`` rounds), so the gap
     ends are rounded to four places too.
     """
-    _matched(records, runs)
-    _level(level)
-    crit = criteria_figures(records)
-    recall = runs.measure()["recall"]
-    gap = recall - crit["recall"]
-    lo, hi = run_band(gap, level)
-    return {"criteria": crit["recall"], "judge low": float(recall.min()),
-            "gap low": round(lo, 4), "gap high": round(hi, 4),
-            "share judge higher": float(np.mean(gap > 0))}
+    return _recall_gap(_matched(records, runs), runs, _level(level))
 
 
 def fbr_comparison(records, runs, level=LEVEL):
     """Judge false block rate against the criteria's, per run.
 
     Returns the shares of runs in which the judge blocks fewer, as many and
-    more clean records than the criteria filter, and the interval of the
+    more clean records than the criteria filter, and the run band of the
     difference counted in clean records (judge fp minus criteria fp).
     """
-    _matched(records, runs)
-    _level(level)
-    crit = criteria_figures(records)
-    fp = runs.confusion()[1]
-    diff = fp - crit["fp"]
-    lo, hi = run_band(diff, level)
-    return {"criteria": crit["false_block_rate"], "criteria fp": crit["fp"],
-            "share judge below": float(np.mean(diff < 0)),
-            "share equal": float(np.mean(diff == 0)),
-            "share judge above": float(np.mean(diff > 0)),
-            "fp difference low": int(lo), "fp difference high": int(hi)}
+    return _fbr_comparison(_matched(records, runs), runs, _level(level))
 
 
 JUDGE_ARGS = ("guideline", "cues", "spurious", "max_output", "unreadable_as", "chunk")
@@ -301,11 +354,11 @@ JUDGE_ARGS = ("guideline", "cues", "spurious", "max_output", "unreadable_as", "c
 
 
 def temperature_sweep(records, temperatures, seeds, level=LEVEL, **judge_args):
-    """The band at each temperature: interval width of each figure and changes between runs.
+    """The run band at each temperature: each figure's band and the expected changed records.
 
     For every temperature the judge runs once per seed (``run_judge_many``); a
-    row holds the temperature, each figure's interval ends and width, and the
-    mean number of records that change between two runs.
+    row holds the temperature, each figure's run band ends and width, and the
+    expected changed records between two runs (:func:`expected_changed`).
     """
     records = check_records(records)
     seeds = check_seeds(seeds)
@@ -315,7 +368,7 @@ def temperature_sweep(records, temperatures, seeds, level=LEVEL, **judge_args):
     temps = [check_number("temperatures", t, minimum=0.0) for t in temperatures]
     if not temps:
         raise ValueError("temperatures must hold at least one temperature")
-    _level(level)
+    level = _level(level)
     unknown = sorted(set(judge_args) - set(JUDGE_ARGS))
     if unknown:
         raise TypeError(f"judge_args: unknown argument(s) {', '.join(unknown)}; allowed: "
@@ -324,70 +377,147 @@ def temperature_sweep(records, temperatures, seeds, level=LEVEL, **judge_args):
     for t in temps:
         runs = run_judge_many(records, seeds, t, **judge_args)
         row = {"temperature": t}
-        for name, values in figures(runs).items():
-            lo, hi = run_band(values, level)
+        for name, values in _figures(runs).items():
+            lo, hi = _band(values, level)
             row[f"{name} low"], row[f"{name} high"], row[f"{name} width"] = lo, hi, hi - lo
-        row["mean changes"] = (float(flip_probability(runs.harmful).sum())
-                               if len(seeds) > 1 else 0.0)
+        row["mean changes"] = float(_flip(runs.harmful).sum()) if len(seeds) > 1 else 0.0
         rows.append(row)
     return rows
 
 
+def sweep_text(rows, temperatures=None):
+    """A short table of :func:`temperature_sweep` rows (at most 80 columns).
+
+    One line per temperature in ``temperatures`` (all rows when None): the
+    95% run bands of recall and false block rate and the expected changed records.
+    """
+    rows = _sweep_rows(rows)
+    if temperatures is not None:
+        wanted = [check_number("temperatures", t, minimum=0.0) for t in temperatures]
+        missing = [t for t in wanted if not any(abs(r["temperature"] - t) < 1e-9 for r in rows)]
+        if missing:
+            raise ValueError(f"temperatures {missing} are not in the sweep rows")
+        rows = [r for r in rows if any(abs(r["temperature"] - t) < 1e-9 for t in wanted)]
+    lines = [f"{'temperature':>11}  {'recall: 95% run band':>20}  {'FBR: 95% run band':>18}  "
+             f"{'expected changed':>16}"]
+    for r in rows:
+        lines.append(f"{r['temperature']:>11.2f}  {r['recall low']:>10.4f} .. "
+                     f"{r['recall high']:.4f}  {r['false_block_rate low']:>8.4f} .. "
+                     f"{r['false_block_rate high']:.4f}  {r['mean changes']:>16.4f}")
+    return "\n".join(lines)
+
+
 def key_figures(records, runs, marks=(0, 1), threshold=0.05, level=LEVEL):
-    """The figures notebook 06 quotes, as text: the band, the changes, the two claims."""
+    """The figures notebook 06 quotes, as text (at most 80 columns): the run bands, the
+    changed records, the two claims."""
     records = _matched(records, runs)
     marks = _marks(marks, runs, least=2)
-    check_number("threshold", threshold, minimum=0.0)
-    _level(level)
+    threshold = _threshold(threshold)
+    level = _level(level)
     if len(runs) < 2:
         raise ValueError(f"runs must hold at least two runs (pairs are compared), got "
                          f"{len(runs)}")
-    lines = [f"{len(runs)} judge runs on {len(runs.record_nos)} records "
-             f"({100 * level:g}% intervals hold at least that share of runs)"]
-    for row in summary(runs, marks, level):
-        marked = " and ".join(f"{row[f'run {k}']:.4f} (percentile {row[f'run {k} percentile']:.1f})"
-                              for k in range(1, len(marks) + 1))
-        lines.append(f"  {TITLES[row['figure']]:<17} mean {row['mean']:.4f} , interval "
-                     f"{row['low']:.4f} .. {row['high']:.4f} , lesson runs {marked}")
-    changes = pair_changes(runs.harmful)
-    lo, hi = run_band(changes, level)
-    first = int(neighbour_changes(runs.harmful[[marks[0], marks[1]]])[0])
-    lines.append(f"records changed between two runs: mean {changes.mean():.2f} , interval "
-                 f"{lo:.0f} .. {hi:.0f} , the lesson's pair {first} (percentile "
-                 f"{position(changes, first)['percentile']:.1f})")
-    flip = flip_probability(runs.harmful)
-    lines.append(f"records with flip probability above {threshold}: "
-                 f"{int(np.count_nonzero(flip > threshold))} of {len(flip)} ; "
-                 f"never flipped: {int(np.count_nonzero(flip == 0))}")
-    gap = recall_gap(records, runs, level)
-    lines.append(f"recall gap judge - criteria: interval {gap['gap low']:.4f} .. "
-                 f"{gap['gap high']:.4f} ; judge higher in {100 * gap['share judge higher']:.1f}% "
-                 f"of runs ; lowest judge recall {gap['judge low']:.4f} against "
-                 f"{gap['criteria']:.4f}")
-    fbr = fbr_comparison(records, runs, level)
-    lines.append(f"clean records blocked, judge - criteria ({fbr['criteria fp']}): interval "
-                 f"{fbr['fp difference low']:+d} .. {fbr['fp difference high']:+d} ; judge below "
-                 f"in {100 * fbr['share judge below']:.1f}% of runs , equal in "
-                 f"{100 * fbr['share equal']:.1f}% , above in "
-                 f"{100 * fbr['share judge above']:.1f}%")
+    pct = f"{100 * level:g}%"
+    lines = [f"{len(runs)} judge runs on {len(runs.record_nos)} records (in brackets: a run's "
+             f"percentile among them)",
+             f"{'figure':<17}{'mean':>7}  {pct + ' run band':>18}  {'run 1':>14}  {'run 2':>14}"]
+    for row in _summary(runs, marks[:2], level):
+        marked = "  ".join(f"{row[f'run {k}']:.4f} ({row[f'run {k} percentile']:4.1f})"
+                           for k in (1, 2))
+        lines.append(f"{TITLES[row['figure']]:<17}{row['mean']:>7.4f}  {row['low']:>8.4f} .. "
+                     f"{row['high']:.4f}  {marked}")
+    changes = _pair_changes(runs.harmful)
+    lo, hi = _band(changes, level)
+    first = int(np.count_nonzero(runs.harmful[marks[0]] != runs.harmful[marks[1]]))
+    flip = _flip(runs.harmful)
+    lines += [f"changed records between two runs: expected {flip.sum():.4f} , {pct} run band "
+              f"{lo:.0f} .. {hi:.0f}",
+              f"  the lesson's pair: {first} (percentile "
+              f"{_position(changes, first)['percentile']:.1f})",
+              f"records with flip probability above {threshold:g}: "
+              f"{int(np.count_nonzero(flip > threshold))} of {len(flip)} ; never flipped: "
+              f"{int(np.count_nonzero(flip == 0))}"]
+    gap = _recall_gap(records, runs, level)
+    lines += [f"recall, judge - criteria: {pct} run band {gap['gap low']:.4f} .. "
+              f"{gap['gap high']:.4f} ; judge higher",
+              f"  in {100 * gap['share judge higher']:.1f}% of runs ; lowest judge recall "
+              f"{gap['judge low']:.4f} against {gap['criteria']:.4f}"]
+    fbr = _fbr_comparison(records, runs, level)
+    lines += [f"clean records blocked, judge - criteria ({fbr['criteria fp']}): {pct} run band "
+              f"{fbr['fp difference low']:+d} .. {fbr['fp difference high']:+d}",
+              f"  judge below in {100 * fbr['share judge below']:.1f}% of runs , equal in "
+              f"{100 * fbr['share equal']:.1f}% , above in {100 * fbr['share judge above']:.1f}%"]
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Notebook 04: each gap between the approaches against the two-run difference, in steps
+# ---------------------------------------------------------------------------------------------
+
+def gap_steps(records, run1, run2, decide=rule_filter):
+    """Notebook 04: recall and false block rate of judge run 1 minus the filter's, and run 2
+    minus run 1 (the two-run difference), both in steps of the rate (one record's worth).
+
+    One row per rate: its name, the records it counts (93 harmful, 147 clean on
+    the lesson's set), the gap and the two-run difference in steps (signed).
+    """
+    records = check_records(records)
+    for name, run in (("run1", run1), ("run2", run2)):
+        if not isinstance(run, JudgeRun):
+            raise TypeError(f"{name} must be a JudgeRun (from run_judge), got "
+                            f"{type(run).__name__}")
+    m1, m2, crit = (measure(records, d) for d in (run1.decide, run2.decide, decide))
+    harmful = sum(1 for r in records if is_harmful(r))
+    rows = []
+    for name, count in (("recall", harmful), ("false_block_rate", len(records) - harmful)):
+        rows.append({"figure": name, "count": count,
+                     "gap": steps(m1[name] - crit[name], count) if count else 0,
+                     "two-run difference": steps(m2[name] - m1[name], count) if count else 0})
+    return rows
+
+
+def plot_gap_steps(rows):
+    """Notebook 04: the rows of :func:`gap_steps` as bars - the gap next to the two-run
+    difference, both in steps."""
+    import matplotlib.pyplot as plt
+
+    if isinstance(rows, (str, bytes, dict)) or not hasattr(rows, "__iter__"):
+        raise TypeError(f"rows must be the list gap_steps returns, got {type(rows).__name__}")
+    rows = list(rows)
+    keys = ("figure", "count", "gap", "two-run difference")
+    if not rows or any(not isinstance(r, dict) or any(k not in r for k in keys) for r in rows):
+        raise ValueError(f"rows must be a non-empty list of gap_steps rows (dicts with "
+                         f"{', '.join(keys)})")
+    fig, ax = plt.subplots(figsize=(8, 2.8))
+    y = np.arange(len(rows))
+    gaps = [abs(r["gap"]) for r in rows]
+    diffs = [abs(r["two-run difference"]) for r in rows]
+    ax.barh(y - 0.2, gaps, height=0.4, color="C3", label="gap: judge run 1 - filter")
+    ax.barh(y + 0.2, diffs, height=0.4, color="0.6", label="the judge's two-run difference")
+    for k, (g, d) in enumerate(zip(gaps, diffs)):
+        ax.text(g + 0.2, k - 0.2, f"{g}", va="center", fontsize=9)
+        ax.text(d + 0.2, k + 0.2, f"{d}", va="center", fontsize=9)
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.set_yticks(y, [f"{TITLES[r['figure']]}\n(1 step = 1/{r['count']})" for r in rows])
+    ax.invert_yaxis()
+    ax.set(xlabel="steps (records)", title="each gap against the judge's two-run difference")
+    ax.set_xlim(0, max(gaps + diffs) * 1.15 + 1)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    return fig
 
 
 # ---------------------------------------------------------------------------------------------
 # Figures for notebook 06 (matplotlib; each returns the Figure, the notebook calls plt.show())
 # ---------------------------------------------------------------------------------------------
 
-TITLES = ReadOnlyDict({"precision": "precision", "recall": "recall",
-          "false_block_rate": "false block rate", "agreement": "agreement"})
-
-
 def plot_figures(records, runs, marks=(0, 1)):
     """Histograms of the four figures over the runs, with the marked runs and the criteria."""
     import matplotlib.pyplot as plt
 
-    _matched(records, runs)
+    records = _matched(records, runs)
     marks = _marks(marks, runs)
-    values, crit = figures(runs), criteria_figures(records)
+    values, crit = _figures(runs), _criteria(records)
     fig, axes = plt.subplots(2, 2, figsize=(10, 6.5))
     for ax, name in zip(axes.ravel(), FIGURES):
         v = values[name]
@@ -409,7 +539,7 @@ def plot_figures(records, runs, marks=(0, 1)):
 
 
 def plot_changes(changes, mark=None):
-    """Histogram of records changed between two runs; ``mark`` draws the lesson's count."""
+    """Histogram of changed records between two runs; ``mark`` draws the lesson's count."""
     import matplotlib.pyplot as plt
 
     changes = check_vector("changes", changes, "iu", "whole numbers (counts)")
@@ -423,8 +553,8 @@ def plot_changes(changes, mark=None):
     if mark is not None:
         ax.axvline(mark, color="C1", linestyle="--", label=f"the lesson's pair: {mark}")
         ax.legend()
-    ax.set(title="records that change between two runs (every pair of runs)",
-           xlabel="records changed", ylabel="share of pairs")
+    ax.set(title="changed records between two runs (every pair of runs)",
+           xlabel="changed records", ylabel="share of pairs")
     fig.tight_layout()
     return fig
 
@@ -434,8 +564,8 @@ def plot_flip(records, runs, threshold=0.05):
     import matplotlib.pyplot as plt
 
     records = _matched(records, runs)
-    threshold = check_number("threshold", threshold, minimum=0.0)
-    flip = flip_probability(runs.harmful)
+    threshold = _threshold(threshold)
+    flip = _flip(runs.harmful)
     order = np.argsort(-flip, kind="stable")
     harmful = np.array([r.cls != "clean" for r in records])[order]
     fig, ax = plt.subplots(figsize=(8, 3.5))
@@ -443,7 +573,7 @@ def plot_flip(records, runs, threshold=0.05):
     ax.bar(x[~harmful], flip[order][~harmful], color="C0", width=1.0, label="clean record")
     ax.bar(x[harmful], flip[order][harmful], color="C3", width=1.0, label="harmful record")
     ax.axhline(threshold, color="0.3", linestyle=":", label=f"unstable above {threshold}")
-    ax.set(title="flip probability of each record (two runs disagree)",
+    ax.set(title="flip probability of each record (two runs decide it differently)",
            xlabel="records, most unstable first", ylabel="flip probability")
     ax.legend()
     fig.tight_layout()
@@ -468,24 +598,29 @@ def _sweep_rows(rows):
 
 
 def plot_sweep(rows, records=None):
-    """The band against temperature: 95% intervals of recall and FBR, and changes between runs."""
+    """The temperature sweep as a picture: the 95% run bands of recall and FBR (left) and
+    the expected changed records between two runs (right), against temperature."""
     import matplotlib.pyplot as plt
 
-    _sweep_rows(rows)
-    if records is not None:
-        records = check_records(records)
+    rows = _sweep_rows(rows)
+    crit = None if records is None else _criteria(check_records(records))
     t = [r["temperature"] for r in rows]
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8))
     for name, colour in (("recall", "C3"), ("false_block_rate", "C0")):
         left.fill_between(t, [r[f"{name} low"] for r in rows], [r[f"{name} high"] for r in rows],
-                          color=colour, alpha=0.3, label=f"judge {TITLES[name]}, 95% of runs")
-        if records is not None:
-            left.axhline(criteria_figures(records)[name], color=colour, linestyle="--",
+                          color=colour, alpha=0.3, label=f"judge {TITLES[name]}: 95% run band")
+        if crit is not None:
+            left.axhline(crit[name], color=colour, linestyle="--",
                          label=f"criteria {TITLES[name]}")
-    left.set(title="the band widens with temperature", xlabel="temperature", ylabel="rate")
+    for ax in (left, right):
+        ax.axvline(TEMPERATURE, color="0.4", linestyle=":", linewidth=1)
+    left.text(TEMPERATURE, 1.0, f" lesson {TEMPERATURE:.2f}", fontsize=8, color="0.3",
+              va="top", transform=left.get_xaxis_transform())
+    left.set(title="the 95% run band against temperature", xlabel="temperature",
+             ylabel="rate")
     left.legend(fontsize=8)
     right.plot(t, [r["mean changes"] for r in rows], marker="o", color="0.3")
-    right.set(title="records changed between two runs (mean)", xlabel="temperature",
+    right.set(title="expected changed records between two runs", xlabel="temperature",
               ylabel="records")
     fig.tight_layout()
     return fig

@@ -38,21 +38,24 @@ dict of controls whose keys are that function's keyword arguments::
 from __future__ import annotations
 
 import html
+import textwrap
 from collections.abc import Mapping
 from types import MappingProxyType
 
 import ipywidgets as widgets
 
-from ._checks import (check_choice, check_int, check_names, check_number, check_records,
-                      check_seed, check_str)
+from . import variance
+from ._checks import check_choice, check_int, check_names, check_number, check_seed, check_str
+from .records import FEATURES, SEED, check_records, is_harmful, make_records
 from .criteria import DEFAULT_RULES, make_rule_filter
-from .judge import GUIDELINE, UNREADABLE_RULES, run_judge
+from .judge import GUIDELINE, UNREADABLE_RULES
+from .many import run_judge_many
 from .metrics import agreement, class_recall, measure
 from .panel import AGGREGATES, DIVERSE, JUDGE_NAMES, JUDGES, ON_UNREADABLE, Panel, judge_models
-from .panel_study import FREE_FORM_GUIDELINE, band, expected_changed, rates_many
-from .records import FEATURES, SEED, is_harmful, make_records
+from .panel_study import FREE_FORM_GUIDELINE, rates_many
 from .report import class_table, comparison_block, retry_text
 from .simulator import SPURIOUS, TEMPERATURE
+from .variance import expected_changed, run_band
 
 GUIDELINES = MappingProxyType({
     "single label (lesson)": GUIDELINE,
@@ -68,14 +71,18 @@ PANE_PRE = ('<pre style="white-space: pre; overflow-x: auto; word-wrap: normal; 
             'font-size: 12px; line-height: 1.25; margin: 0.5em 0; width: auto; '
             'box-shadow: none;">')
 """The text pane's <pre>: fixed size and no wrapping, also inside a reveal.js slide."""
-DEFAULT_TEMPERATURE = TEMPERATURE
-PANEL_BAND_SEEDS = 50
-"""Panel seeds (the lesson's seed and the ones after it) behind the panel explorer's band.
-
-Notebook 07 measures its bands over 1,000 seeds; the explorer uses 50 so that a
-redraw stays near 100 ms even for the largest panel (four judges, quorum 5,
-free-form guideline: benchmarks/bench_widgets.py).  A 95% band from 50 runs is a
-rough estimate; the explorer's text says so."""
+JUDGE_BAND_RUNS = 1000
+"""Judge runs (seeds ``seed`` .. ``seed + 999``) behind the judge explorer's 95% run band:
+the same 1,000 runs as notebook 06, so with the lesson's settings the band is 06's."""
+PANEL_BAND_SEEDS = 200
+"""Panel seeds (the lesson's seed and the ones after it) behind the panel explorer's 95%
+run band.  Notebook 08 uses 1,000; 200 keep a redraw of the largest panel (four judges,
+quorum 5, free-form guideline) a few times faster.  The explorer's text names the count
+and where the lesson's seed falls among the runs."""
+PANEL_MAX_QUORUM = 10
+"""The largest quorum :func:`panel_text` accepts (the explorer's slider stops at 5)."""
+PANEL_MAX_BAND_SEEDS = 1000
+"""The most panel seeds :func:`panel_text` accepts (notebook 08's count)."""
 
 
 def _records(records):
@@ -87,17 +94,17 @@ def _records(records):
 # Pure text functions
 # --------------------------------------------------------------------------
 
-_MEASURE_HEAD = (("rule set", "<22"), ("tp", ">4"), ("fp", ">4"), ("fn", ">4"), ("tn", ">4"),
-                 ("precision", ">10"), ("recall", ">8"), ("false block rate", ">17"),
-                 ("agreement", ">10"))
+# the criteria explorer's measure table, at most 80 columns wide (FBR = false block rate)
+_MEASURE_HEAD = (("rule set", "<20"), ("tp", ">4"), ("fp", ">4"), ("fn", ">4"), ("tn", ">4"),
+                 ("precision", ">10"), ("recall", ">8"), ("FBR", ">7"), ("agreement", ">10"))
 
 
 def _measure_line(name, records, decide):
     m = measure(records, decide)
-    cells = [format(name, "<22")]
+    cells = [format(name, "<20")]
     cells += [format(m[k], ">4") for k in ("tp", "fp", "fn", "tn")]
     cells += [format(m["precision"], ">10.4f"), format(m["recall"], ">8.4f"),
-              format(m["false_block_rate"], ">17.4f"),
+              format(m["false_block_rate"], ">7.4f"),
               format(agreement(records, decide), ">10.4f")]
     return " ".join(cells)
 
@@ -116,7 +123,8 @@ def _criteria_text(records, rules, lesson):
     lesson_line, by_lesson = lesson
     your_rule = make_rule_filter(rules)
     return "\n".join([
-        "rules on: " + (", ".join(rules) if rules else "(none - nothing is blocked)"),
+        textwrap.fill("rules on: " + (", ".join(rules) if rules else "(none - nothing is blocked)"),
+                      width=80, subsequent_indent="          ", break_on_hyphens=False),
         "",
         " ".join(format(title, spec) for title, spec in _MEASURE_HEAD),
         lesson_line,
@@ -129,9 +137,11 @@ def _criteria_text(records, rules, lesson):
 def criteria_text(records, rules=DEFAULT_RULES):
     """The rule filter with ``rules`` next to the lesson's four rules.
 
-    Two blocks: the measure table (tp, fp, fn, tn, precision, recall, false
-    block rate, agreement) and the per-class recall (for 'clean' the share
-    blocked, i.e. the false block rate).  Rules are listed in FEATURES order.
+    Notebook 02 (the criteria explorer's text).  Two blocks, each at most 80
+    columns wide: the measure table (tp, fp, fn, tn, precision, recall, FBR =
+    false block rate, agreement) and the per-class recall (for 'clean' the
+    share blocked, i.e. the false block rate).  Rules are listed in FEATURES
+    order.
     """
     records = check_records(records)
     chosen = set(check_names("rules", rules, FEATURES))
@@ -139,7 +149,7 @@ def criteria_text(records, rules=DEFAULT_RULES):
     return _criteria_text(records, rules, _lesson_rules(records))
 
 
-def judge_settings(temperature=DEFAULT_TEMPERATURE, seed=SEED,
+def judge_settings(temperature=TEMPERATURE, seed=SEED,
                    guideline="single label (lesson)", spurious=True, unreadable_as="clean"):
     """Check the judge explorer's settings; return them as a dict (nothing is run)."""
     check_number("temperature", temperature, minimum=0.0)
@@ -152,45 +162,75 @@ def judge_settings(temperature=DEFAULT_TEMPERATURE, seed=SEED,
             "spurious": spurious, "unreadable_as": unreadable_as}
 
 
-def judge_text(records, temperature=DEFAULT_TEMPERATURE, seed=SEED,
+def judge_text(records, temperature=TEMPERATURE, seed=SEED,
                guideline="single label (lesson)", spurious=True, unreadable_as="clean"):
-    """Two judge runs (``seed`` and ``seed + 1``) with these settings, as the lesson prints them.
+    """Notebook 04's judge explorer: two judge runs (``seed``, ``seed + 1``) as the lesson
+    prints them, then the 95% run band over JUDGE_BAND_RUNS runs.
 
     Two lines naming the settings, then the comparison table (criteria
-    filter and both runs) and the two-run band from
+    filter and both runs) and the two-run difference from
     :func:`lessonlib.report.comparison_block` - with the defaults exactly the
-    lesson's block - and a last line with run 2's retries and unreadable
-    replies.
+    lesson's block - and a line with run 2's retries and unreadable replies.
+    Last, over the runs with seeds ``seed`` .. ``seed + JUDGE_BAND_RUNS - 1``
+    (the first two are the table's runs): the 95% run band of recall and false
+    block rate (:func:`lessonlib.variance.run_band`) and the expected changed
+    records (:func:`lessonlib.variance.expected_changed`).
     """
     records = check_records(records)
-    s = judge_settings(temperature, seed, guideline, spurious, unreadable_as)
-    runs = [run_judge(records, s["seed"] + i, s["temperature"], GUIDELINES[s["guideline"]],
-                      spurious=SPURIOUS if s["spurious"] else {},
-                      unreadable_as=s["unreadable_as"]) for i in (0, 1)]
+    return _judge_text(records, judge_settings(temperature, seed, guideline, spurious,
+                                               unreadable_as))
+
+
+def _judge_text(records, s):
+    """:func:`judge_text` for checked ``records`` and settings ``s`` (from judge_settings)."""
+    many = run_judge_many(records, range(s["seed"], s["seed"] + JUDGE_BAND_RUNS),
+                          s["temperature"], GUIDELINES[s["guideline"]],
+                          spurious=SPURIOUS if s["spurious"] else {},
+                          unreadable_as=s["unreadable_as"])
+    runs = [many.run(0), many.run(1)]          # exactly run_judge with seed and seed + 1
+    rates = many.measure()
+    bands = {k: variance.run_band(rates[k]) for k in ("recall", "false_block_rate")}
     head = (f"temperature {s['temperature']:.2f} , seeds {s['seed']} and {s['seed'] + 1} , "
             f"spurious cue {'on' if s['spurious'] else 'off'}\n"
             f"guideline {s['guideline']} , unreadable counted as {s['unreadable_as']}")
-    return (head + "\n\n" + comparison_block(records, *runs)
-            + "\nrun 2: " + retry_text(runs[1]))
+    return "\n".join([
+        head, "", comparison_block(records, *runs), "run 2: " + retry_text(runs[1]), "",
+        f"over {JUDGE_BAND_RUNS:,} runs (seeds {s['seed']} .. {s['seed'] + JUDGE_BAND_RUNS - 1}), "
+        f"same settings:",
+        f"  95% run band: recall {bands['recall'][0]:.4f} .. {bands['recall'][1]:.4f} , "
+        f"false block rate {bands['false_block_rate'][0]:.4f} .. "
+        f"{bands['false_block_rate'][1]:.4f}",
+        f"  expected changed records between two runs: "
+        f"{variance.expected_changed(many.harmful):.2f}"])
 
 
 def panel_settings(judges=DIVERSE, quorum=1, aggregate="median", min_agreement=0.5,
                    on_unreadable="harmful", guideline="single label (lesson)",
                    band_seeds=PANEL_BAND_SEEDS):
-    """Check the panel explorer's settings; return them as a dict (nothing is run)."""
+    """Check the panel explorer's settings; return them as a dict (nothing is run).
+
+    Bounds, checked here before any work: ``quorum`` from 1 to ``PANEL_MAX_QUORUM``,
+    ``band_seeds`` from 2 to ``PANEL_MAX_BAND_SEEDS``.  Notebook 07 defined it.
+    """
     judges = check_names("judges", judges, JUDGE_NAMES)
     if not judges:
         raise ValueError(f"judges must name at least one judge; allowed: "
                          f"{', '.join(JUDGE_NAMES)}")
     check_int("quorum", quorum, minimum=1)
+    if quorum > PANEL_MAX_QUORUM:
+        raise ValueError(f"quorum must be an integer from 1 to {PANEL_MAX_QUORUM} (asks per "
+                         f"judge and record), got {quorum!r}")
     check_choice("aggregate", aggregate, AGGREGATES)
     min_agreement = check_number("min_agreement", min_agreement, minimum=0.0)
     if min_agreement > 1.0:
-        raise ValueError(f"min_agreement must be a share of the judges in [0, 1], "
+        raise ValueError(f"min_agreement must be a panel share in [0, 1], "
                          f"got {min_agreement!r}")
     check_choice("on_unreadable", on_unreadable, ON_UNREADABLE)
     check_choice("guideline", guideline, tuple(GUIDELINES))
     check_int("band_seeds", band_seeds, minimum=2)
+    if band_seeds > PANEL_MAX_BAND_SEEDS:
+        raise ValueError(f"band_seeds must be an integer from 2 to {PANEL_MAX_BAND_SEEDS}, "
+                         f"got {band_seeds!r}")
     return {"judges": judges, "quorum": quorum, "aggregate": aggregate,
             "min_agreement": min_agreement, "on_unreadable": on_unreadable,
             "guideline": guideline, "band_seeds": band_seeds}
@@ -201,18 +241,17 @@ _PANEL_COLUMNS = (("agreement", "agreement"), ("precision", "precision"),
 
 
 def _panel_rows(name, records, panel, seeds, guideline, actual):
-    """Two table lines (at the lesson's seed; the band) and the runs behind them."""
+    """What one panel gives: its two table lines (one run at the lesson's seed; the 95% run
+    band), the run at the lesson's seed, the runs over ``seeds`` and each run's agreement."""
     many = panel.run_many(records, seeds, guideline)
     run = many.run(0)                       # the lesson's seed: what Panel.run returns
     scores = measure(records, run.decide)
     scores["agreement"] = agreement(records, run.decide)
     per_seed = rates_many(many.harmful, actual)
-    at_seed = (f"{name:<21}" + "".join(f"{scores[k]:>14.4f}" for k, _ in _PANEL_COLUMNS)
-               + f"{run.calls:>7}{run.input_tokens:>13}")
-    bands = [band(per_seed[k]) for k, _ in _PANEL_COLUMNS]
-    in_band = (f"{'  95% band / mean':<21}" + "".join(f"{lo:>7.4f}-{hi:.4f}" for lo, hi in bands)
-               + f"{many.calls.mean():>7.1f}{many.input_tokens.mean():>13.1f}")
-    return [at_seed, in_band], run, many
+    at_seed = f"{name:<21}" + "".join(f"{scores[k]:>14.4f}" for k, _ in _PANEL_COLUMNS)
+    bands = [run_band(per_seed[k]) for k, _ in _PANEL_COLUMNS]
+    in_band = f"{'  95% run band':<21}" + "".join(f"{lo:>7.4f}-{hi:.4f}" for lo, hi in bands)
+    return [at_seed, in_band], run, many, per_seed["agreement"]
 
 
 def panel_text(records, judges=DIVERSE, quorum=1, aggregate="median", min_agreement=0.5,
@@ -221,14 +260,15 @@ def panel_text(records, judges=DIVERSE, quorum=1, aggregate="median", min_agreem
     """A panel of the fictional judges (lessonlib.panel.JUDGES) next to the lesson's judge alone.
 
     For the panel and for the lesson's judge asked once (same guideline and
-    unreadable rule): agreement, precision, recall, false block rate (FBR),
-    calls and input tokens at the lesson's seed - exactly what
-    ``Panel.run(records, SEED, guideline)`` gives - then the band of each
-    rate (central 95% over ``band_seeds`` panel seeds from the lesson's seed,
-    linear percentiles as in notebook 07) with the mean calls and tokens.  A
-    last block reads the panel's reported scores at the lesson's seed (what
-    ``aggregate`` changes) and how many records two runs are expected to
-    decide differently.
+    unreadable rule): agreement, precision, recall and false block rate (FBR)
+    of one run at the lesson's seed - exactly what ``Panel.run(records, SEED,
+    guideline)`` gives - then the 95% run band of each rate
+    (:func:`lessonlib.variance.run_band`) over ``band_seeds`` panel seeds from
+    the lesson's seed.  Below: where the run at the lesson's seed falls among
+    those runs, calls and input tokens, the panel's reported scores (what
+    ``aggregate`` changes) and the expected changed records
+    (:func:`lessonlib.variance.expected_changed`).  Lines of at most 80
+    columns.  Notebook 07 defined it.
     """
     records = check_records(records)
     s = panel_settings(judges, quorum, aggregate, min_agreement, on_unreadable, guideline,
@@ -242,14 +282,17 @@ def _band_inputs(records, s):
 
 
 def _alone_rows(records, s):
-    """The lesson's judge alone under settings ``s``: its two table lines and the records two
-    of its runs are expected to decide differently.  Of the settings only ``on_unreadable``,
-    ``guideline`` and ``band_seeds`` matter."""
+    """The lesson's judge alone under settings ``s``: what :func:`_panel_rows` gives for it.
+    Of the settings only ``on_unreadable``, ``guideline`` and ``band_seeds`` matter."""
     seeds, actual = _band_inputs(records, s)
     alone = Panel(judge_models("lesson"), 1, on_unreadable=s["on_unreadable"])
-    lines, _, many = _panel_rows("lesson's judge alone", records, alone, seeds,
-                                 GUIDELINES[s["guideline"]], actual)
-    return lines, expected_changed(many.harmful)
+    return _panel_rows("lesson's judge alone", records, alone, seeds,
+                       GUIDELINES[s["guideline"]], actual)
+
+
+def _below(values):
+    """Share of the runs whose value is below the first run's (the lesson's seed's)."""
+    return float((values < values[0]).mean())
 
 
 def _panel_text(records, s, alone):
@@ -258,31 +301,38 @@ def _panel_text(records, s, alone):
     seeds, actual = _band_inputs(records, s)
     panel = Panel(judge_models(*s["judges"]), s["quorum"], s["aggregate"],
                   s["min_agreement"], s["on_unreadable"])
-    yours, run, many = _panel_rows(f"your panel ({len(s['judges'])}x{s['quorum']})", records,
-                                   panel, seeds, GUIDELINES[s["guideline"]], actual)
-    lesson, lesson_changed = alone
+    yours, run, many, agree = _panel_rows(f"your panel ({len(s['judges'])}x{s['quorum']})",
+                                          records, panel, seeds, GUIDELINES[s["guideline"]],
+                                          actual)
+    lesson, lesson_run, lesson_many, lesson_agree = alone
     scores = list(run.scores.values())
     split = sum(1 for x in scores if 0.0 < x < 1.0)
     head = "".join(f"{title:>14}" for _, title in _PANEL_COLUMNS)
+    n = s["band_seeds"]
     return "\n".join([
-        f"judges {', '.join(s['judges'])} , quorum {s['quorum']} , aggregate {s['aggregate']} "
-        f", min_agreement {s['min_agreement']:.2f}",
-        f"unreadable counted as {s['on_unreadable']} , guideline {s['guideline']}",
-        f"first row: at the lesson's seed {SEED} ; second row: the central 95% over "
-        f"{s['band_seeds']} panel",
-        f"seeds from that seed, and the mean calls and tokens. Notebook 07 uses 1,000 seeds; "
-        f"{s['band_seeds']} keep",
-        "a redraw fast, so these bands are rough.",
+        f"judges {', '.join(s['judges'])} , quorum {s['quorum']}",
+        f"aggregate {s['aggregate']} , min_agreement {s['min_agreement']:.2f} , unreadable "
+        f"counted as {s['on_unreadable']}",
+        f"guideline {s['guideline']}",
+        f"Each first row is one run at the lesson's seed {SEED}. Each band row is the",
+        f"95% run band over {n:,} runs (panel seeds {SEED} to {SEED + n - 1}): it holds",
+        "the middle 95% of the runs, so one run in twenty falls outside it.",
         "",
-        f"{'setup':<21}{head}{'calls':>7}{'input tokens':>13}",
+        f"{'setup':<21}{head}",
         *yours, *lesson,
         "",
-        f"your panel at the lesson's seed: {run.unreadable} unreadable replies ; mean reported "
-        f"score ({s['aggregate']}) {sum(scores) / len(scores):.4f} ;",
-        f"  {split} records scored strictly between 0 and 1",
-        f"records two runs are expected to decide differently: your panel "
-        f"{expected_changed(many.harmful):.2f} , lesson's judge alone "
-        f"{lesson_changed:.2f}",
+        f"agreement at the lesson's seed is above this share of the {n:,} runs:",
+        f"  your panel {_below(agree):.3f} , lesson's judge alone {_below(lesson_agree):.3f}",
+        f"calls / input tokens at the lesson's seed: your panel {run.calls} / "
+        f"{run.input_tokens} ,",
+        f"  lesson's judge alone {lesson_run.calls} / {lesson_run.input_tokens} ; your panel "
+        f"on average {many.calls.mean():.1f} / {many.input_tokens.mean():.1f}",
+        f"your panel at the lesson's seed: {run.unreadable} unreadable replies ; mean "
+        f"reported",
+        f"  score ({s['aggregate']}) {sum(scores) / len(scores):.4f} ; {split} records scored "
+        f"strictly between 0 and 1",
+        f"expected changed records: your panel {expected_changed(many.harmful):.2f} , "
+        f"lesson's judge alone {expected_changed(lesson_many.harmful):.2f}",
     ])
 
 
@@ -344,8 +394,16 @@ class Explorer(widgets.VBox):
         self.redraw()
 
     def __repr__(self):
-        settings = " , ".join(f"{k}={v!r}" for k, v in self.settings.items())
-        return f"{self.name} ({settings})"
+        """Name and settings, wrapped between settings so that no line passes 80 columns."""
+        lines, line = [], f"{self.name} ("
+        parts = [f"{k}={v!r}" for k, v in self.settings.items()]
+        for i, part in enumerate(parts):
+            piece = part + (" , " if i < len(parts) - 1 else "")
+            if line.strip() and len(line) + len(piece.rstrip()) > 79:
+                lines.append(line.rstrip())
+                line = "  "
+            line += piece
+        return "\n".join(lines + [line.rstrip() + ")"])
 
     def _repr_mimebundle_(self, **kwargs):
         data = super()._repr_mimebundle_(**kwargs)
@@ -381,14 +439,15 @@ def criteria_explorer(records=None):
 def judge_explorer(records=None):
     """Notebook 04: temperature, seed, guideline, spurious cue and unreadable fallback.
 
-    Each change reruns the judge twice (``seed`` and ``seed + 1``) and redraws
-    the comparison table and the two-run band.
+    Each change reruns the judge (``seed``, ``seed + 1`` and the runs after
+    them, JUDGE_BAND_RUNS in all) and redraws the comparison table, the
+    two-run difference and the 95% run band (see :func:`judge_text`).
     """
     records = _records(records)
     low, high, step = TEMPERATURE_RANGE
     style = {"description_width": "initial"}
     controls = {
-        "temperature": widgets.FloatSlider(value=DEFAULT_TEMPERATURE, min=low, max=high,
+        "temperature": widgets.FloatSlider(value=TEMPERATURE, min=low, max=high,
                                            step=step, readout_format=".2f",
                                            continuous_update=False, description="temperature",
                                            style=style),
@@ -404,7 +463,7 @@ def judge_explorer(records=None):
     }
 
     def render(**s):
-        return judge_text(records, **s)
+        return _judge_text(records, judge_settings(**s))
 
     def layout(c):
         return widgets.VBox([widgets.HBox([c["temperature"], c["seed"]]),

@@ -31,7 +31,7 @@ def client(nb, path, **options):
     """A NotebookClient for ``nb`` (read from ``path``): a ``python3`` kernel started in the
     notebook's folder, no timing metadata, 600 s a cell.  ``options`` go to NotebookClient
     (tests/nbtools.py adds allow_errors and its own timeout)."""
-    options = {"timeout": 600, **options}
+    options = {"timeout": 600, "coalesce_streams": True, **options}   # one stream a cell
     return NotebookClient(nb, kernel_name="python3", record_timing=False,
                           resources={"metadata": {"path": str(pathlib.Path(path).parent)}},
                           **options)

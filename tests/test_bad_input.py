@@ -281,6 +281,12 @@ BAD_SEEDS = (([], ValueError, "empty"), (5, TypeError, "one int"), ([-1], ValueE
 
 ROWS.update({
     "lessonlib.figures": [
+        Bad("confusion_picture", lambda m: m.confusion_picture([], bool), ValueError, "records"),
+        Bad("confusion_picture", lambda m: m.confusion_picture(RECS, 5), TypeError, "decide"),
+        Bad("confusion_picture", lambda m: m.confusion_picture(RECS, bool, title=5), TypeError,
+            "title"),
+        Bad("confusion_picture", lambda m: m.confusion_picture(RECS, bool, ax=5), TypeError,
+            "ax"),
         Bad("class_recall_bars", lambda m: m.class_recall_bars([], {"a": bool}), ValueError,
             "records"),
         Bad("class_recall_bars", lambda m: m.class_recall_bars(RECS, {}), TypeError,
@@ -351,9 +357,10 @@ ROWS.update({
           for r, error, note in (([], ValueError, "empty"), (5, TypeError, "int"))],
     ],
     "lessonlib.exercises.step01": [
-        Bad("check_record", lambda m: m.check_record(R, 0), ValueError, "no", ">= 1",
+        Bad("check_record_seed", lambda m: m.check_record_seed(1, 0), ValueError, "no", ">= 1",
             "no=0"),
-        Bad("check_record", lambda m: m.check_record(R, "5"), TypeError, "no", note="str no"),
+        Bad("check_record_seed", lambda m: m.check_record_seed(1, "5"), TypeError, "no",
+            note="str no"),
     ],
     "lessonlib.exercises.step02": [
         Bad("check_corrupted_rule",
@@ -388,9 +395,18 @@ ROWS.update({
             lambda m: m.lowest_overlap_temperature(RECS, [1], top=-1), ValueError, "top",
             note="negative"),
     ],
-    "lessonlib.exercises.step07": [
-        *[Bad("changed_by_rule", lambda m, s=seeds: m.changed_by_rule(s), error, "seeds",
-              note=note) for seeds, error, note in BAD_SEEDS],
+    "lessonlib.client": [
+        Bad("SimulatorServer", lambda m: m.SimulatorServer(host="0.0.0.0"), ValueError, "host",
+            "127.0.0.1", "not loopback"),
+        Bad("SimulatorServer", lambda m: m.SimulatorServer(port=-1), ValueError, "port"),
+        Bad("OpenAIAsk", lambda m: m.OpenAIAsk(None, "k", "m"), TypeError, "base_url"),
+        Bad("OpenAIAsk", lambda m: m.OpenAIAsk("http://127.0.0.1:9/v1", "k", "m", timeout=0),
+            ValueError, "timeout", "> 0"),
+        Bad("ReplyCache", lambda m: m.ReplyCache(3), TypeError, "folder"),
+        Bad("fold", lambda m: m.fold(b"x"), TypeError, "text"),
+        Bad("read_reply", lambda m: m.read_reply(None), TypeError, "text"),
+        Bad("run_cost", lambda m: m.run_cost([]), ValueError, "records"),
+        Bad("run_cost", lambda m: m.run_cost(RECS, quorum=0), ValueError, "quorum", ">= 1"),
     ],
 })
 

@@ -9,7 +9,8 @@ import math
 import pytest
 
 import lessonlib as L
-from lessonlib.exercises import _common, step01, step02, step03, step04, step05, step06, step07
+from lessonlib.exercises import (_common, step01, step02, step03, step04, step05, step06, step07,
+                                 step08)
 from lessonlib.records import draw_record
 
 # The lesson's class table: records per harmful class (24 + 17 + 10 + 23 + 19 = 93).
@@ -37,8 +38,9 @@ def hints(capsys, result):
     return out
 
 
-def test_every_printed_line_is_at_most_88_characters(capsys):
+def test_every_printed_line_is_at_most_80_characters(capsys):
     step02.check_corrupted_rule(("foo",))
+    assert _common.WIDTH == 80
     assert max(len(line) for line in capsys.readouterr().out.splitlines()) <= _common.WIDTH
 
 
@@ -50,32 +52,43 @@ def test_flagged_clean_count_right_answer_passes(capsys):
     assert f"{truth} of the 147 clean records" in out
 
 
-@pytest.mark.parametrize("answer, words", [(147, "every clean record"), (0, "0 is not it"),
-                                           ("32", "whole number"), (32.0, "whole number"),
-                                           (True, "whole number")])
+@pytest.mark.parametrize("answer, words", [
+    (None, "in place of None"), (147, "every clean record"), (0, "too few"),
+    (10**6, "is not it"), ("32", "whole number"), (32.0, "whole number"),
+    (True, "whole number")])
 def test_flagged_clean_count_wrong_answers_get_a_hint(capsys, answer, words):
     assert words in hints(capsys, step01.check_flagged_clean_count(answer))
 
 
-def test_flagged_clean_count_counting_harmful_too_gets_a_hint(capsys):
-    flagged = sum(1 for r in L.make_records() if any(r.features.values()))
-    assert "harmful records too" in hints(capsys, step01.check_flagged_clean_count(flagged))
+def test_flagged_clean_count_near_misses_name_the_slip(capsys):
+    records = L.make_records()
+    flagged = sum(1 for r in records if any(r.features.values()))
+    unflagged_clean = sum(1 for r in records if r.cls == "clean" and not any(r.features.values()))
+    harmful_flagged = sum(1 for r in records if r.cls != "clean" and any(r.features.values()))
+    assert "harmful ones included" in hints(capsys, step01.check_flagged_clean_count(flagged))
+    assert "NO flag" in hints(capsys, step01.check_flagged_clean_count(unflagged_clean))
+    assert "harmful records with a flag" in hints(
+        capsys, step01.check_flagged_clean_count(harmful_flagged))
 
 
-def test_record_200_built_alone_passes(capsys):
-    out = passes(capsys, step01.check_record(L.make_records()[199]))
-    # SEED + 6151 * 199 = 20260218 + 1224049
-    assert "21484267" in out
+def test_record_seed_right_answer_passes(capsys):
+    # the lesson: record i + 1 is drawn from rng(SEED + 6151 * i); record 200 has i = 199
+    out = passes(capsys, step01.check_record_seed(20260218 + 6151 * 199))
+    assert "21484267" in out and draw_record(199).cls in out
 
 
-def test_record_one_too_far_gets_the_index_hint(capsys):
-    assert "one too far" in hints(capsys, step01.check_record(draw_record(200)))
+@pytest.mark.parametrize("answer, words", [
+    (None, "in place of None"), (20260218 + 6151 * 200, "one too far"),
+    (6151 * 199, "stride part"), (20260218, "record 1 only"), (7, "which index"),
+    (21484267.0, "whole number"), ("21484267", "whole number")])
+def test_record_seed_wrong_answers_get_a_hint(capsys, answer, words):
+    assert words in hints(capsys, step01.check_record_seed(answer))
 
 
-def test_record_from_another_seed_or_number_or_kind(capsys):
-    assert "another seed" in hints(capsys, step01.check_record(L.make_records(200, seed=7)[-1]))
-    assert "record 5" in hints(capsys, step01.check_record(L.make_records(5)[-1]))
-    assert "give a Record" in hints(capsys, step01.check_record(200))
+@pytest.mark.parametrize("no, error", [(0, ValueError), (2.5, TypeError), (True, TypeError)])
+def test_record_seed_bad_record_number_is_refused(no, error):
+    with pytest.raises(error, match="no must be"):
+        step01.check_record_seed(1, no=no)
 
 
 # ---- 02
@@ -90,17 +103,18 @@ def test_corrupted_rule_excessive_length_passes(capsys):
 def test_corrupted_rule_too_many_false_blocks_gets_a_hint(capsys):
     out = hints(capsys, step02.check_corrupted_rule(
         L.DEFAULT_RULES + ("unusual_stamp_distribution",)))
-    assert "above 0.20" in out
+    assert "above 0.20" in out and "excessive_length" not in out
 
 
 @pytest.mark.parametrize("rules, words", [
+    (None, "in place of None"),
     (L.DEFAULT_RULES, "add one flag name"),
     (L.DEFAULT_RULES + ("role_change_request",), "PROFILE['corrupted_input']"),
     (L.DEFAULT_RULES + ("excessive_length", "unusual_stamp_distribution"), "exactly one"),
     (("excessive_length",), "keep the four default rules"),
     (L.DEFAULT_RULES + ("long_text",), "unknown flag name"),
     ("excessive_length", "tuple of flag names"),
-    (None, "tuple of flag names"),
+    (3, "tuple of flag names"),
 ])
 def test_corrupted_rule_wrong_answers_get_a_hint(capsys, rules, words):
     assert words in hints(capsys, step02.check_corrupted_rule(rules))
@@ -113,22 +127,44 @@ def test_corrupted_rule_a_tighter_limit_turns_the_pass_into_a_hint(capsys):
                                           max_fbr=0.16))
 
 
+def test_no_rule_agreement_is_the_clean_share(capsys):
+    # a filter that blocks nothing is right on the 147 clean records of 240
+    out = passes(capsys, step02.check_no_rule_agreement(147 / 240))
+    assert "147/240 = 0.6125" in out
+    passes(capsys, step02.check_no_rule_agreement(0.6125))
+
+
+@pytest.mark.parametrize("answer, words", [
+    (None, "in place of None"), (0.612, "close"), (61.25, "percentage"), (147, "number of records"),
+    (0, "not always wrong"), (93 / 240, "blocks EVERYTHING"), (0.825, "is not it"),
+    ("0.6125", "number between 0 and 1"), (float("nan"), "number between 0 and 1")])
+def test_no_rule_agreement_wrong_answers_get_a_hint(capsys, answer, words):
+    assert words in hints(capsys, step02.check_no_rule_agreement(answer))
+
+
 # ---- 03
 
-def test_strongest_single_flag_is_the_spurious_one(capsys):
-    # 'asiriuzunluk' -> 'asiri' (SPURIOUS, weight 1.3); every real cue weighs 1.0
-    out = passes(capsys, step03.check_strongest_single_flag("excessive_length"))
-    assert "'asiri'" in out and "1.3" in out
+def flagless_by_hand():
+    # prior temiz 0.75, zararli 0.15; the flagless word 'yok' adds 1.0 to temiz:
+    # scores 1.75 and 0.15, softmax at T = 0.30
+    return 1 / (1 + math.exp((1.75 - 0.15) / 0.30))
 
 
-@pytest.mark.parametrize("flag", ["instruction_mode", "unusual_stamp_distribution"])
-def test_other_single_flags_get_a_hint(capsys, flag):
-    assert "adds 1.0" in hints(capsys, step03.check_strongest_single_flag(flag))
+def test_flagless_probability_right_answer_passes(capsys):
+    truth = flagless_by_hand()
+    assert round(truth, 4) == 0.0048
+    out = passes(capsys, step03.check_flagless_probability(truth))
+    assert "0.0048" in out
+    passes(capsys, step03.check_flagless_probability(0.0048))
 
 
-def test_strongest_single_flag_unknown_name(capsys):
-    assert "give one flag name" in hints(capsys, step03.check_strongest_single_flag("length"))
-    hints(capsys, step03.check_strongest_single_flag(["excessive_length"]))
+@pytest.mark.parametrize("answer, words", [
+    (None, "in place of None"), (0.005, "close"), (1 - flagless_by_hand(), "temiz"),
+    (0.48, "percentage"), (1 / (1 + math.exp((0.75 - 0.15) / 0.30)), "prior alone"),
+    (1 / (1 + math.exp((0.75 - 1.15) / 0.30)), "ONE real flag"), (0, "not zero"),
+    (2, "not a probability"), (0.3, "is not it"), ("0.0048", "a probability")])
+def test_flagless_probability_wrong_answers_get_a_hint(capsys, answer, words):
+    assert words in hints(capsys, step03.check_flagless_probability(answer))
 
 
 def test_output_cap_right_count_passes_and_recall_is_zero(capsys):
@@ -136,33 +172,78 @@ def test_output_cap_right_count_passes_and_recall_is_zero(capsys):
     # not a label: no harmful label can ever be read, so recall must be 0.
     right = L.run_judge(L.make_records(), max_output=1).unreadable
     out = passes(capsys, step03.check_output_cap_unreadable(right))
-    assert "recall falls to 0.0000" in out and "zarar + li" in out
+    assert "recall of this run is 0.0000" in out
 
 
 def test_output_cap_wrong_counts_get_a_hint(capsys):
     run = L.run_judge(L.make_records(), max_output=1)
     assert run.retries != run.unreadable
     assert "number of retries" in hints(capsys, step03.check_output_cap_unreadable(run.retries))
-    assert "is not it" in hints(capsys, step03.check_output_cap_unreadable(0))
+    assert "Tokenize" in hints(capsys, step03.check_output_cap_unreadable(0))
+    assert "is not it" in hints(capsys, step03.check_output_cap_unreadable(5))
+    assert "in place of None" in hints(capsys, step03.check_output_cap_unreadable(None))
     assert "whole number" in hints(capsys, step03.check_output_cap_unreadable("107"))
+
+
+@pytest.mark.parametrize("check", [step01.check_flagged_clean_count, step01.check_record_seed,
+                                   step02.check_corrupted_rule, step02.check_no_rule_agreement,
+                                   step03.check_flagless_probability,
+                                   step03.check_output_cap_unreadable])
+def test_the_starter_hint_says_what_to_fill_in_and_gives_no_code(capsys, check):
+    out = hints(capsys, check(None))
+    assert "in place of None" in out
+    for code in ("L.", "df[", "(records", ".unreadable", "draw_record", "label_probabilities"):
+        assert code not in out
 
 
 # ---- 04
 
-def test_temperature_zero_agrees_and_names_the_cost(capsys):
-    # at temperature 0 the label is the arg-max of the scores: no draw, so no seed effect
-    out = passes(capsys, step04.check_agreeing_temperature(0))
-    assert "all 240 records" in out and "0.1633" in out  # run 1's FBR in the lesson
-    assert "rule filter over all seven flags" in out
+def placeholder(capsys, check):
+    out = hints(capsys, check(...))
+    assert out.startswith("Not yet: fill in")
+    return out
 
 
-def test_lesson_temperature_still_differs_on_16_records(capsys):
-    assert "differ on 16 records" in hints(capsys, step04.check_agreeing_temperature(0.30))
+def test_agreement_steps_worked_by_hand(capsys):
+    # The lesson's table: agreement 0.8250 (criteria), 0.8833 and 0.8500 (judge runs 1, 2)
+    # over 240 records: 198, 212 and 204 records agree -> gap 14 steps, two-run difference 8.
+    out = passes(capsys, step04.check_agreement_steps((14, 8)))
+    assert "14 more records" in out and "moved by 8 records" in out and "1.75 times" in out
+    passes(capsys, step04.check_agreement_steps((14, -8)))    # the signed run 2 - run 1
 
 
-@pytest.mark.parametrize("answer", [-0.1, "0", None, math.inf, math.nan])
-def test_temperature_bad_values_get_a_hint(capsys, answer):
-    assert "number >= 0" in hints(capsys, step04.check_agreeing_temperature(answer))
+@pytest.mark.parametrize("answer, words", [
+    ((8, 14), "wrong way round"), ((0.0583, 0.0333), "whole numbers"),
+    ((15, 3), "agreement counts every record"), ("14, 8", "two numbers"), (14, "two numbers"),
+    (None, "fill in")])
+def test_agreement_steps_wrong_answers_get_a_hint(capsys, answer, words):
+    assert words in hints(capsys, step04.check_agreement_steps(answer))
+
+
+def test_cold_judge_steps_worked_by_hand(capsys):
+    # At temperature 0 the label is the arg-max of the scores (no draw, no seed effect): every
+    # flagged record scores 0.15 + >= 1.0 against 0.75, so every record with a flag is blocked.
+    records = L.make_records()
+    flagged_clean = sum(1 for r in records if r.cls == "clean" and r.features.on())
+    filter_fp = sum(1 for r in records if r.cls == "clean" and L.rule_filter(r))
+    out = passes(capsys, step04.check_cold_judge_steps(flagged_clean - filter_fp))
+    assert "decide all 240 records alike" in out and "of 1/147" in out
+
+
+@pytest.mark.parametrize("answer, words", [
+    (1, "lesson's temperature"), (-9, "sign"), (32, "count the clean records"),
+    (0.2177, "whole number"), ("9", "whole number"), (True, "whole number")])
+def test_cold_judge_steps_wrong_answers_get_a_hint(capsys, answer, words):
+    assert words in hints(capsys, step04.check_cold_judge_steps(answer))
+
+
+@pytest.mark.parametrize("check", [step04.check_agreement_steps, step04.check_cold_judge_steps,
+                                   step05.check_class_resolutions,
+                                   step05.check_classes_beyond_one_step,
+                                   step06.check_fbr_without_spurious,
+                                   step06.check_overlap_temperature])
+def test_placeholder_says_what_to_fill_in(capsys, check):
+    placeholder(capsys, check)
 
 
 # ---- 05
@@ -188,6 +269,7 @@ def test_class_resolutions_with_clean_checks_clean_too(capsys):
     ({**{c: 1 / n for c, n in CLASS_COUNTS.items()}, "corrupted_input": "1/19"},
      "corrupted_input"),
     ([1 / 17], "give a dict"),
+    (None, "fill in"),
 ])
 def test_class_resolutions_wrong_answers_get_a_hint(capsys, answer, words):
     assert words in hints(capsys, step05.check_class_resolutions(answer))
@@ -206,7 +288,7 @@ def test_classes_beyond_one_step(capsys):
     ({"corrupted_input", "source_spoofing", "hidden_field_request"}, "1 step(s)"),
     ({"clean"}, "non-harmful"),
     ("corrupted_input", "give a set"),
-    (None, "give a set"),
+    (None, "fill in"),
 ])
 def test_classes_beyond_one_step_wrong_answers(capsys, answer, words):
     assert words in hints(capsys, step05.check_classes_beyond_one_step(answer))
@@ -265,7 +347,7 @@ def test_overlap_temperature_right_answer_passes_and_one_step_lower_hints(capsys
     hints(capsys, step06.check_overlap_temperature(round(t - 0.05, 2)))
 
 
-@pytest.mark.parametrize("answer", [0.05, "0.55", None, -1.0, math.inf])
+@pytest.mark.parametrize("answer", [0.05, "0.55", -1.0, math.inf])
 def test_overlap_temperature_wrong_answers_get_a_hint(capsys, answer):
     assert "steps of 0.05" in hints(capsys, step06.check_overlap_temperature(answer))
 
@@ -294,12 +376,72 @@ def test_check_rule_ask_hints(capsys, answer):
     hints(capsys, step07.check_rule_ask(answer))
 
 
-def test_check_unreadable_rule(capsys):
-    changed = step07.changed_by_rule(range(L.SEED, L.SEED + 20))
-    assert min(changed, key=changed.get) == "abstain"
-    assert "200 panel seeds" in passes(capsys, step07.check_unreadable_rule("abstain"))
-    for wrong in ("clean", "harmful", "skip", None):
-        hints(capsys, step07.check_unreadable_rule(wrong))
+@pytest.mark.parametrize("check", [step07.check_rule_ask, step07.check_vetoed,
+                                   step08.check_moved_by_rule, step08.check_share_above_greedy])
+def test_a_placeholder_is_told_what_to_fill_in(capsys, check):
+    for placeholder in (None, ...):
+        assert "fill in" in hints(capsys, check(placeholder))
+
+
+def test_check_rule_ask_hint_points_at_the_prompt_not_the_words(capsys):
+    out = hints(capsys, step07.check_rule_ask(lambda prompt, seed: "temiz"))
+    assert "record 2" in out and not any(w in out for w in WORDS)
+
+
+def test_check_vetoed(capsys):
+    # worked here from the panel shares: with four judges, a record blocked at 0.5 and not
+    # at 1.0 has two or three of four judges flagging it
+    records = L.make_records()
+    run = L.Panel(L.judge_models("lesson", "plain", "wary", "greedy")).run(records, L.SEED)
+    flags = [sum(s >= 0.5 for s in js) for js in run.judge_scores.values()]
+    truth = flags.count(2) + flags.count(3)
+    assert "flags 26 records" in passes(capsys, step07.check_vetoed(truth))
+    assert truth == 26
+    for wrong in (truth - 1, truth + 1, 2.5, -1, "26"):
+        hints(capsys, step07.check_vetoed(wrong))
+
+
+def test_moved_by_rule_is_the_seed_by_seed_difference():
+    # the engine path against Panel.run seed by seed, on three seeds
+    seeds = range(L.SEED, L.SEED + 3)
+    records = L.make_records()
+    got = step08.moved_by_rule(seeds)
+    for rule in ("harmful", "clean", "abstain"):
+        counts = []
+        for seed in seeds:
+            a = L.Panel(L.judge_models(*L.DIVERSE), quorum=3).run(records, seed)
+            b = L.Panel(L.judge_models(*L.DIVERSE), quorum=3, on_unreadable=rule).run(
+                records, seed, step08.FREE_FORM_GUIDELINE)
+            counts.append(sum(a.decide(r) != b.decide(r) for r in records))
+        assert got[rule] == sum(counts) / len(counts)
+
+
+def test_check_moved_by_rule(capsys):
+    moved = step08.moved_by_rule()
+    assert min(moved, key=moved.get) == "abstain"
+    out = passes(capsys, step08.check_moved_by_rule(moved))
+    assert "over 200 panel seeds" in out and "'abstain' moves the fewest" in out
+    for wrong in ({**moved, "clean": moved["clean"] + 0.1}, {"abstain": 0.1}, "abstain",
+                  {**moved, "harmful": "0.65"}):
+        hints(capsys, step08.check_moved_by_rule(wrong))
+
+
+def test_share_above_greedy_counts_runs_with_higher_agreement():
+    seeds = range(L.SEED, L.SEED + 4)
+    records = L.make_records()
+    share, greedy = step08.share_above_greedy(seeds)
+    runs = [L.Panel(L.judge_models("lesson")).run(records, s) for s in seeds]
+    greedy_run = L.Panel(L.judge_models("greedy")).run(records, L.SEED)
+    assert greedy == L.agreement(records, greedy_run.decide)
+    assert share == sum(L.agreement(records, r.decide) > greedy for r in runs) / len(runs)
+
+
+def test_check_share_above_greedy(capsys):
+    share, greedy = step08.share_above_greedy()
+    assert 0 < share < 1
+    assert f"{greedy:.4f} on every seed" in passes(capsys, step08.check_share_above_greedy(share))
+    for wrong in (share + 0.01, 1 - share, share * 100, "0.5"):
+        hints(capsys, step08.check_share_above_greedy(wrong))
 
 
 def test_names_hint_reports_unknown_names_before_missing_ones():

@@ -1,4 +1,4 @@
-"""run_judge_many / run_model_many equal run_judge seed by seed, on every path."""
+"""run_judge_many / run_model_many equal run_judge seed by seed, on every path (notebook 06)."""
 
 import math
 
@@ -8,8 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import lessonlib as L
+import reference
 from lessonlib import many
-from lessonlib.judge import ask_for_label, build_prompt
+from lessonlib.judge import build_prompt
 
 RECORDS = L.make_records()
 FAST = settings(derandomize=True, deadline=None, max_examples=60,
@@ -22,24 +23,6 @@ NO_SINGLE = "Su kaydin ozniteliklerine bak ve etiket yaz : temiz ya da zararli .
 def long_guideline(words, single=True):
     """A guideline of roughly ``words`` extra tokens, to push prompts past the window."""
     return ("tek " if single else "") + "uzun " * words
-
-
-def reference_model_run(records, seed, model, guideline, cap, unreadable_as="clean"):
-    """run_judge's loop with an arbitrary model: fresh counter, ask_for_label, fallback."""
-    model.reset()
-    labels, retries, unreadable, tokens, causes = {}, 0, 0, 0, {}
-    for record in records:
-        answer = ask_for_label(lambda p, s: model.call(p, s, cap),
-                               build_prompt(record, guideline), seed)
-        tokens += answer.input_tokens
-        if answer.retried:
-            retries += 1
-            cause = L.judge.RETRY_CAUSE.get(answer.statuses[0], "unreadable reply")
-            causes[cause] = causes.get(cause, 0) + 1
-        unreadable += answer.label is None
-        fallback = "temiz" if unreadable_as == "clean" else "zararli"
-        labels[record.no] = answer.label or fallback
-    return L.JudgeRun(labels, model.calls, retries, unreadable, tokens, seed, causes)
 
 
 def assert_same(many_runs, i, expected):
@@ -104,27 +87,27 @@ def test_run_model_many_equals_the_judge_loop(records, seeds, temperature, guide
                              rate_limit_every=every)
     runs = many.run_model_many(records, seeds, model, guideline, max_output,
                                unreadable_as=unreadable_as)
-    cap = 20 if max_output is None else max_output
     for i, seed in enumerate(seeds):
-        expected = reference_model_run(records, seed, model, guideline, cap, unreadable_as)
-        assert_same(runs, i, expected)
+        assert_same(runs, i, reference.model_run(records, seed, model, guideline, max_output,
+                                                 unreadable_as))
 
 
-@settings(derandomize=True, deadline=None, max_examples=25)
-@given(records=records_st, seeds=seeds_st, temperature=temperature_st,
-       guideline=st.sampled_from([L.GUIDELINE, long_guideline(215),
-                                  long_guideline(215, False)]),
-       max_output=st.integers(1, 24))
-def test_the_scan_path_agrees_with_the_fixed_schedule(records, seeds, temperature, guideline,
-                                                      max_output):
-    model = L.SimulatedModel(temperature)
-    h = many.hoist(records, model, guideline, max_output, "clean")
-    a = many._run(h, tuple(seeds), None, "clean")
-    b = many._run(h, tuple(seeds), 2, "clean", scan=True)
-    for name in ("harmful", "unreadable_mask", "calls", "retries", "unreadable", "input_tokens"):
-        assert np.array_equal(getattr(a, name), getattr(b, name)), name
-    for i in range(len(seeds)):
-        assert a.run(i) == b.run(i)
+@FAST
+@given(records=records_st, seeds=seeds_st, temperature=temperature_st, guideline=guideline_st,
+       every=st.sampled_from([1, 3, 37]), block=st.sampled_from([1, 7, many.RECORD_BLOCK]),
+       chunk=st.sampled_from([None, 1, 3]), starts=st.lists(st.integers(0, 80), min_size=4,
+                                                           max_size=4))
+def test_blocks_of_records_and_seeds_and_any_counter_start(records, seeds, temperature,
+                                                           guideline, every, block, chunk,
+                                                           starts):
+    """The engine in record blocks of any size, seed blocks of any size, counters not at 0."""
+    model = L.SimulatedModel(temperature, rate_limit_every=every)
+    start = np.array(starts[:len(seeds)], dtype=np.int64)
+    plans = many._plans(records, model, guideline, model.max_output, block)
+    runs = many._run(plans, tuple(r.no for r in records), tuple(seeds), start, "clean", chunk)
+    for i, seed in enumerate(seeds):
+        assert_same(runs, i, reference.model_run(records, seed, model, guideline,
+                                                 calls_before=int(start[i])))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -156,7 +139,7 @@ def test_mix32_splits_into_a_seed_word_and_a_record_word():
             right = ((seed ^ (seed >> 16)) & 0xFFFFFFFF) ^ (h ^ (h >> 16))
             assert left == right
     seeds = (0, 1, 2**32, 2**64 - 2, 2**64 - 1, 2**64, 3**50)
-    words, words_next = many.seed_words(seeds)
+    words, words_next = many._seed_words(seeds)
     assert words.tolist() == [(s ^ (s >> 16)) & 0xFFFFFFFF for s in seeds]
     assert words_next.tolist() == [((s + 1) ^ ((s + 1) >> 16)) & 0xFFFFFFFF for s in seeds]
 
@@ -172,13 +155,13 @@ def test_states_follow_the_lessons_generator():
         return x
 
     seeds, traces = (7, 2**33 + 9, L.SEED), (0, 123456789, 2**32 - 1)
-    a = many.seed_words(seeds)[0]
+    a = many._seed_words(seeds)[0]
     g = np.array([h ^ (h >> 16) for h in traces], dtype=np.uint32)
     first, second = many._states(a, g, 2)
     for j, h in enumerate(traces):
         for i, s in enumerate(seeds):
-            assert first[j, i] == state_after(s ^ h, 1)
-            assert second[j, i] == state_after(s ^ h, 2)
+            assert first[i, j] == state_after(s ^ h, 1)
+            assert second[i, j] == state_after(s ^ h, 2)
 
 
 def test_a_draw_is_an_integer_comparison():
@@ -193,17 +176,16 @@ def test_a_draw_is_an_integer_comparison():
 
 def test_readability_table_for_small_output_caps():
     """max_output 1: 'zararli' (two pieces) is cut to 'zarar' and cannot be read; 'temiz' can."""
-    model = L.SimulatedModel()
-    h1 = many.hoist(RECORDS[:1], model, L.GUIDELINE, 1, "clean")
+    def table(cap):
+        return next(many._plans(RECORDS[:1], L.SimulatedModel(), L.GUIDELINE, cap)).table
+
     bare = many.BARE
-    assert h1.read[0, bare] == 0 and h1.read[1, bare] == -1
-    assert (h1.read[:, :bare] == -1).all()      # 'kayit', 'bu', 'degerlendirme' come first
+    assert table(1)[:, bare].tolist() == [True, False]
+    assert not table(1)[:, :bare].any()      # 'kayit', 'bu', 'degerlendirme' come first
     # 'kayit zararli gorunuyor' is five pieces; four keep 'zarar li' (cut, so unreadable)
-    h4 = many.hoist(RECORDS[:1], model, L.GUIDELINE, 4, "clean")
-    assert h4.read[:, 0].tolist() == [0, -1]
-    h5 = many.hoist(RECORDS[:1], model, L.GUIDELINE, 5, "clean")
-    assert h5.read[:, 0].tolist() == [0, 1]
-    assert h5.read[:, 2].tolist() == [-1, -1]   # 'degerlendirme tamamlandi' names no label
+    assert table(4)[:, 0].tolist() == [True, False]
+    assert table(5)[:, 0].tolist() == [True, True]
+    assert table(5)[:, 2].tolist() == [False, False]   # 'degerlendirme tamamlandi': no label
 
 
 def test_max_output_one_makes_every_harmful_reply_unreadable():
@@ -295,20 +277,17 @@ def test_rounded_ratio_rounds_like_python():
     assert got.tolist() == want
 
 
-def test_measure_many_by_hand():
+def test_confusion_many_by_hand():
     """Three records (harmful, clean, harmful), two runs."""
     actual = np.array([True, False, True])
     harmful = np.array([[True, True, False],      # tp 1, fp 1, fn 1, tn 0
                         [False, False, False]])   # tp 0, fp 0, fn 2, tn 1
-    m = many.measure_many(harmful, actual)
-    assert m["tp"].tolist() == [1, 0] and m["fp"].tolist() == [1, 0]
-    assert m["fn"].tolist() == [1, 2] and m["tn"].tolist() == [0, 1]
-    assert m["precision"].tolist() == [0.5, 0.0]
-    assert m["recall"].tolist() == [0.5, 0.0]
-    assert m["false_block_rate"].tolist() == [1.0, 0.0]
-    assert many.agreement_many(harmful, actual).tolist() == [1 / 3, 1 / 3]
+    tp, fp, fn, tn = many.confusion_many(harmful, actual)
+    assert (tp.tolist(), fp.tolist(), fn.tolist(), tn.tolist()) == ([1, 0], [1, 0], [1, 2],
+                                                                    [0, 1])
+    assert many.rounded_ratio(tp, tp + fp).tolist() == [0.5, 0.0]
     with pytest.raises(ValueError, match="harmful"):
-        many.measure_many(harmful[0], actual)
+        many.confusion_many(harmful[0], actual)
 
 
 def test_measure_matches_lessonlib_measure_per_seed():
@@ -322,26 +301,70 @@ def test_measure_matches_lessonlib_measure_per_seed():
 
 
 # ---------------------------------------------------------------------------------------------
-# Faster plans and hashes equal the simulator's own
+# The plan equals the simulator's own; hashes equal trace_id
 # ---------------------------------------------------------------------------------------------
 
 @settings(derandomize=True, deadline=None, max_examples=40)
-@given(texts=st.lists(st.text(max_size=40), min_size=1, max_size=6), prefix=st.text(max_size=8),
+@given(records=records_st, guideline=st.sampled_from([L.GUIDELINE, NO_SINGLE, "",
+                                                      long_guideline(220)]),
        temperature=temperature_st, cues=cues_st, spurious=spurious_st)
-def test_plan_many_equals_model_plan(texts, prefix, temperature, cues, spurious):
-    model = L.SimulatedModel(temperature, cues, spurious, window=20)
+def test_the_plan_equals_model_plan(records, guideline, temperature, cues, spurious):
+    model = L.SimulatedModel(temperature, cues, spurious)
+    plan = next(many._plans(records, model, guideline, 24, block=len(records)))
+    want = [model.plan(build_prompt(r, guideline)) for r in records]
+    assert plan.tokens.tolist() == [p.input_tokens for p in want]
+    assert plan.overflow.tolist() == [p.overflow for p in want]
+    assert plan.single.tolist() == [p.single_label for p in want]
+    assert plan.word.tolist() == [p.trace ^ (p.trace >> 16) for p in want]
+    if temperature == 0.0:
+        assert plan.fixed.tolist() == [p.fixed_label == "zararli" for p in want]
+    else:
+        cuts = [math.ceil(p.weights[0] * 2**32) for p in want]
+        assert plan.never.tolist() == [c == 2**32 for c in cuts]
+        assert plan.cut.tolist() == [min(c, 2**32 - 1) for c in cuts]
+
+
+@settings(derandomize=True, deadline=None, max_examples=40)
+@given(texts=st.lists(st.text(max_size=40), min_size=1, max_size=6), prefix=st.text(max_size=8))
+def test_traces_equal_trace_id(texts, prefix):
     prompts = [prefix + t for t in texts]
-    assert many.plan_many(model, prompts, prefix) == [model.plan(p) for p in prompts]
-    assert many.trace_ids(prompts) == [L.trace_id(p) for p in prompts]
+    assert many._traces(prompts, prefix).tolist() == [L.trace_id(p) for p in prompts]
 
 
-def test_trace_ids_by_hand():
+def test_traces_by_hand_and_for_long_prompts():
     """FNV-1a: h = 2166136261, then h = (h ^ ord(c)) * 16777619 mod 2**32 per character."""
-    h = 2166136261
-    h = ((h ^ ord("a")) * 16777619) % 2**32
-    assert many.trace_ids(["", "a"]) == [2166136261, h]
-    with pytest.raises(ValueError, match="prefix"):
-        many.trace_ids(["ab", "cd"], "a")
+    h = ((2166136261 ^ ord("a")) * 16777619) % 2**32
+    assert many._traces(["", "a"], "").tolist() == [2166136261, h]
+    long = ["x" + "ab" * many.LONG_PROMPT, "x", "x\ud800y"]     # trace_id itself; a surrogate
+    assert many._traces(long, "x").tolist() == [L.trace_id(p) for p in long]
+
+
+def test_a_lone_surrogate_in_a_record_text():
+    """Row 9: a text Python can hold but not encode as UTF-8 judges as run_judge judges it."""
+    import dataclasses
+
+    records = [dataclasses.replace(r, text=r.text + "\ud83d") for r in RECORDS[:30]]
+    runs = L.run_judge_many(records, [L.SEED, 5])
+    assert runs.run(0) == L.run_judge(records, L.SEED)
+    assert runs.run(1) == L.run_judge(records, 5)
+
+
+def test_memory_is_bounded_whatever_the_number_of_records():
+    """Row 6: beyond the result (two bools a cell, the record numbers) memory does not grow
+    with the records: planned RECORD_BLOCK at a time."""
+    import tracemalloc
+
+    def peak(records):
+        tracemalloc.start()
+        runs = L.run_judge_many(records, [1])
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert runs.harmful.shape == (1, len(records))
+        return peak
+
+    small, big = L.make_records(2000), L.make_records(2000 + 3 * many.RECORD_BLOCK)
+    per_record = (peak(big) - peak(small)) / (len(big) - len(small))
+    assert per_record < 200, f"{per_record:.0f} bytes a record"   # 1,700 before blocks
 
 
 # ---------------------------------------------------------------------------------------------
@@ -371,21 +394,30 @@ def test_bad_seeds(seeds, error):
     ({"unreadable_as": "skip"}, ValueError, "unreadable_as"),
     ({"chunk": 0}, ValueError, "chunk"),
     ({"chunk": 1.5}, TypeError, "chunk"),
+    ({"records": []}, ValueError, "records"),
+    ({"records": [1, 2]}, TypeError, "records"),
+    ({"records": "abc"}, TypeError, "records"),
 ])
 def test_bad_arguments(kwargs, error, name):
     with pytest.raises(error, match=name):
-        L.run_judge_many(RECORDS[:3], [1], **kwargs)
+        L.run_judge_many(**{"records": RECORDS[:3], "seeds": [1], **kwargs})
 
 
-def test_bad_records_and_model():
-    with pytest.raises(ValueError, match="records"):
-        L.run_judge_many([], [1])
-    with pytest.raises(TypeError, match="records"):
-        L.run_judge_many([1, 2], [1])
-    with pytest.raises(TypeError, match="model"):
-        many.run_model_many(RECORDS[:3], [1], "simulated")
-    with pytest.raises(ValueError, match="max_output"):
-        many.run_model_many(RECORDS[:3], [1], L.SimulatedModel(), max_output=0)
+@pytest.mark.parametrize("kwargs, error, name", [
+    ({"records": []}, ValueError, "records"),
+    ({"records": [1, 2]}, TypeError, "records"),
+    ({"seeds": []}, ValueError, "seeds"),
+    ({"model": "simulated"}, TypeError, "model must be a SimulatedModel"),
+    ({"model": lambda prompt, seed: "temiz"}, TypeError, "model"),
+    ({"guideline": None}, TypeError, "guideline"),
+    ({"max_output": 0}, ValueError, "max_output"),
+    ({"unreadable_as": "abstain"}, ValueError, "unreadable_as must be one of 'clean', 'harmful'"),
+    ({"chunk": -1}, ValueError, "chunk"),
+])
+def test_bad_run_model_many_arguments(kwargs, error, name):
+    args = {"records": RECORDS[:3], "seeds": [1], "model": L.SimulatedModel(), **kwargs}
+    with pytest.raises(error, match=name):
+        many.run_model_many(**args)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -409,15 +441,15 @@ def seed_word_for(state, record_word, steps=1):
 def test_label_draw_on_its_threshold():
     """pick: 'temiz' when u < w_temiz, so the state ceil(w * 2**32) is the first 'zararli'."""
     model = L.SimulatedModel()
-    h = many.hoist(RECORDS[:1], model, L.GUIDELINE, 24, "clean")
+    plan = next(many._plans(RECORDS[:1], model, L.GUIDELINE, 24))
     w = model.plan(build_prompt(RECORDS[0])).weights[0]
     cut = math.ceil(w * M)
-    assert int(h.cut[0]) == cut
-    g = int(h.word[0])
+    assert int(plan.cut[0]) == cut
+    g = int(plan.word[0])
     words = np.array([seed_word_for(cut - 1, g), seed_word_for(cut, g)], dtype=np.uint32)
-    assert many._states(words, h.word, 1)[0][0].tolist() == [cut - 1, cut]
-    label, form = many._labels_and_forms(h, np.array([0]), words)
-    assert label[0].tolist() == [0, 1] and form is None
+    assert many._states(words, plan.word, 1)[0][:, 0].tolist() == [cut - 1, cut]
+    harmful, readable = many._replies(plan, words, np.array([0]))
+    assert harmful[:, 0].tolist() == [False, True] and readable.all()
     # the whole engine on seeds whose word is exactly these (x ^ x >> 16 undoes itself)
     seeds = [int(w) ^ (int(w) >> 16) for w in words]
     runs = L.run_judge_many(RECORDS[:1], seeds)
@@ -426,60 +458,26 @@ def test_label_draw_on_its_threshold():
 
 
 def test_free_form_draw_on_its_thresholds():
-    """The forms split [0, 1) at 0.42 and 0.42 + 0.26; the second draw picks the form."""
-    model = L.SimulatedModel()
-    h = many.hoist(RECORDS[:1], model, NO_SINGLE, 24, "clean")
+    """The forms split [0, 1) at 0.42 and 0.42 + 0.26; the second draw picks the form, and
+    the third form ('degerlendirme tamamlandi') cannot be read."""
+    plan = next(many._plans(RECORDS[:1], L.SimulatedModel(), NO_SINGLE, 24))
     cuts = [math.ceil(0.42 * M), math.ceil((0.42 + 0.26) * M)]
-    assert [int(c) for c in h.form_cuts] == cuts
-    g = int(h.word[0])
+    assert [int(c) for c in plan.form_cuts] == cuts
+    g = int(plan.word[0])
     states = [cuts[0] - 1, cuts[0], cuts[1] - 1, cuts[1], M - 1]
     words = np.array([seed_word_for(s, g, steps=2) for s in states], dtype=np.uint32)
-    _, form = many._labels_and_forms(h, np.array([0]), words)
-    assert form[0].tolist() == [0, 1, 1, 2, 2]
+    _, readable = many._replies(plan, words, np.array([0]))
+    assert readable[:, 0].tolist() == [True, True, True, False, False]
 
 
-# --- a counter that does not start at zero (the panel's later passes) ----------------
+# --- a counter that does not start at zero (the panel's later samples) ----------------
 
-def test_calls_before_moves_the_rate_limit_clock():
+def test_a_counter_start_moves_the_rate_limit_clock():
     # counter at 35 before the first call: record 1 is call 36, record 2 is call 37
     # (refused, its retry is call 38), record 3 is call 39 -> 4 calls, 1 retry.
-    model = L.SimulatedModel()
-    runs = many.run_model_many(RECORDS[:3], [L.SEED, 9], model, calls_before=35)
+    passes = many.model_passes(RECORDS[:3], L.SimulatedModel(), L.GUIDELINE)
+    runs = passes((L.SEED, 9), np.array([35, 35]))
     assert runs.calls.tolist() == [4, 4] and runs.retries.tolist() == [1, 1]
     assert runs.run(0).retry_causes == {"rate limit": 1}
-    fresh = many.run_model_many(RECORDS[:3], [L.SEED, 9], model)
+    fresh = passes((L.SEED, 9), np.array([0, 0]))
     assert fresh.calls.tolist() == [3, 3] and fresh.retries.tolist() == [0, 0]
-
-
-def test_calls_before_per_seed_takes_the_scan_and_matches_a_loop():
-    from lessonlib.judge import ask_for_label
-
-    model = L.SimulatedModel()
-    seeds, starts = [1, 2, 3, 2 ** 33], [0, 35, 36, 72]
-    runs = many.run_model_many(RECORDS[:40], seeds, model, calls_before=starts)
-    for i, (seed, start) in enumerate(zip(seeds, starts)):
-        model.reset(start)
-        answers = [ask_for_label(model, L.build_prompt(r), seed) for r in RECORDS[:40]]
-        assert runs.run(i).labels == {r.no: a.label or "temiz"
-                                      for r, a in zip(RECORDS[:40], answers)}
-        assert int(runs.calls[i]) == model.calls - start
-        assert int(runs.retries[i]) == sum(a.retried for a in answers)
-
-
-@pytest.mark.parametrize("bad, error", [(-1, ValueError), ([0], ValueError), ("3", TypeError),
-                                        ([0, -2], ValueError), (1.5, TypeError)])
-def test_calls_before_is_checked(bad, error):
-    with pytest.raises(error, match="calls_before"):
-        many.run_model_many(RECORDS[:3], [1, 2], L.SimulatedModel(), calls_before=bad)
-
-
-def test_calls_before_takes_a_number_or_one_whole_number_per_seed():
-    model = L.SimulatedModel()
-    want = many.run_model_many(RECORDS[:40], [1, 2], model, calls_before=[5, 30])
-    for calls_before in ((5, 30), np.array([5, 30], dtype=np.uint16), [np.int64(5), 30]):
-        got = many.run_model_many(RECORDS[:40], [1, 2], model, calls_before=calls_before)
-        assert got.calls.tolist() == want.calls.tolist()
-        assert np.array_equal(got.harmful, want.harmful)
-    same = many.run_model_many(RECORDS[:40], [1, 2], model, calls_before=np.int64(30))
-    assert same.calls.tolist() == many.run_model_many(RECORDS[:40], [1, 2], model,
-                                                      calls_before=[30, 30]).calls.tolist()

@@ -68,9 +68,6 @@ def _imports(path, package):
     return found
 
 
-@pytest.mark.xfail(strict=True, reason="_checks.check_records / check_record still forward to "
-                   "lessonlib.records for many, panel, panel_study, variance, figures, widgets; "
-                   "delete them (and this mark) once those import check_items/check_instance")
 def test_no_import_cycle_between_lessonlib_modules():
     import pathlib
 

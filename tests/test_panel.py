@@ -2,19 +2,21 @@
 
 The judges here are fake asks: deterministic callables that answer from a
 script (record number, seed) -> reply and log every call.  Expectations are
-worked out by hand from the rules in the module docstring.
+worked out by hand from the rules in the Panel docstring (notebook 07).
 """
 
 import math
 import re
+import threading
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lessonlib as L
-from lessonlib.panel import (DIVERSE, JUDGE_NAMES, JUDGES, SLOT_STRIDE, AskReply, Panel,
-                             judge_models, judge_spec, slot_seed)
+from lessonlib.panel import (DIVERSE, JUDGE_NAMES, JUDGES, MAX_SAMPLES, SLOT_STRIDE, AskReply,
+                             JudgeError, Panel, judge_models, judge_spec)
 
 STRIDE = 2 ** 32          # the documented slot stride, written out by hand
 H, C = "zararli", "temiz"
@@ -70,91 +72,208 @@ def one(records):
     return records[:1]
 
 
-# --- validation -------------------------------------------------------------
+# --- bad input at the doors: the parameter is named, nothing is asked -----------
 
-def test_no_asks_is_a_value_error():
-    with pytest.raises(ValueError, match="asks"):
-        Panel([])
+SIM = L.SimulatedModel()
 
 
-@pytest.mark.parametrize("asks", [None, "abc", 3, always(C)])
-def test_asks_must_be_a_list_of_callables(asks):
-    with pytest.raises(TypeError, match="asks"):
-        Panel(asks)
+@pytest.mark.parametrize("kwargs, error, name", [
+    ({"asks": []}, ValueError, "asks"),
+    ({"asks": None}, TypeError, "asks"),
+    ({"asks": "abc"}, TypeError, "asks"),
+    ({"asks": 3}, TypeError, "asks"),
+    ({"asks": SIM}, TypeError, "asks"),                   # one ask, not a list of them
+    ({"asks": [SIM, "not a judge"]}, TypeError, r"asks\[1\]"),
+    ({"quorum": 0}, ValueError, "quorum"),
+    ({"quorum": -5}, ValueError, "quorum"),
+    ({"quorum": 2.0}, TypeError, "quorum"),
+    ({"quorum": "3"}, TypeError, "quorum"),
+    ({"quorum": None}, TypeError, "quorum"),
+    ({"quorum": True}, TypeError, "quorum"),
+    ({"quorum": 10 ** 9}, ValueError, "quorum must be at most 1000"),
+    ({"asks": [SIM] * 3, "quorum": 334}, ValueError, "quorum must be at most 333"),
+    ({"aggregate": "max"}, ValueError, "aggregate must be one of 'median', 'mean', 'min'"),
+    ({"aggregate": None}, ValueError, "aggregate"),
+    ({"min_agreement": "0.5"}, TypeError, "min_agreement"),
+    ({"min_agreement": True}, TypeError, "min_agreement"),
+    ({"min_agreement": math.nan}, ValueError, "min_agreement"),
+    ({"min_agreement": 50}, ValueError, r"min_agreement must be a share .* \[0, 1\]"),
+    ({"min_agreement": 1.7}, ValueError, "min_agreement"),
+    ({"min_agreement": -0.2}, ValueError, "min_agreement"),
+    ({"min_agreement": math.inf}, ValueError, "min_agreement"),
+    ({"on_unreadable": "ignore"}, ValueError, "on_unreadable must be one of 'harmful', "
+                                              "'clean', 'abstain'"),
+    ({"on_unreadable": 0}, ValueError, "on_unreadable"),
+    ({"on_error": "skip"}, ValueError, "on_error must be one of 'raise', 'unreadable'"),
+    ({"timeout": 0}, ValueError, "timeout"),
+    ({"timeout": -1.0}, ValueError, "timeout"),
+    ({"timeout": math.nan}, ValueError, "timeout"),
+    ({"timeout": math.inf}, ValueError, "timeout"),
+    ({"timeout": "1"}, TypeError, "timeout"),
+    ({"timeout": True}, TypeError, "timeout"),
+])
+def test_bad_panel_arguments(kwargs, error, name):
+    with pytest.raises(error, match=name):
+        Panel(**{"asks": [SIM], **kwargs})
 
 
-def test_a_member_that_is_not_callable_is_named():
-    with pytest.raises(TypeError, match=r"asks\[1\]"):
-        Panel([always(C), "not a judge"])
+def test_the_quorum_bound_is_the_documented_one():
+    assert MAX_SAMPLES == 1000 < 2 ** 16       # below 2**16 every sample seed is distinct
+    assert Panel([SIM], quorum=MAX_SAMPLES).quorum == MAX_SAMPLES
+    assert Panel([SIM] * 4, quorum=250).quorum == 250
+    with pytest.raises(ValueError, match="quorum"):
+        Panel([SIM] * 4, quorum=251)
 
 
-def test_unknown_aggregate_names_the_allowed_ones():
-    with pytest.raises(ValueError) as info:
-        Panel([always(C)], aggregate="max")
-    msg = str(info.value)
-    assert "aggregate" in msg and "'median'" in msg and "'mean'" in msg and "'min'" in msg
+@pytest.mark.parametrize("value", [0, 0.0, 0.34, 1, 1.0])
+def test_min_agreement_takes_every_share(value):
+    assert Panel([SIM], min_agreement=value).min_agreement == float(value)
 
 
-def test_aggregate_must_be_text():
-    with pytest.raises(TypeError, match="aggregate"):
-        Panel([always(C)], aggregate=None)
-
-
-def test_unknown_on_unreadable_names_the_allowed_ones():
-    with pytest.raises(ValueError) as info:
-        Panel([always(C)], on_unreadable="ignore")
-    msg = str(info.value)
-    assert "on_unreadable" in msg and "'harmful'" in msg and "'clean'" in msg
-    assert "'abstain'" in msg
-    with pytest.raises(TypeError, match="on_unreadable"):
-        Panel([always(C)], on_unreadable=0)
-
-
-@pytest.mark.parametrize("quorum, read", [(1, 1), (3, 3), (0, 1), (-5, 1)])
-def test_quorum_below_one_is_read_as_one(quorum, read):
-    assert Panel([always(C)], quorum=quorum).quorum == read
-
-
-@pytest.mark.parametrize("quorum", [2.0, "3", None, True])
-def test_quorum_must_be_an_integer(quorum):
-    with pytest.raises(TypeError, match="quorum"):
-        Panel([always(C)], quorum=quorum)
-
-
-@pytest.mark.parametrize("value, read", [(0.5, 0.5), (1, 1.0), (1.7, 1.0), (-0.2, 0.0),
-                                         (0, 0.0), (math.inf, 1.0), (-math.inf, 0.0)])
-def test_min_agreement_is_clamped(value, read):
-    assert Panel([always(C)], min_agreement=value).min_agreement == read
-
-
-def test_min_agreement_must_be_a_number():
-    with pytest.raises(TypeError, match="min_agreement"):
-        Panel([always(C)], min_agreement="0.5")
-    with pytest.raises(TypeError, match="min_agreement"):
-        Panel([always(C)], min_agreement=True)
-    with pytest.raises(ValueError, match="min_agreement"):
-        Panel([always(C)], min_agreement=math.nan)
-
-
-def test_run_checks_its_arguments_before_asking(records):
+@pytest.mark.parametrize("kwargs, error, name", [
+    ({"records": []}, ValueError, "records"),
+    ({"records": ["not a record"]}, TypeError, "records"),
+    ({"seed": -1}, ValueError, "seed"),
+    ({"seed": 1.5}, TypeError, "seed"),
+    ({"guideline": None}, TypeError, "guideline"),
+])
+def test_bad_run_arguments_ask_nothing(records, kwargs, error, name):
     ask = always(H)
-    panel = Panel([ask])
-    with pytest.raises(ValueError, match="records"):
-        panel.run([])
-    with pytest.raises(TypeError, match="records"):
-        panel.run(["not a record"])
-    with pytest.raises(ValueError, match="seed"):
-        panel.run(records, seed=-1)
-    with pytest.raises(TypeError, match="seed"):
-        panel.run(records, seed=1.5)
-    with pytest.raises(TypeError, match="guideline"):
-        panel.run(records, guideline=None)
+    with pytest.raises(error, match=name):
+        Panel([ask]).run(**{"records": records, **kwargs})
     assert ask.log == [] and ask.resets == 0
+
+
+@pytest.mark.parametrize("kwargs, error, name", [
+    ({"records": []}, ValueError, "records"),
+    ({"seeds": []}, ValueError, "seeds"),
+    ({"seeds": [-1]}, ValueError, "seeds"),
+    ({"seeds": 5}, TypeError, "seeds"),
+    ({"seeds": [1.5]}, TypeError, "seeds"),
+    ({"guideline": None}, TypeError, "guideline"),
+])
+def test_bad_run_many_arguments(records, kwargs, error, name):
+    with pytest.raises(error, match=name):
+        Panel([SIM]).run_many(**{"records": records, "seeds": [1], **kwargs})
+
+
+def test_run_many_needs_simulated_models(records):
+    ask = always(H)
+    with pytest.raises(TypeError, match=r"asks\[1\] is FakeAsk"):
+        Panel([SIM, ask]).run_many(records, [0])
+    assert ask.log == []
+
+
+@pytest.mark.parametrize("names, name", [((), "names"), (("gpt",), "name must be one of")])
+def test_bad_judge_names(names, name):
+    with pytest.raises(ValueError, match=name):
+        judge_models(*names)
 
 
 def test_an_ask_returning_the_wrong_type_is_a_type_error(records):
     with pytest.raises(TypeError, match="ask"):
         Panel([lambda prompt, seed: 42]).run(records)
+
+
+@pytest.mark.parametrize("tokens, error", [("abc", TypeError), (math.nan, TypeError),
+                                           (-3, ValueError), (2.0, TypeError),
+                                           (True, TypeError)])
+def test_an_ask_reply_with_bad_input_tokens_is_named(records, tokens, error):
+    where = r"\(from judge 0 \(<lambda>\) on record 1\)"
+    with pytest.raises(error, match="input_tokens .* " + where):
+        Panel([lambda prompt, seed: AskReply(H, tokens)]).run(records)
+
+
+def test_numpy_whole_numbers_are_fine_as_input_tokens(records):
+    run = Panel([lambda prompt, seed: AskReply(H, np.int64(7))]).run(records)
+    assert run.input_tokens == 7 * len(records)
+
+
+# --- a judge that raises or does not answer ----------------------------------------
+
+class Flaky(FakeAsk):
+    """Raises on the records in ``bad`` (every call), answers ``H`` otherwise."""
+
+    name = "flaky"
+
+    def __init__(self, bad):
+        super().__init__(lambda no, seed: H)
+        self.bad = bad
+
+    def __call__(self, prompt, seed):
+        if record_no(prompt) in self.bad:
+            self.log.append((record_no(prompt), seed))
+            raise ConnectionError("the server went away")
+        return super().__call__(prompt, seed)
+
+
+def test_a_judge_that_raises_is_named_with_the_record(records):
+    with pytest.raises(JudgeError, match=r"judge 1 \(flaky\) on record 3: ConnectionError: "
+                                         r"the server went away") as info:
+        Panel([always(C), Flaky({3})]).run(records)
+    assert (info.value.judge, info.value.record) == (1, 3)
+    assert isinstance(info.value.__cause__, ConnectionError)
+
+
+@pytest.mark.parametrize("rule, label", [("harmful", H), ("clean", C), ("abstain", H)])
+def test_a_raising_call_can_count_as_unreadable(records, rule, label):
+    ask = Flaky({3})
+    run = Panel([ask], on_error="unreadable", on_unreadable=rule).run(records)
+    assert ask.log.count((3, L.SEED)) == 1 and ask.log.count((3, L.SEED + 1)) == 1
+    assert (run.calls, run.retries, run.unreadable) == (5, 1, 1)   # retried once, then lost
+    assert run.labels[3] == label and run.labels[1] == H
+    assert run.input_tokens == sum(len(L.tokenize(L.build_prompt(r))) for r in records
+                                   if r.no != 3)                 # a failed call costs nothing
+
+
+def test_a_raising_judge_beside_good_ones_follows_the_unreadable_rule(records):
+    panel = Panel([always(C), Flaky({1, 2, 3, 4}), always(C)], on_error="unreadable",
+                  on_unreadable="abstain", aggregate="mean")
+    run = panel.run(records)
+    assert set(run.judge_scores.values()) == {(0.0, None, 0.0)}
+    assert set(run.labels.values()) == {C} and run.judge_unreadable == (0, 4, 0)
+
+
+def test_a_judge_that_does_not_answer_in_time(records):
+    release = threading.Event()
+
+    def stuck(prompt, seed):
+        if record_no(prompt) == 2:
+            release.wait(10)
+            return C
+        return H
+    stuck.name = "stuck"
+    try:
+        with pytest.raises(JudgeError, match=r"judge 0 \(stuck\) on record 2: TimeoutError"):
+            Panel([stuck], timeout=0.5).run(records)
+        run = Panel([stuck], timeout=0.5, on_error="unreadable",
+                    on_unreadable="clean").run(records)
+        assert (run.calls, run.unreadable, run.labels[2], run.labels[3]) == (5, 1, C, H)
+    finally:
+        release.set()           # lets the abandoned threads end
+
+
+def test_a_timeout_passes_the_answer_and_the_error_through(records):
+    def fails(prompt, seed):
+        raise KeyError("nope")
+    assert Panel([always(H)], timeout=5).run(records).labels == {r.no: H for r in records}
+    with pytest.raises(JudgeError, match="KeyError"):
+        Panel([fails], timeout=5).run(records)
+
+
+# --- a run belongs to its records ------------------------------------------------
+
+def test_a_run_refuses_records_it_did_not_judge(records):
+    run = Panel([always(H)]).run(records)
+    other = L.make_records(4, seed=L.SEED + 1)          # the same numbers, other records
+    assert [r.no for r in other] == [r.no for r in records] and other != records
+    with pytest.raises(ValueError, match="record 1 .* not one this panel run judged"):
+        run.decide(other[0])
+    with pytest.raises(ValueError, match="panel run"):
+        L.measure(other, run.decide)
+    with pytest.raises(ValueError, match="record 9"):
+        run.decide(L.make_records(9)[8])
+    assert L.measure(records[:2], run.decide)["tp"] >= 0       # a part of its records is fine
 
 
 # --- seeds ------------------------------------------------------------------
@@ -164,9 +283,7 @@ def test_seeds_are_the_documented_slots():
     # two judges, quorum 2, run seed 7: slot k = q * 2 + j uses 7 + k * 2**32
     assert Panel([always(C), always(C)], quorum=2).seeds(7) == [
         [7, 7 + 2 * STRIDE], [7 + STRIDE, 7 + 3 * STRIDE]]
-    assert slot_seed(7, 1, 2, 3) == 7 + 7 * STRIDE
-    with pytest.raises(ValueError, match="judge"):
-        slot_seed(7, 3, 0, 3)
+    assert Panel([always(C)] * 3, quorum=3).seeds(7)[1][2] == 7 + 7 * STRIDE
 
 
 def test_judge_zero_sample_zero_uses_the_run_seed(records):
@@ -237,9 +354,6 @@ def panel_of(labels, **kw):
     ("HHCC", 0.5, True),     # a tie is a majority of at least half
     ("HCCC", 0.5, False),
     ("CCC", 0.0, True),      # 0/3 >= 0: a panel that needs no judge flags everything
-    ("CCC", -3, True),       # clamped to 0
-    ("HHC", 7, False),       # clamped to 1
-    ("HHH", 7, True),
 ])
 def test_the_panel_flags_when_enough_judges_flag(records, labels, min_agreement, flagged):
     run = panel_of(labels, min_agreement=min_agreement).run(one(records))
@@ -502,105 +616,44 @@ def test_the_lesson_judge_spec_reproduces_run_judge(lesson_records):
     assert run.labels == L.run_judge(lesson_records, L.SEED).labels
 
 
-# --- many seeds ---------------------------------------------------------------
+# --- the combination of votes, by hand ----------------------------------------------
 
-np = pytest.importorskip("numpy")
+def combine(votes, harmful, aggregate="median", min_agreement=0.5):
+    """_combine on one seed: votes and harmful votes given as (judges, records) lists."""
+    from lessonlib.panel import _combine
 
-
-def test_judge_medians_by_hand():
-    from lessonlib.panel import judge_medians
-
-    # one judge, one record, samples (Q=4) as columns of hand cases:
-    # votes H H C C valid all -> 0.5 ; H C C C -> 0 ; H H H C -> 1 ; two valid H C -> 0.5
-    # one valid H -> 1 ; none valid -> NaN ; three valid H C H -> 1
-    cases = [("HHCC", "1111", 0.5), ("HCCC", "1111", 0.0), ("HHHC", "1111", 1.0),
-             ("HCCC", "1100", 0.5), ("HCCC", "1000", 1.0), ("HHHH", "0000", None),
-             ("HCHC", "1110", 1.0), ("CCCH", "0111", 0.0)]
-    votes = np.array([[c[0][q] == "H" for c in cases] for q in range(4)])    # (Q, N)
-    valid = np.array([[c[1][q] == "1" for c in cases] for q in range(4)])
-    got = judge_medians(votes[:, None, :], valid[:, None, :])[0]         # (N,)
-    for value, (_, _, want) in zip(got.tolist(), cases):
-        assert (math.isnan(value) if want is None else value == want)
+    shape = (len(votes), 1, len(votes[0]))
+    judge, verdict, score = _combine(np.array(votes).reshape(shape),
+                                     np.array(harmful).reshape(shape), aggregate, min_agreement)
+    return judge[:, 0].tolist(), verdict[0].tolist(), score[0].tolist()
 
 
-def test_panel_verdicts_by_hand():
-    from lessonlib.panel import panel_verdicts
+def test_a_judge_score_from_its_vote_counts():
+    # one judge, one record a column: (votes, harmful) -> median of the sorted votes
+    cases = [(4, 2, 0.5), (4, 1, 0.0), (4, 3, 1.0), (2, 1, 0.5), (1, 1, 1.0), (0, 0, None),
+             (3, 2, 1.0), (3, 1, 0.0), (5, 3, 1.0)]
+    judge, _, _ = combine([[c[0] for c in cases]], [[c[1] for c in cases]])
+    for got, (_, _, want) in zip(judge[0], cases):
+        assert (math.isnan(got) if want is None else got == want)
 
-    nan = math.nan
-    # three judges (rows) on four records (columns)
-    js = np.array([[1.0, 0.0, nan, nan],
-                   [1.0, 0.5, 0.0, nan],
-                   [0.0, 0.0, 1.0, nan]])[:, None, :]
-    harmful, score = panel_verdicts(js, "median", 0.5)
-    assert harmful[0].tolist() == [True, False, True, True]    # 2/3, 1/3, 1/2, none left
-    assert score[0].tolist() == [1.0, 0.0, 0.5, 1.0]
-    harmful, score = panel_verdicts(js, "mean", 1.0)
-    assert harmful[0].tolist() == [False, False, False, True]
-    assert score[0].tolist() == [2 / 3, 0.5 / 3, 0.5, 1.0]
-    harmful, score = panel_verdicts(js, "min", 0.0)
-    assert harmful[0].tolist() == [True, True, True, True]
-    assert score[0].tolist() == [0.0, 0.0, 0.0, 1.0]
 
+def test_verdicts_and_scores_from_judge_scores():
+    # three judges (rows), four records: scores 1,1,0 | 0,0.5,0 | -,0,1 | -,-,-
+    votes = [[1, 1, 0, 0], [1, 2, 1, 0], [1, 1, 1, 0]]
+    harmful = [[1, 0, 0, 0], [1, 1, 0, 0], [0, 0, 1, 0]]
+    judge, verdict, score = combine(votes, harmful, "median", 0.5)
+    assert verdict == [True, False, True, True]        # 2/3, 1/3, 1/2, no judge left
+    assert score == [1.0, 0.0, 0.5, 1.0]
+    _, verdict, score = combine(votes, harmful, "mean", 1.0)
+    assert verdict == [False, False, False, True]
+    assert score == [2 / 3, 0.5 / 3, 0.5, 1.0]
+    _, verdict, score = combine(votes, harmful, "min", 0.0)
+    assert verdict == [True, True, True, True] and score == [0.0, 0.0, 0.0, 1.0]
+
+
+# --- many seeds: Panel.run_many equals a loop of Panel.run -----------------------------
 
 FF = L.GUIDELINE.replace("tek ", "")      # no 'tek': free-form replies, some unreadable
-
-
-@pytest.mark.parametrize("rule", ["harmful", "clean", "abstain"])
-@pytest.mark.parametrize("aggregate, quorum, min_agreement", [
-    ("median", 1, 0.5), ("mean", 2, 1.0), ("min", 3, 0.6)])
-def test_the_vectorised_combination_equals_run(lesson_records, rule, aggregate, quorum,
-                                               min_agreement):
-    from lessonlib.panel import _many_engine, model_many_loop
-
-    records = lesson_records[:40]
-    panel = Panel(judge_models(*DIVERSE), quorum=quorum, aggregate=aggregate,
-                  min_agreement=min_agreement, on_unreadable=rule)
-    seeds = [0, 5, L.SEED, 2 ** 33 + 1]
-    many = _many_engine(panel, records, seeds, FF, model_many=model_many_loop)
-    for i, seed in enumerate(seeds):
-        assert many.run(i) == panel.run(records, seed, FF)
-
-
-def test_run_many_loop_for_any_ask(records):
-    ask = by_seed({0: H, 1: C, 2: NOISE}, default=C)
-    panel = Panel([ask, always(H)], quorum=2, on_unreadable="abstain")
-    many = panel.run_many(records, [0, 3])
-    assert many.method == "loop"
-    for i, seed in enumerate([0, 3]):
-        assert many.run(i) == panel.run(records, seed)
-    assert many.harmful.shape == (2, 4) and many.judge_scores.shape == (2, 2, 4)
-    # judge A's slots are 0 and 2 (H, then unreadable twice): 4 + 8 calls; judge B 8 calls
-    assert many.calls.dtype == np.int64 and many.calls.tolist() == [20, 20]
-    assert many.judge_unreadable.tolist() == [[4, 4], [0, 0]]
-    with pytest.raises(TypeError, match="SimulatedModel"):
-        panel.run_many(records, [0], method="engine")
-
-
-def test_run_many_checks_its_arguments(records):
-    panel = Panel([L.SimulatedModel()])
-    with pytest.raises(ValueError, match="seeds"):
-        panel.run_many(records, [])
-    with pytest.raises(ValueError, match="seeds"):
-        panel.run_many(records, [-1])
-    with pytest.raises(TypeError, match="seeds"):
-        panel.run_many(records, 5)
-    with pytest.raises(ValueError, match="method"):
-        panel.run_many(records, [0], method="fast")
-    with pytest.raises(TypeError, match="panel"):
-        from lessonlib.panel import run_many
-        run_many("panel", records, [0])
-
-
-
-def test_run_many_takes_the_seed_collections_the_engine_takes(records):
-    # one seed check (lessonlib.many.check_seeds) for run_judge_many and Panel.run_many
-    panel = Panel([L.SimulatedModel()])
-    want = panel.run_many(records, [3, 4]).harmful.tolist()
-    for seeds in (np.array([3, 4], dtype=np.uint64), range(3, 5), (s for s in [3, 4]),
-                  [np.int64(3), 4]):
-        many = panel.run_many(records, seeds)
-        assert many.seeds == (3, 4) and all(type(s) is int for s in many.seeds)
-        assert many.harmful.tolist() == want
 
 PANEL_SETUPS = st.fixed_dictionaries({
     "judges": st.lists(st.sampled_from(JUDGE_NAMES), min_size=1, max_size=3),
@@ -613,64 +666,81 @@ PANEL_SETUPS = st.fixed_dictionaries({
 
 @settings(max_examples=30, deadline=None)
 @given(setup=PANEL_SETUPS,
-       seeds=st.lists(st.integers(0, 2 ** 40), min_size=1, max_size=4),
-       guideline=st.sampled_from([L.GUIDELINE, FF]))
-def test_run_many_with_the_engine_equals_run_seed_by_seed(lesson_records, setup, seeds,
-                                                          guideline):
+       seeds=st.lists(st.one_of(st.integers(0, 2 ** 40), st.integers(2 ** 63, 2 ** 70)),
+                      min_size=1, max_size=4),
+       guideline=st.sampled_from([L.GUIDELINE, FF, "tek " + "uzun " * 214]),
+       max_output=st.sampled_from([1, 4, 24]))
+def test_run_many_equals_run_seed_by_seed(lesson_records, setup, seeds, guideline, max_output):
     records = lesson_records[:90]     # enough records to pass the rate limit (37 calls)
-    panel = Panel(judge_models(*setup["judges"]), setup["quorum"], setup["aggregate"],
-                  setup["min_agreement"], setup["on_unreadable"])
+    models = judge_models(*setup["judges"])
+    models = [L.SimulatedModel(m.temperature, m.cues, m.spurious, m.prior,
+                               max_output=max_output) for m in models]
+    panel = Panel(models, setup["quorum"], setup["aggregate"], setup["min_agreement"],
+                  setup["on_unreadable"])
     many = panel.run_many(records, seeds, guideline)
-    assert many.method == "engine"
+    assert len(many) == len(seeds) and many.record_nos == tuple(r.no for r in records)
     for i, seed in enumerate(seeds):
         assert many.run(i) == panel.run(records, seed, guideline)
 
 
-def test_run_many_engine_on_the_lesson_records(lesson_records):
+def test_run_many_on_the_lesson_records(lesson_records):
     panel = Panel(judge_models(*DIVERSE), quorum=2, on_unreadable="abstain")
     seeds = [L.SEED, L.SEED + 1, 7]
     many = panel.run_many(lesson_records, seeds, FF)
-    loop = panel.run_many(lesson_records, seeds, FF, method="loop")
-    assert (many.method, loop.method) == ("engine", "loop")
-    for i in range(len(seeds)):
-        assert many.run(i) == loop.run(i)
-    assert np.array_equal(many.harmful, loop.harmful)
-    assert np.array_equal(many.judge_calls, loop.judge_calls)
+    for i, seed in enumerate(seeds):
+        run = panel.run(lesson_records, seed, FF)
+        assert many.run(i) == run
+        assert many.judge_calls[:, i].tolist() == list(run.judge_calls)
+    assert many.harmful.shape == (3, 240) and many.judge_scores.shape == (3, 3, 240)
+    assert many.calls.dtype == np.int64
+    with pytest.raises(ValueError):
+        many.harmful[0, 0] = True            # read-only
 
 
 def test_one_judge_run_many_equals_run_judge_many(lesson_records):
-    from lessonlib.many import run_judge_many
-
     seeds = range(L.SEED, L.SEED + 20)
     many = Panel([L.SimulatedModel()], on_unreadable="clean").run_many(lesson_records, seeds)
-    want = run_judge_many(lesson_records, seeds)
+    want = L.run_judge_many(lesson_records, seeds)
     assert np.array_equal(many.harmful, want.harmful)
     assert np.array_equal(many.calls, want.calls)
     assert np.array_equal(many.input_tokens, want.input_tokens)
 
 
-def test_the_clock_runs_on_across_passes_in_run_many_too(lesson_records):
-    # 30 records, quorum 2, lesson guideline: pass 1 makes calls 1..30; pass 2 starts at
+def test_the_clock_runs_on_across_samples_in_run_many_too(lesson_records):
+    # 30 records, quorum 2, lesson guideline: sample 1 makes calls 1..30; sample 2 starts at
     # 31, so its 7th record is call 37 (refused, retried as call 38): 61 calls in all.
     panel = Panel([L.SimulatedModel()], quorum=2, on_unreadable="clean")
     run = panel.run(lesson_records[:30], L.SEED)
     assert (run.calls, run.retries) == (61, 1)
     many = panel.run_many(lesson_records[:30], [L.SEED, 3])
-    assert many.method == "engine" and many.calls.tolist() == [61, 61]
-    assert many.run(0) == run
+    assert many.calls.tolist() == [61, 61] and many.run(0) == run
 
 
-def test_the_engine_hoists_each_judge_once_not_each_pass(lesson_records, monkeypatch):
-    # the seed-independent part (prompts, tokens, label weights) depends on the judge, not
-    # on the sample: two judges with quorum 3 hoist twice, and still equal Panel.run
+def test_run_many_plans_each_judge_once_not_each_sample(lesson_records, monkeypatch):
     from lessonlib import many as many_mod
 
-    hoisted = []
-    real = many_mod.hoist
-    monkeypatch.setattr(many_mod, "hoist", lambda *a, **k: hoisted.append(a[1]) or real(*a, **k))
+    planned = []
+    real = many_mod._plans
+    monkeypatch.setattr(many_mod, "_plans", lambda *a, **k: planned.append(a[1]) or real(*a, **k))
     models = judge_models("lesson", "wary")
     panel = Panel(models, quorum=3)
     many = panel.run_many(lesson_records[:50], [L.SEED, 9])
-    assert many.method == "engine" and hoisted == models
+    assert planned == models
     for i, seed in enumerate([L.SEED, 9]):
         assert many.run(i) == panel.run(lesson_records[:50], seed)
+
+
+def test_run_many_takes_the_seed_collections_the_engine_takes(records):
+    panel = Panel([L.SimulatedModel()])
+    want = panel.run_many(records, [3, 4]).harmful.tolist()
+    for seeds in (np.array([3, 4], dtype=np.uint64), range(3, 5), (s for s in [3, 4]),
+                  [np.int64(3), 4]):
+        many = panel.run_many(records, seeds)
+        assert many.seeds == (3, 4) and all(type(s) is int for s in many.seeds)
+        assert many.harmful.tolist() == want
+
+
+def test_a_many_run_refuses_records_it_did_not_judge(records):
+    run = Panel([L.SimulatedModel()]).run_many(records, [1, 2]).run(1)
+    with pytest.raises(ValueError, match="not one this panel run judged"):
+        run.decide(L.make_records(4, seed=5)[0])

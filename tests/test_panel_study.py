@@ -1,9 +1,7 @@
-"""The comparisons of notebook 07 (lessonlib.panel_study) and its exercise checks.
+"""The comparisons of notebook 08 (lessonlib.panel_study).
 
 Expectations come from hand-worked small cases and from the lesson text's printed figures.
 """
-
-import math
 
 import numpy as np
 import pytest
@@ -11,9 +9,8 @@ import pytest
 import lessonlib as L
 from lessonlib import panel_study as S
 from lessonlib.panel_study import (COMPARISON, CUE, FREE_FORM_GUIDELINE, GREEDY, SINGLE,
-                                   UNREADABLE, Setup, band, cue_groups, cue_text,
-                                   expected_changed, plot_band_against_cost, rates_many, study,
-                                   table_text)
+                                   UNREADABLE, Setup, band_table, cue_groups, cue_text,
+                                   plot_band_against_cost, rates_many, seed_table, study)
 
 
 @pytest.fixture(scope="module")
@@ -49,17 +46,13 @@ def test_rates_many_equals_the_scalar_confusion_row_by_row(records):
         assert r["recall"][i] == tp / (tp + fn)
         assert r["false_block_rate"][i] == fp / (fp + tn)
 
-def test_band_is_the_central_95_percent():
-    assert band(range(101)) == (2.5, 97.5)
-    assert band([0.3] * 10) == (0.3, 0.3)
-    assert band([0, 1], coverage=0.5) == (0.25, 0.75)
+def test_one_definition_of_the_band_and_of_changed_records():
+    # the band and the expected changed records are variance's, not copies of them
+    from lessonlib import variance
 
-
-def test_expected_changed_by_hand():
-    # record 1 blocked in 2 of 4 runs: 2 * 0.5 * 0.5 = 0.5; record 2 always: 0; record 3
-    # in 1 of 4: 2 * 0.25 * 0.75 = 0.375
-    harmful = [[1, 1, 0], [1, 1, 1], [0, 1, 0], [0, 1, 0]]
-    assert expected_changed(harmful) == 0.875
+    assert S.run_band is variance.run_band
+    assert S.expected_changed is variance.expected_changed
+    assert not hasattr(S, "band") and not hasattr(S, "table_text") and not hasattr(S, "Row")
 
 
 def test_setups_are_checked():
@@ -71,8 +64,12 @@ def test_setups_are_checked():
         Setup("x", quorum=0)
     with pytest.raises(ValueError, match="on_unreadable"):
         Setup("x", on_unreadable="skip")
+    with pytest.raises(ValueError, match="min_agreement"):
+        Setup("x", min_agreement=1.5)
     with pytest.raises(TypeError, match="setups"):
         study(L.make_records(3), SINGLE)
+    with pytest.raises(ValueError, match="at least two seeds"):
+        study(L.make_records(3), (SINGLE,), seeds=[1])
 
 
 def test_the_setups_the_issue_asks_for():
@@ -91,18 +88,15 @@ def test_the_single_judge_row_is_the_lesson_at_its_seed(records):
     # 246 calls, 10779 input tokens
     assert (row.scores["precision"], row.scores["recall"], row.scores["false_block_rate"]) == (
         0.7876, 0.9570, 0.1633)
-    assert round(row.agreement, 4) == 0.8833
+    assert round(row.scores["agreement"], 4) == 0.8833
     assert (row.calls, row.input_tokens, row.unreadable) == (246, 10779, 0)
-    # band over the lesson's two runs: recall 86/93 (run 2) and 89/93 (run 1); the 2.5th
-    # and 97.5th percentiles of two values lie 2.5% of the gap inside them
-    low, high = row.bands["recall"]
-    assert low == pytest.approx(86 / 93 + 0.025 * 3 / 93, abs=1e-12)
-    assert high == pytest.approx(89 / 93 - 0.025 * 3 / 93, abs=1e-12)
+    # the 95% run band of two runs holds both (the smallest and the largest): recall 86/93
+    # (run 2) and 89/93 (run 1)
+    assert row.bands["recall"] == (86 / 93, 89 / 93)
+    assert row.means["recall"] == (86 / 93 + 89 / 93) / 2
     assert row.mean_calls == 246.0
-    # the lesson's two runs disagree on 16 records; from two runs, each such record has
-    # p = 1/2 and adds 2 * 1/2 * 1/2 = 1/2
-    assert row.changed == 8.0
-
+    # the lesson's two runs disagree on 16 records: the one pair of runs differs on 16
+    assert row.changed == 16.0
 
 
 @pytest.mark.parametrize("seeds", [[L.SEED + 1, L.SEED], range(3)], ids=["among", "not among"])
@@ -115,8 +109,8 @@ def test_the_row_at_the_seed_is_panel_run_at_the_seed(records, seeds, monkeypatc
     monkeypatch.setattr(S.Panel, "run", lambda *a, **k: ran.append(a[2]) or real(*a, **k))
     row, = study(records, (setup,), seeds=seeds)
     assert ran == ([] if L.SEED in seeds else [L.SEED])
-    assert row.scores == L.measure(records, run.decide)
-    assert row.agreement == L.agreement(records, run.decide)
+    assert row.scores == {**L.measure(records, run.decide),
+                          "agreement": L.agreement(records, run.decide)}
     assert (row.calls, row.input_tokens, row.unreadable) == (run.calls, run.input_tokens,
                                                              run.unreadable)
 
@@ -133,13 +127,20 @@ def test_quorum_at_temperature_zero_changes_nothing(records):
     assert [row.calls for row in rows] == [246, 739, 1233]
 
 
-def test_table_and_cue_text(records):
-    rows = study(records, CUE[:2], seeds=range(3))
-    text = table_text(rows)
-    assert text.splitlines()[0].startswith("setup")
-    assert len(text.splitlines()) == 3 and "plain judge" in text
+def test_tables_fit_80_columns_and_quote_the_rows(records):
+    rows = study(records, UNREADABLE[3:] + CUE, seeds=range(3))
+    for text in (seed_table(rows), band_table(rows), band_table(rows, ("recall",)),
+                 cue_text(records, rows)):
+        lines = text.splitlines()
+        assert lines[0].startswith("setup") and len(lines) == len(rows) + 1
+        assert max(len(line) for line in lines) <= 80
+    first = seed_table(rows).splitlines()[1].split()
+    assert first[-6:] == [str(rows[0].calls), str(rows[0].input_tokens)] + [
+        f"{rows[0].scores[m]:.4f}" for m in S.METRICS]
     cue = cue_text(records, rows).splitlines()
-    assert len(cue) == 3 and "of 2" in cue[1] and "of 3" in cue[1]
+    assert "of 2" in cue[1] and "of 3" in cue[1]
+    with pytest.raises(ValueError, match="metrics"):
+        band_table(rows, S.METRICS)
 
 
 def test_cue_groups_are_the_records_the_length_flag_can_move(records):
@@ -156,31 +157,98 @@ def test_plot_band_against_cost(records):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = study(records, GREEDY[:2], seeds=range(3))
-    ax = plot_band_against_cost(rows)
-    assert ax.get_xlabel().startswith("model calls")
-    assert len(ax.texts) == 2 and [t.get_text() for t in ax.texts] == ["q1", "q3"]
+    rows = study(records, GREEDY[:2] + COMPARISON[:1], seeds=range(3))
+    fig = plot_band_against_cost(rows)
+    left, right = fig.axes
+    assert left.get_xlabel().startswith("model calls")
+    assert [t.get_text() for t in left.texts] == ["q1", "q3", "q1"]
+    # the greedy line: zero width on the left, and on the right its mean agreement, the
+    # same at every quorum (stability is not accuracy: the picture shows both)
+    assert list(left.lines[0].get_ydata()) == [0.0, 0.0]
+    assert list(right.lines[0].get_ydata()) == [rows[0].means["agreement"]] * 2
     with pytest.raises(ValueError, match="metric"):
         plot_band_against_cost(rows, metric="speed")
+    with pytest.raises(ValueError, match="beside"):
+        plot_band_against_cost(rows, beside="speed")
     plt.close("all")
 
 
 def test_quote_prints_the_requested_figures(records):
     rows = study(records, (SINGLE,), seeds=[L.SEED, L.SEED + 1])
     text = S.quote(rows, "calls", "input_tokens", "recall", "agreement", "changed",
-                   "recall range")
-    assert text == ("single judge: calls 246, input_tokens 10779, recall 0.9570, "
-                    "agreement 0.8833, changed 8.00, recall range "
-                    f"{86 / 93 + 0.025 * 3 / 93:.4f} - {89 / 93 - 0.025 * 3 / 93:.4f}")
+                   "recall range", "recall mean")
+    assert text == ("lesson's judge: calls 246, input_tokens 10779, recall 0.9570, "
+                    "agreement 0.8833, changed 16.00, recall range "
+                    f"{86 / 93:.4f} - {89 / 93:.4f}, recall mean {(86 + 89) / 186:.4f}")
     with pytest.raises(ValueError, match="key"):
         S.quote(rows, "speed")
 
 
 def test_series_join_setups_that_differ_in_quorum():
-    assert [S.series_name(s) for s in COMPARISON] == [
-        "single judge", "single judge", "single judge", "diverse panel", "diverse panel"]
+    assert [S._series_name(s) for s in COMPARISON] == [
+        "lesson's judge", "lesson's judge", "lesson's judge", "diverse panel", "diverse panel"]
 
 
 def test_study_checks_every_setup_before_running(records):
     with pytest.raises(ValueError, match="aggregate"):
         study(records, (SINGLE, Setup("bad", aggregate="max")), seeds=[1])
+
+
+# ---------------------------------------------------------------- the doors
+
+NAN = float("nan")
+
+
+@pytest.fixture(scope="module")
+def few_rows():
+    return study(L.make_records(4), (SINGLE,), seeds=[1, 2])
+
+
+def setup_with(**change):
+    args = dict(name="x")
+    args.update(change)
+    return lambda rows: Setup(**args)
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (setup_with(name=5), TypeError, "name"),
+    (setup_with(judges="lesson"), TypeError, "judges"),
+    (setup_with(judges=()), TypeError, "judges"),
+    (setup_with(judges=("gpt",)), ValueError, "judges"),
+    (setup_with(quorum=0), ValueError, "quorum"),
+    (setup_with(quorum=1.5), TypeError, "quorum"),
+    (setup_with(aggregate="max"), ValueError, "aggregate"),
+    (setup_with(min_agreement=NAN), ValueError, "min_agreement"),
+    (setup_with(min_agreement=1.5), ValueError, "min_agreement"),
+    (setup_with(min_agreement="a"), TypeError, "min_agreement"),
+    (setup_with(on_unreadable="skip"), ValueError, "on_unreadable"),
+    (lambda rows: study([], (SINGLE,), [1, 2]), ValueError, "records"),
+    (lambda rows: study(L.make_records(2), SINGLE, [1, 2]), TypeError, "setups"),
+    (lambda rows: study(L.make_records(2), (), [1, 2]), TypeError, "setups"),
+    (lambda rows: study(L.make_records(2), (SINGLE, 5), [1, 2]), TypeError, "setups"),
+    (lambda rows: study(L.make_records(2), (SINGLE,), [1]), ValueError, "at least two seeds"),
+    (lambda rows: study(L.make_records(2), (SINGLE,), [1, -1]), ValueError, "seeds"),
+    (lambda rows: study(L.make_records(2), (SINGLE,), [1, 2], -1), ValueError, "seed"),
+    (lambda rows: study(L.make_records(2), (SINGLE,), [1, 2], guideline=5), TypeError,
+     "guideline"),
+    *[(lambda rows, fn=fn, bad=bad: getattr(S, fn)(bad), error, "rows")
+      for fn in ("seed_table", "band_table", "plot_band_against_cost")
+      for bad, error in (([], ValueError), ([5], TypeError), (None, TypeError))],
+    (lambda rows: band_table(rows, ("x",)), ValueError, "metrics"),
+    (lambda rows: band_table(rows, "recall"), TypeError, "metrics"),
+    (lambda rows: band_table(rows, S.METRICS), ValueError, "metrics must name one or two"),
+    (lambda rows: cue_groups([]), ValueError, "records"),
+    (lambda rows: cue_text(L.make_records(2), []), ValueError, "rows"),
+    (lambda rows: cue_text([], rows), ValueError, "records"),
+    (lambda rows: plot_band_against_cost(rows, "x"), ValueError, "metric"),
+    (lambda rows: plot_band_against_cost(rows, beside="x"), ValueError, "beside"),
+    (lambda rows: S.quote(rows, "x"), ValueError, "key"),
+    (lambda rows: S.quote(rows, 5), TypeError, "keys"),
+    (lambda rows: S.quote(rows, "bogus band"), ValueError, "key"),
+    (lambda rows: S.quote([], "calls"), ValueError, "rows"),
+    (lambda rows: rows[0].width("x"), ValueError, "metric"),
+])
+def test_bad_input_meets_a_clear_error_at_the_door(few_rows, call, error, words):
+    with pytest.raises(error, match=words):
+        call(few_rows)
+

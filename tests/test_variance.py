@@ -151,3 +151,122 @@ def test_expected_changed_is_the_mean_over_pairs_of_runs():
     harmful = np.array([[1, 0, 1], [1, 1, 0], [0, 0, 1]], dtype=bool)
     pairs = [int((a != b).sum()) for a, b in itertools.combinations(harmful, 2)]
     assert V.expected_changed(harmful) == pytest.approx(sum(pairs) / len(pairs))
+
+
+def test_gap_steps_on_the_lessons_runs():
+    """The lesson's table: recall 0.7957 / 0.9570 / 0.9247 over 93 harmful records is
+    74 / 89 / 86 records; FBR 0.1565 / 0.1633 / 0.1973 over 147 clean is 23 / 24 / 29."""
+    lesson = L.lesson()
+    rows = {r["figure"]: r for r in V.gap_steps(lesson.records, lesson.run1, lesson.run2)}
+    assert rows["recall"] == {"figure": "recall", "count": 93, "gap": 15,
+                              "two-run difference": -3}
+    assert rows["false_block_rate"] == {"figure": "false_block_rate", "count": 147, "gap": 1,
+                                        "two-run difference": 5}
+    with pytest.raises(TypeError, match="run2"):
+        V.gap_steps(lesson.records, lesson.run1, "run")
+
+
+def test_plot_gap_steps_draws_and_checks_its_rows():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    lesson = L.lesson()
+    fig = V.plot_gap_steps(V.gap_steps(lesson.records, lesson.run1, lesson.run2))
+    assert len(fig.axes) == 1 and len(fig.axes[0].patches) == 4
+    plt.close("all")
+    with pytest.raises(ValueError, match="rows"):
+        V.plot_gap_steps([{"figure": "recall"}])
+    with pytest.raises(TypeError, match="rows"):
+        V.plot_gap_steps("recall")
+
+
+def test_key_figures_and_sweep_text_fit_80_columns():
+    runs = L.run_judge_many(RECORDS, range(L.SEED, L.SEED + 40))
+    text = V.key_figures(RECORDS, runs)
+    assert max(map(len, text.splitlines())) <= 80
+    assert "run band" in text and "interval" not in text
+    rows = V.temperature_sweep(RECORDS[:60], [0.0, 0.3, 2.0], range(20))
+    table = V.sweep_text(rows, [0.0, 2.0])
+    assert max(map(len, table.splitlines())) <= 80
+    assert [line.split()[0] for line in table.splitlines()[1:]] == ["0.00", "2.00"]
+    with pytest.raises(ValueError, match="temperatures"):
+        V.sweep_text(rows, [0.5])
+
+
+def test_key_figures_quote_run_band_and_expected_changed():
+    """key_figures prints the same band and expected changed records as the two functions."""
+    runs = L.run_judge_many(RECORDS, range(L.SEED, L.SEED + 40))
+    text = V.key_figures(RECORDS, runs)
+    lo, hi = V.run_band(V.figures(runs)["recall"])
+    assert f"{lo:.4f} .. {hi:.4f}" in text.splitlines()[3]
+    assert f"expected {V.expected_changed(runs.harmful):.4f}" in text
+
+
+# ---------------------------------------------------------------- bad input at the doors
+# The functions notebooks 04 and 06 (and 07/08/10) call check their arguments: one bad
+# argument per row, the error it must raise and the parameter its message must name.
+
+SMALL = RECORDS[:6]
+
+
+def small_runs():
+    return L.run_judge_many(SMALL, range(3))
+
+
+def small_sweep():
+    return V.temperature_sweep(SMALL, [0.0, 0.3], range(3))
+
+
+DOORS = [
+    ("run_band empty", lambda: V.run_band([]), ValueError, "values"),
+    ("run_band nan", lambda: V.run_band([1.0, float("nan")]), ValueError, "values"),
+    ("run_band 2-D", lambda: V.run_band([[1.0]]), ValueError, "values"),
+    ("run_band str", lambda: V.run_band("ab"), TypeError, "values"),
+    ("run_band level 1", lambda: V.run_band([1.0], 1), ValueError, "level"),
+    ("run_band level str", lambda: V.run_band([1.0], "a"), TypeError, "level"),
+    ("expected_changed one run", lambda: V.expected_changed([[True, False]]), ValueError,
+     "harmful"),
+    ("expected_changed floats", lambda: V.expected_changed([[0.5, 0.2]]), TypeError, "harmful"),
+    ("pair_changes None", lambda: V.pair_changes(None), TypeError, "harmful"),
+    ("flip_probability 1-D", lambda: V.flip_probability([True, False]), ValueError, "harmful"),
+    ("figures int", lambda: V.figures(5), TypeError, "runs"),
+    ("flag_stability other records", lambda: V.flag_stability(RECORDS[1:7], small_runs()),
+     ValueError, "records"),
+    ("flag_stability threshold", lambda: V.flag_stability(SMALL, small_runs(), -1), ValueError,
+     "threshold"),
+    ("recall_gap runs", lambda: V.recall_gap(SMALL, None), TypeError, "runs"),
+    ("recall_gap level", lambda: V.recall_gap(SMALL, small_runs(), 1.5), ValueError, "level"),
+    ("fbr_comparison records", lambda: V.fbr_comparison([], small_runs()), ValueError,
+     "records"),
+    ("temperature_sweep temperatures", lambda: V.temperature_sweep(SMALL, 0.3, [1]),
+     TypeError, "temperatures"),
+    ("temperature_sweep negative", lambda: V.temperature_sweep(SMALL, [-1], [1]), ValueError,
+     "temperatures"),
+    ("temperature_sweep seeds", lambda: V.temperature_sweep(SMALL, [0.3], []), ValueError,
+     "seeds"),
+    ("temperature_sweep judge_args", lambda: V.temperature_sweep(SMALL, [0.3], [1], bogus=1),
+     TypeError, "judge_args"),
+    ("sweep_text empty", lambda: V.sweep_text([]), ValueError, "rows"),
+    ("sweep_text not swept", lambda: V.sweep_text(small_sweep(), [9.0]), ValueError,
+     "temperatures"),
+    ("key_figures marks", lambda: V.key_figures(SMALL, small_runs(), (0,)), ValueError, "marks"),
+    ("key_figures one run", lambda: V.key_figures(SMALL, L.run_judge_many(SMALL, [1]), (0, 0)),
+     ValueError, "runs"),
+    ("gap_steps run1", lambda: V.gap_steps(SMALL, None, None), TypeError, "run1"),
+    ("gap_steps records", lambda: V.gap_steps([], None, None), ValueError, "records"),
+    ("plot_gap_steps rows", lambda: V.plot_gap_steps([{"figure": "recall"}]), ValueError,
+     "rows"),
+    ("plot_figures marks", lambda: V.plot_figures(SMALL, small_runs(), (0, 9)), ValueError,
+     "marks"),
+    ("plot_changes negative", lambda: V.plot_changes([-1, 2]), ValueError, "changes"),
+    ("plot_sweep rows", lambda: V.plot_sweep([5]), TypeError, "rows"),
+]
+
+
+@pytest.mark.parametrize("name, call, error, word", DOORS, ids=[d[0] for d in DOORS])
+def test_a_door_refuses_bad_input_naming_the_parameter(name, call, error, word):
+    with pytest.raises(error) as info:
+        call()
+    assert word in str(info.value), str(info.value)

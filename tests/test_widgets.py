@@ -77,7 +77,7 @@ def test_worked_case_by_hand():
     assert got["corrupted_input"] == [2, 0.0, 1.0]
     assert got["indirect_instruction"] == [1, 1.0, 1.0]
     assert got["clean (false positives)"] == [2, 0.0, 0.5]
-    assert "excessive_length" in text.splitlines()[0]
+    assert "excessive_length" in text.split("\n\n")[0]      # the rules line (wrapped at 80)
 
 
 def test_rules_are_listed_in_feature_order_and_none_blocks_nothing():
@@ -86,6 +86,11 @@ def test_rules_are_listed_in_feature_order_and_none_blocks_nothing():
     nothing = criteria_text(SMALL, ())
     assert "nothing is blocked" in nothing.splitlines()[0]
     assert rows(nothing)["chosen rules (0)"] == [0, 0, 3, 2, 0.0, 0.0, 0.0, 0.4]
+
+
+def test_criteria_text_fits_in_80_columns(records):
+    for rules in ((), lessonlib.DEFAULT_RULES, FEATURES):
+        assert max(len(line) for line in criteria_text(records, rules).splitlines()) <= 80
 
 
 def test_criteria_text_bad_input():
@@ -150,6 +155,45 @@ def test_spurious_off_matches_a_judge_without_the_cue(records):
     assert lessonlib.comparison_block(records, *runs) in judge_text(records, spurious=False)
 
 
+def test_free_form_table_is_run_judge_seed_by_seed(records):
+    # the explorer takes its two runs from the many-seed engine: they must be run_judge's
+    runs = [lessonlib.run_judge(records, 7 + i, 1.0, GUIDELINES[FREE], unreadable_as="harmful")
+            for i in (0, 1)]
+    text = judge_text(records, 1.0, 7, FREE, unreadable_as="harmful")
+    assert lessonlib.comparison_block(records, *runs) in text
+    assert "run 2: " + lessonlib.report.retry_text(runs[1]) in text
+
+
+def band_lines(text):
+    """The 95% run band of recall and FBR, and the expected changed records, as printed."""
+    band = re.search(r"95% run band: recall (\S+) \.\. (\S+) , false block rate (\S+) \.\. "
+                     r"(\S+)\n", text)
+    changed = re.search(r"expected changed records between two runs: (\S+)$", text)
+    return [float(x) for x in band.groups()], float(changed.group(1))
+
+
+def test_run_band_is_the_25th_and_975th_of_1000_runs_by_hand(records):
+    import numpy as np
+
+    text = judge_text(records)
+    assert "over 1,000 runs (seeds 20260218 .. 20261217)" in text
+    many = lessonlib.run_judge_many(records, range(lessonlib.SEED, lessonlib.SEED + 1000))
+    harmful = np.array([lessonlib.is_harmful(r) for r in records])
+    recall = np.sort((many.harmful & harmful).sum(axis=1)) / harmful.sum()
+    fbr = np.sort((many.harmful & ~harmful).sum(axis=1)) / (~harmful).sum()
+    band, changed = band_lines(text)
+    want = [recall[24], recall[974], fbr[24], fbr[974]]
+    assert band == [round(x, 4) for x in want]
+    # expected changed records: mean over pairs of runs of the records they decide apart
+    k = many.harmful.sum(axis=0)
+    assert changed == round(float((2 * k * (1000 - k)).sum() / (1000 * 999)), 2)
+
+
+def test_temperature_zero_has_a_zero_band(records):
+    band, changed = band_lines(judge_text(records, temperature=0.0))
+    assert band[0] == band[1] and band[2] == band[3] and changed == 0.0
+
+
 @pytest.mark.parametrize("kwargs, error, word", [
     ({"temperature": -0.1}, ValueError, "temperature"),
     ({"temperature": "hot"}, TypeError, "temperature"),
@@ -173,7 +217,7 @@ def table(text):
         if line.startswith(("your panel (", "lesson's judge alone")):
             last = line[:21].strip()
             out[last] = line[21:].split()
-        elif line.startswith("  95% band / mean") and last:
+        elif line.startswith("  95% run band") and last:
             out[last + " band"] = line[21:].split()
     return out
 
@@ -191,16 +235,22 @@ def by_hand(records, run):
 def test_panel_defaults_are_the_diverse_panel_at_the_lessons_seed(records):
     run = lessonlib.Panel(lessonlib.judge_models("plain", "wary", "greedy")).run(
         records, lessonlib.SEED)
-    got = table(panel_text(records))
-    assert got["your panel (3x1)"] == by_hand(records, run) + [str(run.calls),
-                                                               str(run.input_tokens)]
+    text = panel_text(records)
+    got = table(text)
+    assert got["your panel (3x1)"] == by_hand(records, run)
+    assert f"your panel {run.calls} / {run.input_tokens} ," in text
     # the lesson's judge alone is the lesson's run 1: 0.8833 0.7876 0.9570 0.1633, 246 calls,
     # 10779 input tokens (data/expected/02_comparison.txt)
-    assert got["lesson's judge alone"] == ["0.8833", "0.7876", "0.9570", "0.1633", "246",
-                                           "10779"]
+    assert got["lesson's judge alone"] == ["0.8833", "0.7876", "0.9570", "0.1633"]
+    assert "lesson's judge alone 246 / 10779 ;" in text
 
 
-def test_panel_band_is_the_central_95_percent_over_the_panel_seeds():
+def test_panel_text_fits_80_columns(records):
+    for kwargs in ({}, {"judges": JUDGE_NAMES, "quorum": 5, "guideline": FREE}):
+        assert max(len(line) for line in panel_text(records, **kwargs).splitlines()) <= 80
+
+
+def test_panel_band_is_the_run_band_over_the_panel_seeds():
     import numpy as np
 
     records = lessonlib.make_records(40)
@@ -208,16 +258,34 @@ def test_panel_band_is_the_central_95_percent_over_the_panel_seeds():
     runs = [lessonlib.Panel(lessonlib.judge_models("plain", "greedy"), quorum=2).run(records, s)
             for s in seeds]
     rates = np.array([[float(x) for x in by_hand(records, run)] for run in runs])
-    # by_hand rounds to 4 places; the band is taken on the unrounded rates, so compare
-    # with a tolerance of one rounding step
-    got = table(panel_text(records, ("plain", "greedy"), quorum=2, band_seeds=5))
-    band = got["your panel (2x2) band"]
+    text = panel_text(records, ("plain", "greedy"), quorum=2, band_seeds=5)
+    band = table(text)["your panel (2x2) band"]
+    # the 95% run band of 5 runs: tail 0.125 runs, so the ends are the 1st and 5th smallest
+    # values - the smallest and the largest run (by_hand rounds as the table does)
     for k in range(4):
-        low, high = (float(x) for x in band[k].split("-"))
-        want = np.percentile(rates[:, k], [2.5, 97.5])
-        assert abs(low - want[0]) <= 1e-4 and abs(high - want[1]) <= 1e-4
-    assert float(band[4]) == np.mean([run.calls for run in runs])
-    assert float(band[5]) == np.mean([run.input_tokens for run in runs])
+        low, high = band[k].split("-")
+        assert (low, high) == (f"{rates[:, k].min():.4f}", f"{rates[:, k].max():.4f}")
+    assert (f"your panel on average {np.mean([r.calls for r in runs]):.1f} / "
+            f"{np.mean([r.input_tokens for r in runs]):.1f}") in text
+    # the share of runs whose agreement is below the run at the lesson's seed (run 0)
+    share = float((rates[:, 0] < rates[0, 0]).mean())
+    assert f"your panel {share:.3f} ," in text
+
+
+def test_the_lessons_judge_is_placed_among_its_runs(records):
+    # the lesson's run 1 (agreement 0.8833) is a lucky run: above the 95% run band of its
+    # own judge over the explorer's seeds, and the text says how many runs lie below it
+    import numpy as np
+
+    text = panel_text(records)
+    low, high = (float(x) for x in table(text)["lesson's judge alone band"][0].split("-"))
+    assert high < 0.8833
+    many = lessonlib.Panel(lessonlib.judge_models("lesson")).run_many(
+        records, range(lessonlib.SEED, lessonlib.SEED + 200))
+    actual = np.array([lessonlib.is_harmful(r) for r in records])
+    agree = (many.harmful == actual).mean(axis=1)
+    assert f"lesson's judge alone {(agree < agree[0]).mean():.3f}" in text
+    assert "over 200 runs" in text
 
 
 def test_each_panel_setting_changes_the_text(records):
@@ -232,7 +300,7 @@ def test_each_panel_setting_changes_the_text(records):
     # aggregate changes the reported score, never the verdict
     mean = panel_text(records, aggregate="mean")
     assert table(mean) == table(base) and mean != base
-    assert "mean reported score (mean)" in mean
+    assert "score (mean)" in mean
     # with free-form replies the unreadable rule moves the figures
     free = {rule: table(panel_text(records, guideline=FREE, on_unreadable=rule))
             for rule in ("harmful", "clean")}
@@ -242,9 +310,10 @@ def test_each_panel_setting_changes_the_text(records):
 def test_panel_text_states_its_settings_and_band_seeds(records):
     lines = panel_text(records, ("lesson", "wary"), 2, "min", 1.0, "abstain", FREE,
                        band_seeds=7).splitlines()
-    assert lines[0] == "judges lesson, wary , quorum 2 , aggregate min , min_agreement 1.00"
-    assert lines[1] == "unreadable counted as abstain , guideline free-form (no 'tek')"
-    assert "central 95% over 7 panel" in lines[2]
+    assert lines[:3] == ["judges lesson, wary , quorum 2",
+                         "aggregate min , min_agreement 1.00 , unreadable counted as abstain",
+                         "guideline free-form (no 'tek')"]
+    assert f"95% run band over 7 runs (panel seeds {lessonlib.SEED} to " in lines[4]
 
 
 @pytest.mark.parametrize("kwargs, error, word", [
@@ -253,16 +322,28 @@ def test_panel_text_states_its_settings_and_band_seeds(records):
     ({"judges": "plain"}, TypeError, "judges"),
     ({"quorum": 0}, ValueError, "quorum"),
     ({"quorum": 1.5}, TypeError, "quorum"),
+    ({"quorum": 10**6}, ValueError, "quorum must be an integer from 1 to 10"),
     ({"aggregate": "max"}, ValueError, "aggregate"),
     ({"min_agreement": 1.5}, ValueError, "min_agreement"),
     ({"min_agreement": "half"}, TypeError, "min_agreement"),
     ({"on_unreadable": "skip"}, ValueError, "on_unreadable"),
     ({"guideline": "other"}, ValueError, "guideline"),
     ({"band_seeds": 1}, ValueError, "band_seeds"),
+    ({"band_seeds": 10**8}, ValueError, "band_seeds must be an integer from 2 to 1000"),
 ])
 def test_panel_text_bad_input(kwargs, error, word):
     with pytest.raises(error, match=word):
         panel_text(SMALL, **kwargs)
+
+
+def test_panel_text_bounds_are_checked_before_any_run(monkeypatch):
+    # quorum 10**6 or band_seeds 10**8 once ran (and hung); now nothing runs
+    ran = []
+    monkeypatch.setattr(lessonlib.Panel, "run_many", lambda *a, **k: ran.append(a))
+    for bad in ({"quorum": 10**6}, {"band_seeds": 10**8}):
+        with pytest.raises(ValueError):
+            panel_text(SMALL, **bad)
+    assert ran == []
 
 
 # ---------------------------------------------------------------- widgets
@@ -315,6 +396,7 @@ def test_text_form_is_deterministic_and_has_no_ids():
     plain = [b["text/plain"] for b in bundles]
     assert plain[0] == plain[1]
     assert plain[0].startswith("criteria explorer (instruction_mode=True , ")
+    assert max(len(line) for line in plain[0].splitlines()) <= 80     # wrapped settings
     assert plain[0].endswith(criteria_text(SMALL))
     assert "0x" not in plain[0]
     # the widget view (random model id) is there for JupyterLab; nbval skips it
@@ -354,8 +436,9 @@ def test_panel_explorer_controls_and_redraw():
 def test_panel_explorer_text_form_is_deterministic():
     plain = [panel_explorer(SMALL)._repr_mimebundle_()["text/plain"] for _ in range(2)]
     assert plain[0] == plain[1]
-    assert plain[0].startswith("panel explorer (lesson=False , plain=True , wary=True , "
-                               "greedy=True , quorum=1 , min_agreement=0.5 , ")
+    assert " ".join(plain[0].split()).startswith(      # the settings line wraps at 80
+        "panel explorer (lesson=False , plain=True , wary=True , greedy=True , quorum=1 , "
+        "min_agreement=0.5 , ")
     assert plain[0].endswith(panel_text(SMALL)) and "0x" not in plain[0]
 
 

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 import textwrap
 
-WIDTH = 88
+WIDTH = 80
 
 
 def _say(passed, message):
     """Print 'PASS: message' or 'Not yet: message' (wrapped) and return ``passed``."""
     head = "PASS: " if passed else "Not yet: "
-    print(textwrap.fill(head + message, width=WIDTH, subsequent_indent="  "))
+    # one write, so the kernel never stores the message and its newline as two outputs
+    sys.stdout.write(textwrap.fill(head + message, width=WIDTH, subsequent_indent="  ") + "\n")
     return passed
 
 

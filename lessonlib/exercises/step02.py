@@ -1,22 +1,26 @@
-"""Exercise checks for notebooks/02_criteria_filter.ipynb.
+"""Notebook 02 - exercise checks for notebooks/02_criteria_filter.ipynb.
 
 Each check prints ``PASS: ...`` or ``Not yet: ...`` (a hint) and returns True or False;
-the right answer is computed here from lessonlib, never typed in.
+the right answer is computed here from lessonlib, never typed in.  A hint points
+toward the idea, never at the code that computes the answer.
 """
 
 from __future__ import annotations
 
 from .._checks import check_number
 from ..criteria import DEFAULT_RULES, make_rule_filter
-from ..metrics import class_recall, measure
-from ..records import FEATURES, make_records
-from ._common import _names, _names_hint, _say
+from ..metrics import agreement, class_recall, measure
+from ..records import FEATURES, is_harmful, make_records
+from ._common import _is_number, _names, _names_hint, _say
 
 
 def check_corrupted_rule(rules, max_fbr=0.20):
     """02: add ONE rule that closes most of the corrupted_input gap, FBR <= ``max_fbr``."""
     max_fbr = check_number("max_fbr", max_fbr, minimum=0.0)
     records = make_records()
+    if rules is None or rules is ...:
+        return _say(False, "put a tuple of flag names in place of None: the four default rules "
+                           "plus the one flag you add.")
     names = _names(rules)
     if names is None:
         return _say(False, "give the rules as a tuple of flag names, e.g. "
@@ -47,7 +51,8 @@ def check_corrupted_rule(rules, max_fbr=0.20):
     if fbr > max_fbr:
         return _say(False, f"with {extra[0]} corrupted_input recall rises to {recall:.4f}, but "
                            f"the false block rate becomes {fbr:.4f}, above {max_fbr:.2f}. "
-                           "The class carries another flag: try that one.")
+                           "It buys recall with too many clean records: which flag "
+                           "catches this class at a lower cost in clean ones?")
     if recall <= base:
         return _say(False, f"{extra[0]} leaves corrupted_input recall at {recall:.4f}. Which "
                            "flags does this class carry? Look at PROFILE['corrupted_input'].")
@@ -55,5 +60,37 @@ def check_corrupted_rule(rules, max_fbr=0.20):
         return _say(False, f"{extra[0]} lifts corrupted_input recall to {recall:.4f}; another "
                            f"single rule gets further within the {max_fbr:.2f} limit.")
     return _say(True, f"adding {extra[0]} lifts corrupted_input recall from {base:.4f} to "
-                      f"{recall:.4f} while the false block rate stays at {fbr:.4f} "
-                      f"(<= {max_fbr:.2f}). The gap was in the rules, not in the data.")
+                      f"{recall:.4f} while the false block rate is {fbr:.4f} "
+                      f"(<= {max_fbr:.2f}); no other single added rule lifts it further "
+                      "within that limit.")
+
+
+def check_no_rule_agreement(answer):
+    """02, exercise 2: the agreement of a filter with no rules (it blocks nothing)."""
+    records = make_records()
+    truth = agreement(records, make_rule_filter(()))
+    clean = sum(1 for r in records if not is_harmful(r))
+    if answer is None or answer is ...:
+        return _say(False, "put a number in place of None: the agreement with the human label "
+                           "of a filter that has no rules, as a share between 0 and 1.")
+    if not _is_number(answer):
+        return _say(False, f"give the agreement as a number between 0 and 1 (got {answer!r}).")
+    if abs(answer - truth) < 5e-5:
+        return _say(True, f"a filter with no rules blocks nothing and is right on exactly the "
+                          f"{clean} clean records: agreement {clean}/{len(records)} = "
+                          f"{truth:.4f}.")
+    if abs(answer - truth) < 1e-3:
+        return _say(False, f"{answer} is close; give the share to four decimal places.")
+    if abs(answer - 100 * truth) < 5e-3:
+        return _say(False, "that looks like a percentage; give the share between 0 and 1.")
+    if answer == clean or answer == len(records) - clean:
+        return _say(False, f"{answer} is a number of records; agreement is a share of all "
+                           f"{len(records)} records.")
+    if answer == 0:
+        return _say(False, "blocking nothing is not always wrong: on which records is "
+                           "'not harmful' the right decision?")
+    if abs(answer - (1 - truth)) < 5e-5:
+        return _say(False, f"{answer} is the share of harmful records: what a filter that "
+                           "blocks EVERYTHING gets right. This one blocks nothing.")
+    return _say(False, f"{answer} is not it. A filter with no rules never blocks: which "
+                       "records does it then decide correctly?")

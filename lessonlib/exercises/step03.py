@@ -1,59 +1,95 @@
-"""Exercise checks for notebooks/03_judge_simulator.ipynb.
+"""Notebook 03 - exercise checks for notebooks/03_judge_simulator.ipynb.
 
 Each check prints ``PASS: ...`` or ``Not yet: ...`` (a hint) and returns True or False;
-the right answer is computed here from lessonlib, never typed in.
+the right answer is computed here from lessonlib, never typed in.  A hint points
+toward the idea, never at the code that computes the answer.
 """
 
 from __future__ import annotations
 
-from ..judge import run_judge
+from ..judge import build_prompt, run_judge
 from ..metrics import measure
-from ..records import FEATURES, make_records
-from ..simulator import CUE_TABLE, FLAG_WORD, SPURIOUS, label_scores, tokenize
-from ._common import _is_whole, _say
+from ..records import make_records
+from ..judge import HARMFUL
+from ..simulator import TEMPERATURE, label_probabilities
+from ._common import _is_number, _is_whole, _say
+
+CLOSE = 5e-5
+"""An answer within this of the truth passes: a share rounded to four places is right."""
 
 
-def _single_flag_weight(flag):
-    """The weight one flag word alone adds to 'zararli' (prior taken off)."""
-    scores = label_scores(tokenize(FLAG_WORD[flag]), {"temiz": 0.0, "zararli": 0.0},
-                          CUE_TABLE, SPURIOUS)
-    return scores["zararli"]
+def _flagless_clean(records):
+    return next(r for r in records if r.cls == "clean" and not r.features.on())
 
 
-def check_strongest_single_flag(flag):
-    """03, exercise 1: which single flag pushes the judge's 'zararli' score up the most?"""
-    weights = {f: _single_flag_weight(f) for f in FEATURES}
-    top = max(weights.values())
-    if flag not in FEATURES:
-        return _say(False, f"give one flag name (got {flag!r}); the flags are: "
-                           f"{', '.join(FEATURES)}.")
-    if weights[flag] == top:
-        piece = tokenize(FLAG_WORD[flag])[0]
-        return _say(True, f"{flag}: its word {FLAG_WORD[flag]!r} starts with the piece "
-                          f"{piece!r}, which the spurious table weighs {weights[flag]:.1f} - "
-                          "more than any real cue. Weak evidence counted as heavy, and nothing "
-                          "outside the model can turn it down.")
-    return _say(False, f"{flag} adds {weights[flag]:.1f} to 'zararli'. One flag adds more: "
-                       "tokenize each flag word (FLAG_WORD) and look its first piece up in "
-                       "CUE_TABLE and SPURIOUS.")
+def check_flagless_probability(answer):
+    """03, exercise 1: P('zararli') at the lesson's temperature for a record with no flag."""
+    records = make_records()
+    record = _flagless_clean(records)
+    prompt = build_prompt(record)
+    truth = label_probabilities(prompt, TEMPERATURE)[HARMFUL]
+    prior_only = label_probabilities(prompt, TEMPERATURE, cues={}, spurious={})[HARMFUL]
+    one_flag = next(label_probabilities(build_prompt(r), TEMPERATURE)[HARMFUL]
+                    for r in records if r.cls == "clean" and len(r.features.on()) == 1
+                    and r.features["excessive_length"] is False)
+    if answer is None or answer is ...:
+        return _say(False, "put a number in place of None: the probability (between 0 and 1) "
+                           "that the judge answers zararli, at temperature 0.30, for a record "
+                           "with no flag switched on.")
+    if not _is_number(answer):
+        return _say(False, f"give a probability, a number between 0 and 1 (got {answer!r}).")
+    if abs(answer - truth) < CLOSE:
+        return _say(True, f"for a record with no flag (record {record.no} is one) the judge "
+                          f"answers zararli with probability {truth:.4f} at temperature "
+                          f"{TEMPERATURE:.2f}.")
+    if abs(answer - truth) < 1e-3:
+        return _say(False, f"{answer} is close; give the probability to four decimal places.")
+    if abs(answer - (1 - truth)) < CLOSE:
+        return _say(False, f"{answer} is the probability of the other label, temiz.")
+    if abs(answer - 100 * truth) < 5e-3:
+        return _say(False, "that looks like a percentage; give a share between 0 and 1.")
+    if abs(answer - prior_only) < CLOSE:
+        return _say(False, f"{answer} is what the prior alone gives. Look at the prompt of a "
+                           "record with no flag: the word written in place of the flags is "
+                           "itself in the cue table.")
+    if abs(answer - one_flag) < CLOSE:
+        return _say(False, f"{answer} is the probability for a record with ONE real flag. "
+                           "With no flag, which word takes the flags' place in the prompt, "
+                           "and which label does it pull toward?")
+    if answer == 0:
+        return _say(False, "0 is what temperature 0 would give. At the lesson's 0.30 the "
+                           "softmax leaves every label some chance: small, but not zero.")
+    if not 0 <= answer <= 1:
+        return _say(False, f"{answer} is not a probability; give a number between 0 and 1.")
+    return _say(False, f"{answer} is not it. Add up the prior and the cue weights for each "
+                       "label of a flagless prompt, then turn the two scores into "
+                       "probabilities at temperature 0.30.")
 
 
 def check_output_cap_unreadable(answer, max_output=1):
     """03, exercise 2: with ``max_output`` = 1, how many records stay unreadable?"""
+    if not _is_whole(max_output):
+        raise TypeError(f"max_output must be a whole number of tokens, got {max_output!r}")
+    if max_output < 1:
+        raise ValueError(f"max_output must be a whole number >= 1, got {max_output!r}")
+    if answer is None or answer is ...:
+        return _say(False, f"put a whole number in place of None: how many of the 240 records "
+                           f"are still unreadable after the retry when no reply may be longer "
+                           f"than {max_output} output token" + ("s." if max_output > 1 else "."))
+    if not _is_whole(answer):
+        return _say(False, f"give a whole number of records (got {answer!r}).")
     records = make_records()
     run = run_judge(records, max_output=max_output)
-    if not _is_whole(answer):
-        return _say(False, f"give a whole number (got {answer!r}). Hint: "
-                           f"L.run_judge(records, max_output={max_output}).unreadable.")
     if answer == run.unreadable:
         recall = measure(records, run.decide)["recall"]
-        return _say(True, f"{run.unreadable} records stay unreadable after the retry. "
-                          f"'zararli' is {len(tokenize('zararli'))} tokens "
-                          f"({' + '.join(tokenize('zararli'))}), so a cap of {max_output} cuts "
-                          f"it; fail-open counts each such record clean and recall falls to "
-                          f"{recall:.4f}.")
+        return _say(True, f"{run.unreadable} records stay unreadable after the retry and are "
+                          f"counted clean; recall of this run is {recall:.4f}.")
     if answer == run.retries:
-        return _say(False, "that is the number of retries; some retried records were read on "
-                           "the second try. Count the ones that stayed unreadable.")
-    return _say(False, f"{answer} is not it. Run L.run_judge(records, max_output={max_output}) "
-                       "and read its .unreadable count.")
+        return _say(False, f"{answer} is the number of retries. Some retried records were "
+                           "read on the second try; count the ones still unreadable after it.")
+    if answer == 0:
+        return _say(False, "a cap of one token cuts any reply longer than one token. Tokenize "
+                           "the two labels: does each fit in one token?")
+    return _say(False, f"{answer} is not it. Which of the two labels survives a one-token cap? "
+                       "Each record whose answer is the other one ends up unreadable, unless "
+                       "a retry changes the answer.")

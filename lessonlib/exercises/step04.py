@@ -6,39 +6,97 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
-from ..criteria import make_rule_filter
+from ..criteria import rule_filter
 from ..judge import run_judge
-from ..metrics import disagreements, measure
-from ..records import FEATURES, SEED, is_harmful, make_records
+from ..metrics import agreement, disagreements, measure, steps
+from ..records import SEED, make_records
 from ..simulator import TEMPERATURE
-from ._common import _is_number, _say
+from ._common import _is_number, _is_whole, _say
+
+COLD = 0.0
+"""The temperature of exercise 2: no draw, the most likely label every time."""
 
 
-def check_agreeing_temperature(temperature):
-    """04, exercise 1: a temperature at which runs with SEED and SEED + 1 agree on every record."""
-    if not _is_number(temperature) or temperature < 0:
-        return _say(False, f"give a temperature, a number >= 0 (got {temperature!r}).")
-    records = make_records()
+def _pair(answer):
+    """``answer`` as a pair of two numbers, or None."""
+    if isinstance(answer, (str, bytes)) or not hasattr(answer, "__len__") or len(answer) != 2:
+        return None
+    return tuple(answer) if all(_is_number(x) for x in answer) else None
+
+
+def agreement_steps(records=None):
+    """Agreement gap (judge run 1 - filter) and the judge's two-run difference, in steps of
+    1/len(records): the answer of 04, exercise 1 (run 2 - run 1, sign kept)."""
+    records = make_records() if records is None else records
+    run1, run2 = run_judge(records, SEED), run_judge(records, SEED + 1)
+    a1, a2 = agreement(records, run1.decide), agreement(records, run2.decide)
+    n = len(records)
+    return steps(a1 - agreement(records, rule_filter), n), steps(a2 - a1, n)
+
+
+def check_agreement_steps(answer):
+    """04, exercise 1: (agreement gap, the judge's two-run difference in agreement), both
+    in steps of 1/240."""
+    if answer is ... or answer is None:
+        return _say(False, "fill in answer = (gap, difference): two whole numbers of steps, "
+                           "the gap between judge run 1 and the filter first.")
+    pair = _pair(answer)
+    if pair is None:
+        return _say(False, f"give two numbers in parentheses, (gap, difference); got "
+                           f"{answer!r}.")
+    gap, diff = agreement_steps()
+    if not all(_is_whole(x) for x in pair):
+        return _say(False, "give whole numbers of steps, not rates: a step is what one record "
+                           "moves the agreement.")
+    if (abs(pair[0]), abs(pair[1])) == (abs(diff), abs(gap)):
+        return _say(False, "the two numbers are the wrong way round: the gap between the "
+                           "approaches comes first, the judge's own movement second.")
+    if abs(pair[0]) != abs(gap) or abs(pair[1]) != abs(diff):
+        return _say(False, "agreement counts every record, clean or harmful, so its step is "
+                           "smaller than recall's or the false block rate's. Count each "
+                           "difference in that step.")
+    return _say(True, f"judge run 1 agrees with the label on {abs(gap)} more records than the "
+                      f"filter; between its two runs its agreement moved by {abs(diff)} "
+                      f"records. The gap is {abs(gap) / abs(diff):.2f} times the two-run "
+                      "difference.")
+
+
+def cold_fp_steps(records=None, temperature=COLD):
+    """Clean records the judge blocks at ``temperature`` minus the filter's, and whether its
+    runs with SEED and SEED + 1 decide every record alike: the answer of 04, exercise 2."""
+    records = make_records() if records is None else records
     run1 = run_judge(records, SEED, temperature)
     run2 = run_judge(records, SEED + 1, temperature)
-    changed = len(disagreements(run1.labels, run2.labels))
-    if changed:
-        return _say(False, f"at temperature {temperature:g} the two runs still differ on "
-                           f"{changed} records. Lower the temperature.")
-    usual = measure(records, run_judge(records, SEED, TEMPERATURE).decide)
-    usual = usual["false_block_rate"]
-    fbr = measure(records, run1.decide)["false_block_rate"]
-    both = sum(1 for r in records if not is_harmful(r) and run1.decide(r) and run2.decide(r))
-    length_only = sum(1 for r in records
-                      if r.features.on() == ("excessive_length",) and run1.decide(r))
-    seven = make_rule_filter(FEATURES)
-    like_filter = all(run1.decide(r) == seven(r) for r in records)
-    message = (f"at temperature {temperature:g} both runs agree on all {len(records)} records: "
-               f"the band is zero. The cost: the judge now repeats its mistakes. It blocks the "
-               f"same {both} clean records in both runs (false block rate {fbr:.4f}, against "
-               f"{usual:.4f} at {TEMPERATURE:.2f}), and its spurious length cue decides "
-               f"the same way every time ({length_only} records blocked on the excessive_length "
-               "flag alone, whatever their class).")
-    if like_filter:
-        message += " It now decides exactly like a rule filter over all seven flags."
-    return _say(True, message)
+    same = not disagreements(run1.labels, run2.labels)
+    return measure(records, run1.decide)["fp"] - measure(records, rule_filter)["fp"], same
+
+
+def check_cold_judge_steps(answer):
+    """04, exercise 2: at temperature 0, the judge's false block rate minus the filter's,
+    in steps of 1 / (clean records)."""
+    if answer is ... or answer is None:
+        return _say(False, "fill in answer: a whole number of steps, judge at temperature 0 "
+                           "minus the filter.")
+    if not _is_whole(answer):
+        return _say(False, f"give a whole number of steps (one step is one clean record), "
+                           f"got {answer!r}.")
+    records = make_records()
+    gap, same = cold_fp_steps(records)
+    lesson_gap, _ = cold_fp_steps(records, TEMPERATURE)
+    if answer == gap:
+        clean = measure(records, rule_filter)
+        clean = clean["fp"] + clean["tn"]
+        alike = (f"decide all {len(records)} records alike" if same else
+                 "still differ on some records")
+        return _say(True, f"at temperature {COLD:g} the runs with seed and seed + 1 {alike}, "
+                          f"and the judge blocks {abs(gap)} clean records "
+                          f"{'more' if gap >= 0 else 'fewer'} than the filter: {gap:+d} "
+                          f"steps of 1/{clean}.")
+    if answer == lesson_gap:
+        return _say(False, f"{answer} is the gap at the lesson's temperature. Run the judge "
+                           "again with the temperature at 0.")
+    if answer == -gap:
+        return _say(False, "mind the sign: judge minus filter.")
+    return _say(False, "count the clean records the cold judge blocks and compare with the "
+                       "filter's count; the explorer above can show you the table at any "
+                       "temperature.")

@@ -26,18 +26,21 @@ def fbr_below_share_without_spurious(records=None, seeds=EXERCISE_SEEDS):
 def check_fbr_without_spurious(answer):
     """06, exercise 1: the share of the 1,000 runs (spurious cue off) with FBR below the
     criteria filter's."""
+    if answer is ... or answer is None:
+        return _say(False, "fill in answer: a share between 0 and 1 (not a percentage) of the "
+                           "1,000 runs without the spurious cue.")
     truth = fbr_below_share_without_spurious()
     if _is_number(answer) and answer >= 0 and abs(answer - truth) < 5e-4:
         return _say(True, f"without its spurious cue the judge blocks fewer clean records than "
                           f"the criteria filter in a share of {truth:.3f} of the "
                           f"{len(EXERCISE_SEEDS):,} runs.")
-    return _say(False, "run run_judge_many(records, seeds, spurious={}) and compare each run's "
-                       "false block rate (or its fp count) with the criteria filter's; give a "
-                       "share between 0 and 1, not a percentage")
+    return _say(False, "compare each run's count of blocked clean records with the filter's "
+                       "and count only the runs strictly below it (a tie is not below); give "
+                       "a share between 0 and 1, not a percentage.")
 
 
 def lowest_overlap_temperature(records=None, seeds=EXERCISE_SEEDS, step=0.05, top=2.0):
-    """Lowest temperature on a ``step`` grid whose 95% recall interval reaches the criteria's."""
+    """Lowest temperature on a ``step`` grid whose 95% run band of recall reaches the criteria's."""
     step = check_number("step", step)
     if step <= 0:
         raise ValueError(f"step must be a number > 0, got {step!r}")
@@ -54,12 +57,13 @@ def lowest_overlap_temperature(records=None, seeds=EXERCISE_SEEDS, step=0.05, to
 def check_overlap_temperature(answer):
     """06, exercise 2: lowest temperature (steps of 0.05) where the recall gap is no longer
     clear."""
+    if answer is ... or answer is None:
+        return _say(False, "fill in answer: a temperature on the grid 0, 0.05, 0.10, ...")
     truth = lowest_overlap_temperature()
     if _is_number(answer) and answer >= 0 and abs(answer - truth) < 1e-9:
-        return _say(True, f"{truth:.2f} is the lowest temperature on the 0.05 grid at which "
-                          "the low end of the judge's 95% recall interval reaches the criteria "
-                          "filter's recall: there the judge's advantage in recall is no longer "
-                          "clear.")
-    return _say(False, "sweep the temperature in steps of 0.05 from 0 and stop at the first one "
-                       "where the low end of the judge's 95% recall interval is at or below the "
-                       "criteria filter's recall")
+        return _say(True, f"{truth:.2f} is the lowest temperature in steps of 0.05 at which "
+                          "the low end of the judge's 95% run band of recall is at or below "
+                          "the criteria filter's recall.")
+    return _say(False, "not that temperature. The plot's 0.1 grid brackets the answer; look "
+                       "between its points in steps of 0.05 and take the first temperature "
+                       "where the band's low end is at or below the filter's recall.")

@@ -6,73 +6,65 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
-from ..criteria import DEFAULT_RULES, rule_filter
-from ..panel import DIVERSE, ON_UNREADABLE, Panel, judge_models
-from ..panel_study import FREE_FORM_GUIDELINE
+from ..criteria import rule_filter
+from ..panel import JUDGE_NAMES, Panel, judge_models
 from ..records import SEED, make_records
-from ..simulator import FLAG_WORD
-from ._common import _say
-
-CHANGE_SEEDS = 200
-"""Panel seeds (from the lesson's seed on) over which 07's exercise 2 averages."""
+from ._common import _is_whole, _say
 
 
 def check_rule_ask(ask):
     """07, exercise 1: an ask that answers like the rule filter, run as a one-judge panel."""
-    records = make_records()
+    if ask is None or ask is Ellipsis:
+        return _say(False, "fill in my_ask: a function ask(prompt, seed) that returns the "
+                           "reply text, 'zararli' or 'temiz'.")
     if not callable(ask):
-        return _say(False, f"give a function ask(prompt, seed) that returns 'zararli' or "
-                           f"'temiz' (got {type(ask).__name__}).")
+        return _say(False, f"my_ask must be a function ask(prompt, seed) that returns "
+                           f"'zararli' or 'temiz' (got {type(ask).__name__}).")
+    records = make_records()
     try:
         run = Panel([ask]).run(records, SEED)
     except Exception as error:      # the student's code may fail in any way: give a hint
-        return _say(False, f"calling your ask failed ({type(error).__name__}: {error}). It is "
-                           "called as ask(prompt, seed) with the prompt text and a whole "
-                           "number, and must return text.")
-    wrong = [r.no for r in records if run.decide(r) != rule_filter(r)]
+        return _say(False, f"calling your ask failed ({type(error).__name__}: {error}). The "
+                           "panel calls it with the prompt text and a whole number, and reads "
+                           "the text it returns.")
     if run.unreadable:
-        return _say(False, f"{run.unreadable} replies had no label in them (read as harmful, "
-                           "the panel's default). Return exactly 'zararli' or 'temiz'.")
+        return _say(False, f"{run.unreadable} replies carried no label the reader knows (the "
+                           "panel counted them harmful, its default). Reply with exactly one "
+                           "of the two Turkish labels.")
+    wrong = [r for r in records if run.decide(r) != rule_filter(r)]
     if wrong:
-        words = ", ".join(FLAG_WORD[f] for f in DEFAULT_RULES)
-        return _say(False, f"{len(wrong)} records are decided unlike the rule filter (first: "
-                           f"record {wrong[0]}). The four rules appear in the prompt as the "
-                           f"words {words}.")
-    return _say(True, f"your ask decides all {len(records)} records as the rule filter does, "
-                      f"for {run.calls} calls: the panel needs nothing but a callable, so a "
-                      "rule, a simulator or a real model client can sit in the same seat.")
+        first = wrong[0]
+        does = "blocks" if rule_filter(first) else "lets through"
+        return _say(False, f"{len(wrong)} of the {len(records)} records are decided unlike "
+                           f"the rule filter; the first is record {first.no}, which the filter "
+                           f"{does}. Print that record's prompt: which of its words could the "
+                           "filter's rules be reading?")
+    return _say(True, f"run as a one-judge panel, your ask decides all {len(records)} records "
+                      f"as the rule filter does ({run.calls} calls).")
 
 
-def changed_by_rule(seeds=None):
-    """Mean number of records the diverse quorum-3 panel decides differently with the
-    free-form guideline than with the lesson's guideline, per ``on_unreadable`` rule."""
-    import numpy as np
-
-    records = make_records()
-    seeds = range(SEED, SEED + CHANGE_SEEDS) if seeds is None else seeds
-    readable = Panel(judge_models(*DIVERSE), quorum=3).run_many(records, seeds).harmful
-    out = {}
-    for rule in ON_UNREADABLE:
-        panel = Panel(judge_models(*DIVERSE), quorum=3, on_unreadable=rule)
-        free = panel.run_many(records, seeds, FREE_FORM_GUIDELINE).harmful
-        out[rule] = float(np.mean((free != readable).sum(axis=1)))
-    return out
+def vetoed_records(records=None, seed=SEED):
+    """Records the four-judge panel (every judge of JUDGES, quorum 1) flags at
+    min_agreement 0.5 but not at 1.0, at ``seed``."""
+    records = make_records() if records is None else records
+    majority, unanimous = (Panel(judge_models(*JUDGE_NAMES), min_agreement=m).run(records, seed)
+                           for m in (0.5, 1.0))
+    return [r.no for r in records if majority.decide(r) and not unanimous.decide(r)]
 
 
-def check_unreadable_rule(rule):
-    """07, exercise 2: the rule that keeps the panel closest to its decisions without
-    unreadable replies."""
-    if not isinstance(rule, str) or rule not in ON_UNREADABLE:
-        return _say(False, f"answer with one of {', '.join(map(repr, ON_UNREADABLE))} "
-                           f"(got {rule!r}).")
-    changed = changed_by_rule()
-    best = min(changed, key=changed.get)
-    table = ", ".join(f"{k} {v:.2f}" for k, v in changed.items())
-    if rule == best:
-        return _say(True, f"'{rule}' moves the fewest decisions on average over "
-                          f"{CHANGE_SEEDS} panel seeds ({table} records). A sample that "
-                          "cannot be read says nothing; dropping it lets the judge's other "
-                          "samples and the other judges decide.")
-    return _say(False, f"'{rule}' moves {changed[rule]:.2f} records on average; another rule "
-                       "moves fewer. Which rule treats an unreadable sample as no evidence "
-                       "either way?")
+def check_vetoed(answer):
+    """07, exercise 2: how many records one dissenting judge clears when the four-judge
+    panel must be unanimous."""
+    if answer is None or answer is Ellipsis:
+        return _say(False, "fill in vetoed: a whole number, the count of records the "
+                           "four-judge panel flags at min_agreement 0.5 and not at 1.0.")
+    if not _is_whole(answer) or answer < 0:
+        return _say(False, f"give a whole number of records (got {answer!r}).")
+    truth = len(vetoed_records())
+    if answer == truth:
+        return _say(True, f"the four-judge panel flags {truth} records at min_agreement 0.5 "
+                          "and not at 1.0: on each of them at least half of the judges flag "
+                          "and at least one does not.")
+    return _say(False, f"{answer} is not the count. With four judges the panel share of a "
+                       "record is 0, 1/4, 1/2, 3/4 or 1: which of those shares does 0.5 "
+                       "flag and 1.0 not?")

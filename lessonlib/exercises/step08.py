@@ -1,0 +1,89 @@
+"""Exercise checks for notebooks/08_panel_design.ipynb.
+
+Each check prints ``PASS: ...`` or ``Not yet: ...`` (a hint) and returns True or False;
+the right answer is computed here from lessonlib, never typed in.
+"""
+
+from __future__ import annotations
+
+from ..panel import DIVERSE, ON_UNREADABLE, Panel, judge_models
+from ..panel_study import FREE_FORM_GUIDELINE
+from ..records import SEED, is_harmful, make_records
+from ._common import _is_number, _say
+
+MOVED_SEEDS = range(SEED, SEED + 200)
+"""The panel seeds of 08's exercise 1: the lesson's seed and the 199 after it."""
+SHARE_SEEDS = range(SEED, SEED + 1000)
+"""The panel seeds of 08's exercise 2: notebook 08's 1,000 seeds."""
+
+
+def moved_by_rule(seeds=MOVED_SEEDS):
+    """Per ``on_unreadable`` rule: the mean number of records the diverse quorum-3 panel
+    decides differently with the free-form guideline than with the lesson's, seed by seed."""
+    import numpy as np
+
+    records = make_records()
+    readable = Panel(judge_models(*DIVERSE), quorum=3).run_many(records, seeds).harmful
+    moved = {}
+    for rule in ON_UNREADABLE:
+        panel = Panel(judge_models(*DIVERSE), quorum=3, on_unreadable=rule)
+        free = panel.run_many(records, seeds, FREE_FORM_GUIDELINE).harmful
+        moved[rule] = float(np.mean((free != readable).sum(axis=1)))
+    return moved
+
+
+def check_moved_by_rule(moved):
+    """08, exercise 1: how many decisions each unreadable rule moves, on average."""
+    if moved is None or moved is Ellipsis:
+        return _say(False, "fill in moved: a dict with one number per rule, "
+                           "{'harmful': ..., 'clean': ..., 'abstain': ...}.")
+    if not isinstance(moved, dict) or set(moved) != set(ON_UNREADABLE):
+        return _say(False, f"moved must be a dict whose keys are the three rules "
+                           f"{', '.join(map(repr, ON_UNREADABLE))} (got {moved!r}).")
+    truth = moved_by_rule()
+    off = [rule for rule in ON_UNREADABLE
+           if not (_is_number(moved[rule]) and abs(moved[rule] - truth[rule]) < 0.005)]
+    if off:
+        return _say(False, f"the figure for {', '.join(map(repr, off))} is not it. Pair each "
+                           "free-form run with the run of the same seed under the lesson's "
+                           "guideline, count the records the two decide differently, and "
+                           f"average that count over the {len(MOVED_SEEDS)} seeds.")
+    best = min(truth, key=truth.get)
+    table = ", ".join(f"{rule} {truth[rule]:.2f}" for rule in ON_UNREADABLE)
+    return _say(True, f"over {len(MOVED_SEEDS)} panel seeds the free-form panel decides on "
+                      f"average {table} records unlike the same panel reading every reply; "
+                      f"'{best}' moves the fewest.")
+
+
+def share_above_greedy(seeds=SHARE_SEEDS):
+    """Share of the lesson's judge's runs (one ask, quorum 1) whose agreement is strictly
+    above the greedy judge's, and the greedy judge's agreement (the same on every seed)."""
+    import numpy as np
+
+    records = make_records()
+    actual = np.array([is_harmful(r) for r in records])
+    agree = {}
+    for name in ("lesson", "greedy"):
+        harmful = Panel(judge_models(name)).run_many(records, seeds).harmful
+        agree[name] = (harmful == actual).mean(axis=1)
+    greedy = float(agree["greedy"][0])
+    return float((agree["lesson"] > greedy).mean()), greedy
+
+
+def check_share_above_greedy(share):
+    """08, exercise 2: in what share of the runs the noisy judge beats the stable one."""
+    if share is None or share is Ellipsis:
+        return _say(False, "fill in share: a number between 0 and 1, the share of the "
+                           f"{len(SHARE_SEEDS):,} runs of the lesson's judge whose agreement is "
+                           "above the greedy judge's.")
+    truth, greedy = share_above_greedy()
+    if _is_number(share) and abs(share - truth) < 5e-4:
+        return _say(True, f"in a share of {truth:.3f} of the {len(SHARE_SEEDS):,} runs the "
+                          "lesson's judge agrees with the label more often than the greedy "
+                          f"judge, which scores {greedy:.4f} on every seed.")
+    if _is_number(share) and share > 1:
+        return _say(False, "give a share between 0 and 1, not a percentage.")
+    return _say(False, "not that share. The greedy judge gives one agreement on every seed; "
+                       "set each run of the lesson's judge against it, over the "
+                       f"{len(SHARE_SEEDS):,} seeds of this notebook, and count strictly "
+                       "higher runs only.")

@@ -1,0 +1,455 @@
+"""lessonlib.raters: agreement from its definitions, against reference code and worked examples.
+
+The reference implementations are statsmodels (``statsmodels.stats.inter_rater``)
+and the ``krippendorff`` package (both test-only dependencies, pinned in
+requirements.txt); the published worked examples are cited where they are used.
+"""
+
+import krippendorff
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from statsmodels.stats import inter_rater
+
+import lessonlib as L
+from lessonlib import raters as R
+
+RECORDS = L.make_records()
+
+
+# ---------------------------------------------------------------- reference helpers
+
+def sm_cohen(a, b):
+    table, _ = inter_rater.to_table(np.column_stack([a, b]))
+    return inter_rater.cohens_kappa(table, return_results=False)
+
+
+def sm_fleiss(rows):
+    counts, _ = inter_rater.aggregate_raters(np.array(rows).T)
+    return inter_rater.fleiss_kappa(counts, method="fleiss")
+
+
+def kd_alpha(rows, level):
+    data = np.array([[np.nan if v is None else v for v in row] for row in rows], dtype=float)
+    return krippendorff.alpha(reliability_data=data, level_of_measurement=level)
+
+
+def random_table(rng, raters, records, labels, noise, missing=0.0):
+    """A table with real agreement: a hidden label per record, each rater copies it or guesses."""
+    truth = rng.integers(1, labels + 1, records)
+    rows = np.where(rng.random((raters, records)) < noise,
+                    rng.integers(1, labels + 1, (raters, records)), truth)
+    rows = rows.tolist()
+    if missing:
+        holes = rng.random((raters, records)) < missing
+        rows = [[None if h else v for v, h in zip(row, hole)] for row, hole in zip(rows, holes)]
+    return rows
+
+
+def tables(count, seed, missing=0.0):
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        yield random_table(rng, int(rng.integers(2, 7)), int(rng.integers(3, 60)),
+                           int(rng.integers(2, 6)), float(rng.uniform(0.1, 1.0)), missing)
+
+
+# ---------------------------------------------------------------- published worked examples
+
+# Fleiss (1971) style example reproduced in Wikipedia's "Fleiss' kappa" article (worked
+# example): 10 subjects, 14 raters each, 5 categories; kappa = 0.210.
+FLEISS_COUNTS = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0],
+                 [2, 2, 8, 1, 1], [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2],
+                 [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]
+
+# Krippendorff, K. (2011) "Computing Krippendorff's Alpha-Reliability", section C
+# (nominal data, any number of observers, missing data): 4 observers, 12 units.
+# Published: nominal alpha 0.743, ordinal 0.815, interval 0.849.
+N = None
+KRIPPENDORFF_2011 = [[1, 2, 3, 3, 2, 1, 4, 1, 2, N, N, N],
+                     [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, N, 3],
+                     [N, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, N],
+                     [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, N]]
+
+
+def fleiss_rows():
+    """The count table as ratings: record i's column holds its 14 labels (raters unnamed)."""
+    columns = [[k + 1 for k, c in enumerate(row) for _ in range(c)] for row in FLEISS_COUNTS]
+    return [list(r) for r in zip(*columns)]
+
+
+def test_fleiss_worked_example():
+    kappa = R.fleiss_kappa(fleiss_rows())
+    assert kappa == pytest.approx(inter_rater.fleiss_kappa(np.array(FLEISS_COUNTS)), abs=1e-12)
+    assert round(kappa, 3) == 0.210
+
+
+@pytest.mark.parametrize("level, published", [("nominal", 0.743), ("ordinal", 0.815),
+                                              ("interval", 0.849)])
+def test_krippendorff_2011_worked_example_with_missing_data(level, published):
+    alpha = R.krippendorff_alpha(KRIPPENDORFF_2011, level)
+    assert alpha == pytest.approx(kd_alpha(KRIPPENDORFF_2011, level), abs=1e-12)
+    assert round(alpha, 3) == published
+
+
+def test_cohen_worked_example():
+    # Wikipedia "Cohen's kappa", first worked example: 50 proposals, yes/yes 20, yes/no 5,
+    # no/yes 10, no/no 15 -> p_o = 0.7, p_e = 0.5, kappa = 0.4.
+    a = ["yes"] * 25 + ["no"] * 25
+    b = ["yes"] * 20 + ["no"] * 5 + ["yes"] * 10 + ["no"] * 15
+    assert R.rater_agreement(a, b) == pytest.approx(0.7)
+    assert R.cohen_kappa(a, b) == pytest.approx(0.4)
+    assert R.cohen_kappa(a, b) == pytest.approx(sm_cohen(a, b))
+
+
+# ---------------------------------------------------------------- many random tables
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cohen_and_fleiss_match_statsmodels_on_random_tables(seed):
+    checked = 0
+    for rows in tables(60, seed):
+        try:
+            ours = R.fleiss_kappa(rows)
+        except ValueError:
+            assert len({v for row in rows for v in row}) == 1    # only when chance is 1
+            continue
+        assert ours == pytest.approx(sm_fleiss(rows), abs=1e-10)
+        a, b = rows[0], rows[1]
+        if len(set(a) | set(b)) > 1:
+            assert R.cohen_kappa(a, b) == pytest.approx(sm_cohen(a, b), abs=1e-10)
+        checked += 1
+    assert checked > 50
+
+
+@pytest.mark.parametrize("level", R.LEVELS)
+@pytest.mark.parametrize("missing", [0.0, 0.25])
+def test_alpha_matches_the_krippendorff_package_on_random_tables(level, missing):
+    checked = 0
+    for rows in tables(120, 7 + int(missing * 4), missing):
+        try:
+            ours = R.krippendorff_alpha(rows, level)
+        except ValueError:
+            continue                         # D_e = 0: the package divides by zero here
+        assert ours == pytest.approx(kd_alpha(rows, level), abs=1e-9)
+        checked += 1
+    assert checked > 100
+
+
+def test_category_kappas_average_to_fleiss_kappa():
+    # Fleiss (1971): kappa = sum_j p_j q_j kappa_j / sum_j p_j q_j
+    for rows in tables(40, 11):
+        pooled = [v for row in rows for v in row]
+        if len(set(pooled)) < 2:
+            continue
+        per = R.category_kappas(rows)
+        weight = {k: pooled.count(k) / len(pooled) * (1 - pooled.count(k) / len(pooled))
+                  for k in per}
+        mean = sum(weight[k] * per[k] for k in per) / sum(weight.values())
+        assert mean == pytest.approx(R.fleiss_kappa(rows), abs=1e-10)
+
+
+def test_two_labels_have_one_category_kappa():
+    rows = R.ratings(RECORDS)
+    per = R.category_kappas(rows)
+    assert set(per) == {"clean", "harmful"}
+    assert per["clean"] == pytest.approx(per["harmful"]) == pytest.approx(R.fleiss_kappa(rows))
+
+
+labels = st.lists(st.sampled_from("abc"), min_size=2, max_size=30)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_kappa_is_symmetric_and_ignores_label_names(data):
+    a = data.draw(labels)
+    b = data.draw(st.lists(st.sampled_from("abc"), min_size=len(a), max_size=len(a)))
+    rename = {"a": 10, "b": 20, "c": 30}
+    if len(set(a) | set(b)) < 2:
+        with pytest.raises(ValueError, match="0/0"):
+            R.cohen_kappa(a, b)
+        return
+    k = R.cohen_kappa(a, b)
+    assert k == pytest.approx(R.cohen_kappa(b, a))
+    assert k == pytest.approx(R.cohen_kappa([rename[x] for x in a], [rename[x] for x in b]))
+    assert -1 <= k <= 1
+    nominal = R.krippendorff_alpha([a, b])
+    assert nominal == pytest.approx(R.krippendorff_alpha([[rename[x] for x in a],
+                                                          [rename[x] for x in b]]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(1, 5), min_size=3, max_size=20), st.integers(-50, 50))
+def test_interval_alpha_ignores_a_shift_and_ordinal_a_monotone_relabel(row, shift):
+    other = [(v % 5) + 1 for v in row]
+    rows = [row, other]
+    try:
+        base = R.krippendorff_alpha(rows, "interval")
+    except ValueError:
+        return
+    shifted = [[v + shift for v in r] for r in rows]
+    assert R.krippendorff_alpha(shifted, "interval") == pytest.approx(base)
+    cubed = [[v ** 3 for v in r] for r in rows]
+    assert R.krippendorff_alpha(cubed, "ordinal") == pytest.approx(
+        R.krippendorff_alpha(rows, "ordinal"))
+
+
+def test_perfect_agreement_is_one():
+    row = R.human_labels(RECORDS)
+    assert R.cohen_kappa(row, row) == 1.0
+    assert R.fleiss_kappa([row, row, row]) == pytest.approx(1.0)
+    assert R.krippendorff_alpha([row, row]) == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------- the baseline
+
+def test_always_clean_agrees_on_the_clean_share_with_kappa_zero():
+    human = R.human_labels(RECORDS)
+    clean_share = sum(not L.is_harmful(r) for r in RECORDS) / len(RECORDS)
+    always_clean = ["clean"] * len(RECORDS)
+    assert R.rater_agreement(always_clean, human) == clean_share == 0.6125
+    assert R.cohen_kappa(always_clean, human) == 0.0
+
+
+# ---------------------------------------------------------------- the simulated raters
+
+def test_raters_are_reproducible_and_seeded():
+    for scale in R.SCALES:
+        assert R.ratings(RECORDS, scale) == R.ratings(RECORDS, scale)
+        assert R.ratings(RECORDS, scale) != R.ratings(RECORDS, scale, seed=L.SEED + 1)
+
+
+def test_a_record_is_rated_the_same_alone_or_in_the_set():
+    rater = R.RATERS[2]
+    together = R.rate(RECORDS, rater, "graded")
+    assert tuple(R.rate([r], rater, "graded")[0] for r in RECORDS[:40]) == together[:40]
+
+
+def test_two_point_answer_is_the_graded_one_read_at_the_line():
+    for guideline in R.GUIDELINES:
+        for graded, two in zip(R.ratings(RECORDS, "graded", guideline),
+                               R.ratings(RECORDS, "two-point", guideline)):
+            assert set(graded) <= set(R.GRADES)
+            assert two == tuple("harmful" if g >= R.LINE else "clean" for g in graded)
+
+
+def errors(row):
+    human = R.human_labels(RECORDS)
+    return [(r, h, x) for r, h, x in zip(RECORDS, human, row) if h != x]
+
+
+def test_each_rater_errs_only_in_its_documented_way():
+    lenient, strict, careless = R.ratings(RECORDS)
+    assert errors(lenient) and all(h == "harmful" for _, h, _ in errors(lenient))
+    assert errors(strict) and all(r.cls == "clean" and r.features.on()
+                                  for r, _, _ in errors(strict))
+    assert errors(careless) and all(r.cls in R.RATERS[2].careless_classes
+                                    for r, _, _ in errors(careless))
+
+
+def test_without_error_rates_every_rater_gives_the_human_label():
+    rows = R.ratings(RECORDS, raters=R.with_rates(0.0, 0.0, 0.0))
+    assert all(row == R.human_labels(RECORDS) for row in rows)
+
+
+def test_the_detailed_guideline_errs_on_a_subset_of_the_records():
+    for short, detailed in zip(R.ratings(RECORDS), R.ratings(RECORDS, guideline="detailed")):
+        wrong_short = {r.no for r, _, _ in errors(short)}
+        wrong_detailed = {r.no for r, _, _ in errors(detailed)}
+        assert wrong_detailed < wrong_short
+
+
+def test_majority_of_three():
+    assert R.majority([["a", "a", "b"], ["a", "b", "b"], ["b", "b", "a"]]) == ("a", "b", "b")
+
+
+# ---------------------------------------------------------------- re-scoring
+
+def test_measure_against_the_human_label_is_measure():
+    run = L.run_judge(RECORDS)
+    for decide in (L.rule_filter, run.decide):
+        got = R.measure_against(RECORDS, decide, R.human_labels(RECORDS))
+        want = L.measure(RECORDS, decide)
+        assert {k: got[k] for k in want} == want
+        assert got["agreement"] == L.agreement(RECORDS, decide)
+
+
+def test_claims_under_the_human_label_match_notebook_06():
+    from lessonlib import variance
+
+    runs = L.run_judge_many(RECORDS, range(L.SEED, L.SEED + 200))
+    labels = {"human": R.human_labels(RECORDS)}
+    row = R.claim_rows(RECORDS, runs, labels, L.rule_filter)[0]
+    gap = variance.recall_gap(RECORDS, runs)
+    assert row["gain band"] == pytest.approx((gap["gap low"], gap["gap high"]), abs=1e-9)
+    spread = R.spread_rows(RECORDS, runs, labels, L.rule_filter)
+    assert all(s["criteria across labels"] == s["judge across labels"] == 0 for s in spread)
+    run1, run2 = runs.run(0), runs.run(1)
+    recall = next(s for s in spread if s["figure"] == "recall")
+    moved = L.measure(RECORDS, run2.decide)["recall"] - L.measure(RECORDS, run1.decide)["recall"]
+    assert recall["judge two-run difference"] == pytest.approx(abs(moved))
+
+
+def test_the_panel_judges_as_raters_give_the_panel_verdict_by_majority():
+    panel_run = L.Panel(L.judge_models(*L.DIVERSE)).run(RECORDS, L.SEED)
+    rows = R.judge_rows(panel_run, RECORDS)
+    assert len(rows) == len(L.DIVERSE)
+    assert R.majority(rows) == tuple("harmful" if panel_run.labels[r.no] == "zararli" else "clean"
+                                     for r in RECORDS)
+
+
+def test_tables_stay_within_80_columns():
+    runs = L.run_judge_many(RECORDS, range(L.SEED, L.SEED + 50))
+    labels = R.label_sets(RECORDS, R.ratings(RECORDS))
+    texts = [R.claim_text(R.claim_rows(RECORDS, runs, labels, L.rule_filter)),
+             R.spread_text(R.spread_rows(RECORDS, runs, labels, L.rule_filter)),
+             R.raters_text(RECORDS, runs.run(0).decide)]
+    assert all(len(line) <= 80 for text in texts for line in text.splitlines())
+
+
+def test_the_explorer_redraws_when_an_error_rate_moves():
+    explorer = R.raters_explorer(RECORDS)
+    before = explorer.text
+    assert "lenient   rater agreement" in before
+    explorer.controls["miss"].value = 0.0
+    assert explorer.text != before
+    run = L.run_judge(RECORDS)
+    assert explorer.text == R.raters_text(RECORDS, run.decide, miss=0.0)
+
+
+# ---------------------------------------------------------------- bad input
+
+BAD = [
+    (lambda: R.fleiss_kappa([[1, 2, 3], [1, 2]]), ValueError, "ratings", "same length"),
+    (lambda: R.krippendorff_alpha([[1, 2, 3], [1, 2]]), ValueError, "ratings", "same length"),
+    (lambda: R.fleiss_kappa([[1, 2, 3]]), ValueError, "ratings", "at least two raters"),
+    (lambda: R.krippendorff_alpha([[1, 2]]), ValueError, "ratings", "at least two raters"),
+    (lambda: R.krippendorff_alpha([[1, 2], [1, 1]], "ratio"), ValueError, "level", "'ordinal'"),
+    (lambda: R.krippendorff_alpha([[1, 2], [1, 1]], 3), ValueError, "level", "'interval'"),
+    (lambda: R.krippendorff_alpha([["a", "b"], ["a", "a"]], "ordinal"), TypeError, "ratings",
+     "numeric"),
+    (lambda: R.krippendorff_alpha([[True, False], [True, True]], "interval"), TypeError,
+     "level", "numeric"),
+    (lambda: R.cohen_kappa(["a", "a"], ["a", "a"]), ValueError, "a and b", "0/0"),
+    (lambda: R.fleiss_kappa([["a", "a"], ["a", "a"]]), ValueError, "ratings", "0/0"),
+    (lambda: R.category_kappas([["a", "a"], ["a", "a"]]), ValueError, "ratings", "0/0"),
+    (lambda: R.krippendorff_alpha([["a", None], ["a", "a"]]), ValueError, "ratings", "0/0"),
+    (lambda: R.cohen_kappa(["a", "b"], ["a"]), ValueError, "a and b", "same records"),
+    (lambda: R.cohen_kappa("ab", "ab"), TypeError, "a", "sequence"),
+    (lambda: R.cohen_kappa(["a", None], ["a", "b"]), ValueError, "a", "krippendorff_alpha"),
+    (lambda: R.fleiss_kappa([[["x"], 1], [1, 1]]), TypeError, "ratings[0]", "labels"),
+    (lambda: R.fleiss_kappa(5), TypeError, "ratings", "one row"),
+    (lambda: R.krippendorff_alpha([[1.0, np.nan], [1.0, 2.0]]), ValueError, "ratings[0]",
+     "None"),
+    (lambda: R.rate(RECORDS, R.RATERS[0], scale="1-5"), ValueError, "scale", "'graded'"),
+    (lambda: R.rate(RECORDS, R.RATERS[0], guideline="long"), ValueError, "guideline",
+     "'detailed'"),
+    (lambda: R.rate(RECORDS, "lenient"), TypeError, "rater", "RATERS"),
+    (lambda: R.with_rates(miss=1.5), ValueError, "miss", "[0, 1]"),
+    (lambda: R.measure_against(RECORDS, L.rule_filter, ["clean"]), ValueError, "truth",
+     "one label per record"),
+    (lambda: R.measure_against(RECORDS, L.rule_filter, ["x"] * 240), ValueError, "truth",
+     "'harmful'"),
+    (lambda: R.measure_against(RECORDS, 5, ["clean"] * 240), TypeError, "decide", "function"),
+    (lambda: R.Rater("x", "y", careless_classes="clean"), TypeError, "careless_classes",
+     "tuple"),
+    (lambda: R.Rater("x", "y", careless_classes=("bogus",)), ValueError, "careless_classes",
+     "corrupted_input"),
+    (lambda: R.severity(5), TypeError, "record", "Record"),
+    (lambda: R.rate(RECORDS, R.RATERS[0], seed=-1), ValueError, "seed", ">= 0"),
+    (lambda: R.ratings(RECORDS, raters=()), TypeError, "raters", "Rater"),
+    (lambda: R.human_labels([]), ValueError, "records", "at least one"),
+    (lambda: R.label_sets(RECORDS, [["clean"]] * 3), ValueError, "scale_rows",
+     "one column per record"),
+    (lambda: R.label_sets(RECORDS, [["clean"] * 240] * 2), ValueError, "scale_rows",
+     "one two-point row per rater"),
+    (lambda: R.rescore_rows(RECORDS, {}, {"h": ["clean"] * 240}), TypeError, "decisions",
+     "non-empty dict"),
+    (lambda: R.rescore_rows(RECORDS, {"c": 5}, {"h": ["clean"] * 240}), TypeError,
+     "decisions['c']", "function"),
+    (lambda: R.rescore_rows(RECORDS, {"c": bool}, {"h": ["x"] * 240}), ValueError,
+     "labels['h']", "'harmful'"),
+    (lambda: R.claim_rows(RECORDS, None, {"h": ["clean"] * 240}, bool), ValueError, "runs",
+     "ManyRuns"),
+    (lambda: R.spread_rows(RECORDS, None, {"h": ["clean"] * 240}, bool), ValueError, "runs",
+     "ManyRuns"),
+    (lambda: R.class_text(RECORDS, [["clean"]] * 3), ValueError, "rows",
+     "one column per record"),
+    (lambda: R.judge_rows(L.run_judge(RECORDS), RECORDS), TypeError, "panel_run", "PanelRun"),
+    (lambda: R.pair_rows({"a": ["x"]}), ValueError, "named", "two"),
+    (lambda: R.pair_rows(["x"]), TypeError, "named", "dict"),
+    (lambda: R.scale_rows([]), ValueError, "records", "at least one"),
+    (lambda: R.raters_text(RECORDS, 5), TypeError, "judge_decide", "function"),
+    (lambda: R.raters_text(RECORDS, bool, criteria=5), TypeError, "criteria", "function"),
+    (lambda: R.raters_text(RECORDS, bool, careless=2.0), ValueError, "careless", "[0, 1]"),
+    (lambda: R.raters_text(RECORDS, bool, guideline="x"), ValueError, "guideline", "'short'"),
+    (lambda: R.raters_explorer([]), ValueError, "records", "at least one"),
+    (lambda: R.raters_explorer(5), TypeError, "records", "Record"),
+]
+
+
+@pytest.mark.parametrize("call, error, param, words", BAD,
+                         ids=[f"{b[2]}-{b[3]}" for b in BAD])
+def test_bad_input_names_the_parameter(call, error, param, words):
+    with pytest.raises(error) as caught:
+        call()
+    assert param in str(caught.value) and words in str(caught.value), str(caught.value)
+
+
+
+# ---------------------------------------------------------------- the exercise checks of 10
+
+def said(capsys):
+    return " ".join(capsys.readouterr().out.split())
+
+
+def judge_kappa_by_hand():
+    run = L.run_judge(RECORDS, L.SEED)
+    n = len(RECORDS)
+    judge = [run.decide(r) for r in RECORDS]
+    label = [L.is_harmful(r) for r in RECORDS]
+    p_o = sum(j == h for j, h in zip(judge, label)) / n
+    p_e = (sum(judge) * sum(label) + (n - sum(judge)) * (n - sum(label))) / n ** 2
+    return p_o, (p_o - p_e) / (1 - p_e)
+
+
+def test_judge_kappa_check(capsys):
+    from lessonlib.exercises import step10
+
+    p_o, kappa = judge_kappa_by_hand()
+    assert step10.check_judge_kappa(round(kappa, 4)) is True
+    assert said(capsys).startswith("PASS: ")
+    assert step10.check_judge_kappa(np.float64(kappa)) is True
+    capsys.readouterr()
+    for wrong, words in ((None, "as a number"), (p_o, "raw agreement"), (kappa + 0.01, "p_e"),
+                         ("0.76", "as a number")):
+        assert step10.check_judge_kappa(wrong) is False
+        out = said(capsys)
+        assert out.startswith("Not yet: ") and words in out, out
+
+
+def test_substantial_miss_check(capsys):
+    from lessonlib.exercises import step10
+
+    human = R.human_labels(RECORDS)
+    grid = [k / 20 for k in range(21)]
+    kappa = {m: R.cohen_kappa(R.rate(RECORDS, R.with_rates(miss=m)[0]), human) for m in grid}
+    right = max(m for m in grid if kappa[m] >= 0.61)
+    assert 0 < right < 1 and all(kappa[m] >= 0.61 for m in grid if m <= right)
+    assert step10.check_substantial_miss(right) is True
+    assert said(capsys).startswith("PASS: ")
+    for wrong, words in ((None, "probability"), (right + 0.05, "go lower"),
+                         (right - 0.05, "larger"), (0.33, "multiple"), (1.5, "probability")):
+        assert step10.check_substantial_miss(wrong) is False
+        out = said(capsys)
+        assert out.startswith("Not yet: ") and words in out, out
+
+
+def test_class_text_counts_every_record_once_and_reads_the_raters():
+    rows = R.ratings(RECORDS)
+    lines = R.class_text(RECORDS, rows).splitlines()
+    assert len(lines) == 1 + len(L.CLASSES)
+    assert sum(int(line.split()[1]) for line in lines[1:]) == len(RECORDS)
+    clean = lines[1].split()
+    assert clean[0] == "clean" and float(clean[3]) == 1.0    # the lenient rater never blocks
+    same = R.class_text(RECORDS, [R.human_labels(RECORDS)] * 3).splitlines()
+    assert all(line.split()[2] == "1.0000" and line.endswith("n/a") for line in same[1:])
