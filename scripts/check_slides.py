@@ -308,6 +308,7 @@ LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking
                "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9"]
 VIEWPORT = {"width": 1280, "height": 720}
 TIMEOUT_MS = 30000
+MIN_TEXT_PX = 9.0   # smallest readable text on the 1280x720 screen (a line box / 1.15)
 
 NO_MOTION_CSS = """.reveal .slides section, .reveal .slides section *, .reveal .fragment,
 .reveal .slides { transition: none !important; animation: none !important; }"""
@@ -363,9 +364,25 @@ MEASURE_JS = """() => {
       item.scroll_y = (el.scrollHeight - el.clientHeight) * scale;
     elements.push(item);
   }
+  // the smallest text on screen: the height of a text line's box, in screen pixels,
+  // over the font's line-box ratio (about 1.15 for the fonts here)
+  let smallest = null, smallestName = '';
+  const walker = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);
+  for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+    if (!t.textContent.trim() || t.parentElement.closest('aside.notes, .MathJax_Preview, mjx-assistive-mml, .MJX_Assistive_MathML')) continue;
+    const cs = getComputedStyle(t.parentElement);
+    if (cs.display === 'none' || cs.visibility === 'hidden') continue;
+    const range = document.createRange();
+    range.selectNodeContents(t);
+    const rects = range.getClientRects();
+    if (!rects.length || rects[0].height < 1) continue;
+    const px = rects[0].height / 1.15;
+    if (smallest === null || px < smallest) { smallest = px; smallestName = describe(t.parentElement); }
+  }
   const head = slide.querySelector('h1, h2, h3, h4');
   return {box: {left: b.left, top: b.top, right: b.right, bottom: b.bottom},
-          title: head ? head.innerText.trim().slice(0, 60) : '', elements};
+          title: head ? head.innerText.trim().slice(0, 60) : '', elements,
+          smallest_text: smallest, smallest_name: smallestName};
 }"""
 
 
@@ -447,19 +464,25 @@ def check_deck(page, deck, workdir):
     page.evaluate("() => document.querySelectorAll('.reveal .fragment')"
                   ".forEach(f => f.classList.add('visible'))")
     fit = 0
+    smallest = (float("inf"), "")
     for where in leaves:
         goto_slide(page, where)
         page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
         measure = page.evaluate(MEASURE_JS)
         out = overflow_problems(measure)
+        if measure["smallest_text"] is not None and measure["smallest_text"] < smallest[0]:
+            smallest = (measure["smallest_text"], f"slide {where}: {measure['smallest_name']}")
         if out:
             title = f" ({measure['title']})" if measure["title"] else ""
             problems.append(f"slide {where}{title} does not fit: " + out[0]
                             + (f"; and {len(out) - 1} more" if len(out) > 1 else ""))
         else:
             fit += 1
+    if smallest[0] < MIN_TEXT_PX:
+        problems.append(f"text too small to read: about {smallest[0]:.1f} px on a 1280x720 "
+                        f"screen (at least {MIN_TEXT_PX} px), {smallest[1]}")
     problems += console_problems(log)
-    return problems, len(leaves), fit
+    return problems, len(leaves), fit, smallest
 
 
 def main(argv):
@@ -487,7 +510,7 @@ def main(argv):
                               lambda route: route.abort("internetdisconnected"))
                 page = context.new_page()
                 try:
-                    problems, leaves, fit = check_deck(page, deck, SHOTS)
+                    problems, leaves, fit, smallest = check_deck(page, deck, SHOTS)
                 finally:
                     context.close()
                 took = time.perf_counter() - start
@@ -500,7 +523,8 @@ def main(argv):
                         print("     - " + p)
                 else:
                     print(f"ok   {deck.name} ({took:.1f} s): all {leaves} slides fit "
-                          "1280x720, -> and space walk every slide")
+                          "1280x720, -> and space walk every slide, smallest text "
+                          f"{smallest[0]:.1f} px ({smallest[1][:70]})")
         finally:
             chromium.close()
     print(f"{fitting} of {total} slides fit 1280x720; "
