@@ -14,11 +14,12 @@ downloaded) with every request that is not a local file refused.  For each deck:
 3. **screenshot**: the first slide is not blank (:func:`blank_problem`, Pillow);
 4. **walk**: pressing → from the first slide, and again pressing space, shows every leaf
    slide in order (:func:`walk_problems`);
-5. **fit**: on every leaf slide, reached with ``location.hash = "#/h/v"`` (reveal.js is
+5. **fit, type and notes**: on every leaf slide, reached with ``location.hash = "#/h/v"`` (reveal.js is
    loaded by require.js, so there is no global ``Reveal``), transitions off and all
    fragments shown, every element's box lies inside the ``.reveal .slides`` box and no
    element scrolls or clips its content (:data:`MEASURE_JS`, :func:`overflow_problems`).
-   A failure names the deck, the slide (h/v and its heading) and the element.
+   A failure names the deck, the slide (h/v and its heading) and the element.  Every leaf
+   slide must carry speaker notes, and the smallest text on screen must be MIN_TEXT_PX or more.
 
 Exit status 0 when every deck passes, 1 otherwise.  If Chromium is not installed the script
 says so and exits 0 only when SLIDES_SKIP_OK=1 is set.
@@ -382,7 +383,8 @@ MEASURE_JS = """() => {
   const head = slide.querySelector('h1, h2, h3, h4');
   return {box: {left: b.left, top: b.top, right: b.right, bottom: b.bottom},
           title: head ? head.innerText.trim().slice(0, 60) : '', elements,
-          smallest_text: smallest, smallest_name: smallestName};
+          smallest_text: smallest, smallest_name: smallestName,
+          notes: !!slide.querySelector('aside.notes')};
 }"""
 
 
@@ -470,6 +472,9 @@ def check_deck(page, deck, workdir):
         page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
         measure = page.evaluate(MEASURE_JS)
         out = overflow_problems(measure)
+        if not measure["notes"]:
+            problems.append(f"slide {where} ({measure['title'] or 'no heading'}) has no "
+                            "speaker notes (a markdown cell with slide_type 'notes')")
         if measure["smallest_text"] is not None and measure["smallest_text"] < smallest[0]:
             smallest = (measure["smallest_text"], f"slide {where}: {measure['smallest_name']}")
         if out:
