@@ -463,12 +463,13 @@ def check_deck(page, deck, workdir):
     fragments = page.evaluate("() => document.querySelectorAll('.reveal .fragment').length")
     for key in ("ArrowRight", "Space"):
         problems += walk_problems(leaves, walk(page, leaves, key, fragments), key)
-    page.evaluate("() => document.querySelectorAll('.reveal .fragment')"
-                  ".forEach(f => f.classList.add('visible'))")
     fit = 0
     smallest = (float("inf"), "")
     for where in leaves:
         goto_slide(page, where)
+        # reveal.js hides a slide's fragments when it arrives there: show them all
+        page.evaluate("() => document.querySelectorAll('.reveal .slides section.present .fragment')"
+                      ".forEach(f => f.classList.add('visible'))")
         page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
         measure = page.evaluate(MEASURE_JS)
         out = overflow_problems(measure)
