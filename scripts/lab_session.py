@@ -209,7 +209,7 @@ def _changed(page, before, act):
     """Run ``act()`` and wait until the pane differs from ``before``; seconds it took,
     measured in the page from the input event to the changed text."""
     page.evaluate("""before => {
-      window.__redraw = {start: null, took: null};
+      window.__redraw = {start: null, took: null, busy: null};
       const panes = document.querySelectorAll(
         '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output .widget-html pre');
       const box = panes[panes.length - 1].closest('.jp-OutputArea-output');
@@ -217,6 +217,9 @@ def _changed(page, before, act):
       for (const kind of ['change', 'input', 'click', 'keydown'])
         box.addEventListener(kind, mark, {capture: true, once: true});
       const watch = new MutationObserver(() => {
+        if (window.__redraw.busy === null && window.__redraw.start !== null &&
+            box.textContent.includes('computing ...'))
+          window.__redraw.busy = performance.now() - window.__redraw.start;
         const pres = box.querySelectorAll('.widget-html pre');
         const now = pres.length ? pres[pres.length - 1].textContent : null;
         if (now !== before && window.__redraw.start !== null && window.__redraw.took === null) {
@@ -230,6 +233,12 @@ def _changed(page, before, act):
     page.wait_for_function("() => window.__redraw.took !== null", timeout=REDRAW_TIMEOUT_MS,
                            polling="raf")
     return page.evaluate("() => window.__redraw.took") / 1000
+
+
+def last_busy_ms(page):
+    """Milliseconds from the input event of the last change to the explorer's
+    'computing ...' line, or None if that line never showed."""
+    return page.evaluate("() => window.__redraw.busy")
 
 
 def _row(page, kind, label):

@@ -125,4 +125,6 @@ def test_panel_explorer_in_jupyterlab(page, records):
                    lambda: ls.press_toggle(page, "aggregate", "mean"),
                    lambda: ls.nudge_slider(page, "min_agreement", "ArrowLeft")):
         change()
+        assert ls.last_busy_ms(page) is not None, "no 'computing ...' line during the redraw"
         assert_pane_matches(page, records, panel_expected)
+        assert "computing" not in ls.explorer(page).inner_text()
