@@ -228,3 +228,56 @@ def test_package_json_and_lock_pin_the_same_local_assets():
 def test_build_outputs_are_not_committed():
     ignored = (ROOT / ".gitignore").read_text().split()
     assert "build/" in ignored and "node_modules/" in ignored
+
+
+# ---------------------------------------------------------------- a real deck in Chromium
+
+def test_check_deck_fails_a_deck_that_overflows_and_passes_one_that_fits(tmp_path):
+    """Build two tiny decks with the course's template and open them in Chromium: one slide
+    printing 90 lines (too tall even scaled to 70 %) and no notes must fail, naming the slide
+    and the element; the same deck with 5 lines and notes must pass, sub-slide walk included."""
+    if cs.find_browser() is None:
+        pytest.skip("no Chromium installed: the real-browser deck check was NOT run")
+    if not (ROOT / "node_modules" / "reveal.js").is_dir():
+        pytest.skip("node_modules/ missing (make slides runs npm ci): deck check NOT run")
+    pytest.importorskip("playwright")
+    import nbformat
+    from playwright.sync_api import sync_playwright
+
+    import build_slides
+
+    def deck(name, lines, notes):
+        cells = [nbformat.v4.new_markdown_cell("# 99 · A title"),
+                 nbformat.v4.new_markdown_cell("## A sub-slide"),
+                 nbformat.v4.new_code_cell("print(*range(%d), sep='\\n')" % lines,
+                                           outputs=[nbformat.v4.new_output(
+                                               "stream", name="stdout",
+                                               text="".join(f"{i}\n" for i in range(lines)))])]
+        types = ["slide", "subslide", "-"]
+        if notes:
+            cells.insert(1, nbformat.v4.new_markdown_cell("say hello"))
+            cells.append(nbformat.v4.new_markdown_cell("point at the numbers"))
+            types = ["slide", "notes", "subslide", "-", "notes"]
+        for cell, kind in zip(cells, types):
+            cell.metadata["slideshow"] = {"slide_type": kind}
+        path = tmp_path / f"{name}.ipynb"
+        nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
+        return path
+
+    build_slides.copy_assets(tmp_path)
+    built = build_slides.build([deck("tall", 90, False), deck("short", 5, True)], out=tmp_path)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=cs.find_browser(), args=cs.LAUNCH_ARGS)
+        try:
+            results = []
+            for path in built:
+                page = browser.new_context(viewport=cs.VIEWPORT, offline=True).new_page()
+                results.append(cs.check_deck(page, path, tmp_path))
+        finally:
+            browser.close()
+    (tall, tall_leaves, tall_fit, _), (short, short_leaves, short_fit, _) = results
+    assert tall_leaves == 2 and tall_fit == 1
+    assert any(p.startswith("slide 0/1 (A SUB-SLIDE) does not fit: ") and "bottom edge" in p
+               for p in tall), tall
+    assert any("has no speaker notes" in p for p in tall)
+    assert short == [] and short_leaves == short_fit == 2
