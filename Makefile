@@ -42,15 +42,18 @@ $(READY): requirements.txt pyproject.toml
 lesson: $(READY)
 	@$(BIN)/python -m lessonlib
 
-# $(call pytest,PYTHON): every test and notebook, stopped after TEST_TIMEOUT seconds
-pytest = @timeout -k 10 $(TEST_TIMEOUT) $(1) -m pytest $(XDIST) --nbval notebooks tests; \
+# $(call pytest,PYTHON): every test and notebook, stopped after TEST_TIMEOUT seconds; sets rc
+pytest = timeout -k 10 $(TEST_TIMEOUT) $(1) -m pytest $(XDIST) --nbval notebooks tests; \
 	rc=$$?; if [ $$rc -eq 124 ] || [ $$rc -eq 137 ]; then \
-	  echo "make $@: pytest stopped after TEST_TIMEOUT=$(TEST_TIMEOUT) s (whole-run timeout)"; fi; \
-	exit $$rc
+	  echo "make $@: pytest stopped after TEST_TIMEOUT=$(TEST_TIMEOUT) s (whole-run timeout)"; fi
 
+# The decks are built and checked beside pytest (its workers wait on their kernels, the
+# browser on its pages: together they keep both cores busy); their report follows pytest's.
 test: $(READY)
-	$(call pytest,$(BIN)/python)
-	@$(MAKE) --no-print-directory test-slides
+	@log=$$(mktemp); $(MAKE) --no-print-directory test-slides >$$log 2>&1 & slides=$$!; \
+	$(call pytest,$(BIN)/python); \
+	wait $$slides; src=$$?; echo "== make test-slides (ran beside pytest)"; cat $$log; rm -f $$log; \
+	[ $$rc -eq 0 ] && [ $$src -eq 0 ]
 
 # The same tests in a second environment with the oldest versions pyproject.toml accepts.
 OLDEST := .venv-oldest
@@ -65,7 +68,7 @@ $(OLDEST)/.ready: requirements.txt requirements-oldest.txt pyproject.toml
 	@touch $@
 
 test-oldest: $(OLDEST)/.ready
-	$(call pytest,$(OLDEST)/bin/python)
+	@$(call pytest,$(OLDEST)/bin/python); exit $$rc
 
 # JupyterLab refuses to start as root unless told; a normal user does not need the flag
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)

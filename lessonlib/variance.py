@@ -3,14 +3,12 @@
 Everything here works on a :class:`~lessonlib.many.ManyRuns` (one row a judge
 run) or on plain arrays of per-run figures:
 
-* where a value falls among the runs (:func:`position`) and the **95% run
-  band**, the range of observed values that holds the middle 95% of the runs
+* the **95% run band**, the range of observed values that holds the middle 95% of the runs
   (:func:`run_band`, the one definition the course uses);
 * how many records two runs decide differently: for every pair of runs
   (:func:`pair_changes`), per record (:func:`flip_probability`) and as the
   **expected changed records** (:func:`expected_changed`, the one definition);
-* per class and per number of flags, how many records are unstable
-  (:func:`class_stability`, :func:`flag_stability`);
+* per number of flags, how many records are unstable (:func:`flag_stability`);
 * the lesson's two claims re-read over the runs (:func:`recall_gap`,
   :func:`fbr_comparison`) and the band at other temperatures
   (:func:`temperature_sweep`);
@@ -27,7 +25,7 @@ import math
 import numpy as np
 
 from ._checks import check_int, check_number, check_vector
-from .records import CLASSES, check_records, is_harmful
+from .records import check_records, is_harmful
 from ._frozen import ReadOnlyDict
 from .criteria import rule_filter
 from .judge import JudgeRun
@@ -201,15 +199,6 @@ def figures(runs):
     return _figures(_runs(runs))
 
 
-def position(values, x):
-    """Where ``x`` falls among ``values``: shares below, equal and above, and the mid-rank.
-
-    The mid-rank percentile is ``100 * (below + equal / 2)``: 50 for the median,
-    and a tie with many runs lands in the middle of the tie.
-    """
-    return _position(_values(values), check_number("x", x))
-
-
 def run_band(values, level=LEVEL):
     """The 95% run band (notebook 06): the observed values that hold the middle ``level``.
 
@@ -224,16 +213,6 @@ def run_band(values, level=LEVEL):
     return _band(values, _level(level))
 
 
-def summary(runs, marks=(0, 1), level=LEVEL):
-    """One row per figure: mean, the run band's ends, and each marked run with its percentile.
-
-    ``marks`` are run indices (the lesson's two runs are 0 and 1 when the seeds
-    start at SEED).
-    """
-    _runs(runs)
-    return _summary(runs, _marks(marks, runs), _level(level))
-
-
 MAX_PAIR_RUNS = 5000
 """pair_changes keeps one count per pair: 5,000 runs give 12.5 million pairs (100 MB)."""
 
@@ -243,25 +222,13 @@ def pair_changes(harmful):
 
     ``harmful`` is a (runs, records) boolean matrix; 1,000 runs give 499,500
     pairs, in the order (0, 1), (0, 2), ..., (1, 2), ...  At most MAX_PAIR_RUNS
-    runs (use :func:`neighbour_changes` or a subset of runs beyond that).
+    runs (use a subset of the runs beyond that).
     """
     x = check_decisions(harmful, min_rows=2)
     if x.shape[0] > MAX_PAIR_RUNS:
         raise ValueError(f"harmful has {x.shape[0]} runs; pair_changes takes at most "
-                         f"{MAX_PAIR_RUNS} (use neighbour_changes, or a subset of the runs)")
+                         f"{MAX_PAIR_RUNS} (use a subset of the runs)")
     return _pair_changes(x)
-
-
-def neighbour_changes(harmful):
-    """Records decided differently between run i and run i + 1 (seed and next seed)."""
-    x = check_decisions(harmful, min_rows=2)
-    return np.count_nonzero(x[1:] != x[:-1], axis=1)
-
-
-def harmful_share(harmful):
-    """Per record: the share of runs that block it."""
-    x = check_decisions(harmful, min_rows=1)
-    return np.count_nonzero(x, axis=0) / x.shape[0]
 
 
 def flip_probability(harmful):
@@ -281,28 +248,6 @@ def expected_changed(harmful):
     The one definition of "expected changed records" in the course.
     """
     return float(_flip(check_decisions(harmful, min_rows=2)).sum())
-
-
-def class_stability(records, runs, threshold=0.05):
-    """Per class: records, unstable records (flip probability > ``threshold``), their share.
-
-    Also the expected number of that class's records that change between two
-    runs (the sum of their flip probabilities).  Classes without records are
-    left out.
-    """
-    records = _matched(records, runs)
-    threshold = _threshold(threshold)
-    flip = _flip(runs.harmful)
-    cls = np.array([r.cls for r in records])
-    rows = []
-    for name in CLASSES:
-        members = cls == name
-        if members.any():
-            unstable = int(np.count_nonzero(flip[members] > threshold))
-            rows.append({"class": name, "records": int(members.sum()), "unstable": unstable,
-                         "unstable share": unstable / int(members.sum()),
-                         "expected changes": float(flip[members].sum())})
-    return rows
 
 
 def flag_stability(records, runs, threshold=0.05):
@@ -555,27 +500,6 @@ def plot_changes(changes, mark=None):
         ax.legend()
     ax.set(title="changed records between two runs (every pair of runs)",
            xlabel="changed records", ylabel="share of pairs")
-    fig.tight_layout()
-    return fig
-
-
-def plot_flip(records, runs, threshold=0.05):
-    """Each record's flip probability, sorted, coloured by whether its class is harmful."""
-    import matplotlib.pyplot as plt
-
-    records = _matched(records, runs)
-    threshold = _threshold(threshold)
-    flip = _flip(runs.harmful)
-    order = np.argsort(-flip, kind="stable")
-    harmful = np.array([r.cls != "clean" for r in records])[order]
-    fig, ax = plt.subplots(figsize=(8, 3.5))
-    x = np.arange(len(flip))
-    ax.bar(x[~harmful], flip[order][~harmful], color="C0", width=1.0, label="clean record")
-    ax.bar(x[harmful], flip[order][harmful], color="C3", width=1.0, label="harmful record")
-    ax.axhline(threshold, color="0.3", linestyle=":", label=f"unstable above {threshold}")
-    ax.set(title="flip probability of each record (two runs decide it differently)",
-           xlabel="records, most unstable first", ylabel="flip probability")
-    ax.legend()
     fig.tight_layout()
     return fig
 

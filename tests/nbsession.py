@@ -44,6 +44,14 @@ CHECKS = ("figures store a PNG", "Run All again", "each cell again alone",
 class WatchedKernel(RunningKernel):
     """nbval's kernel, whose wait for a reply notices a dead kernel within a second."""
 
+    def __init__(self, *args, **kwargs):
+        try:
+            super().__init__(*args, **kwargs)
+        except Exception:                  # started but never ready: stop it before a retry
+            if hasattr(self, "km"):
+                self.stop()
+            raise
+
     def await_reply(self, msg_id, timeout=None):
         nbtools.await_reply(self.km, self.kc, msg_id, timeout)
 

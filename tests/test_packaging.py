@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import tomllib
 
 import pytest
@@ -128,3 +129,43 @@ def test_make_in_a_read_only_clone_says_the_folder_is_not_writable(target, what)
     assert run.returncode != 0
     assert f"this folder ({folder}) is not writable, so {what} cannot be created" in run.stdout
     assert "npm error" not in run.stdout + run.stderr
+
+
+# ---------------------------------------------------------------- pytest run directly
+
+def test_pytest_run_directly_checks_what_make_test_checks():
+    """`pytest -n 2 --nbval notebooks` without the Makefile: a notebook stays on one worker
+    (else 75 NameErrors), short cell and start-up timeouts, the session plugin loaded."""
+    ini = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    opts = ini["addopts"].split()
+    assert opts[opts.index("--dist") + 1] == "loadscope"
+    assert "nbsession" in [opts[i + 1] for i, o in enumerate(opts) if o == "-p"]
+    timeouts = dict(o.split("=") for o in opts if o.startswith("--nbval-") and "=" in o)
+    assert float(timeouts["--nbval-cell-timeout"]) <= 300
+    assert float(timeouts["--nbval-kernel-startup-timeout"]) >= 60
+    recipes = [ln for ln in (ROOT / "Makefile").read_text().splitlines()
+               if not ln.lstrip().startswith("#")]
+    assert not [ln for ln in recipes if "--dist" in ln or "--nbval-cell" in ln], \
+        "the Makefile must not be the only place that says it"
+
+
+def test_make_stops_a_pytest_run_past_its_whole_run_timeout(tmp_path):
+    """make test and make test-oldest share the timed pytest run; test-oldest is tried here
+    (make test would also start the decks beside it)."""
+    if not shutil.which("make") or not shutil.which("timeout"):
+        pytest.skip("no make or timeout")
+    for name in ("Makefile", "requirements.txt", "requirements-oldest.txt", "pyproject.toml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    python = tmp_path / ".venv-oldest" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("#!/bin/sh\nexec sleep 60\n")       # a pytest run that never ends
+    python.chmod(0o755)
+    ready = tmp_path / ".venv-oldest" / ".ready"
+    ready.touch()
+    os.utime(ready, (time.time() + 60, time.time() + 60))
+    run = subprocess.run(["make", "--no-print-directory", "-C", str(tmp_path), "test-oldest",
+                          "TEST_TIMEOUT=1"], capture_output=True, text=True, timeout=50,
+                         stdin=subprocess.DEVNULL)
+    assert run.returncode != 0
+    assert ("make test-oldest: pytest stopped after TEST_TIMEOUT=1 s (whole-run timeout)"
+            in run.stdout)
