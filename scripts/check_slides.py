@@ -475,7 +475,8 @@ def check_deck(page, deck, workdir):
         out = overflow_problems(measure)
         if not measure["notes"]:
             problems.append(f"slide {where} ({measure['title'] or 'no heading'}) has no "
-                            "speaker notes (a markdown cell with slide_type 'notes')")
+                            "speaker notes (a markdown cell with slide_type 'notes', or 'speaker_notes' in the "
+                            "metadata of the slide's first cell)")
         if measure["smallest_text"] is not None and measure["smallest_text"] < smallest[0]:
             smallest = (measure["smallest_text"], f"slide {where}: {measure['smallest_name']}")
         if out:
