@@ -11,7 +11,8 @@ compute, widget message and browser rendering included.
 Target: 95th percentile under TARGET_MS over all timed changes, and per explorer; the
 script prints every explorer's median, p95 and worst change and exits 1 when the target is
 missed.  It also prints how soon the explorer's 'computing ...' line appears (the sign a
-student gets while a slower redraw runs).  Skips (exit 0, with a message) when Chromium is not installed.
+student gets while a slower redraw runs).  Skips (exit 0, with a message) when Chromium is
+not installed.
 
 Run: .venv/bin/python benchmarks/bench_browser_redraw.py   (or make bench)
 """

@@ -14,8 +14,8 @@ downloaded) with every request that is not a local file refused.  For each deck:
 3. **screenshot**: the first slide is not blank (:func:`blank_problem`, Pillow);
 4. **walk**: pressing → from the first slide, and again pressing space, shows every leaf
    slide in order (:func:`walk_problems`);
-5. **fit, type and notes**: on every leaf slide, reached with ``location.hash = "#/h/v"`` (reveal.js is
-   loaded by require.js, so there is no global ``Reveal``), transitions off and all
+5. **fit, type and notes**: on every leaf slide, reached with ``location.hash = "#/h/v"``
+   (reveal.js is loaded by require.js, so there is no global ``Reveal``), transitions off and all
    fragments shown, every element's box lies inside the ``.reveal .slides`` box and no
    element scrolls or clips its content (:data:`MEASURE_JS`, :func:`overflow_problems`).
    A failure names the deck, the slide (h/v and its heading) and the element.  Every leaf
@@ -353,7 +353,10 @@ MEASURE_JS = """() => {
     const r = el.getBoundingClientRect();
     if (r.width < 1 || r.height < 1) continue;
     let p = el.parentElement, parent = null;
-    while (p && p !== slide) { if (ids.has(p)) { parent = ids.get(p); break; } p = p.parentElement; }
+    while (p && p !== slide) {
+      if (ids.has(p)) { parent = ids.get(p); break; }
+      p = p.parentElement;
+    }
     const id = elements.length;
     ids.set(el, id);
     const item = {id, parent, name: describe(el),
@@ -370,7 +373,8 @@ MEASURE_JS = """() => {
   let smallest = null, smallestName = '';
   const walker = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);
   for (let t = walker.nextNode(); t; t = walker.nextNode()) {
-    if (!t.textContent.trim() || t.parentElement.closest('aside.notes, .MathJax_Preview, mjx-assistive-mml, .MJX_Assistive_MathML')) continue;
+    if (!t.textContent.trim() ||
+        t.parentElement.closest('aside.notes, .MathJax_Preview, .MJX_Assistive_MathML')) continue;
     const cs = getComputedStyle(t.parentElement);
     if (cs.display === 'none' || cs.visibility === 'hidden') continue;
     const range = document.createRange();
@@ -378,7 +382,10 @@ MEASURE_JS = """() => {
     const rects = range.getClientRects();
     if (!rects.length || rects[0].height < 1) continue;
     const px = rects[0].height / 1.15;
-    if (smallest === null || px < smallest) { smallest = px; smallestName = describe(t.parentElement); }
+    if (smallest === null || px < smallest) {
+      smallest = px;
+      smallestName = describe(t.parentElement);
+    }
   }
   const head = slide.querySelector('h1, h2, h3, h4');
   return {box: {left: b.left, top: b.top, right: b.right, bottom: b.bottom},
@@ -475,8 +482,8 @@ def check_deck(page, deck, workdir):
         out = overflow_problems(measure)
         if not measure["notes"]:
             problems.append(f"slide {where} ({measure['title'] or 'no heading'}) has no "
-                            "speaker notes (a markdown cell with slide_type 'notes', or 'speaker_notes' in the "
-                            "metadata of the slide's first cell)")
+                            "speaker notes (a markdown cell with slide_type 'notes', or "
+                            "'speaker_notes' in the metadata of the slide's first cell)")
         if measure["smallest_text"] is not None and measure["smallest_text"] < smallest[0]:
             smallest = (measure["smallest_text"], f"slide {where}: {measure['smallest_name']}")
         if out:

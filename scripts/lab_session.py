@@ -181,10 +181,12 @@ STATE_JS = """root => {
     out.slider[label(el)] = el.querySelector('.widget-readout').textContent.trim();
   });
   root.querySelectorAll('.widget-dropdown').forEach(el => {
-    const s = el.querySelector('select'); out.dropdown[label(el)] = clean(s.options[s.selectedIndex].text);
+    const s = el.querySelector('select');
+    out.dropdown[label(el)] = clean(s.options[s.selectedIndex].text);
   });
   root.querySelectorAll('.widget-toggle-buttons').forEach(el => {
-    const b = el.querySelector('button.mod-active'); out.toggle[label(el)] = b ? clean(b.textContent) : null;
+    const b = el.querySelector('button.mod-active');
+    out.toggle[label(el)] = b ? clean(b.textContent) : null;
   });
   root.querySelectorAll('.widget-text, .widget-inline-hbox.widget-text').forEach(el => {
     out.text[label(el)] = el.querySelector('input').value;
@@ -213,7 +215,9 @@ def _changed(page, before, act):
       const panes = document.querySelectorAll(
         '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output .widget-html pre');
       const box = panes[panes.length - 1].closest('.jp-OutputArea-output');
-      const mark = () => { if (window.__redraw.start === null) window.__redraw.start = performance.now(); };
+      const mark = () => {
+        if (window.__redraw.start === null) window.__redraw.start = performance.now();
+      };
       for (const kind of ['change', 'input', 'click', 'keydown'])
         box.addEventListener(kind, mark, {capture: true, once: true});
       const watch = new MutationObserver(() => {
