@@ -71,6 +71,8 @@ PANE_PRE = ('<pre style="white-space: pre; overflow-x: auto; word-wrap: normal; 
             'font-size: 12px; line-height: 1.25; margin: 0.5em 0; width: auto; '
             'box-shadow: none;">')
 """The text pane's <pre>: fixed size and no wrapping, also inside a reveal.js slide."""
+PANE_BUSY = '<div style="font-style: italic; color: #8a4b00;">computing ...</div>'
+"""Shown above the old text while a change is being computed."""
 JUDGE_BAND_RUNS = 1000
 """Judge runs (seeds ``seed`` .. ``seed + 999``) behind the judge explorer's 95% run band:
 the same 1,000 runs as notebook 06, so with the lesson's settings the band is 06's."""
@@ -391,6 +393,9 @@ class Explorer(widgets.VBox):
         return self.text
 
     def _changed(self, _change):
+        # a line above the old text while the new one is computed (the browser shows it
+        # at once; a redraw can take longer than a student waits without a sign)
+        self.pane.value = PANE_BUSY + self.pane.value
         self.redraw()
 
     def __repr__(self):

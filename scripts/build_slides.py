@@ -68,15 +68,16 @@ URLS = {   # relative to the deck, which sits in build/slides/
 }
 
 
-def copy_assets():
-    """Fresh copy of the vendor files; a clear error when node_modules is missing."""
+def copy_assets(out=OUT):
+    """Fresh copy of the vendor files into ``out``/vendor; a clear error when node_modules
+    is missing."""
     missing = [src for src, _, _ in ASSETS if not (NODE / src).exists()]
     if missing:
         raise SystemExit("build_slides: node_modules/ lacks " + ", ".join(missing)
                          + "\n  run `npm ci` in the repository root (make slides does it).")
-    shutil.rmtree(OUT / VENDOR, ignore_errors=True)
+    shutil.rmtree(out / VENDOR, ignore_errors=True)
     for src, dst, skip in ASSETS:
-        src, dst = NODE / src, OUT / VENDOR / dst
+        src, dst = NODE / src, out / VENDOR / dst
         dst.parent.mkdir(parents=True, exist_ok=True)
         if src.is_dir():
             shutil.copytree(src, dst, ignore=shutil.ignore_patterns(*skip))
@@ -97,18 +98,19 @@ def notebooks(argv):
     return paths
 
 
-def build(paths):
+def build(paths, out=OUT):
     cmd = [sys.executable, "-m", "nbconvert", "--to", "slides", "--log-level", "WARN",
            f"--TemplateExporter.extra_template_basedirs={TEMPLATES}",
            "--template", "offline_reveal",
            f"--SlidesExporter.reveal_theme={THEME}",
-           "--SlidesExporter.reveal_scroll=True",     # a tall slide (an explorer) scrolls
-           "--SlidesExporter.reveal_width=1200",      # room for the lesson's 97-column tables
-           "--SlidesExporter.reveal_height=780",
-           f"--output-dir={OUT}"]
+           # the screen a deck is made for (scripts/check_slides.py measures at this size);
+           # the template shrinks what is too wide or too tall, nothing scrolls
+           "--SlidesExporter.reveal_width=1280",
+           "--SlidesExporter.reveal_height=720",
+           f"--output-dir={out}"]
     cmd += [f"--SlidesExporter.{name}={url}" for name, url in URLS.items()]
     subprocess.run(cmd + [str(p) for p in paths], check=True)
-    return [OUT / (p.stem + ".slides.html") for p in paths]
+    return [out / (p.stem + ".slides.html") for p in paths]
 
 
 def main(argv):

@@ -1,42 +1,40 @@
-"""Open every built deck in headless Chromium, offline, and check it really presents.
+"""Open every built deck in Chromium, offline, at 1280x720, and check it really presents.
 
 Usage: python scripts/check_slides.py [DECK ...]   (default: build/slides/*.slides.html)
 (`make test-slides` installs Chromium if needed, builds the decks, then runs this.)
 
-For each deck:
+Playwright for Python drives Debian's chromium (``executable_path``; no browser build is
+downloaded) with every request that is not a local file refused.  For each deck:
 
-1. **static**: the HTML loads no script or style sheet over http(s)
-   (:func:`remote_loads`, also used by the build);
-2. **DOM**: Chromium loads the deck once with the network cut off
-   (``--host-resolver-rules`` maps every host to "not found", a dead proxy),
-   runs its scripts for a virtual time budget and dumps the DOM.
-   :func:`dom_problems` fails it unless reveal.js initialised: the
-   ``.reveal .slides`` sections are there, one of them is marked ``present``,
-   the reveal element carries the runtime class ``ready`` and reveal's own
-   controls were added.  A deck that stores widget state must also show
-   rendered widget views (the explorers, drawn by the local HTML manager).
-   The browser's console must not report a resource that failed to load or
-   an uncaught error;
-3. **screenshot**: a PNG of the first slide, decoded with Pillow;
-   :func:`blank_problem` fails it when (almost) every pixel has the same colour.
+1. **static**: the HTML loads no script or style sheet over http(s) (:func:`remote_loads`,
+   also used by the build) and names no missing local file;
+2. **running**: reveal.js initialised (:func:`dom_problems` on the live DOM: sections, one
+   ``present``, the runtime class ``ready``, reveal's controls), every stored widget view
+   was drawn, and the console reports no failed load and no uncaught error;
+3. **screenshot**: the first slide is not blank (:func:`blank_problem`, Pillow);
+4. **walk**: pressing → from the first slide, and again pressing space, shows every leaf
+   slide in order (:func:`walk_problems`);
+5. **fit, type and notes**: on every leaf slide, reached with ``location.hash = "#/h/v"``
+   (reveal.js is loaded by require.js, so there is no global ``Reveal``), transitions off and all
+   fragments shown, every element's box lies inside the ``.reveal .slides`` box and no
+   element scrolls or clips its content (:data:`MEASURE_JS`, :func:`overflow_problems`).
+   A failure names the deck, the slide (h/v and its heading) and the element.  Every leaf
+   slide must carry speaker notes, and the smallest text on screen must be MIN_TEXT_PX or more.
 
-Exit status 0 when every deck passes, 1 otherwise.  If Chromium is not
-installed the script says so and exits 0 only when SLIDES_SKIP_OK=1 is set
-(the make target sets it after an install attempt that was impossible).
+Exit status 0 when every deck passes, 1 otherwise.  If Chromium is not installed the script
+says so and exits 0 only when SLIDES_SKIP_OK=1 is set.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import pathlib
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 
 from PIL import Image
@@ -49,18 +47,6 @@ VENDOR = "vendor"
 SHOTS = ROOT / "build" / "slides-check"
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
-OFFLINE_FLAGS = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-    "--disable-default-apps", "--disable-extensions", "--mute-audio",
-    "--hide-scrollbars",
-    # offline: no host name resolves and every proxied request goes to a closed port
-    "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9",
-    "--allow-file-access-from-files",
-    "--enable-logging=stderr", "--v=0",
-)
-WINDOW = "1280,800"
-BUDGET_MS = 15000
 BLANK_SHARE = 0.001     # fewer than 0.1 % of pixels off the dominant colour = blank
 
 # ---------------------------------------------------------------- static check
@@ -262,7 +248,152 @@ def blank_problem(png, share=BLANK_SHARE):
     return None
 
 
+# ---------------------------------------------------------------- fit on the screen
+
+SLACK = 1.0   # px of rounding allowed at an edge
+
+
+def overflow_problems(measure, slack=SLACK):
+    """What sticks out of one slide, as sentences (empty = everything fits).
+
+    ``measure`` is what :data:`MEASURE_JS` returns for the slide on screen:
+    ``box`` (the ``.reveal .slides`` rectangle) and ``elements``, each with
+    ``id``, ``parent`` (the id of its nearest measured ancestor, or None), a
+    readable ``name`` and its ``left/top/right/bottom`` in screen pixels, plus
+    ``scroll_x`` / ``scroll_y`` when the element scrolls or clips its content
+    by that many pixels.  Only the outermost offender of a subtree is named (a
+    wide table, not each of its cells).
+    """
+    box = measure["box"]
+    bad = {}
+    sentences = []
+    for el in measure["elements"]:
+        if el.get("parent") in bad:
+            bad[el["id"]] = True
+            continue
+        out = []
+        for side, sign in (("left", -1), ("top", -1), ("right", 1), ("bottom", 1)):
+            past = sign * (el[side] - box[side])
+            if past > slack:
+                out.append(f"{past:.0f} px past the {side} edge")
+        for axis, word in (("scroll_x", "sideways"), ("scroll_y", "down")):
+            if el.get(axis, 0) > slack:
+                out.append(f"scrolls {el[axis]:.0f} px {word}")
+        if out:
+            bad[el["id"]] = True
+            sentences.append(f"{el['name']}: " + ", ".join(out))
+    return sentences
+
+
+def walk_problems(leaves, seen, key):
+    """Why pressing ``key`` from the first slide did not visit every slide in order.
+
+    ``leaves`` is the deck's leaf slides in order, ``seen`` the distinct
+    slides shown after each press (as "h/v" strings)."""
+    if seen == leaves:
+        return []
+    missed = [s for s in leaves if s not in seen]
+    if missed:
+        return [f"pressing {key} never shows slide(s) {', '.join(missed[:8])}"
+                + (f" and {len(missed) - 8} more" if len(missed) > 8 else "")]
+    return [f"pressing {key} shows the slides out of order: {' '.join(seen[:20])}"]
+
+
 # ---------------------------------------------------------------- browser
+
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run",
+               "--disable-default-apps", "--disable-extensions", "--mute-audio",
+               "--hide-scrollbars", "--allow-file-access-from-files",
+               # offline: no host name resolves and every proxied request goes nowhere
+               "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9"]
+VIEWPORT = {"width": 1280, "height": 720}
+TIMEOUT_MS = 30000
+MIN_TEXT_PX = 9.0   # smallest readable text on the 1280x720 screen (a line box / 1.15)
+
+NO_MOTION_CSS = """.reveal .slides section, .reveal .slides section *, .reveal .fragment,
+.reveal .slides { transition: none !important; animation: none !important; }"""
+
+LEAVES_JS = """() => Array.from(document.querySelectorAll('.reveal .slides > section'))
+  .flatMap((h, i) => {
+    const v = h.querySelectorAll(':scope > section');
+    return v.length ? Array.from(v, (_, j) => i + '/' + j) : [i + '/0'];
+  })"""
+
+PRESENT_JS = """() => {
+  const hs = Array.from(document.querySelectorAll('.reveal .slides > section'));
+  const h = hs.findIndex(s => s.classList.contains('present'));
+  if (h < 0) return null;
+  const vs = Array.from(hs[h].querySelectorAll(':scope > section'));
+  const v = Math.max(0, vs.findIndex(s => s.classList.contains('present')));
+  return h + '/' + v;
+}"""
+
+MEASURE_JS = """() => {
+  const slides = document.querySelector('.reveal .slides');
+  const b = slides.getBoundingClientRect();
+  const hs = Array.from(slides.querySelectorAll(':scope > section'));
+  const h = hs.find(s => s.classList.contains('present'));
+  const vs = Array.from(h.querySelectorAll(':scope > section'));
+  const slide = vs.find(s => s.classList.contains('present')) || h;
+  const ids = new Map();
+  const elements = [];
+  const describe = el => {
+    let name = el.tagName.toLowerCase();
+    const cls = Array.from(el.classList).filter(c => !c.startsWith('jp-mod-')).slice(0, 2);
+    if (cls.length) name += '.' + cls.join('.');
+    const text = (el.innerText || el.getAttribute('alt') || '').trim().replace(/\\s+/g, ' ');
+    return text ? name + ' "' + text.slice(0, 50) + (text.length > 50 ? '...' : '') + '"' : name;
+  };
+  for (const el of slide.querySelectorAll('*')) {
+    if (el.closest('aside.notes')) continue;
+    const cs = getComputedStyle(el);
+    if (cs.display === 'none' || cs.visibility === 'hidden') continue;
+    if (cs.position === 'absolute' && cs.clip && cs.clip.startsWith('rect(')) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) continue;
+    let p = el.parentElement, parent = null;
+    while (p && p !== slide) {
+      if (ids.has(p)) { parent = ids.get(p); break; }
+      p = p.parentElement;
+    }
+    const id = elements.length;
+    ids.set(el, id);
+    const item = {id, parent, name: describe(el),
+                  left: r.left, top: r.top, right: r.right, bottom: r.bottom};
+    const scale = r.width / (el.offsetWidth || r.width);
+    if (cs.overflowX !== 'visible' && el.scrollWidth > el.clientWidth + 1)
+      item.scroll_x = (el.scrollWidth - el.clientWidth) * scale;
+    if (cs.overflowY !== 'visible' && el.scrollHeight > el.clientHeight + 1)
+      item.scroll_y = (el.scrollHeight - el.clientHeight) * scale;
+    elements.push(item);
+  }
+  // the smallest text on screen: the height of a text line's box, in screen pixels,
+  // over the font's line-box ratio (about 1.15 for the fonts here)
+  let smallest = null, smallestName = '';
+  const walker = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);
+  for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+    if (!t.textContent.trim() ||
+        t.parentElement.closest('aside.notes, .MathJax_Preview, .MJX_Assistive_MathML')) continue;
+    const cs = getComputedStyle(t.parentElement);
+    if (cs.display === 'none' || cs.visibility === 'hidden') continue;
+    const range = document.createRange();
+    range.selectNodeContents(t);
+    const rects = range.getClientRects();
+    if (!rects.length || rects[0].height < 1) continue;
+    const px = rects[0].height / 1.15;
+    if (smallest === null || px < smallest) {
+      smallest = px;
+      smallestName = describe(t.parentElement);
+    }
+  }
+  const head = slide.querySelector('h1, h2, h3, h4');
+  return {box: {left: b.left, top: b.top, right: b.right, bottom: b.bottom},
+          title: head ? head.innerText.trim().slice(0, 60) : '', elements,
+          smallest_text: smallest, smallest_name: smallestName,
+          notes: !!slide.querySelector('aside.notes')};
+}"""
+
 
 def find_browser():
     for name in BROWSERS:
@@ -277,51 +408,95 @@ _CONSOLE_BAD = re.compile(r"Failed to load resource|Uncaught|ERR_NAME_NOT_RESOLV
                           re.I)
 
 
-def console_problems(stderr):
-    """Console lines of the browser log that report a failed load or an uncaught error."""
-    out = []
-    for line in stderr.splitlines():
-        if "CONSOLE" in line and _CONSOLE_BAD.search(line):
-            out.append(line.strip()[:300])
-        elif "net::ERR_" in line and "file://" in line:
-            out.append(line.strip()[:300])
-    return out
+def console_problems(lines):
+    """The console lines that report a failed load or an uncaught error."""
+    if isinstance(lines, str):
+        lines = lines.splitlines()
+    return [line.strip()[:300] for line in lines if _CONSOLE_BAD.search(line)]
 
 
-def run_browser(browser, args, timeout=120):
-    with tempfile.TemporaryDirectory(prefix="slides-chromium-") as profile:
-        cmd = [browser, *OFFLINE_FLAGS, f"--user-data-dir={profile}", *args]
-        proc = subprocess.run(cmd, capture_output=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
-    return proc
+def goto_slide(page, where):
+    page.evaluate("w => { location.hash = '#/' + w; }", where)
+    page.wait_for_function(f"() => ({PRESENT_JS})() === {where!r}", timeout=TIMEOUT_MS)
 
 
-def check_deck(browser, deck, workdir):
+def walk(page, leaves, key, fragments):
+    """Press ``key`` from the first slide; the distinct slides shown, in order."""
+    goto_slide(page, leaves[0])
+    seen = [leaves[0]]
+    for _ in range(len(leaves) + fragments + 2):
+        page.keyboard.press(key)
+        page.wait_for_timeout(5)
+        now = page.evaluate(PRESENT_JS)
+        if now and now != seen[-1]:
+            seen.append(now)
+        if now == leaves[-1] and len(seen) >= len(leaves):
+            break
+    return seen
+
+
+def check_deck(page, deck, workdir):
+    """Every problem of one deck: (problems, number of leaf slides, number that fit)."""
     deck = pathlib.Path(deck).resolve()
     html = deck.read_text(encoding="utf-8")
     problems = [f"loads over the network: {u}" for u in remote_loads(deck, html)]
     problems += [f"names a missing local file: {p}" for p in local_missing(deck, html)]
-    # one browser start serves both: the DOM goes to stdout, the screenshot to a file
+    log = []
+    page.on("console", lambda m: log.append(f"console {m.type}: {m.text}"))
+    page.on("pageerror", lambda e: log.append(f"Uncaught {e}"))
+    page.on("requestfailed", lambda r: log.append(
+        f"Failed to load resource {r.url[:120]}: {r.failure}"))
+    from playwright.sync_api import TimeoutError as Timeout
+
+    page.goto(deck.as_uri())
+    views = html.count('<script type="application/vnd.jupyter.widget-view+json">')
+    # a deck that never gets there is reported by dom_problems below
+    with contextlib.suppress(Timeout):
+        page.wait_for_selector(".reveal.ready", timeout=TIMEOUT_MS)
+        page.wait_for_function(
+            f"() => document.querySelectorAll('.widget-subarea').length >= {views}",
+            timeout=TIMEOUT_MS)
+    dom = dom_problems(page.content(), widget_views=views)
+    problems += dom
+    if dom:
+        return problems + console_problems(log), 0, 0
     shot = pathlib.Path(workdir) / (deck.stem + ".png")
-    shot.unlink(missing_ok=True)
-    run = run_browser(browser, [f"--window-size={WINDOW}", f"--virtual-time-budget={BUDGET_MS}",
-                                "--dump-dom", f"--screenshot={shot}", deck.as_uri()])
-    dom_text = run.stdout.decode("utf-8", "replace")
-    log = run.stderr.decode("utf-8", "replace")
-    if run.returncode != 0 or not dom_text.strip():
-        problems.append(f"chromium --dump-dom failed (exit {run.returncode}): " + log[-500:])
-    else:
-        views = html.count('<script type="application/vnd.jupyter.widget-view+json">')
-        problems += dom_problems(dom_text, widget_views=views)
+    page.screenshot(path=str(shot))
+    blank = blank_problem(shot.read_bytes())
+    if blank:
+        problems.append(blank)
+    page.add_style_tag(content=NO_MOTION_CSS)
+    leaves = page.evaluate(LEAVES_JS)
+    fragments = page.evaluate("() => document.querySelectorAll('.reveal .fragment').length")
+    for key in ("ArrowRight", "Space"):
+        problems += walk_problems(leaves, walk(page, leaves, key, fragments), key)
+    fit = 0
+    smallest = (float("inf"), "")
+    for where in leaves:
+        goto_slide(page, where)
+        # reveal.js hides a slide's fragments when it arrives there: show them all
+        page.evaluate("() => document.querySelectorAll('.reveal .slides section.present .fragment')"
+                      ".forEach(f => f.classList.add('visible'))")
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
+        measure = page.evaluate(MEASURE_JS)
+        out = overflow_problems(measure)
+        if not measure["notes"]:
+            problems.append(f"slide {where} ({measure['title'] or 'no heading'}) has no "
+                            "speaker notes (a markdown cell with slide_type 'notes', or "
+                            "'speaker_notes' in the metadata of the slide's first cell)")
+        if measure["smallest_text"] is not None and measure["smallest_text"] < smallest[0]:
+            smallest = (measure["smallest_text"], f"slide {where}: {measure['smallest_name']}")
+        if out:
+            title = f" ({measure['title']})" if measure["title"] else ""
+            problems.append(f"slide {where}{title} does not fit: " + out[0]
+                            + (f"; and {len(out) - 1} more" if len(out) > 1 else ""))
+        else:
+            fit += 1
+    if smallest[0] < MIN_TEXT_PX:
+        problems.append(f"text too small to read: about {smallest[0]:.1f} px on a 1280x720 "
+                        f"screen (at least {MIN_TEXT_PX} px), {smallest[1]}")
     problems += console_problems(log)
-    if not shot.is_file():
-        problems.append(f"chromium --screenshot wrote no file (exit {run.returncode}): "
-                        + log[-500:])
-    else:
-        blank = blank_problem(shot.read_bytes())
-        if blank:
-            problems.append(blank)
-    return problems
+    return problems, len(leaves), fit, smallest
 
 
 def main(argv):
@@ -335,27 +510,39 @@ def main(argv):
     if not decks:
         print(f"check_slides: no deck in {DECKS.relative_to(ROOT)}/ (run make slides)")
         return 1
+    from playwright.sync_api import sync_playwright
+
     SHOTS.mkdir(parents=True, exist_ok=True)
-
-    def timed_check(deck):
-        start = time.perf_counter()
-        return check_deck(browser, deck, SHOTS), time.perf_counter() - start
-
-    # one browser per core at a time; the report keeps the decks' order
-    with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
-        results = list(pool.map(timed_check, decks))
-    failed = 0
-    for deck, (problems, took) in zip(decks, results):
-        name = deck.name
-        if problems:
-            failed += 1
-            print(f"FAIL {name} ({took:.1f} s)")
-            for p in problems:
-                print("     - " + p)
-        else:
-            print(f"ok   {name} ({took:.1f} s): reveal.js ready, first slide drawn "
-                  f"(screenshot {(SHOTS / deck.stem).relative_to(ROOT)}.png)")
-    print(f"{len(decks) - failed} of {len(decks)} deck(s) passed in headless Chromium, offline")
+    failed = total = fitting = 0
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=browser, args=LAUNCH_ARGS)
+        try:
+            for deck in decks:
+                start = time.perf_counter()
+                context = chromium.new_context(viewport=VIEWPORT, offline=True)
+                context.route(re.compile(r"^(?!file:|data:|blob:|about:)"),
+                              lambda route: route.abort("internetdisconnected"))
+                page = context.new_page()
+                try:
+                    problems, leaves, fit, smallest = check_deck(page, deck, SHOTS)
+                finally:
+                    context.close()
+                took = time.perf_counter() - start
+                total += leaves
+                fitting += fit
+                if problems:
+                    failed += 1
+                    print(f"FAIL {deck.name} ({took:.1f} s): {fit} of {leaves} slides fit")
+                    for p in problems:
+                        print("     - " + p)
+                else:
+                    print(f"ok   {deck.name} ({took:.1f} s): all {leaves} slides fit "
+                          "1280x720, -> and space walk every slide, smallest text "
+                          f"{smallest[0]:.1f} px ({smallest[1][:70]})")
+        finally:
+            chromium.close()
+    print(f"{fitting} of {total} slides fit 1280x720; "
+          f"{len(decks) - failed} of {len(decks)} deck(s) passed in Chromium, offline")
     print(f"slides: {len(decks) - failed} passed, {failed} failed")
     return 1 if failed else 0
 

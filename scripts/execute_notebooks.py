@@ -42,7 +42,9 @@ def execute(path):
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
     client(nb, path).execute()
-    nb.metadata.get("language_info", {}).pop("version", None)
+    # language_info stays whole (its Python version included): JupyterLab writes the
+    # kernel's language_info into the notebook when it connects, so a notebook stored
+    # without the version showed as modified the moment it was opened.
     nbformat.write(stable_widget_ids(figure_alt_text(nb), path.stem), path)
 
 

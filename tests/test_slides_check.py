@@ -162,14 +162,53 @@ def test_a_local_page_has_no_remote_loads(tmp_path):
 
 
 def test_console_problems_keeps_failed_loads_and_errors_only():
-    log = "\n".join([
-        '[1:1:INFO:CONSOLE:27] "strict mode: use allowUnionTypes", source: file:///d/x.js (27)',
-        '[1:1:INFO:CONSOLE:7623] "Uncaught ReferenceError: require is not defined", source: f',
-        '[1:1:INFO:CONSOLE:0] "Failed to load resource: net::ERR_FILE_NOT_FOUND", source: f',
-        "[1:1:WARNING:idle_linux.cc:111] None of the known D-Bus ScreenSaver services",
-    ])
+    log = [
+        "console warning: strict mode: use allowUnionTypes",
+        "Uncaught ReferenceError: require is not defined",
+        "console error: Failed to load resource: net::ERR_FILE_NOT_FOUND",
+        "console log: None of the known D-Bus ScreenSaver services",
+    ]
     got = cs.console_problems(log)
     assert len(got) == 2 and "Uncaught" in got[0] and "Failed to load" in got[1]
+
+
+# ---------------------------------------------------------------- fit and walk
+
+BOX = {"left": 10.0, "top": 5.0, "right": 1270.0, "bottom": 715.0}
+
+
+def el(id_, name, left=20, top=20, right=600, bottom=100, parent=None, **extra):
+    return {"id": id_, "parent": parent, "name": name, "left": left, "top": top,
+            "right": right, "bottom": bottom, **extra}
+
+
+def test_what_fits_has_no_problem():
+    inside = [el(0, "div.cell"), el(1, "pre", parent=0, right=1270.5, bottom=715.9)]
+    assert cs.overflow_problems({"box": BOX, "elements": inside}) == []
+
+
+def test_an_element_past_an_edge_is_named_with_the_amount():
+    wide = [el(0, 'table "tp fp"', right=2500), el(1, "td", parent=0, right=2400)]
+    assert cs.overflow_problems({"box": BOX, "elements": wide}) == [
+        'table "tp fp": 1230 px past the right edge']   # the cell inside is not named again
+    tall = [el(0, "img", top=600, bottom=865), el(1, "p", left=0)]
+    assert cs.overflow_problems({"box": BOX, "elements": tall}) == [
+        "img: 150 px past the bottom edge", "p: 10 px past the left edge"]
+
+
+def test_an_element_that_scrolls_or_clips_is_a_problem():
+    scrolled = [el(0, "div.output", scroll_x=120.4), el(1, "pre", scroll_y=0.5)]
+    assert cs.overflow_problems({"box": BOX, "elements": scrolled}) == [
+        "div.output: scrolls 120 px sideways"]
+
+
+def test_walk_problems():
+    leaves = ["0/0", "1/0", "1/1", "2/0"]
+    assert cs.walk_problems(leaves, list(leaves), "ArrowRight") == []
+    skipped = cs.walk_problems(leaves, ["0/0", "1/0", "2/0"], "ArrowRight")
+    assert skipped == ["pressing ArrowRight never shows slide(s) 1/1"]
+    shuffled = cs.walk_problems(leaves, ["0/0", "1/1", "1/0", "2/0"], "Space")
+    assert "out of order" in shuffled[0]
 
 
 # ---------------------------------------------------------------- npm set-up
@@ -189,3 +228,56 @@ def test_package_json_and_lock_pin_the_same_local_assets():
 def test_build_outputs_are_not_committed():
     ignored = (ROOT / ".gitignore").read_text().split()
     assert "build/" in ignored and "node_modules/" in ignored
+
+
+# ---------------------------------------------------------------- a real deck in Chromium
+
+def test_check_deck_fails_a_deck_that_overflows_and_passes_one_that_fits(tmp_path):
+    """Build two tiny decks with the course's template and open them in Chromium: one slide
+    printing 90 lines (too tall even scaled to 70 %) and no notes must fail, naming the slide
+    and the element; the same deck with 5 lines and notes must pass, sub-slide walk included."""
+    if cs.find_browser() is None:
+        pytest.skip("no Chromium installed: the real-browser deck check was NOT run")
+    if not (ROOT / "node_modules" / "reveal.js").is_dir():
+        pytest.skip("node_modules/ missing (make slides runs npm ci): deck check NOT run")
+    pytest.importorskip("playwright")
+    import nbformat
+    from playwright.sync_api import sync_playwright
+
+    import build_slides
+
+    def deck(name, lines, notes):
+        cells = [nbformat.v4.new_markdown_cell("# 99 · A title"),
+                 nbformat.v4.new_markdown_cell("## A sub-slide"),
+                 nbformat.v4.new_code_cell("print(*range(%d), sep='\\n')" % lines,
+                                           outputs=[nbformat.v4.new_output(
+                                               "stream", name="stdout",
+                                               text="".join(f"{i}\n" for i in range(lines)))])]
+        types = ["slide", "subslide", "-"]
+        if notes:   # one slide's notes in its first cell's metadata, the other's in a cell
+            cells[0].metadata["speaker_notes"] = "say hello"
+            cells.append(nbformat.v4.new_markdown_cell("point at the numbers"))
+            types = ["slide", "subslide", "-", "notes"]
+        for cell, kind in zip(cells, types):
+            cell.metadata["slideshow"] = {"slide_type": kind}
+        path = tmp_path / f"{name}.ipynb"
+        nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
+        return path
+
+    build_slides.copy_assets(tmp_path)
+    built = build_slides.build([deck("tall", 90, False), deck("short", 5, True)], out=tmp_path)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=cs.find_browser(), args=cs.LAUNCH_ARGS)
+        try:
+            results = []
+            for path in built:
+                page = browser.new_context(viewport=cs.VIEWPORT, offline=True).new_page()
+                results.append(cs.check_deck(page, path, tmp_path))
+        finally:
+            browser.close()
+    (tall, tall_leaves, tall_fit, _), (short, short_leaves, short_fit, _) = results
+    assert tall_leaves == 2 and tall_fit == 1
+    assert any(p.startswith("slide 0/1 (A SUB-SLIDE) does not fit: ") and "bottom edge" in p
+               for p in tall), tall
+    assert any("has no speaker notes" in p for p in tall)
+    assert short == [] and short_leaves == short_fit == 2
