@@ -29,8 +29,11 @@ def assert_same(many_runs, i, expected):
     got = many_runs.run(i)
     assert got == expected
     assert list(got.retry_causes.items()) == list(expected.retry_causes.items())
-    row = [expected.labels[no] == "zararli" for no in many_runs.record_nos]
-    assert many_runs.harmful[i].tolist() == row
+    # a record asked twice in one run may get two labels; a run's labels keep the last one
+    once = [k for k, no in enumerate(many_runs.record_nos)
+            if many_runs.record_nos.count(no) == 1]
+    row = [expected.labels[many_runs.record_nos[k]] == "zararli" for k in once]
+    assert many_runs.harmful[i][once].tolist() == row
     assert int(many_runs.unreadable_mask[i].sum()) == expected.unreadable
     assert (many_runs.calls[i], many_runs.retries[i], many_runs.unreadable[i],
             many_runs.input_tokens[i]) == (expected.calls, expected.retries,
