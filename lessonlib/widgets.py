@@ -76,11 +76,11 @@ PANE_BUSY = '<div style="font-style: italic; color: #8a4b00;">computing ...</div
 JUDGE_BAND_RUNS = 1000
 """Judge runs (seeds ``seed`` .. ``seed + 999``) behind the judge explorer's 95% run band:
 the same 1,000 runs as notebook 06, so with the lesson's settings the band is 06's."""
-PANEL_BAND_SEEDS = 200
+PANEL_BAND_SEEDS = 100
 """Panel seeds (the lesson's seed and the ones after it) behind the panel explorer's 95%
-run band.  Notebook 08 uses 1,000; 200 keep a redraw of the largest panel (four judges,
-quorum 5, free-form guideline) a few times faster.  The explorer's text names the count
-and where the lesson's seed falls among the runs."""
+run band.  Notebook 08 uses 1,000; 100 keep a redraw of the largest panel (four judges,
+quorum 5, free-form guideline) under 100 ms (benchmarks/bench_widgets.py).  The
+explorer's text names the count and where the lesson's seed falls among the runs."""
 PANEL_MAX_QUORUM = 10
 """The largest quorum :func:`panel_text` accepts (the explorer's slider stops at 5)."""
 PANEL_MAX_BAND_SEEDS = 1000

@@ -12,8 +12,9 @@ import lessonlib
 from conftest import ROOT
 from lessonlib import FEATURES, Flags, Record
 from lessonlib.panel import JUDGE_NAMES
-from lessonlib.widgets import (GUIDELINES, Explorer, criteria_explorer, criteria_text,
-                               judge_explorer, judge_text, panel_explorer, panel_text)
+from lessonlib.widgets import (GUIDELINES, PANEL_BAND_SEEDS, Explorer, criteria_explorer,
+                               criteria_text, judge_explorer, judge_text, panel_explorer,
+                               panel_text)
 
 EXPECTED = ROOT / "data" / "expected"
 FREE = "free-form (no 'tek')"
@@ -281,11 +282,11 @@ def test_the_lessons_judge_is_placed_among_its_runs(records):
     low, high = (float(x) for x in table(text)["lesson's judge alone band"][0].split("-"))
     assert high < 0.8833
     many = lessonlib.Panel(lessonlib.judge_models("lesson")).run_many(
-        records, range(lessonlib.SEED, lessonlib.SEED + 200))
+        records, range(lessonlib.SEED, lessonlib.SEED + PANEL_BAND_SEEDS))
     actual = np.array([lessonlib.is_harmful(r) for r in records])
     agree = (many.harmful == actual).mean(axis=1)
     assert f"lesson's judge alone {(agree < agree[0]).mean():.3f}" in text
-    assert "over 200 runs" in text
+    assert f"over {PANEL_BAND_SEEDS} runs" in text
 
 
 def test_each_panel_setting_changes_the_text(records):
