@@ -7,6 +7,7 @@ toward the idea, never at the code that computes the answer.
 
 from __future__ import annotations
 
+from .._checks import check_int
 from ..records import RECORD_STRIDE, SEED, draw_record, is_harmful, make_records
 from ._common import _is_whole, _say
 
@@ -44,10 +45,7 @@ def check_flagged_clean_count(answer):
 
 def check_record_seed(answer, no=200):
     """01, exercise 2: the seed of record number ``no``'s own generator."""
-    if not _is_whole(no):
-        raise TypeError(f"no must be a record number (a whole number), got {no!r}")
-    if no < 1:
-        raise ValueError(f"no must be a record number >= 1, got {no!r}")
+    no = check_int("no", no, minimum=1)
     truth = SEED + RECORD_STRIDE * (no - 1)
     if answer is None or answer is ...:
         return _say(False, f"put a whole number in place of None: the seed that record number "

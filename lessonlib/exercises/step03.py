@@ -7,6 +7,7 @@ toward the idea, never at the code that computes the answer.
 
 from __future__ import annotations
 
+from .._checks import check_int
 from ..judge import build_prompt, run_judge
 from ..metrics import measure
 from ..records import make_records
@@ -68,10 +69,7 @@ def check_flagless_probability(answer):
 
 def check_output_cap_unreadable(answer, max_output=1):
     """03, exercise 2: with ``max_output`` = 1, how many records stay unreadable?"""
-    if not _is_whole(max_output):
-        raise TypeError(f"max_output must be a whole number of tokens, got {max_output!r}")
-    if max_output < 1:
-        raise ValueError(f"max_output must be a whole number >= 1, got {max_output!r}")
+    max_output = check_int("max_output", max_output, minimum=1)
     if answer is None or answer is ...:
         return _say(False, f"put a whole number in place of None: how many of the 240 records "
                            f"are still unreadable after the retry when no reply may be longer "
