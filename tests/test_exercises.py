@@ -402,14 +402,14 @@ def test_check_vetoed(capsys):
 
 
 def test_moved_by_rule_is_the_seed_by_seed_difference():
-    # the engine path against Panel.run seed by seed, on three seeds
-    seeds = range(L.SEED, L.SEED + 3)
+    # the engine path against Panel.run seed by seed, on two seeds
+    seeds = range(L.SEED, L.SEED + 2)
     records = L.make_records()
     got = step08.moved_by_rule(seeds)
+    readable = [L.Panel(L.judge_models(*L.DIVERSE), quorum=3).run(records, s) for s in seeds]
     for rule in ("harmful", "clean", "abstain"):
         counts = []
-        for seed in seeds:
-            a = L.Panel(L.judge_models(*L.DIVERSE), quorum=3).run(records, seed)
+        for seed, a in zip(seeds, readable):
             b = L.Panel(L.judge_models(*L.DIVERSE), quorum=3, on_unreadable=rule).run(
                 records, seed, step08.FREE_FORM_GUIDELINE)
             counts.append(sum(a.decide(r) != b.decide(r) for r in records))

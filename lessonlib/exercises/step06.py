@@ -59,8 +59,8 @@ def check_overlap_temperature(answer):
     clear."""
     if answer is ... or answer is None:
         return _say(False, "fill in answer: a temperature on the grid 0, 0.05, 0.10, ...")
-    truth = lowest_overlap_temperature()
-    if _is_number(answer) and answer >= 0 and abs(answer - truth) < 1e-9:
+    truth = lowest_overlap_temperature() if _is_number(answer) and answer >= 0 else None
+    if truth is not None and abs(answer - truth) < 1e-9:
         return _say(True, f"{truth:.2f} is the lowest temperature in steps of 0.05 at which "
                           "the low end of the judge's 95% run band of recall is at or below "
                           "the criteria filter's recall.")
