@@ -114,7 +114,7 @@ class Flags(ReadOnlyDict):
 
 @dataclass(frozen=True)
 class Record:
-    """One fictional record: number, true class, source, seven flags, text and length."""
+    """One fictional record: number, true class, source, seven flags, text, length (notebook 01)."""
 
     no: int
     cls: str
@@ -158,7 +158,7 @@ def make_records(n=240, seed=SEED):
 
 
 def is_harmful(record):
-    """The human label: every class except 'clean' is harmful."""
+    """The human label: every class except 'clean' is harmful (notebook 01)."""
     return record.cls != "clean"
 
 
