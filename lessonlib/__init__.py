@@ -21,7 +21,7 @@ from .records import (CLASS_SHARE, CLASSES, FEATURES, PROFILE, SEED, SOURCE_SHAR
                       TEXTS, Flags, Record, generator, is_harmful, make_records, pick, trace_id,
                       write_records_csv)
 from .report import (Lesson, class_block, comparison_block, comparison_rows, lesson,
-                     lesson_blocks, sample_call_block)
+                     sample_call_block)
 from .panel import DIVERSE, JUDGES, AskReply, JudgeSpec, Panel, PanelRun, judge_models
 from .raters import cohen_kappa, fleiss_kappa, krippendorff_alpha
 from .simulator import (CUE_TABLE, FLAG_WORD, FREE_FORM, LABELS, MAX_OUTPUT, PRIOR,

@@ -1,10 +1,10 @@
 """No notebook: ``python -m lessonlib`` (``make lesson``) prints the lesson's three blocks."""
 
-from .report import lesson_blocks
+from .report import lesson
 
 
 def main():
-    print("\n\n".join(lesson_blocks()))
+    print("\n\n".join(lesson().blocks()))
 
 
 if __name__ == "__main__":

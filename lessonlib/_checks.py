@@ -24,9 +24,9 @@ def check_int(name, value, *, minimum=None):
     return value
 
 
-def check_seed(value, name="seed"):
+def check_seed(value):
     """A sampling seed: any whole number >= 0 (2**32 and above are fine)."""
-    return check_int(name, value, minimum=0)
+    return check_int("seed", value, minimum=0)
 
 
 def check_number(name, value, *, minimum=None):
@@ -91,13 +91,13 @@ def check_instance(name, value, kind):
     return value
 
 
-def check_items(name, values, kind, *, allow_empty=False):
+def check_items(name, values, kind):
     """A collection of ``kind`` objects (not one of them, not a str), returned as a tuple."""
     if isinstance(values, (str, bytes, kind)) or not hasattr(values, "__iter__"):
         raise TypeError(f"{name} must be a collection of {kind.__name__} (e.g. a list), got "
                         f"{type(values).__name__}")
     values = tuple(values)
-    if not values and not allow_empty:
+    if not values:
         raise ValueError(f"{name} must hold at least one {kind.__name__}, got an empty collection")
     for value in values:
         if not isinstance(value, kind):

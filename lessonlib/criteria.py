@@ -1,13 +1,9 @@
-"""Notebook 02 - the criteria-based approach: a hand-written rule filter.
-
-A record is blocked when any of the chosen structural flags is set.  No model
-is called, so the filter costs nothing and gives the same answer every time.
-"""
+"""Notebook 02 - the criteria-based approach: a hand-written rule filter."""
 
 from __future__ import annotations
 
-from ._checks import check_instance, check_names
-from .records import FEATURES, Record
+from ._checks import check_names
+from .records import FEATURES, check_record
 
 DEFAULT_RULES = ("instruction_mode", "hidden_field_name", "side_effect_tool_name",
                  "source_stamp_mismatch")
@@ -16,7 +12,7 @@ DEFAULT_RULES = ("instruction_mode", "hidden_field_name", "side_effect_tool_name
 
 def rule_filter(record, rules=DEFAULT_RULES):
     """True (block) when ``record`` has any of the flags named in ``rules`` (notebook 02)."""
-    check_instance("record", record, Record)
+    check_record(record)
     return any(record.features[name] for name in check_names("rules", rules, FEATURES))
 
 

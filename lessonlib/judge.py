@@ -1,23 +1,16 @@
 """Notebook 03 - the model-as-judge built on the simulator.
 
-The judge writes a record's flag words, source, number and text into a
-prompt, asks for a single label and reads the reply.  An unreadable reply is
-retried once with the next seed; if the retry is unreadable too, the lesson's
-judge counts the record as clean (it *fails open*).
-
-The judge talks to its model through an **ask** callable: ``ask(prompt, seed)``
-returning either reply text or an object with ``.text`` (and, optionally,
-``.input_tokens`` and ``.status``).  :class:`~lessonlib.simulator.SimulatedModel` is one.
+The judge asks its model through an **ask**: ``ask(prompt, seed)`` returns reply text or an
+object with ``.text`` (and optionally ``.input_tokens``, ``.status``), as SimulatedModel does.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ._checks import (check_choice, check_instance, check_int, check_items,
-                      check_seed, check_str)
+from ._checks import check_choice, check_int, check_seed, check_str
 from ._frozen import ReadOnlyDict
-from .records import FEATURES, SEED, Record
+from .records import FEATURES, SEED, check_record, check_records
 from .simulator import (CUE_TABLE, FLAG_WORD, LABELS, MAX_OUTPUT, NO_FLAG_WORD, SOURCE_WORD,
                         SPURIOUS, TEMPERATURE, SimulatedModel, tokenize)
 
@@ -44,12 +37,7 @@ def read_label(reply_text):
 
 
 def reply_parts(prompt, reply):
-    """(text, input_tokens, status) of whatever an ``ask`` returned.
-
-    Plain text is accepted; its input tokens are then counted with the course
-    tokenizer and its status is 'ok'.  A reply's own ``input_tokens`` must be
-    a whole number >= 0.
-    """
+    """(text, input_tokens, status) of what an ``ask`` returned; plain text counts as 'ok'."""
     if isinstance(reply, str):
         return reply, len(tokenize(prompt)), "ok"
     text = getattr(reply, "text", None)
@@ -69,7 +57,7 @@ class Answer:
     label: str | None
     calls: int
     input_tokens: int
-    statuses: tuple = ("ok",)   # the status of each call, in order
+    statuses: tuple             # the status of each call, in order
 
     @property
     def retried(self):
@@ -100,14 +88,8 @@ class JudgeRun:
     judged: dict = field(default_factory=dict, repr=False, compare=False)  # no -> the Record
 
     def decide(self, record):
-        """True when this run labelled ``record`` harmful (a decision for ``measure``).
-
-        ``record`` must be one this run judged (the same record, not just the
-        same number); a record of another record set raises ValueError.  A run
-        made without ``judged`` (by hand, or by the many-seed engine today)
-        can check the record number only.
-        """
-        check_instance("record", record, Record)
+        """True when this run labelled ``record`` harmful; a record it did not judge is refused."""
+        check_record(record)
         label = self.labels.get(record.no)
         known = self.judged.get(record.no, record)
         if label is None or (known is not record and known != record):
@@ -123,26 +105,19 @@ RETRY_CAUSE = ReadOnlyDict({"rate_limit": "rate limit", "context_overflow": "con
 def run_judge(records, seed=SEED, temperature=TEMPERATURE,
               guideline=GUIDELINE, cues=CUE_TABLE, spurious=SPURIOUS, max_output=MAX_OUTPUT,
               *, unreadable_as="clean"):
-    """Ask the judge about every record once, plus one retry when unreadable (notebook 03).
+    """Ask a fresh SimulatedModel about every record, retrying once if unreadable (notebook 03).
 
-    A fresh :class:`SimulatedModel` (its call counter at zero) serves each
-    run, and ``max_output`` is passed to every call.  A record still
-    unreadable after the retry is counted as ``unreadable_as``: 'clean' (the
-    lesson's rule, fail-open) or 'harmful' (fail-closed).
+    A record still unreadable is counted as ``unreadable_as`` (the lesson: 'clean', fail-open).
     """
-    records = check_items("records", records, Record)
+    records = check_records(records)
     check_seed(seed)
     check_str("guideline", guideline)
     check_choice("unreadable_as", unreadable_as, UNREADABLE_RULES)
     model = SimulatedModel(temperature, cues, spurious, max_output=max_output)
     fallback = CLEAN if unreadable_as == "clean" else HARMFUL
-
-    def ask(prompt, s):
-        return model.call(prompt, s, max_output)
-
     labels, retries, unreadable, tokens, causes = {}, 0, 0, 0, {}
     for record in records:
-        answer = ask_for_label(ask, build_prompt(record, guideline), seed)
+        answer = ask_for_label(model.call, build_prompt(record, guideline), seed)
         tokens += answer.input_tokens
         if answer.retried:
             retries += 1

@@ -1,38 +1,24 @@
-"""Notebook 02 - how a decision is scored against the human label.
-
-``decide`` is any function record -> bool (True = block as harmful): the rule
-filter, or a judge run's ``decide``.  Rates are rounded to four places, as the
-lesson rounds them.
-"""
+"""Notebook 02 - how a decision (a function record -> bool, True = block) is scored."""
 
 from __future__ import annotations
 
-from ._checks import check_callable, check_items
-from .records import Record, by_class, is_harmful
+from collections import Counter
+
+from ._checks import check_callable
+from .records import by_class, check_records, is_harmful
 
 COUNTS = ("tp", "fp", "fn", "tn")
 
 
 def _checked(records, decide):
     """The door's check of measure, agreement and class_recall."""
-    return (check_items("records", records, Record),
-            check_callable("decide", decide, "a function record -> bool"))
+    return check_records(records), check_callable("decide", decide, "a function record -> bool")
 
 
 def confusion(records, decide):
-    """Counts (tp, fp, fn, tn) of ``decide`` against the human label."""
-    tp = fp = fn = tn = 0
-    for record in records:
-        flagged, actual = bool(decide(record)), is_harmful(record)
-        if flagged and actual:
-            tp += 1
-        elif flagged:
-            fp += 1
-        elif actual:
-            fn += 1
-        else:
-            tn += 1
-    return tp, fp, fn, tn
+    """Counts (tp, fp, fn, tn) of ``decide`` against the human label (notebook 02)."""
+    pairs = Counter((bool(decide(r)), is_harmful(r)) for r in records)
+    return pairs[True, True], pairs[True, False], pairs[False, True], pairs[False, False]
 
 
 def share(part, whole):
@@ -41,11 +27,7 @@ def share(part, whole):
 
 
 def measure(records, decide):
-    """The four counts plus precision, recall and false block rate, rounded (notebook 02).
-
-    precision = tp / all blocked, recall = tp / all harmful, false block rate =
-    fp / all clean.
-    """
+    """The four counts plus precision, recall and false block rate, rounded (notebook 02)."""
     counts = dict(zip(COUNTS, confusion(*_checked(records, decide))))
     tp, fp, fn, tn = counts.values()
     counts.update(precision=share(tp, tp + fp), recall=share(tp, tp + fn),
@@ -60,11 +42,7 @@ def agreement(records, decide):
 
 
 def class_recall(records, decide):
-    """Per class: (number of records, share of them that ``decide`` blocks) (notebook 02).
-
-    For the harmful classes this is recall; for 'clean' it is the false block
-    rate.  Classes with no record in ``records`` are left out.
-    """
+    """Per class present: (number of records, share that ``decide`` blocks) (notebook 02)."""
     records, decide = _checked(records, decide)
     return {cls: (len(members), sum(1 for r in members if decide(r)) / len(members))
             for cls, members in by_class(records).items()}
@@ -83,11 +61,5 @@ def disagreements(labels_a, labels_b):
 
 
 def steps(difference, count):
-    """How many resolution steps (1 / ``count``) the rate ``difference`` spans (notebook 04).
-
-    Rates over ``count`` records move in steps of 1 / count, so a difference
-    between two such rates is a whole number of steps; the lesson's rates are
-    rounded to four places, hence the rounding to the nearest whole step.
-    The sign is kept: a fall gives a negative number of steps.
-    """
+    """Whole steps of 1 / ``count`` that the rate ``difference`` spans, sign kept (notebook 04)."""
     return round(difference / resolution(count))

@@ -1,10 +1,4 @@
-"""Notebook 01 - the record set: fictional records, their seven flags and the human label.
-
-An attack is not a text here but a *feature profile*: seven structural flags
-drawn with class-dependent probabilities.  The text of a record is a harmless
-support request unrelated to its class.  The human label (the record's true
-class) is taken as sound in this lesson; :func:`is_harmful` reads it.
-"""
+"""Notebook 01 - the record set: fictional records, their seven flags and the human label."""
 
 from __future__ import annotations
 
@@ -97,40 +91,22 @@ def trace_id(message):
     return h
 
 
-class Flags(Mapping):
-    """Read-only mapping feature name -> bool, in FEATURES order (notebook 01)."""
+class Flags(ReadOnlyDict):
+    """Read-only dict feature name -> bool, in FEATURES order (notebook 01)."""
 
-    __slots__ = ("_values",)
+    __slots__ = ()
 
     def __init__(self, values):
         if isinstance(values, Mapping):
             values = [values[f] for f in FEATURES]
-        object.__setattr__(self, "_values", tuple(bool(v) for v in values))
-
-    def __getitem__(self, name):
-        try:
-            return self._values[FEATURES.index(name)]
-        except ValueError:
-            raise KeyError(name) from None
-
-    def __iter__(self):
-        return iter(FEATURES)
-
-    def __len__(self):
-        return len(FEATURES)
+        dict.__init__(self, zip(FEATURES, map(bool, values)))
 
     def __hash__(self):
-        return hash(self._values)
-
-    def __setattr__(self, name, value):
-        raise AttributeError("Flags is read-only")
-
-    def __reduce__(self):
-        return (Flags, (self._values,))
+        return hash(tuple(self.values()))
 
     def on(self):
         """Names of the flags that are set, in FEATURES order."""
-        return tuple(f for f, v in zip(FEATURES, self._values) if v)
+        return tuple(f for f, v in self.items() if v)
 
     def __repr__(self):
         return "Flags(" + ", ".join(self.on()) + ")"
@@ -138,7 +114,7 @@ class Flags(Mapping):
 
 @dataclass(frozen=True)
 class Record:
-    """One fictional record: number, true class, source, seven flags, text and length."""
+    """One fictional record: number, true class, source, seven flags, text, length (notebook 01)."""
 
     no: int
     cls: str
@@ -147,24 +123,20 @@ class Record:
     text: str
     length: int
 
-    def __post_init__(self):
-        if not isinstance(self.features, Flags):
-            object.__setattr__(self, "features", Flags(self.features))
-
     def as_row(self):
         """Flat dict (one column per flag) for tables and CSV files."""
         return {"no": self.no, "cls": self.cls, "source": self.source, **self.features,
                 "text": self.text, "length": self.length}
 
 
-def check_records(records, name="records"):
+def check_records(records):
     """Door check: a non-empty collection of Record objects, returned as a tuple."""
-    return check_items(name, records, Record)
+    return check_items("records", records, Record)
 
 
-def check_record(record, name="record"):
+def check_record(record):
     """Door check: one Record."""
-    return check_instance(name, record, Record)
+    return check_instance("record", record, Record)
 
 
 def draw_record(index, seed=SEED):
@@ -186,20 +158,17 @@ def make_records(n=240, seed=SEED):
 
 
 def is_harmful(record):
-    """The human label: every class except 'clean' is harmful."""
+    """The human label: every class except 'clean' is harmful (notebook 01)."""
     return record.cls != "clean"
-
-
-CSV_COLUMNS = ("no", "cls", "source") + FEATURES + ("text", "length")
 
 
 def write_records_csv(path, records):
     """Write ``records`` to ``path`` as CSV: one row a record, one 0/1 column per flag."""
     import csv
 
-    rows = [r.as_row() for r in check_items("records", records, Record)]
+    rows = [r.as_row() for r in check_records(records)]
     with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS, lineterminator="\n")
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
         writer.writeheader()
         for row in rows:
             writer.writerow({k: int(v) if isinstance(v, bool) else v for k, v in row.items()})
@@ -214,20 +183,13 @@ def by_class(records):
 
 
 def flag_rates(records):
-    """Per class present, the share of its records carrying each flag (notebook 01).
-
-    ``{class: {feature: share}}`` in CLASSES and FEATURES order: the observed
-    counterpart of PROFILE, not rounded.
-    """
+    """Per class present, the share of its records carrying each flag, not rounded (notebook 01)."""
     return {cls: {f: sum(1 for r in members if r.features[f]) / len(members) for f in FEATURES}
             for cls, members in by_class(records).items()}
 
 
 def records_frame(records):
-    """The records as a pandas DataFrame indexed by ``no``, one bool column per flag (notebook 01).
-
-    pandas is imported here, so the rest of lessonlib stays pure Python.
-    """
+    """The records as a pandas DataFrame indexed by ``no``, one column a flag (notebook 01)."""
     import pandas as pd
 
     return pd.DataFrame([r.as_row() for r in records]).set_index("no")

@@ -1,10 +1,4 @@
-"""Notebooks 02-06 - the lesson's printed blocks, computed.
-
-Each ``*_block`` function computes its figures from the records and the runs
-it is given and returns the text; nothing here is typed in.  ``lesson()`` runs
-the whole lesson (records, the sample call, the criteria filter and two judge
-runs) and :func:`lesson_blocks` returns the three blocks the lesson prints.
-"""
+"""Notebooks 02-06 - the lesson's printed blocks, computed from the records and the runs."""
 
 from __future__ import annotations
 
@@ -23,11 +17,10 @@ RATE_TITLES = (("precision", "precision"), ("recall", "recall"),
 """The three rates of the comparison table: (key in measure's result, title printed)."""
 
 
-def sample_call_block(record, seed=SEED, model=None):
+def sample_call_block(record, seed=SEED):
     """The sample call: one record, its prompt, one call to a fresh simulator (notebook 03)."""
-    model = SimulatedModel() if model is None else model
     prompt = build_prompt(record)
-    reply = model.call(prompt, seed)
+    reply = SimulatedModel().call(prompt, seed)
     return (f"record {record.no} , actual class {record.cls}\n"
             f"  prompt: {prompt}\n"
             f"  status {reply.status} , input {reply.input_tokens} tokens , reply {reply.text}")
@@ -53,41 +46,33 @@ def comparison_rows(records, runs, criteria=rule_filter):
     return rows
 
 
-_HEAD = (("approach", "<24"), ("precision", ">9"), ("recall", ">11"),
-         ("false block rate", ">17"), ("agreement", ">10"), ("calls", ">7"),
-         ("input tokens", ">13"))
+_WIDTHS = ("<24", ">9", ">11", ">17", ">10", ">7", ">13")
 
 
 def table_text(rows):
     """The comparison table as text (notebook 02)."""
-    lines = [" ".join(format(title, spec) for title, spec in _HEAD)]
+    lines = [("approach", *(title for _, title in RATE_TITLES), "agreement", "calls",
+              "input tokens")]
     for row in rows:
-        cells = [format(row.name, "<24")]
-        cells += [format(row.scores[key], w + ".4f") for (key, _), w in
-                  zip(RATE_TITLES, (">9", ">11", ">17"))]
-        cells += [format(row.agreement, ">10.4f"), format(row.calls, ">7"),
-                  format(row.input_tokens, ">13")]
-        lines.append(" ".join(cells))
-    return "\n".join(lines)
+        lines.append((row.name, *(f"{row.scores[key]:.4f}" for key, _ in RATE_TITLES),
+                      f"{row.agreement:.4f}", row.calls, row.input_tokens))
+    return "\n".join(" ".join(map(format, line, _WIDTHS)) for line in lines)
 
 
 def retry_text(run):
     """'retries N (cause) , unreadable replies M' for one run."""
     causes = run.retry_causes
-    if len(causes) == 1:
-        why = f" ({next(iter(causes))})"
-    elif causes:
-        why = " (" + ", ".join(f"{c} {n}" for c, n in causes.items()) + ")"
-    else:
-        why = ""
+    why = ", ".join(c if len(causes) == 1 else f"{c} {n}" for c, n in causes.items())
+    why = f" ({why})" if why else ""
     return f"retries {run.retries}{why} , unreadable replies {run.unreadable}"
 
 
-def band_text(records, run1, run2):
-    """How much the judge moved between two runs, next to the criteria filter's zero."""
+def comparison_block(records, run1, run2, criteria=rule_filter):
+    """The comparison table, then how much the judge moved between two runs (notebook 06)."""
     first, second = measure(records, run1.decide), measure(records, run2.decide)
     changed = len(disagreements(run1.labels, run2.labels))
-    lines = [f"the judge's own two-run difference: the decision changed on {changed} records "
+    lines = [table_text(comparison_rows(records, (run1, run2), criteria)), "",
+             f"the judge's own two-run difference: the decision changed on {changed} records "
              f"({changed / len(records):.4f})"]
     for key, title in RATE_TITLES:
         a, b = first[key], second[key]
@@ -97,18 +82,10 @@ def band_text(records, run1, run2):
     return "\n".join(lines)
 
 
-def comparison_block(records, run1, run2, criteria=rule_filter):
-    """The comparison table followed by the two-run difference (notebook 06)."""
-    return (table_text(comparison_rows(records, (run1, run2), criteria)) + "\n\n"
-            + band_text(records, run1, run2))
-
-
 def class_table(recalls, width=17):
-    """Per-class recall side by side: one column per ``title -> class_recall(...)`` in ``recalls``.
+    """Per-class recall, a column ``width`` wide per ``title -> class_recall(...)`` (notebook 05).
 
-    Rows are the harmful classes in CLASSES order, then clean, whose share
-    blocked is the false block rate ('clean (false positives)'); a class the
-    first column lacks is left out.  Each recall column is ``width`` wide.
+    Rows: the harmful classes in CLASSES order, then clean (its false positives).
     """
     first = next(iter(recalls.values()))
     lines = [f"{'class':<24} {'records':>8}" + "".join(f" {title:>{width}}" for title in recalls)]
@@ -122,7 +99,7 @@ def class_table(recalls, width=17):
 
 
 def class_block(records, run, criteria=rule_filter):
-    """Per-class recall of the criteria filter and a judge run; clean gives false positives."""
+    """Per-class recall of the criteria filter and a judge run (notebook 05)."""
     return class_table({"criteria recall": class_recall(records, criteria),
                         "judge recall": class_recall(records, run.decide)})
 
@@ -151,8 +128,3 @@ def lesson(n=240, seed=SEED):
     check_int("n", n, minimum=SAMPLE_INDEX + 1)    # the sample call shows record 2
     records = make_records(n, seed)
     return Lesson(records, run_judge(records, seed), run_judge(records, seed + 1))
-
-
-def lesson_blocks():
-    """The lesson's three printed blocks, computed."""
-    return lesson().blocks()

@@ -1,16 +1,4 @@
-"""Notebook 03 - a language-model simulator (no real model endpoint is ever called).
-
-It carries the surface of a real model API: a tokenizer, a context window, a
-rate limit, a stopping condition (output cap), a temperature and a seed.  Its
-"judgement" is a prior that leans to clean plus a cue table that reads the
-flag words of the prompt - including one spurious cue that counts excessive
-length as heavy evidence.
-
-A call is split in two parts: :meth:`SimulatedModel.plan` does everything that
-depends only on the prompt (tokens, window check, label weights, the prompt's
-hash) and :meth:`PromptPlan.reply` does the part that depends on the seed.
-The many-seed engine reuses the first part across thousands of seeds.
-"""
+"""Notebook 03 - a language-model simulator (no real model endpoint is ever called)."""
 
 from __future__ import annotations
 
@@ -62,10 +50,7 @@ FREE_FORM_SHARE = (0.42, 0.26, 0.32)
 
 
 def tokenize(text):
-    """Lower-case, set commas apart, split on spaces, cut words into 5-character pieces.
-
-    Introduced in notebook 03.
-    """
+    """Lower-case, set commas apart, split on spaces, cut into 5-character pieces (notebook 03)."""
     pieces = []
     for word in text.lower().replace(",", " , ").split():
         pieces += [word[i:i + PIECE] for i in range(0, len(word), PIECE)]
@@ -83,20 +68,13 @@ def label_scores(tokens, prior=PRIOR, cues=CUE_TABLE, spurious=SPURIOUS):
 
 
 def label_weights(scores, temperature):
-    """Softmax of ``scores / temperature`` over the labels in sorted order.
-
-    Uses the plain formula exp(s/T) / sum; only where that would overflow or
-    vanish (a tiny temperature) it switches to the shifted, mathematically
-    identical form exp(s/T - max) / sum.  Where even s/T overflows (T below
-    about 1e-308) the weights are the limit as T -> 0: the top label gets
-    everything (tied top labels share it), as at temperature 0.
-    """
+    """Softmax of ``scores / temperature`` over the labels in sorted order (notebook 03)."""
     names = sorted(scores)
     try:
         e = [math.exp(scores[a] / temperature) for a in names]
         if not (0 < sum(e) < math.inf):
             raise OverflowError
-    except OverflowError:
+    except OverflowError:    # a tiny temperature: shifted form, or the T -> 0 limit (README)
         top = max(scores[a] / temperature for a in names)
         if math.isinf(top):
             best = max(scores.values())
@@ -107,11 +85,8 @@ def label_weights(scores, temperature):
 
 
 def reply_text(label, form, max_output):
-    """Reply text and its output-token count for ``label`` in ``form`` (None = bare label).
-
-    A reply longer than ``max_output`` tokens is cut and re-joined from its
-    pieces, so a long word can come out split (e.g. 'zarar li').
-    """
+    """Reply text and its output tokens for ``label`` in ``form`` (None = bare label), cut to
+    ``max_output`` tokens and re-joined from its pieces (so 'zarar li' can come out)."""
     text = label if form is None else FREE_FORM[form].format(label=label)
     pieces = tokenize(text)
     if len(pieces) > max_output:
@@ -155,14 +130,7 @@ class PromptPlan:
 
 
 class SimulatedModel:
-    """A fictional language model with its own call counter (notebook 03).
-
-    ``call(prompt, seed)`` counts the call, refuses a prompt longer than the
-    window (checked first), refuses every RATE_LIMIT_EVERY-th call since the
-    last :meth:`reset`, and otherwise samples a label: the most likely one at
-    temperature 0, else from the softmax of the label scores at the given
-    temperature.
-    """
+    """A fictional language model with its own call counter (notebook 03)."""
 
     def __init__(self, temperature=TEMPERATURE, cues=CUE_TABLE, spurious=SPURIOUS, prior=PRIOR,
                  window=WINDOW, max_output=MAX_OUTPUT, *, rate_limit_every=RATE_LIMIT_EVERY,
@@ -184,11 +152,7 @@ class SimulatedModel:
     window = property(lambda self: self._window)
     max_output = property(lambda self: self._max_output)
     rate_limit_every = property(lambda self: self._rate_limit_every)
-
-    @property
-    def calls(self):
-        """Calls made since the counter was last reset."""
-        return self._calls
+    calls = property(lambda self: self._calls, doc="Calls made since the counter was last reset.")
 
     def reset(self, calls=0):
         """Set the call counter (and so the rate-limit clock) back to ``calls`` (default 0)."""
@@ -240,12 +204,7 @@ def _check_prior(prior):
 
 def label_probabilities(prompt, temperature=TEMPERATURE, cues=CUE_TABLE, spurious=SPURIOUS,
                         prior=PRIOR):
-    """How likely the model is to answer each label for ``prompt``, labels sorted (notebook 03).
-
-    Above temperature 0 this is the softmax the model samples from; at
-    temperature 0 the most likely label gets 1.0 and the other 0.0.  Nothing
-    is called, so no call counter moves.
-    """
+    """How likely the model is to answer each label for ``prompt``, labels sorted (notebook 03)."""
     plan = SimulatedModel(temperature, cues, spurious, prior, window=10**9).plan(prompt)
     if plan.weights is None:
         return {label: float(label == plan.fixed_label) for label in plan.labels}

@@ -185,20 +185,16 @@ def test_flags_is_a_read_only_mapping_in_features_order():
     assert repr(flags) == "Flags(role_change_request, source_stamp_mismatch)"
     with pytest.raises(KeyError):
         flags["no_such_flag"]
+    with pytest.raises(TypeError, match="read-only"):
+        flags["instruction_mode"] = True
     with pytest.raises(AttributeError):
         flags._values = (True,) * 7
+    assert flags == {f: f in flags.on() for f in L.FEATURES} and hash(flags) == hash(L.Flags(flags))
 
 
 def test_flags_from_a_mapping_uses_the_names_not_the_order():
     mapping = {f: f == "excessive_length" for f in reversed(L.FEATURES)}
     assert L.Flags(mapping).on() == ("excessive_length",)
-
-
-def test_record_takes_a_plain_mapping_of_flags():
-    r = L.Record(3, "clean", "user", {f: f == "instruction_mode" for f in L.FEATURES}, "x", 50)
-    assert isinstance(r.features, L.Flags)
-    assert r.features.on() == ("instruction_mode",)
-    assert r == record(no=3, flags=("instruction_mode",), text="x", length=50)
 
 
 def test_as_row_has_one_column_per_flag():

@@ -117,13 +117,6 @@ def test_sample_call_block_by_hand():
         f"  status ok , input {23 + 3 + 9 + 8} tokens , reply {label}")
 
 
-def test_sample_call_block_uses_the_given_model():
-    r = record(no=5, flags=("instruction_mode",))
-    model = L.SimulatedModel(0, max_output=1)
-    assert L.sample_call_block(r, 1, model).endswith("reply zarar")
-    assert model.calls == 1
-
-
 def test_lesson_on_other_arguments():
     small = L.lesson(n=30, seed=5)
     assert small.records == L.make_records(30, 5)
@@ -134,8 +127,7 @@ def test_lesson_on_other_arguments():
     assert small.blocks()[0].startswith("record 2 , actual class ")
 
 
-def test_lesson_blocks_are_the_default_lesson(lesson_run):
-    assert L.lesson_blocks() == lesson_run.blocks()
+def test_the_default_lessons_headers(lesson_run):
     assert lesson_run.blocks()[1].splitlines()[0] == HEADER
     assert lesson_run.blocks()[2].splitlines()[0] == CLASS_HEADER
 
