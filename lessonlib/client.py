@@ -84,7 +84,7 @@ class SimulatorServer:
                 raise OSError(errno.EADDRINUSE, f"port {port} on {HOST} is already in use; "
                                                 f"pass port=0 for a free one") from None
             raise
-        self._http.course = self
+        self._http.course, self._http.connections = self, set()
         self._thread = threading.Thread(target=self._http.serve_forever, args=(0.01,),
                                         daemon=True, name="lessonlib-simulator-server")
         self._thread.start()
@@ -198,10 +198,6 @@ class _HTTPServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, *args):
-        self.connections = set()
-        super().__init__(*args)
-
     def process_request(self, request, client_address):
         self.connections.add(request)
         super().process_request(request, client_address)
@@ -219,11 +215,9 @@ class _HTTPServer(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     """Reads one request, lets the :class:`SimulatorServer` answer it, writes the JSON.
 
-    HTTP/1.1, so a client keeps its connection open from one request to the
-    next (the SDK does) instead of opening one per call; every reply says its
-    Content-Length, and a request without one gets its connection closed after
-    the reply.  With Nagle's algorithm off, the body written after the headers
-    leaves at once instead of waiting (about 40 ms) for their acknowledgement.
+    HTTP/1.1: a client (the SDK does) keeps its connection open from one request
+    to the next instead of opening one per call.  Nagle's algorithm is off, or the
+    body, written after the headers, would wait about 40 ms for their acknowledgement.
     """
 
     protocol_version = "HTTP/1.1"
