@@ -26,6 +26,7 @@ import errno
 import hashlib
 import json
 import re
+import socket
 import sys
 import threading
 import unicodedata
@@ -83,8 +84,8 @@ class SimulatorServer:
                 raise OSError(errno.EADDRINUSE, f"port {port} on {HOST} is already in use; "
                                                 f"pass port=0 for a free one") from None
             raise
-        self._http.course = self
-        self._thread = threading.Thread(target=self._http.serve_forever, args=(0.05,),
+        self._http.course, self._http.connections = self, set()
+        self._thread = threading.Thread(target=self._http.serve_forever, args=(0.01,),
                                         daemon=True, name="lessonlib-simulator-server")
         self._thread.start()
 
@@ -112,10 +113,15 @@ class SimulatorServer:
                 self._clocks[name] = 0
 
     def stop(self):
-        """Stop serving and free the port (calling it twice is fine)."""
+        """Stop serving, hang up on every client and free the port (calling it twice is fine)."""
         if self._thread.is_alive():
             self._http.shutdown()
             self._thread.join(timeout=10)
+        for connection in list(self._http.connections):    # kept-alive clients included
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
         self._http.server_close()
 
     def __enter__(self):
@@ -187,7 +193,18 @@ class SimulatorServer:
 
 
 class _HTTPServer(ThreadingHTTPServer):
+    """One thread per client connection, and a note of each, so :meth:`SimulatorServer.stop`
+    can hang up on clients that keep theirs open between requests."""
+
     daemon_threads = True
+
+    def process_request(self, request, client_address):
+        self.connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request):
+        self.connections.discard(request)
+        super().shutdown_request(request)
 
     def handle_error(self, request, client_address):
         """Stay quiet when a client hangs up before its reply (say, after its timeout)."""
@@ -196,18 +213,30 @@ class _HTTPServer(ThreadingHTTPServer):
 
 
 class _Handler(BaseHTTPRequestHandler):
-    """Reads one request, lets the :class:`SimulatorServer` answer it, writes the JSON."""
+    """Reads one request, lets the :class:`SimulatorServer` answer it, writes the JSON.
+
+    HTTP/1.1: a client (the SDK does) keeps its connection open from one request
+    to the next instead of opening one per call.  Nagle's algorithm is off, or the
+    body, written after the headers, would wait about 40 ms for their acknowledgement.
+    """
+
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
 
     def do_POST(self):
         course = self.server.course
+        length = self.headers["Content-Length"]
+        if length is None or not length.isdigit():
+            self.close_connection = True    # where this request ends is unknown: hang up after
+            length = "0"
+        data = self.rfile.read(int(length))
         if self.path.rstrip("/") != ROUTE:
             return self._send(*_error(404, f"only POST {ROUTE} is served here",
                                       "invalid_request_error"))
         with course._lock:
             course.requests += 1
         try:
-            size = int(self.headers.get("Content-Length") or 0)
-            body = json.loads(self.rfile.read(size) or b"null")
+            body = json.loads(data or b"null")
         except ValueError:
             return self._send(*_error(400, "the request body is not valid JSON (or its "
                                            "Content-Length is wrong)", "invalid_request_error"))

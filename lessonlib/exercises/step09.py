@@ -1,37 +1,60 @@
 """Exercise checks for notebooks/09_real_client.ipynb.
 
 Each check prints ``PASS: ...`` or ``Not yet: ...`` (a hint) and returns True or False;
-the right answer is computed here from lessonlib (with its own loopback server), never
-typed in.
+the right answer is computed here from lessonlib, never typed in: from the simulator as the
+course's server answers it, without the HTTP in between (tests/test_client.py checks that
+the real SDK talking to a real server gets the same counts).
 """
 
 from __future__ import annotations
 
-import tempfile
-
-from ..client import ReplyCache, SimulatorServer
-from ..panel import Panel
+from ..panel import Panel, judge_models
 from ..records import SEED, make_records
 from ._common import _is_whole, _say
 
-TIMEOUT = 30.0
-"""Seconds a check's client waits for its own server before giving up."""
 SDK_RETRIES = 2
 """The SDK's own default number of retries, turned back on in exercise 1."""
 
 
-def _lesson_run(server, seed, **options):
-    """The lesson's judge (one judge, asked once, unreadable = clean) through ``server``."""
-    ask = server.ask("lesson", timeout=TIMEOUT, **options)
-    return Panel([ask], on_unreadable="clean").run(make_records(), seed)
+class _Served:
+    """The lesson's judge as the course's server answers it, counting the requests that reach
+    it: one rate-limit clock, set back to zero at the start of each panel run (``on_reset``).
+
+    ``retries``: how many times a refused call is sent again with the same seed (the SDK's own
+    retries).  ``cache``: a dict of the questions already answered, which never reach the
+    server (a :class:`~lessonlib.client.ReplyCache` keeps refusals too).
+    """
+
+    def __init__(self, retries=0, cache=None):
+        self.model = judge_models("lesson")[0]
+        self.retries, self.cache, self.requests = retries, cache, 0
+
+    def reset(self):
+        self.model.reset()
+
+    def __call__(self, prompt, seed):
+        if self.cache is not None and (prompt, seed) in self.cache:
+            return self.cache[prompt, seed]
+        for _ in range(1 + self.retries):
+            self.requests += 1
+            reply = self.model.call(prompt, seed)
+            if reply.status != "rate_limit":
+                break
+        if self.cache is not None:
+            self.cache[prompt, seed] = reply
+        return reply
+
+
+def _lesson_run(served, seed):
+    """The lesson's judge (one judge, asked once, unreadable = clean) on ``served``."""
+    return Panel([served], on_unreadable="clean").run(make_records(), seed)
 
 
 def sdk_retry_counts():
     """(calls the panel counts, requests the server answers) for the lesson's judge with the
     SDK's own retries on."""
-    with SimulatorServer() as server:
-        run = _lesson_run(server, SEED, max_retries=SDK_RETRIES)
-        return run.calls, server.requests
+    served = _Served(retries=SDK_RETRIES)
+    return _lesson_run(served, SEED).calls, served.requests
 
 
 def _pair(answer):
@@ -66,12 +89,11 @@ def check_sdk_retries(answer):
 
 def neighbour_cache_requests():
     """Requests a run at SEED + 1 sends when the cache holds a run at SEED."""
-    with SimulatorServer() as server, tempfile.TemporaryDirectory() as folder:
-        cache = ReplyCache(folder)
-        _lesson_run(server, SEED, cache=cache)
-        before = server.requests
-        _lesson_run(server, SEED + 1, cache=cache)
-        return server.requests - before
+    served = _Served(cache={})
+    _lesson_run(served, SEED)
+    before = served.requests
+    _lesson_run(served, SEED + 1)
+    return served.requests - before
 
 
 def check_neighbour_cache(requests):
