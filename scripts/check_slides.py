@@ -495,7 +495,7 @@ DECK_JS = """() => ({
   leaves: (""" + LEAVES_JS + """)(),
   fragments: document.querySelectorAll('.reveal .fragment').length})"""
 
-CONCURRENT = 3  # decks open at once, each in its own browser context (page)
+CONCURRENT = 3  # decks open at once, each in its own browser context and page
 
 
 async def walk(page, leaves, key, fragments):
@@ -518,17 +518,15 @@ async def walk(page, leaves, key, fragments):
     return seen
 
 
-async def check_deck(page, deck, workdir):
-    """Every problem of one deck: (problems, leaf slides, slides that fit, smallest text)."""
+async def check_deck(page, deck, workdir, log):
+    """Every problem of one deck: (problems, leaf slides, slides that fit, smallest text).
+
+    ``log`` is the list the page's console messages, uncaught errors and failed loads are
+    appended to while the deck is open (see :func:`_check_all`)."""
     deck = pathlib.Path(deck).resolve()
     html = deck.read_text(encoding="utf-8")
     problems = [f"loads over the network: {u}" for u in remote_loads(deck, html)]
     problems += [f"names a missing local file: {p}" for p in local_missing(deck, html)]
-    log = []
-    page.on("console", lambda m: log.append(f"console {m.type}: {m.text}"))
-    page.on("pageerror", lambda e: log.append(f"Uncaught {e}"))
-    page.on("requestfailed", lambda r: log.append(
-        f"Failed to load resource {r.url[:120]}: {r.failure}"))
     from playwright.async_api import TimeoutError as Timeout
 
     await page.goto(deck.as_uri())
@@ -587,34 +585,47 @@ async def check_deck(page, deck, workdir):
 
 
 async def _check_all(decks, workdir, browser, report):
+    """CONCURRENT lanes, each an offline browser context with one page that opens its decks
+    one after the other (loading a deck in a reused page took about half the CPU of a new
+    context and page)."""
     from playwright.async_api import async_playwright
 
-    slots = asyncio.Semaphore(CONCURRENT)
+    todo = list(enumerate(decks))
+    results = [None] * len(decks)
 
-    async def one(chromium, deck):
-        async with slots:
-            start = time.perf_counter()
-            context = await chromium.new_context(viewport=VIEWPORT, offline=True)
-            await context.route(re.compile(r"^(?!file:|data:|blob:|about:)"),
-                                lambda route: route.abort("internetdisconnected"))
-            try:
-                result = await check_deck(await context.new_page(), deck, workdir)
-            finally:
-                await context.close()
-            report(deck, result, time.perf_counter() - start)
-            return result
+    async def lane(chromium):
+        context = await chromium.new_context(viewport=VIEWPORT, offline=True)
+        await context.route(re.compile(r"^(?!file:|data:|blob:|about:)"),
+                            lambda route: route.abort("internetdisconnected"))
+        page = await context.new_page()
+        logs = {}   # deck URL -> what its page logged (events arrive in order with navigation)
+        note = lambda text: logs.setdefault(page.url.split("#")[0], []).append(text)  # noqa: E731
+        page.on("console", lambda m: note(f"console {m.type}: {m.text}"))
+        page.on("pageerror", lambda e: note(f"Uncaught {e}"))
+        page.on("requestfailed", lambda r: note(
+            f"Failed to load resource {r.url[:120]}: {r.failure}"))
+        try:
+            while todo:
+                i, deck = todo.pop(0)
+                start = time.perf_counter()
+                log = logs.setdefault(pathlib.Path(deck).resolve().as_uri(), [])
+                results[i] = await check_deck(page, deck, workdir, log)
+                report(deck, results[i], time.perf_counter() - start)
+        finally:
+            await context.close()
 
     async with async_playwright() as pw:
         chromium = await pw.chromium.launch(executable_path=browser, args=LAUNCH_ARGS)
         try:
-            return await asyncio.gather(*(one(chromium, deck) for deck in decks))
+            await asyncio.gather(*(lane(chromium) for _ in range(min(CONCURRENT, len(decks)))))
         finally:
             await chromium.close()
+    return results
 
 
 def check_decks(decks, workdir, browser=None, report=lambda deck, result, took: None):
-    """Check the decks in one headless Chromium, CONCURRENT at a time, each in its own
-    offline context: a list of :func:`check_deck` results, in the order of ``decks``.
+    """Check the decks in one headless Chromium, CONCURRENT at a time, offline: a list of
+    :func:`check_deck` results, in the order of ``decks``.
     ``report(deck, result, seconds)`` is called as each deck finishes."""
     return asyncio.run(_check_all(decks, workdir, browser or find_browser(), report))
 
