@@ -123,8 +123,9 @@ build/slides/%.slides.html: notebooks/%.ipynb $(DECK_DEPS) | $(VENDOR_READY)
 slides: $(READY) $(VENDOR_READY) $(if $(NB),,$(SLIDE_DECKS))
 	@$(if $(NB),$(BIN)/python scripts/build_slides.py $(NB),\
 	  rm -f $(filter-out $(SLIDE_DECKS),$(wildcard build/slides/*.slides.html)); \
-	  if [ -f $(DECK_TODO) ]; then echo "build_slides.py $$(cat $(DECK_TODO) | tr '\n' ' ')"; \
-	    $(BIN)/python scripts/build_slides.py $$(cat $(DECK_TODO)); rc=$$?; rm -f $(DECK_TODO); exit $$rc; fi)
+	  if [ -f $(DECK_TODO) ]; then echo "build_slides.py" $$(cat $(DECK_TODO)); \
+	    $(BIN)/python scripts/build_slides.py $$(cat $(DECK_TODO)); \
+	    rc=$$?; rm -f $(DECK_TODO); exit $$rc; fi)
 
 # Skips (exit 0, with a message) only when Chromium cannot be installed on this machine.
 test-slides: $(READY)

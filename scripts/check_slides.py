@@ -4,22 +4,29 @@ Usage: python scripts/check_slides.py [DECK ...]   (default: build/slides/*.slid
 (`make test-slides` installs Chromium if needed, builds the decks, then runs this.)
 
 Playwright for Python drives Debian's chromium (``executable_path``; no browser build is
-downloaded) with every request that is not a local file refused.  For each deck:
+downloaded) with every request that is not a local file refused.  One browser checks
+CONCURRENT decks at a time, each lane an offline context whose page opens its decks in turn
+(:func:`check_decks`).  For each deck:
 
 1. **static**: the HTML loads no script or style sheet over http(s) (:func:`remote_loads`,
    also used by the build) and names no missing local file;
-2. **running**: reveal.js initialised (:func:`dom_problems` on the live DOM: sections, one
-   ``present``, the runtime class ``ready``, reveal's controls), every stored widget view
-   was drawn, and the console reports no failed load and no uncaught error;
+2. **running**: reveal.js initialised (:func:`dom_problems` on the live DOM, reduced to the
+   elements it reads: sections, one ``present``, the runtime class ``ready``, reveal's
+   controls), every stored widget view was drawn, and the console reports no failed load
+   and no uncaught error;
 3. **screenshot**: the first slide is not blank (:func:`blank_problem`, Pillow);
 4. **walk**: pressing → from the first slide, and again pressing space, shows every leaf
-   slide in order (:func:`walk_problems`);
-5. **fit, type and notes**: on every leaf slide, reached with ``location.hash = "#/h/v"``
-   (reveal.js is loaded by require.js, so there is no global ``Reveal``), transitions off and all
-   fragments shown, every element's box lies inside the ``.reveal .slides`` box and no
-   element scrolls or clips its content (:data:`MEASURE_JS`, :func:`overflow_problems`).
-   A failure names the deck, the slide (h/v and its heading) and the element.  Every leaf
-   slide must carry speaker notes, and the smallest text on screen must be MIN_TEXT_PX or more.
+   slide in order (:func:`walk_problems`); the page notes where each press lands, so the
+   presses need no round-trip each;
+5. **fit, type and notes**: every leaf slide with all its fragments shown and transitions
+   off - measured as the → walk shows it with its last fragment, or (a slide with maths,
+   which the deck re-renders on arrival, or one the walk missed) reached with
+   ``location.hash = "#/h/v"`` (reveal.js is loaded by require.js, so there is no global
+   ``Reveal``) once MathJax is idle, all fragments made visible - has every element's box
+   inside the ``.reveal .slides`` box and no element that scrolls or clips its content
+   (:data:`MEASURE_JS`, :func:`overflow_problems`).  A failure names the deck, the slide
+   (h/v and its heading) and the element.  Every leaf slide must carry speaker notes, and
+   the smallest text on screen must be MIN_TEXT_PX or more.
 
 Exit status 0 when every deck passes, 1 otherwise.  If Chromium is not installed the script
 says so and exits 0 only when SLIDES_SKIP_OK=1 is set.
@@ -616,6 +623,7 @@ async def _check_all(decks, workdir, browser, report):
 
     async with async_playwright() as pw:
         chromium = await pw.chromium.launch(executable_path=browser, args=LAUNCH_ARGS)
+        report(None, chromium.version, 0.0)
         try:
             await asyncio.gather(*(lane(chromium) for _ in range(min(CONCURRENT, len(decks)))))
         finally:
@@ -626,11 +634,15 @@ async def _check_all(decks, workdir, browser, report):
 def check_decks(decks, workdir, browser=None, report=lambda deck, result, took: None):
     """Check the decks in one headless Chromium, CONCURRENT at a time, offline: a list of
     :func:`check_deck` results, in the order of ``decks``.
-    ``report(deck, result, seconds)`` is called as each deck finishes."""
+    ``report(deck, result, seconds)`` is called as each deck finishes (and first with deck
+    None and the browser's version)."""
     return asyncio.run(_check_all(decks, workdir, browser or find_browser(), report))
 
 
 def print_result(deck, result, took):
+    if deck is None:
+        print(f"check_slides: {CONCURRENT} decks at a time in Chromium {result}", flush=True)
+        return
     problems, leaves, fit, smallest = result
     if problems:
         print(f"FAIL {deck.name} ({took:.1f} s): {fit} of {leaves} slides fit", flush=True)

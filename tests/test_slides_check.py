@@ -305,8 +305,8 @@ def test_make_slides_rebuilds_only_the_decks_whose_sources_changed(tmp_path):
     python = tmp_path / ".venv" / "bin" / "python"
     python.parent.mkdir(parents=True, exist_ok=True)
     python.write_text(f'#!/bin/sh\necho "$@" >> {log}\n'
-                      'for nb in "$@"; do case "$nb" in notebooks/*)\n'
-                      '  n=${nb#notebooks/}; touch "build/slides/${n%.ipynb}.slides.html";; esac; done\n')
+                      'for nb in "$@"; do case "$nb" in notebooks/*) n=${nb#notebooks/}\n'
+                      '  touch "build/slides/${n%.ipynb}.slides.html";; esac; done\n')
     python.chmod(0o755)
 
     def built(*changed):
