@@ -21,8 +21,8 @@ help:
 	@echo "make data    - regenerate data/records.csv (and data/expected/ from the lesson text)"
 	@echo "make notebooks - re-execute every notebook in place (maintainers, after a change)"
 	@echo "make bench   - run every benchmark in benchmarks/ (speed targets are checked there)"
-	@echo "make slides  - build build/slides/NN_name.slides.html for every notebook (offline reveal.js; npm ci if needed)"
-	@echo "make test-slides - build the decks and open each in headless Chromium, offline (installs chromium if missing)"
+	@echo "make slides  - build build/slides/NN_name.slides.html for every notebook that changed (offline reveal.js; npm ci if needed)"
+	@echo "make test-slides - build the decks that changed and check every deck in headless Chromium, offline (installs chromium if missing)"
 
 # A clear message, not npm's 'enoent ... mkdir', when the clone is read-only:
 # $(call writable,WHAT) stops the recipe unless this folder can be written.
