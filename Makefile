@@ -21,8 +21,8 @@ help:
 	@echo "make data    - regenerate data/records.csv (and data/expected/ from the lesson text)"
 	@echo "make notebooks - re-execute every notebook in place (maintainers, after a change)"
 	@echo "make bench   - run every benchmark in benchmarks/ (speed targets are checked there)"
-	@echo "make slides  - build build/slides/NN_name.slides.html for every notebook (offline reveal.js; npm ci if needed)"
-	@echo "make test-slides - build the decks and open each in headless Chromium, offline (installs chromium if missing)"
+	@echo "make slides  - build build/slides/NN_name.slides.html for every notebook that changed (offline reveal.js; npm ci if needed)"
+	@echo "make test-slides - build the decks that changed and check every deck in headless Chromium, offline (installs chromium if missing)"
 
 # A clear message, not npm's 'enoent ... mkdir', when the clone is read-only:
 # $(call writable,WHAT) stops the recipe unless this folder can be written.
@@ -99,9 +99,33 @@ $(NODE_READY): package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	@touch $(NODE_READY)
 
-slides: $(READY) $(NODE_READY)
+# A deck is built again only when its notebook, the template, the build script or .venv
+# changed: a pattern rule with those prerequisites.  Its recipe only notes the notebook, and
+# `slides` builds every noted one in one run (nbconvert takes about a second to start; one
+# run per deck made a full build three times dearer).  The note is per make process ($$PPID
+# of $(shell) is make's pid); a deck whose build failed stays out of date, so the next run
+# builds it again.  The vendor/ copy is made again only when node_modules/ or the build
+# script changed.  `make slides NB=path` builds the notebooks named, always.
+SLIDE_NBS    := $(wildcard notebooks/*.ipynb)
+SLIDE_DECKS  := $(SLIDE_NBS:notebooks/%.ipynb=build/slides/%.slides.html)
+DECK_DEPS    := scripts/build_slides.py $(wildcard scripts/nbconvert_templates/offline_reveal/*) $(READY)
+VENDOR_READY := build/slides/vendor/.ready
+DECK_TODO    := build/slides/.todo-$(shell echo $$PPID)
+
+$(VENDOR_READY): $(NODE_READY) scripts/build_slides.py
 	$(call writable,build/slides/)
-	$(BIN)/python scripts/build_slides.py $(NB)
+	$(BIN)/python scripts/build_slides.py --vendor
+	@touch $@
+
+build/slides/%.slides.html: notebooks/%.ipynb $(DECK_DEPS) | $(VENDOR_READY)
+	@echo $< >> $(DECK_TODO)
+
+slides: $(READY) $(VENDOR_READY) $(if $(NB),,$(SLIDE_DECKS))
+	@$(if $(NB),$(BIN)/python scripts/build_slides.py $(NB),\
+	  rm -f $(filter-out $(SLIDE_DECKS),$(wildcard build/slides/*.slides.html)); \
+	  if [ -f $(DECK_TODO) ]; then echo "build_slides.py" $$(cat $(DECK_TODO)); \
+	    $(BIN)/python scripts/build_slides.py $$(cat $(DECK_TODO)); \
+	    rc=$$?; rm -f $(DECK_TODO); exit $$rc; fi)
 
 # Skips (exit 0, with a message) only when Chromium cannot be installed on this machine.
 test-slides: $(READY)

@@ -1,6 +1,11 @@
 """Build the reveal.js decks: build/slides/NN_name.slides.html, offline.
 
 Usage: python scripts/build_slides.py [NOTEBOOK ...]   (default: notebooks/*.ipynb)
+       python scripts/build_slides.py --vendor         (the vendor/ copy only)
+
+`make slides` calls it once per deck that is out of date (its notebook, the template or this
+script changed) and with --vendor when node_modules/ changed; with no argument it copies the
+vendor files and rebuilds every deck.
 
 Every script and style sheet a deck loads comes from build/slides/vendor/,
 copied from node_modules/ (installed by `npm ci` from the committed
@@ -24,7 +29,6 @@ from __future__ import annotations
 
 import pathlib
 import shutil
-import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -99,34 +103,57 @@ def notebooks(argv):
 
 
 def build(paths, out=OUT):
-    cmd = [sys.executable, "-m", "nbconvert", "--to", "slides", "--log-level", "WARN",
-           f"--TemplateExporter.extra_template_basedirs={TEMPLATES}",
-           "--template", "offline_reveal",
-           f"--SlidesExporter.reveal_theme={THEME}",
-           # the screen a deck is made for (scripts/check_slides.py measures at this size);
-           # the template shrinks what is too wide or too tall, nothing scrolls
-           "--SlidesExporter.reveal_width=1280",
-           "--SlidesExporter.reveal_height=720",
-           f"--output-dir={out}"]
-    cmd += [f"--SlidesExporter.{name}={url}" for name, url in URLS.items()]
-    subprocess.run(cmd + [str(p) for p in paths], check=True)
-    return [out / (p.stem + ".slides.html") for p in paths]
+    """nbconvert's slides exporter, in this process, with the settings below; the decks'
+    paths (``out``/NAME.slides.html)."""
+    from nbconvert.exporters import SlidesExporter
+    from traitlets.config import Config
+
+    config = Config()
+    config.TemplateExporter.extra_template_basedirs = [str(TEMPLATES)]
+    config.TemplateExporter.template_name = "offline_reveal"
+    config.SlidesExporter.reveal_theme = THEME
+    # the screen a deck is made for (scripts/check_slides.py measures at this size);
+    # the template shrinks what is too wide or too tall, nothing scrolls
+    config.SlidesExporter.reveal_width = "1280"
+    config.SlidesExporter.reveal_height = "720"
+    for name, url in URLS.items():
+        setattr(config.SlidesExporter, name, url)
+    exporter = SlidesExporter(config=config)
+    decks = []
+    for path in paths:
+        html, _ = exporter.from_filename(str(path))
+        deck = out / (path.stem + ".slides.html")
+        deck.write_text(html, encoding="utf-8")
+        decks.append(deck)
+    return decks
 
 
 def main(argv):
+    if argv == ["--vendor"]:
+        OUT.mkdir(parents=True, exist_ok=True)
+        copy_assets()
+        return 0
     paths = notebooks(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     if not argv:   # a full build: drop decks of notebooks that no longer exist
         for old in OUT.glob("*.slides.html"):
             old.unlink()
-    copy_assets()
+    if not argv or not (OUT / VENDOR).is_dir():
+        copy_assets()
+    if "jsonschema" not in sys.modules:
+        # nbformat imports jsonschema, which imports rfc3987_syntax when it is installed
+        # (jupyterlab brings it): building that package's grammar takes about 2 s at every
+        # start, for an IRI format check notebooks never use.  Not imported, it is not checked.
+        sys.modules["rfc3987_syntax"] = None
     decks = build(paths)
     bad = 0
     for deck in decks:
         remote = remote_loads(deck)
         if remote:
             bad += 1
-            print(f"FAIL {deck.relative_to(ROOT)} loads over the network: {', '.join(remote)}")
+            deck.unlink()   # so that no one presents it, and make builds it again
+            print(f"FAIL {deck.relative_to(ROOT)} loads over the network: {', '.join(remote)}"
+                  " (deck removed)")
         else:
             print(f"built {deck.relative_to(ROOT)}")
     return 1 if bad else 0

@@ -4,22 +4,29 @@ Usage: python scripts/check_slides.py [DECK ...]   (default: build/slides/*.slid
 (`make test-slides` installs Chromium if needed, builds the decks, then runs this.)
 
 Playwright for Python drives Debian's chromium (``executable_path``; no browser build is
-downloaded) with every request that is not a local file refused.  For each deck:
+downloaded) with every request that is not a local file refused.  One browser checks
+CONCURRENT decks at a time, each lane an offline context whose page opens its decks in turn
+(:func:`check_decks`).  For each deck:
 
 1. **static**: the HTML loads no script or style sheet over http(s) (:func:`remote_loads`,
    also used by the build) and names no missing local file;
-2. **running**: reveal.js initialised (:func:`dom_problems` on the live DOM: sections, one
-   ``present``, the runtime class ``ready``, reveal's controls), every stored widget view
-   was drawn, and the console reports no failed load and no uncaught error;
+2. **running**: reveal.js initialised (:func:`dom_problems` on the live DOM, reduced to the
+   elements it reads: sections, one ``present``, the runtime class ``ready``, reveal's
+   controls), every stored widget view was drawn, and the console reports no failed load
+   and no uncaught error;
 3. **screenshot**: the first slide is not blank (:func:`blank_problem`, Pillow);
 4. **walk**: pressing → from the first slide, and again pressing space, shows every leaf
-   slide in order (:func:`walk_problems`);
-5. **fit, type and notes**: on every leaf slide, reached with ``location.hash = "#/h/v"``
-   (reveal.js is loaded by require.js, so there is no global ``Reveal``), transitions off and all
-   fragments shown, every element's box lies inside the ``.reveal .slides`` box and no
-   element scrolls or clips its content (:data:`MEASURE_JS`, :func:`overflow_problems`).
-   A failure names the deck, the slide (h/v and its heading) and the element.  Every leaf
-   slide must carry speaker notes, and the smallest text on screen must be MIN_TEXT_PX or more.
+   slide in order (:func:`walk_problems`); the page notes where each press lands, so the
+   presses need no round-trip each;
+5. **fit, type and notes**: every leaf slide with all its fragments shown and transitions
+   off - measured as the → walk shows it with its last fragment, or (a slide with maths,
+   which the deck re-renders on arrival, or one the walk missed) reached with
+   ``location.hash = "#/h/v"`` (reveal.js is loaded by require.js, so there is no global
+   ``Reveal``) once MathJax is idle, all fragments made visible - has every element's box
+   inside the ``.reveal .slides`` box and no element that scrolls or clips its content
+   (:data:`MEASURE_JS`, :func:`overflow_problems`).  A failure names the deck, the slide
+   (h/v and its heading) and the element.  Every leaf slide must carry speaker notes, and
+   the smallest text on screen must be MIN_TEXT_PX or more.
 
 Exit status 0 when every deck passes, 1 otherwise.  If Chromium is not installed the script
 says so and exits 0 only when SLIDES_SKIP_OK=1 is set.
@@ -27,6 +34,7 @@ says so and exits 0 only when SLIDES_SKIP_OK=1 is set.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import os
@@ -359,13 +367,16 @@ MEASURE_JS = """() => {
     }
     const id = elements.length;
     ids.set(el, id);
-    const item = {id, parent, name: describe(el),
+    const item = {id, parent, name: el.tagName.toLowerCase(),
                   left: r.left, top: r.top, right: r.right, bottom: r.bottom};
     const scale = r.width / (el.offsetWidth || r.width);
     if (cs.overflowX !== 'visible' && el.scrollWidth > el.clientWidth + 1)
       item.scroll_x = (el.scrollWidth - el.clientWidth) * scale;
     if (cs.overflowY !== 'visible' && el.scrollHeight > el.clientHeight + 1)
       item.scroll_y = (el.scrollHeight - el.clientHeight) * scale;
+    // only an element that may be reported gets its full name (innerText is slow)
+    if (item.scroll_x || item.scroll_y || r.left < b.left || r.top < b.top ||
+        r.right > b.right || r.bottom > b.bottom) item.name = describe(el);
     elements.push(item);
   }
   // the smallest text on screen: the height of a text line's box, in screen pixels,
@@ -415,70 +426,151 @@ def console_problems(lines):
     return [line.strip()[:300] for line in lines if _CONSOLE_BAD.search(line)]
 
 
-def goto_slide(page, where):
-    page.evaluate("w => { location.hash = '#/' + w; }", where)
-    page.wait_for_function(f"() => ({PRESENT_JS})() === {where!r}", timeout=TIMEOUT_MS)
+# In the page: after each key press (on keyup, once reveal.js has handled the keydown) note
+# the slide shown, so a whole walk is pressed without asking the page after each key.  While
+# window.__measuring is set (the walk with the right arrow) a slide is also measured
+# (MEASURE_JS) the first time it shows with every fragment visible - the state the fit check
+# wants, reached by the presses themselves.  A slide with maths is left to FIT_JS, which waits
+# for MathJax (the deck re-renders a slide's maths when it arrives).
+RECORD_KEYS_JS = """([present, measure]) => {
+  const [now, measureNow] = [eval(present), eval(measure)];
+  window.__seen = [];
+  window.__measured = {};
+  window.__record = () => {
+    const where = now();
+    window.__seen.push(where);
+    if (!window.__measuring || !where || where in window.__measured) return;
+    const h = document.querySelector('.reveal .slides > section.present');
+    const slide = h.querySelector(':scope > section.present') || h;
+    if (slide.querySelector('.fragment:not(.visible), script[type^="math/tex"], .MathJax_Preview'))
+      return;
+    window.__measured[where] = Object.assign(measureNow(), {where, shown: where});
+  };
+  document.addEventListener('keyup', window.__record, true);
+}"""
+
+# Go to a leaf slide: set location.hash (reveal.js, loaded by require.js, has no global
+# Reveal) and wait for hashchange events until the slide is shown (reveal.js also writes the
+# hash as it moves, so one event is not enough); then wait for MathJax's queue, since the deck
+# re-renders a slide's maths when it arrives.
+GOTO_JS = """async ([where, present]) => {
+  const now = eval(present);
+  if (now() !== where) {
+    location.hash = '#/' + where;
+    const t0 = performance.now();
+    while (now() !== where && performance.now() - t0 < %d)
+      await new Promise(r => {
+        window.addEventListener('hashchange', r, {once: true});
+        setTimeout(r, 100);   // a safety net only: the hashchange event comes first
+      });
+  }
+  if (window.MathJax && MathJax.Hub) await new Promise(r => MathJax.Hub.Queue(r));
+  return now();
+}""" % TIMEOUT_MS
+
+# Every leaf slide in turn, all its fragments shown, measured by MEASURE_JS: one call per deck.
+FIT_JS = """async ([leaves, present, measure, go]) => {
+  const [measureNow, goto] = [eval(measure), eval(go)];
+  const out = [];
+  for (const where of leaves) {
+    const shown = await goto([where, present]);
+    // reveal.js hides a slide's fragments when it arrives there: show them all
+    document.querySelectorAll('.reveal .slides section.present .fragment')
+      .forEach(f => f.classList.add('visible'));
+    out.push(Object.assign(measureNow(), {where, shown}));
+  }
+  return out;
+}"""
+
+# The live DOM reduced to what dom_problems reads (the .reveal and div.slides elements, the
+# sections, reveal's controls, the drawn widget views), nesting kept: the whole page is
+# about 400 kB of HTML to send and parse, this a few hundred bytes.
+SKELETON_JS = """() => {
+  const keep = '.reveal, div.slides, section, aside.controls, .widget-subarea';
+  const out = [];
+  const visit = el => {
+    const k = el.matches(keep), tag = el.tagName.toLowerCase();
+    if (k) out.push('<' + tag + ' class="' + (el.getAttribute('class') || '') + '">');
+    for (const child of el.children) visit(child);
+    if (k) out.push('</' + tag + '>');
+  };
+  visit(document.body);
+  return '<html><body>' + out.join('') + '</body></html>';
+}"""
+
+DECK_JS = """() => ({
+  leaves: (""" + LEAVES_JS + """)(),
+  fragments: document.querySelectorAll('.reveal .fragment').length})"""
+
+CONCURRENT = 3  # decks open at once, each in its own browser context and page
 
 
-def walk(page, leaves, key, fragments):
-    """Press ``key`` from the first slide; the distinct slides shown, in order."""
-    goto_slide(page, leaves[0])
+async def walk(page, leaves, key, fragments):
+    """Press ``key`` from the first slide; the distinct slides shown, in order.
+
+    At most one press per slide and fragment (plus three), as before; the page notes where
+    each press lands (RECORD_KEYS_JS), so only the end of the walk is read back."""
+    await page.evaluate(GOTO_JS, [leaves[0], PRESENT_JS])
+    await page.evaluate("() => { window.__seen = []; window.__record(); }")
+    presses = len(leaves) - 1 + fragments
     seen = [leaves[0]]
-    for _ in range(len(leaves) + fragments + 2):
-        page.keyboard.press(key)
-        page.wait_for_timeout(5)
-        now = page.evaluate(PRESENT_JS)
-        if now and now != seen[-1]:
-            seen.append(now)
-        if now == leaves[-1] and len(seen) >= len(leaves):
+    for extra in (presses, 1, 1, 1):   # then press on, one key at a time, up to 3 more
+        for _ in range(extra):
+            await page.keyboard.press(key)
+        for now in await page.evaluate("() => window.__seen.splice(0)"):
+            if now and now != seen[-1]:
+                seen.append(now)
+        if seen[-1] == leaves[-1] and len(seen) >= len(leaves):
             break
     return seen
 
 
-def check_deck(page, deck, workdir):
-    """Every problem of one deck: (problems, number of leaf slides, number that fit)."""
+async def check_deck(page, deck, workdir, log):
+    """Every problem of one deck: (problems, leaf slides, slides that fit, smallest text).
+
+    ``log`` is the list the page's console messages, uncaught errors and failed loads are
+    appended to while the deck is open (see :func:`_check_all`)."""
     deck = pathlib.Path(deck).resolve()
     html = deck.read_text(encoding="utf-8")
     problems = [f"loads over the network: {u}" for u in remote_loads(deck, html)]
     problems += [f"names a missing local file: {p}" for p in local_missing(deck, html)]
-    log = []
-    page.on("console", lambda m: log.append(f"console {m.type}: {m.text}"))
-    page.on("pageerror", lambda e: log.append(f"Uncaught {e}"))
-    page.on("requestfailed", lambda r: log.append(
-        f"Failed to load resource {r.url[:120]}: {r.failure}"))
-    from playwright.sync_api import TimeoutError as Timeout
+    from playwright.async_api import TimeoutError as Timeout
 
-    page.goto(deck.as_uri())
+    await page.goto(deck.as_uri())
     views = html.count('<script type="application/vnd.jupyter.widget-view+json">')
     # a deck that never gets there is reported by dom_problems below
     with contextlib.suppress(Timeout):
-        page.wait_for_selector(".reveal.ready", timeout=TIMEOUT_MS)
-        page.wait_for_function(
+        await page.wait_for_selector(".reveal.ready", timeout=TIMEOUT_MS)
+        await page.wait_for_function(
             f"() => document.querySelectorAll('.widget-subarea').length >= {views}",
             timeout=TIMEOUT_MS)
-    dom = dom_problems(page.content(), widget_views=views)
+    dom = dom_problems(await page.evaluate(SKELETON_JS), widget_views=views)
     problems += dom
     if dom:
-        return problems + console_problems(log), 0, 0
-    shot = pathlib.Path(workdir) / (deck.stem + ".png")
-    page.screenshot(path=str(shot))
-    blank = blank_problem(shot.read_bytes())
+        return problems + console_problems(log), 0, 0, (float("inf"), "")
+    png = await page.screenshot(path=str(pathlib.Path(workdir) / (deck.stem + ".png")))
+    blank = blank_problem(png)
     if blank:
         problems.append(blank)
-    page.add_style_tag(content=NO_MOTION_CSS)
-    leaves = page.evaluate(LEAVES_JS)
-    fragments = page.evaluate("() => document.querySelectorAll('.reveal .fragment').length")
+    await page.add_style_tag(content=NO_MOTION_CSS)
+    found = await page.evaluate(DECK_JS)
+    leaves = found["leaves"]
+    await page.evaluate(RECORD_KEYS_JS, [PRESENT_JS, MEASURE_JS])
     for key in ("ArrowRight", "Space"):
-        problems += walk_problems(leaves, walk(page, leaves, key, fragments), key)
+        await page.evaluate("m => { window.__measuring = m; }", key == "ArrowRight")
+        problems += walk_problems(leaves, await walk(page, leaves, key, found["fragments"]), key)
+    # every slide the walk did not measure (maths, or a slide it never reached): by its hash
+    measured = await page.evaluate("() => window.__measured")
+    rest = [where for where in leaves if where not in measured]
+    for measure in await page.evaluate(FIT_JS, [rest, PRESENT_JS, MEASURE_JS, GOTO_JS]):
+        measured[measure["where"]] = measure
     fit = 0
     smallest = (float("inf"), "")
     for where in leaves:
-        goto_slide(page, where)
-        # reveal.js hides a slide's fragments when it arrives there: show them all
-        page.evaluate("() => document.querySelectorAll('.reveal .slides section.present .fragment')"
-                      ".forEach(f => f.classList.add('visible'))")
-        page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
-        measure = page.evaluate(MEASURE_JS)
+        measure = measured[where]
+        if measure["shown"] != where:
+            problems.append(f"slide {where}: going to #/{where} shows slide {measure['shown']}")
+            continue
         out = overflow_problems(measure)
         if not measure["notes"]:
             problems.append(f"slide {where} ({measure['title'] or 'no heading'}) has no "
@@ -499,6 +591,69 @@ def check_deck(page, deck, workdir):
     return problems, len(leaves), fit, smallest
 
 
+async def _check_all(decks, workdir, browser, report):
+    """CONCURRENT lanes, each an offline browser context with one page that opens its decks
+    one after the other (loading a deck in a reused page took about half the CPU of a new
+    context and page)."""
+    from playwright.async_api import async_playwright
+
+    todo = list(enumerate(decks))
+    results = [None] * len(decks)
+
+    async def lane(chromium):
+        context = await chromium.new_context(viewport=VIEWPORT, offline=True)
+        await context.route(re.compile(r"^(?!file:|data:|blob:|about:)"),
+                            lambda route: route.abort("internetdisconnected"))
+        page = await context.new_page()
+        logs = {}   # deck URL -> what its page logged (events arrive in order with navigation)
+        note = lambda text: logs.setdefault(page.url.split("#")[0], []).append(text)  # noqa: E731
+        page.on("console", lambda m: note(f"console {m.type}: {m.text}"))
+        page.on("pageerror", lambda e: note(f"Uncaught {e}"))
+        page.on("requestfailed", lambda r: note(
+            f"Failed to load resource {r.url[:120]}: {r.failure}"))
+        try:
+            while todo:
+                i, deck = todo.pop(0)
+                start = time.perf_counter()
+                log = logs.setdefault(pathlib.Path(deck).resolve().as_uri(), [])
+                results[i] = await check_deck(page, deck, workdir, log)
+                report(deck, results[i], time.perf_counter() - start)
+        finally:
+            await context.close()
+
+    async with async_playwright() as pw:
+        chromium = await pw.chromium.launch(executable_path=browser, args=LAUNCH_ARGS)
+        report(None, chromium.version, 0.0)
+        try:
+            await asyncio.gather(*(lane(chromium) for _ in range(min(CONCURRENT, len(decks)))))
+        finally:
+            await chromium.close()
+    return results
+
+
+def check_decks(decks, workdir, browser=None, report=lambda deck, result, took: None):
+    """Check the decks in one headless Chromium, CONCURRENT at a time, offline: a list of
+    :func:`check_deck` results, in the order of ``decks``.
+    ``report(deck, result, seconds)`` is called as each deck finishes (and first with deck
+    None and the browser's version)."""
+    return asyncio.run(_check_all(decks, workdir, browser or find_browser(), report))
+
+
+def print_result(deck, result, took):
+    if deck is None:
+        print(f"check_slides: {CONCURRENT} decks at a time in Chromium {result}", flush=True)
+        return
+    problems, leaves, fit, smallest = result
+    if problems:
+        print(f"FAIL {deck.name} ({took:.1f} s): {fit} of {leaves} slides fit", flush=True)
+        for p in problems:
+            print("     - " + p)
+    else:
+        print(f"ok   {deck.name} ({took:.1f} s): all {leaves} slides fit "
+              "1280x720, -> and space walk every slide, smallest text "
+              f"{smallest[0]:.1f} px ({smallest[1][:70]})", flush=True)
+
+
 def main(argv):
     decks = [pathlib.Path(p) for p in argv] or sorted(DECKS.glob("*.slides.html"))
     browser = find_browser()
@@ -510,37 +665,11 @@ def main(argv):
     if not decks:
         print(f"check_slides: no deck in {DECKS.relative_to(ROOT)}/ (run make slides)")
         return 1
-    from playwright.sync_api import sync_playwright
-
     SHOTS.mkdir(parents=True, exist_ok=True)
-    failed = total = fitting = 0
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=browser, args=LAUNCH_ARGS)
-        try:
-            for deck in decks:
-                start = time.perf_counter()
-                context = chromium.new_context(viewport=VIEWPORT, offline=True)
-                context.route(re.compile(r"^(?!file:|data:|blob:|about:)"),
-                              lambda route: route.abort("internetdisconnected"))
-                page = context.new_page()
-                try:
-                    problems, leaves, fit, smallest = check_deck(page, deck, SHOTS)
-                finally:
-                    context.close()
-                took = time.perf_counter() - start
-                total += leaves
-                fitting += fit
-                if problems:
-                    failed += 1
-                    print(f"FAIL {deck.name} ({took:.1f} s): {fit} of {leaves} slides fit")
-                    for p in problems:
-                        print("     - " + p)
-                else:
-                    print(f"ok   {deck.name} ({took:.1f} s): all {leaves} slides fit "
-                          "1280x720, -> and space walk every slide, smallest text "
-                          f"{smallest[0]:.1f} px ({smallest[1][:70]})")
-        finally:
-            chromium.close()
+    results = check_decks(decks, SHOTS, browser, report=print_result)
+    failed = sum(1 for problems, *_ in results if problems)
+    total = sum(leaves for _, leaves, _, _ in results)
+    fitting = sum(fit for _, _, fit, _ in results)
     print(f"{fitting} of {total} slides fit 1280x720; "
           f"{len(decks) - failed} of {len(decks)} deck(s) passed in Chromium, offline")
     print(f"slides: {len(decks) - failed} passed, {failed} failed")

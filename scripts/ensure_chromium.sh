@@ -32,4 +32,6 @@ fi
 if ! command -v npm >/dev/null; then
     apt_install npm || exit 3
 fi
-echo "ensure_chromium: browser $(have_browser) ($("$(have_browser)" --version 2>/dev/null | head -1)), npm $(npm --version)"
+# (no --version calls: they cost a second at every make test-slides; check_slides.py prints
+# the version of the browser it launched)
+echo "ensure_chromium: browser $(have_browser), npm $(command -v npm)"

@@ -242,7 +242,6 @@ def test_check_deck_fails_a_deck_that_overflows_and_passes_one_that_fits(tmp_pat
         pytest.skip("node_modules/ missing (make slides runs npm ci): deck check NOT run")
     pytest.importorskip("playwright")
     import nbformat
-    from playwright.sync_api import sync_playwright
 
     import build_slides
 
@@ -266,18 +265,63 @@ def test_check_deck_fails_a_deck_that_overflows_and_passes_one_that_fits(tmp_pat
 
     build_slides.copy_assets(tmp_path)
     built = build_slides.build([deck("tall", 90, False), deck("short", 5, True)], out=tmp_path)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=cs.find_browser(), args=cs.LAUNCH_ARGS)
-        try:
-            results = []
-            for path in built:
-                page = browser.new_context(viewport=cs.VIEWPORT, offline=True).new_page()
-                results.append(cs.check_deck(page, path, tmp_path))
-        finally:
-            browser.close()
-    (tall, tall_leaves, tall_fit, _), (short, short_leaves, short_fit, _) = results
+    # both decks at once, as make test-slides checks them (one browser, a context each)
+    (tall, tall_leaves, tall_fit, _), (short, short_leaves, short_fit, _) = cs.check_decks(
+        built, tmp_path)
     assert tall_leaves == 2 and tall_fit == 1
     assert any(p.startswith("slide 0/1 (A SUB-SLIDE) does not fit: ") and "bottom edge" in p
                for p in tall), tall
     assert any("has no speaker notes" in p for p in tall)
     assert short == [] and short_leaves == short_fit == 2
+
+
+# ---------------------------------------------------------------- make slides: what is rebuilt
+
+def test_make_slides_rebuilds_only_the_decks_whose_sources_changed(tmp_path):
+    """The Makefile's deck rules in a scratch tree, with a stand-in for python that records
+    which notebooks it is asked to build: nothing when every deck is newer than its notebook,
+    the template and the build script; the changed notebook's deck alone; every deck when the
+    template changed; a missing deck; and a deck whose notebook is gone is removed."""
+    import os
+    import shutil
+    import subprocess
+
+    if shutil.which("make") is None:
+        pytest.skip("no make")
+    old, new = 1_000_000_000, 1_000_000_100
+    files = ["requirements.txt", "pyproject.toml", "package.json", "package-lock.json",
+             "scripts/build_slides.py", "scripts/nbconvert_templates/offline_reveal/index.html.j2",
+             "notebooks/01_a.ipynb", "notebooks/02_b.ipynb"]
+    made = [".venv/.ready", "node_modules/.ready", "build/slides/vendor/.ready",
+            "build/slides/01_a.slides.html", "build/slides/02_b.slides.html",
+            "build/slides/03_gone.slides.html"]
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    for name, when in [(f, old) for f in files] + [(f, new) for f in made]:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+        os.utime(path, (when, when))
+    log = tmp_path / "built.log"
+    python = tmp_path / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True, exist_ok=True)
+    python.write_text(f'#!/bin/sh\necho "$@" >> {log}\n'
+                      'for nb in "$@"; do case "$nb" in notebooks/*) n=${nb#notebooks/}\n'
+                      '  touch "build/slides/${n%.ipynb}.slides.html";; esac; done\n')
+    python.chmod(0o755)
+
+    def built(*changed):
+        for name in changed:
+            os.utime(tmp_path / name)          # now: newer than every deck
+        log.unlink(missing_ok=True)
+        subprocess.run(["make", "-s", "slides"], cwd=tmp_path, check=True, capture_output=True)
+        return log.read_text().split() if log.exists() else []
+
+    assert built() == []
+    assert not (tmp_path / "build/slides/03_gone.slides.html").exists()
+    assert built("notebooks/02_b.ipynb") == ["scripts/build_slides.py", "notebooks/02_b.ipynb"]
+    assert built() == []
+    assert built("scripts/nbconvert_templates/offline_reveal/index.html.j2") == [
+        "scripts/build_slides.py", "notebooks/01_a.ipynb", "notebooks/02_b.ipynb"]
+    (tmp_path / "build/slides/01_a.slides.html").unlink()
+    assert built() == ["scripts/build_slides.py", "notebooks/01_a.ipynb"]
+    assert built() == []
