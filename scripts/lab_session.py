@@ -207,27 +207,33 @@ def open_lab(page, lab):
     page.evaluate("async () => { await window.jupyterapp.restored; window.__runs = {}; }")
 
 
-OPEN_JS = """async ([paths, run]) => {
+# within(promise, what): the promise, or an error naming ``what`` after RUN_TIMEOUT_MS (a
+# kernel that never starts or a run that never ends fails the test instead of hanging it)
+WITHIN_JS = f"""(promise, what) => Promise.race([promise, new Promise((_, reject) => setTimeout(
+  () => reject(new Error(what + ': no answer within {RUN_TIMEOUT_MS // 1000} s')),
+  {RUN_TIMEOUT_MS}))])"""
+
+OPEN_JS = f"""async ([paths, run]) => {{
   const app = window.jupyterapp;
-  return Promise.all(paths.map(async path => {
-    const nb = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
-    await nb.context.ready;
-    if (run) {
+  const within = {WITHIN_JS};
+  await within(Promise.all(paths.map(async path => {{
+    const nb = await app.commands.execute('docmanager:open', {{path, factory: 'Notebook'}});
+    if (run) window.__runs[path] = (async () => {{
+      await nb.context.ready;
       await nb.sessionContext.ready;
-      const args = {widgetId: nb.id, activate: false};
+      const args = {{widgetId: nb.id, activate: false}};
       await app.commands.execute('notebook:clear-all-cell-outputs', args);
-      window.__runs[path] = app.commands.execute('notebook:run-all-cells', args);
-    }
-    return nb.id;
-  }));
-}"""
+      return app.commands.execute('notebook:run-all-cells', args);
+    }})();
+  }})), 'opening ' + paths.join(', '));
+}}"""
 
 
 def open_notebooks(page, paths, run=True):
     """Open the notebooks ``paths`` (relative to the server's root) in the Lab of ``page``,
-    all at once; with ``run``, clear each one's outputs and start its Run All without
-    waiting for it (:func:`show_ran` waits).  Outputs are cleared first, so "every code cell
-    has an execution count" means "ran"."""
+    all at once; with ``run``, start in each (without waiting: :func:`show_ran` waits) its
+    kernel, then clear its outputs and Run All.  Outputs are cleared first, so "every code
+    cell has an execution count" means "ran"."""
     page.evaluate(OPEN_JS, [list(paths), run])
 
 
@@ -239,7 +245,7 @@ FIND_JS = """path => {
 
 RAN_JS = f"""async path => {{
   const nb = ({FIND_JS})(path);
-  const ok = await window.__runs[path];
+  const ok = await ({WITHIN_JS})(window.__runs[path], 'Run All of ' + path);
   const cells = Array.from(nb.model.cells).filter(c => c.type === 'code');
   const missed = cells.filter(c => c.executionCount === null).length;
   window.jupyterapp.shell.activateById(nb.id);
@@ -273,7 +279,7 @@ def open_and_run(page, lab, notebook):
     return show_ran(page, notebook)
 
 
-KERNEL_REPORTED_JS = f"""async path => {{
+KERNEL_REPORTED_JS = f"""path => ({WITHIN_JS})((async () => {{
   const nb = ({FIND_JS})(path);
   await nb.sessionContext.ready;
   const kernel = nb.sessionContext.session.kernel;
@@ -281,7 +287,7 @@ KERNEL_REPORTED_JS = f"""async path => {{
   await kernel.spec;
   await new Promise(resolve => setTimeout(resolve, 0));
   return {{dirty: nb.model.dirty, context_dirty: nb.context.model.dirty}};
-}}"""
+}})(), 'the kernel of ' + path)"""
 
 
 def after_kernel_reported(page, path):
