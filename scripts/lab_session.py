@@ -37,16 +37,19 @@ START_TIMEOUT = 120      # s for the server to answer
 RUN_TIMEOUT_MS = 300_000  # for Run All of one notebook
 REDRAW_TIMEOUT_MS = 60_000
 
-# What a test's JupyterLab leaves out (none of it is on the path from a control to the
-# explorer's text): the news and update checks, the PyPI extension manager, the language
-# servers and terminals, and the side panels and viewers a student may use but a test does
-# not (each costs the browser schema checks and DOM at start or per cell).  Kernels are
+# What the server always leaves out (none of it is on the path from a control to the
+# explorer's text): the news and update checks and the PyPI extension manager.  Kernels are
 # stopped at once when the server stops (nothing of theirs is kept).
 LEAN = ["--LabApp.news_url=None", "--LabApp.extension_manager=readonly",
         "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
-        "--ServerApp.jpserver_extensions=jupyter_lsp=False",
-        "--ServerApp.jpserver_extensions=jupyter_server_terminals=False",
-        "--ServerApp.terminals_enabled=False", "--KernelManager.shutdown_wait_time=0.0"]
+        "--KernelManager.shutdown_wait_time=0.0"]
+# With LabServer(lean=True) (the test) it also leaves out the language servers and the
+# terminals, and the front end the side panels and viewers a student may use but a test
+# does not: each costs schema checks at start, DOM per cell or work per change.  The redraw
+# benchmark keeps them, as a student has them.
+LEANER = ["--ServerApp.jpserver_extensions=jupyter_lsp=False",
+          "--ServerApp.jpserver_extensions=jupyter_server_terminals=False",
+          "--ServerApp.terminals_enabled=False"]
 DISABLED_PLUGINS = [
     "@jupyterlab/apputils-extension:announcements", "@jupyterlab/extensionmanager-extension",
     "@jupyterlab/lsp-extension", "@jupyterlab/notebook-extension:language-server",
@@ -101,10 +104,12 @@ class LabServer:
     """``with LabServer() as lab:`` - a JupyterLab on 127.0.0.1; ``lab.url(path)``.
 
     ``start()`` launches it and returns at once, ``wait()`` waits until it answers (so a
-    browser can start meanwhile); entering the ``with`` does both."""
+    browser can start meanwhile); entering the ``with`` does both.  ``lean`` leaves out
+    LEANER and DISABLED_PLUGINS too."""
 
-    def __init__(self, notebooks=ROOT / "notebooks"):
+    def __init__(self, notebooks=ROOT / "notebooks", lean=False):
         self.notebooks = pathlib.Path(notebooks)
+        self.lean = lean
         self.port = _free_port()
         self.token = secrets.token_hex(16)
         self.proc = None
@@ -117,9 +122,10 @@ class LabServer:
         self.tmp = pathlib.Path(tempfile.mkdtemp(prefix="lab-explorers-"))
         root = self.root = self.tmp / "notebooks"
         shutil.copytree(self.notebooks, root)
-        (self.tmp / "config" / "labconfig").mkdir(parents=True)
-        (self.tmp / "config" / "labconfig" / "page_config.json").write_text(json.dumps(
-            {"disabledExtensions": dict.fromkeys(DISABLED_PLUGINS, True)}))
+        if self.lean:
+            (self.tmp / "config" / "labconfig").mkdir(parents=True)
+            (self.tmp / "config" / "labconfig" / "page_config.json").write_text(json.dumps(
+                {"disabledExtensions": dict.fromkeys(DISABLED_PLUGINS, True)}))
         env = dict(os.environ,
                    JUPYTER_CONFIG_DIR=str(self.tmp / "config"),
                    JUPYTER_RUNTIME_DIR=str(self.tmp / "runtime"),
@@ -129,7 +135,8 @@ class LabServer:
         cmd = [sys.executable, "-c", LAUNCH, "--no-browser", "--ip=127.0.0.1",
                f"--port={self.port}", "--port-retries=0", f"--IdentityProvider.token={self.token}",
                f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
-               "--ServerApp.disable_check_xsrf=False", "--log-level=WARN", *LEAN]
+               "--ServerApp.disable_check_xsrf=False", "--log-level=WARN", *LEAN,
+               *(LEANER if self.lean else [])]
         if os.geteuid() == 0:
             cmd.append("--allow-root")
         self.log = open(self.tmp / "server.log", "wb")

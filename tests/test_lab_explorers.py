@@ -54,7 +54,7 @@ def page():
     execute_notebooks.py runs its notebook (in a thread, with a kernel of its own) while
     JupyterLab loads; then 02, 04 and 07 are opened and Run All starts in all three."""
     pytest.importorskip("playwright", reason="playwright (requirements.txt) is not installed")
-    lab = ls.LabServer().start()
+    lab = ls.LabServer(lean=True).start()
     try:
         with concurrent.futures.ThreadPoolExecutor(1) as pool, ls.browser_page() as page:
             page.lab = lab
