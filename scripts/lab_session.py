@@ -73,11 +73,12 @@ DISABLED_PLUGINS = [
 # The server is started through this, not `-m jupyterlab`, to skip two costs of its start
 # that serve no test: jsonschema's optional IRI checker (rfc3987_syntax builds an Earley
 # grammar on import, about 2 s of CPU; only event-log schemas would use it) and
-# `node yarn config` (run at import when node is on PATH; only extension builds use it).
-# PATH is put back before the server starts, so the kernels get the usual one.
+# `node yarn.js config` (run on import when node is found; only extension builds use it).
+# PATH names no folder while jupyterlab is imported (an empty PATH would mean /bin:/usr/bin)
+# and is put back before the server starts, so the kernels get the usual one.
 LAUNCH = """import os, sys
 sys.modules["rfc3987_syntax"] = None
-path, os.environ["PATH"] = os.environ["PATH"], ""
+path, os.environ["PATH"] = os.environ["PATH"], os.devnull
 from jupyterlab.labapp import main
 os.environ["PATH"] = path
 sys.argv[0] = "jupyter-lab"
