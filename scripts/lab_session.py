@@ -208,6 +208,25 @@ def browser_page(viewport=None):
 NOTEBOOK = ".jp-NotebookPanel:not(.lm-mod-hidden)"   # the notebook on show
 
 
+def start_kernels(lab, paths):
+    """Start a kernel for each notebook in ``paths`` through the server's REST API, all at
+    once, as JupyterLab does when it opens a notebook (POST /api/sessions); JupyterLab then
+    connects to it instead of starting its own.  Lets the kernels start while the page is
+    still loading JupyterLab.  Returns once all have started."""
+    import concurrent.futures
+
+    def start(path):
+        body = json.dumps({"path": path, "name": path, "type": "notebook",
+                           "kernel": {"name": "python3"}}).encode()
+        request = urllib.request.Request(lab.url("api/sessions"), data=body, method="POST",
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=START_TIMEOUT) as answer:
+            return json.load(answer)["kernel"]["id"]
+
+    with concurrent.futures.ThreadPoolExecutor(len(paths)) as pool:
+        return list(pool.map(start, paths))
+
+
 def open_lab(page, lab):
     """Load JupyterLab in ``page`` with an empty workspace and wait until it is restored."""
     page.goto(lab.url("lab") + "&reset")

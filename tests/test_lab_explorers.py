@@ -1,13 +1,15 @@
 """The explorers of 02, 04 and 07 in a real JupyterLab, driven by Chromium.
 
 One JupyterLab (from this .venv, loopback port, random token, no browser, serving a
-temporary copy of notebooks/) and one page of Debian's chromium (Playwright) serve the
-whole module.  The three notebooks are opened together and Run All starts in each at once,
-so their kernels start and run side by side; each test then waits for its notebook's run,
-brings it to the front and moves each kind of control as a student would (checkbox click,
-slider arrow key, toggle button, dropdown, typed text).  After every change the explorer's
-text in the browser must equal what the Python text function returns for the settings the
-controls show.  The server (with its kernels) and the browser are always stopped.
+temporary copy of notebooks/, without the panels and services a test does not use: see
+lab_session.LEAN) and one page of Debian's chromium (Playwright) serve the whole module.
+The three notebooks' kernels start while the page loads JupyterLab, the notebooks are
+opened together and Run All starts in each at once, so they run side by side; each test
+then waits for its notebook's run, brings it to the front and moves each kind of control as
+a student would (checkbox click, slider arrow key, toggle button, dropdown, typed text).
+After every change the explorer's text in the browser must equal what the Python text
+function returns for the settings the controls show. The server (with its kernels) and the
+browser are always stopped.
 
 Skips, saying why, only when Chromium is not installed (or Playwright is missing).
 """
@@ -50,17 +52,20 @@ def executed_notebook(folder):
 
 @pytest.fixture(scope="module")
 def page():
-    """One Lab page for the module: the server starts while the browser starts, and
-    execute_notebooks.py runs its notebook (in a thread, with a kernel of its own) while
-    JupyterLab loads; then 02, 04 and 07 are opened and Run All starts in all three."""
+    """One Lab page for the module.  The server starts while the browser starts;
+    execute_notebooks.py runs its notebook (in a thread, with a kernel of its own) and the
+    kernels of 02, 04 and 07 start while the page loads JupyterLab; then the three are
+    opened and Run All starts in all three."""
     pytest.importorskip("playwright", reason="playwright (requirements.txt) is not installed")
     lab = ls.LabServer(lean=True).start()
     try:
-        with concurrent.futures.ThreadPoolExecutor(1) as pool, ls.browser_page() as page:
+        with concurrent.futures.ThreadPoolExecutor(2) as pool, ls.browser_page() as page:
             page.lab = lab
             page.executed = pool.submit(executed_notebook, lab.root)
             lab.wait()
+            kernels = pool.submit(ls.start_kernels, lab, NOTEBOOKS)
             ls.open_lab(page, lab)
+            kernels.result()
             ls.open_notebooks(page, NOTEBOOKS)
             yield page
     finally:
