@@ -35,6 +35,7 @@ pytestmark = pytest.mark.skipif(
 
 
 NOTEBOOKS = ("02_criteria_filter.ipynb", "04_two_seed_variance.ipynb", "07_judge_panel.ipynb")
+EXECUTED = "opens_unmodified.ipynb"    # written and run by execute_notebooks.py
 
 
 def executed_notebook(folder):
@@ -44,7 +45,7 @@ def executed_notebook(folder):
 
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# A title"),
                                          nbformat.v4.new_code_cell("1 + 1")])
-    path = folder / "opens_unmodified.ipynb"
+    path = folder / EXECUTED
     nbformat.write(nb, path)
     execute_notebooks.execute(path)
     return path
@@ -54,8 +55,8 @@ def executed_notebook(folder):
 def page():
     """One Lab page for the module.  The server starts while the browser starts;
     execute_notebooks.py runs its notebook (in a thread, with a kernel of its own) and the
-    kernels of 02, 04 and 07 start while the page loads JupyterLab; then the three are
-    opened and Run All starts in all three."""
+    Lab kernels of 02, 04, 07 and that notebook start while the page loads JupyterLab; then
+    02, 04 and 07 are opened and Run All starts in all three."""
     pytest.importorskip("playwright", reason="playwright (requirements.txt) is not installed")
     lab = ls.LabServer(lean=True).start()
     try:
@@ -63,7 +64,7 @@ def page():
             page.lab = lab
             page.executed = pool.submit(executed_notebook, lab.root)
             lab.wait()
-            kernels = pool.submit(ls.start_kernels, lab, NOTEBOOKS)
+            kernels = pool.submit(ls.start_kernels, lab, NOTEBOOKS + (EXECUTED,))
             ls.open_lab(page, lab)
             kernels.result()
             ls.open_notebooks(page, NOTEBOOKS)
