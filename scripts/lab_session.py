@@ -274,7 +274,7 @@ RAN_JS = f"""async path => {{
   const nb = ({FIND_JS})(path);
   const ok = await ({WITHIN_JS})(window.__runs[path], 'Run All of ' + path);
   const cells = Array.from(nb.model.cells).filter(c => c.type === 'code');
-  const missed = cells.filter(c => c.executionCount === null).length;
+  const missed = cells.filter(c => typeof c.executionCount !== 'number').length;
   window.jupyterapp.shell.activateById(nb.id);
   const shows = c => c.type === 'code' && c.outputs.toJSON().some(
     o => o.data && o.data['application/vnd.jupyter.widget-view+json']);
