@@ -1,17 +1,22 @@
 """The explorers of 02, 04 and 07 in a real JupyterLab, driven by Chromium.
 
 One JupyterLab (from this .venv, loopback port, random token, no browser, serving a
-temporary copy of notebooks/) serves the three notebooks; Playwright drives Debian's
-chromium.  Each notebook is opened and Run All; then each kind of control is moved as a
-student would (checkbox click, slider arrow key, toggle button, dropdown, typed text), and
-after every change the explorer's text in the browser must equal what the Python text
-function returns for the settings the controls show.  The server is always stopped.
+temporary copy of notebooks/, without the panels and services a test does not use: see
+lab_session.LEAN) and one page of Debian's chromium (Playwright) serve the whole module.
+The three notebooks' kernels start while the page loads JupyterLab, the notebooks are
+opened together and Run All starts in each at once, so they run side by side; each test
+then waits for its notebook's run, brings it to the front and moves each kind of control as
+a student would (checkbox click, slider arrow key, toggle button, dropdown, typed text).
+After every change the explorer's text in the browser must equal what the Python text
+function returns for the settings the controls show. The server (with its kernels) and the
+browser are always stopped.
 
 Skips, saying why, only when Chromium is not installed (or Playwright is missing).
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import sys
 
 import pytest
@@ -29,12 +34,43 @@ pytestmark = pytest.mark.skipif(
            "tested in JupyterLab; `apt-get install chromium` enables this test")
 
 
+NOTEBOOKS = ("02_criteria_filter.ipynb", "04_two_seed_variance.ipynb", "07_judge_panel.ipynb")
+EXECUTED = "opens_unmodified.ipynb"    # written and run by execute_notebooks.py
+
+
+def executed_notebook(folder):
+    """A small notebook written into ``folder`` and run by scripts/execute_notebooks.py."""
+    import nbformat
+    import execute_notebooks
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# A title"),
+                                         nbformat.v4.new_code_cell("1 + 1")])
+    path = folder / EXECUTED
+    nbformat.write(nb, path)
+    execute_notebooks.execute(path)
+    return path
+
+
 @pytest.fixture(scope="module")
 def page():
+    """One Lab page for the module.  The server starts while the browser starts;
+    execute_notebooks.py runs its notebook (in a thread, with a kernel of its own) and the
+    Lab kernels of 02, 04, 07 and that notebook start while the page loads JupyterLab; then
+    02, 04 and 07 are opened and Run All starts in all three."""
     pytest.importorskip("playwright", reason="playwright (requirements.txt) is not installed")
-    with ls.LabServer() as lab, ls.browser_page() as page:
-        page.lab = lab
-        yield page
+    lab = ls.LabServer(lean=True).start()
+    try:
+        with concurrent.futures.ThreadPoolExecutor(2) as pool, ls.browser_page() as page:
+            page.lab = lab
+            page.executed = pool.submit(executed_notebook, lab.root)
+            lab.wait()
+            kernels = pool.submit(ls.start_kernels, lab, NOTEBOOKS + (EXECUTED,))
+            ls.open_lab(page, lab)
+            kernels.result()
+            ls.open_notebooks(page, NOTEBOOKS)
+            yield page
+    finally:
+        lab.stop()
 
 
 @pytest.fixture(scope="module")
@@ -76,27 +112,16 @@ def assert_pane_matches(page, records, expected):
     assert state["pane"] == expected(records, state), state
 
 
-def test_an_executed_notebook_opens_unmodified(page, tmp_path):
+def test_an_executed_notebook_opens_unmodified(page):
     """scripts/execute_notebooks.py's output, opened in JupyterLab with its kernel running,
     is not marked modified (it was: the stored language_info lacked the Python version)."""
-    import nbformat
-    import execute_notebooks
-
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# A title"),
-                                         nbformat.v4.new_code_cell("1 + 1")])
-    path = page.lab.root / "opens_unmodified.ipynb"
-    nbformat.write(nb, path)
-    execute_notebooks.execute(path)
-    page.goto(page.lab.url("lab/tree/opens_unmodified.ipynb") + "&reset")
-    page.wait_for_function(ls.IDLE_JS, timeout=ls.RUN_TIMEOUT_MS, polling=500)
-    page.wait_for_timeout(2000)     # what the kernel reports arrives after it is idle
-    assert page.evaluate("() => window.jupyterapp.shell.currentWidget.model.dirty") is False
-    assert page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.dirty") \
-        is False
+    path = page.executed.result()
+    ls.open_notebooks(page, [path.name], run=False)
+    assert ls.after_kernel_reported(page, path.name) == {"dirty": False, "context_dirty": False}
 
 
 def test_criteria_explorer_in_jupyterlab(page, records):
-    ls.open_and_run(page, page.lab, "02_criteria_filter.ipynb")
+    ls.show_ran(page, NOTEBOOKS[0])
     assert_pane_matches(page, records, criteria_expected)      # as Run All left it
     for flag in ("excessive_length", L.DEFAULT_RULES[0]):      # tick one, untick one
         ls.toggle_checkbox(page, flag)
@@ -104,7 +129,7 @@ def test_criteria_explorer_in_jupyterlab(page, records):
 
 
 def test_judge_explorer_in_jupyterlab(page, records):
-    ls.open_and_run(page, page.lab, "04_two_seed_variance.ipynb")
+    ls.show_ran(page, NOTEBOOKS[1])
     assert_pane_matches(page, records, judge_expected)
     other = [g for g in W.GUIDELINES if g != one(ls.explorer_state(page)["dropdown"],
                                                  "guideline")][0]
@@ -118,7 +143,7 @@ def test_judge_explorer_in_jupyterlab(page, records):
 
 
 def test_panel_explorer_in_jupyterlab(page, records):
-    ls.open_and_run(page, page.lab, "07_judge_panel.ipynb")
+    ls.show_ran(page, NOTEBOOKS[2])
     assert_pane_matches(page, records, panel_expected)
     for change in (lambda: ls.toggle_checkbox(page, "greedy"),
                    lambda: ls.nudge_slider(page, "quorum"),
