@@ -665,7 +665,7 @@ def test_run_many_equals_run_seed_by_seed(lesson_records, setup, seeds, guidelin
     panel = Panel(models, setup["quorum"], setup["aggregate"], setup["min_agreement"],
                   setup["on_unreadable"])
     many = panel.run_many(records, seeds, guideline)
-    assert len(many) == len(seeds) and many.record_nos == tuple(r.no for r in records)
+    assert len(many) == len(seeds) and many.records == tuple(records)
     for i, seed in enumerate(seeds):
         assert many.run(i) == panel.run(records, seed, guideline)
 
