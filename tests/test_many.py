@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import lessonlib as L
@@ -55,13 +55,13 @@ def assert_same(many_runs, i, expected):
 seeds_st = st.lists(st.one_of(st.integers(0, 2**32 + 100), st.integers(2**32, 2**70),
                               st.sampled_from([0, 2**32 - 1, 2**32, 2**64 - 2, 2**64 - 1,
                                                2**64, L.SEED])),
-                    min_size=1, max_size=4)
-records_st = st.one_of(
-    st.builds(L.make_records, st.integers(1, 60), st.integers(0, 2**40)),
-    st.lists(st.sampled_from(RECORDS), min_size=1, max_size=50),
+                    min_size=1, max_size=3)
+records_st = st.one_of(            # 40 records: over 37 calls (the rate limit) with retries
+    st.builds(L.make_records, st.integers(1, 40), st.integers(0, 2**40)),
+    st.lists(st.sampled_from(RECORDS), min_size=1, max_size=40),
 )
-guideline_st = st.one_of(
-    st.sampled_from([L.GUIDELINE, NO_SINGLE, "", "tek ", long_guideline(300)]),
+guideline_st = st.one_of(          # "kisa": no space between the guideline and the flags
+    st.sampled_from([L.GUIDELINE, NO_SINGLE, "", "tek ", "kisa", long_guideline(300)]),
     st.builds(long_guideline, st.integers(206, 224), st.booleans()),   # some records overflow
 )
 temperature_st = st.one_of(st.just(0.0), st.floats(0.001, 2.5), st.sampled_from([1e-9, 0.3]))
@@ -74,10 +74,13 @@ spurious_st = st.sampled_from([L.SPURIOUS, {}, {"belge": "zararli"}])
 @given(records=records_st, seeds=seeds_st, temperature=temperature_st, guideline=guideline_st,
        cues=cues_st, spurious=spurious_st, max_output=st.integers(1, 24),
        unreadable_as=st.sampled_from(["clean", "harmful"]))
+@example(RECORDS[:40], [L.SEED, 2**64 - 1], 0.3, NO_SINGLE, L.CUE_TABLE, L.SPURIOUS, 24,
+         "harmful")                     # free-form retries push the 37th call around
+@example(RECORDS[:40], [1, 2**40], 1.0, long_guideline(212), {}, L.SPURIOUS, 24, "clean")
 def test_run_judge_many_equals_run_judge(records, seeds, temperature, guideline, cues, spurious,
                                          max_output, unreadable_as):
     runs = L.run_judge_many(records, seeds, temperature, guideline, cues, spurious, max_output,
-                            unreadable_as=unreadable_as, chunk=3)
+                            unreadable_as=unreadable_as, chunk=2)
     assert runs.seeds == tuple(seeds)
     assert runs.record_nos == tuple(r.no for r in records)
     for i, seed in enumerate(seeds):
@@ -87,13 +90,17 @@ def test_run_judge_many_equals_run_judge(records, seeds, temperature, guideline,
 
 @FAST
 @given(records=records_st, seeds=seeds_st, temperature=temperature_st,
-       guideline=st.sampled_from([L.GUIDELINE, NO_SINGLE, "", "tek "]),
+       guideline=st.sampled_from([L.GUIDELINE, NO_SINGLE, "", "tek ", "kisa"]),
        prior=st.sampled_from([L.PRIOR, {"temiz": 0.2, "zararli": 0.9},
                               {"temiz": 1.0, "zararli": 1.0}]),
        window=st.sampled_from([1, 20, 45, 240]), every=st.sampled_from([1, 2, 5, 37]),
        max_output=st.integers(1, 24), unreadable_as=st.sampled_from(["clean", "harmful"]),
        block=st.sampled_from([1, 7, many.RECORD_BLOCK]), chunk=st.sampled_from([None, 1, 3]),
        starts=st.lists(st.integers(0, 80), min_size=4, max_size=4))
+@example(RECORDS[:40], [0, L.SEED, 2**64 - 1], 0.3, NO_SINGLE, L.PRIOR, 45, 5, 24, "harmful",
+         7, 1, [0, 3, 36, 0])   # refusals, refused retries, overflow, free form, blocks
+@example(RECORDS[:40], [5, 2**40], 0.0, L.GUIDELINE, L.PRIOR, 240, 37, 1, "clean",
+         many.RECORD_BLOCK, None, [35, 0, 0, 0])   # temperature 0, 'zararli' cut unreadable
 def test_the_engine_equals_the_judge_loop_for_any_model(records, seeds, temperature, guideline,
                                                         prior, window, every, max_output,
                                                         unreadable_as, block, chunk, starts):
@@ -344,7 +351,7 @@ def test_memory_is_bounded_whatever_the_number_of_records():
         assert runs.harmful.shape == (1, len(records))
         return peak
 
-    small, big = L.make_records(2000), L.make_records(2000 + 3 * many.RECORD_BLOCK)
+    small, big = L.make_records(many.RECORD_BLOCK), L.make_records(3 * many.RECORD_BLOCK)
     per_record = (peak(big) - peak(small)) / (len(big) - len(small))
     assert per_record < 200, f"{per_record:.0f} bytes a record"   # 1,700 before blocks
 
