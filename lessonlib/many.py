@@ -402,9 +402,9 @@ def run_judge_many(records, seeds, temperature=TEMPERATURE, guideline=GUIDELINE,
                    chunk=None):
     """``run_judge(records, seed, ...)`` for every seed in ``seeds``, as one :class:`ManyRuns`.
 
-    Same arguments as :func:`~lessonlib.judge.run_judge` except ``seeds`` (integers >= 0,
-    e.g. a range or a numpy array) and ``chunk`` (seeds decided at once; default: blocks of
-    about ``CHUNK_CELLS`` cells).
+    Defined in notebook 06.  Same arguments as :func:`~lessonlib.judge.run_judge` except
+    ``seeds`` (integers >= 0, e.g. a range or a numpy array) and ``chunk`` (seeds decided at
+    once; default: blocks of about ``CHUNK_CELLS`` cells).
     """
     model = SimulatedModel(temperature, cues, spurious, max_output=max_output)
     records = check_records(records)

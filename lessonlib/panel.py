@@ -1,7 +1,8 @@
 """Notebook 07 - a panel of judges: several judges, each asked ``quorum`` times, one verdict.
 
-A judge is an ask (see :mod:`lessonlib.judge`): a :class:`~lessonlib.simulator.SimulatedModel`,
-or a small wrapper around a real model client.  :class:`Panel` states the rules.
+A judge is an ask ``(prompt, seed) -> reply``: text, or an object with a str ``.text`` and
+optionally ``.input_tokens`` and ``.status`` (an :class:`AskReply`).  A SimulatedModel is one,
+and so is a small wrapper around a real model client.  :class:`Panel` states the rules.
 """
 
 from __future__ import annotations
