@@ -31,7 +31,7 @@ from .simulator import (CUE_TABLE, FLAG_WORD, FREE_FORM, LABELS, MAX_OUTPUT, PRI
 __version__ = "1.0.0"
 
 # numpy-backed parts load on first use, so the lesson's core path imports without numpy.
-_LAZY = (("ManyRuns", "many"), ("run_judge_many", "many"), ("run_model_many", "many"))
+_LAZY = (("ManyRuns", "many"), ("run_judge_many", "many"))
 
 
 def __getattr__(name):

@@ -1,17 +1,9 @@
 """Notebook 06 - the judge over many seeds at once: ``run_judge`` for every seed, with numpy.
 
-``run_judge_many(records, seeds)`` gives, for each seed, exactly what
-``run_judge(records, seed)`` gives, as arrays with one row a seed.  Almost all
-of a judge call depends on the prompt only (tokens, window, label weights,
-hash); that part is done once per record.  What depends on the seed is a few
-32-bit integer operations, which numpy does for a block of seeds at a time.
-Why each vectorised step equals the judge's own is said where the step is:
-:func:`_states` (the generator), :func:`_replies` (the draws and the reader)
-and :func:`_schedule` (the call counter, the only link between records).
-
-Memory is bounded whatever the numbers of seeds and records: records are
-planned ``RECORD_BLOCK`` at a time and decided in blocks of about
-``CHUNK_CELLS`` (seed, record) cells; the result keeps two bool arrays.
+``run_judge_many(records, seeds)`` gives, for each seed, exactly what ``run_judge(records,
+seed)`` gives, as arrays with one row a seed.  What depends on the prompt only is done once per
+record; what depends on the seed is a few 32-bit integer operations, done by numpy for a block
+of seeds at a time.  Each step says why it equals the judge's own.
 """
 
 from __future__ import annotations
@@ -26,7 +18,7 @@ import numpy as np
 from ._checks import check_choice, check_int, check_str
 from .records import M32, check_records, is_harmful, trace_id
 from .judge import CLEAN, GUIDELINE, HARMFUL, UNREADABLE_RULES, JudgeRun, build_prompt, read_label
-from .metrics import COUNTS
+from .metrics import COUNTS, share
 from .simulator import (CUE_TABLE, FREE_FORM, FREE_FORM_SHARE, LABELS, MAX_OUTPUT,
                         SINGLE_LABEL_WORD, SPURIOUS, TEMPERATURE, SimulatedModel, reply_text,
                         tokenize)
@@ -54,7 +46,7 @@ def check_seeds(seeds, name="seeds"):
     if isinstance(seeds, (str, bytes, Mapping)) or not hasattr(seeds, "__iter__"):
         raise TypeError(f"{name} must be a sequence of integer seeds (e.g. [seed] or "
                         f"range(1000)), got {type(seeds).__name__} {seeds!r}")
-    out = tuple(check_int(name, s, minimum=0) for s in seeds)
+    out = tuple(s if type(s) is int and s >= 0 else check_int(name, s, minimum=0) for s in seeds)
     if not out:
         raise ValueError(f"{name} must hold at least one seed, got an empty collection")
     return out
@@ -62,24 +54,18 @@ def check_seeds(seeds, name="seeds"):
 
 def _seed_words(seeds):
     """``low32(s ^ (s >> 16))`` for every seed ``s`` and for ``s + 1``: two uint32 arrays
-    (see :func:`_states`)."""
-    if max(seeds) < (1 << 64) - 1:
-        s = np.array(seeds, dtype=np.uint64)
-        return tuple(((x ^ (x >> np.uint64(16))) & np.uint64(M32)).astype(_U32)
-                     for x in (s, s + np.uint64(1)))
-    return tuple(np.array([(x ^ (x >> 16)) & M32 for x in (s + k for s in seeds)], dtype=_U32)
-                 for k in (0, 1))
+    (see :func:`_states`).  Only the low 48 bits of ``s`` count, so they are all that is kept."""
+    s = np.array(seeds if max(seeds) < 1 << 48 else [x % (1 << 48) for x in seeds], np.uint64)
+    return tuple(((x ^ (x >> np.uint64(16))) & np.uint64(M32)).astype(_U32)
+                 for x in (s, s + np.uint64(1)))
 
 
 def _states(a, g, draws):
     """States of ``generator(seed ^ trace)`` after 1 .. ``draws`` steps: (S, C) uint32 each.
 
-    ``a`` (S,) holds the seed words, ``g`` (C,) the record words ``trace ^ (trace >> 16)``.
-    ``mix32(t)`` starts from ``t ^ (t >> 16)`` and then keeps only the low 32 bits
-    of every product, and for ``t = seed ^ trace`` with ``trace < 2**32`` the low
-    32 bits of ``t ^ (t >> 16)`` are ``low32(seed ^ (seed >> 16)) ^ trace ^ (trace >> 16)``
-    (a shift distributes over XOR): a seed word XOR a record word, for seeds of
-    any size.  The rest is mix32 and the generator's step in uint32 arithmetic.
+    mix32(t) starts from ``t ^ (t >> 16)`` and keeps the low 32 bits of every product; for
+    ``t = seed ^ trace`` those bits of ``t ^ (t >> 16)`` are a seed word (``a``, (S,)) XOR a
+    record word ``trace ^ (trace >> 16)`` (``g``, (C,)): a shift distributes over XOR.
     """
     if not draws:
         return []
@@ -105,12 +91,8 @@ def _threshold(total):
 def _traces(prompts, prefix):
     """``[trace_id(p) for p in prompts]``, for prompts that all start with ``prefix``.
 
-    ``trace_id`` scans the text left to right, so ``trace_id(prefix)`` is its state
-    after the shared part; the rest of every prompt is scanned at once, one
-    character position a step (the same XOR-multiply step on uint32 arrays).
-    Prompts are sorted longest first, so the prompts still being hashed are a
-    leading slice.  A prompt whose rest is longer than ``LONG_PROMPT`` goes to
-    ``trace_id`` itself, which keeps the character table small.
+    trace_id's state after the shared part is ``trace_id(prefix)``; the rests are hashed one
+    character position a step, longest first.  A rest over ``LONG_PROMPT`` goes to trace_id.
     """
     rests = [p[len(prefix):] for p in prompts]
     out = np.empty(len(prompts), dtype=np.int64)
@@ -138,7 +120,6 @@ def _traces(prompts, prefix):
     return out
 
 
-
 @dataclass(frozen=True)
 class _Plan:
     """A block of records as the model sees them, whatever the seed (one entry a record)."""
@@ -163,20 +144,16 @@ class _Plan:
         return len(self.actual)
 
 
-def _plans(records, model, guideline, max_output, block=RECORD_BLOCK):
+def _plans(records, model, guideline, block=RECORD_BLOCK):
     """The :class:`_Plan` of each block of ``block`` records, in order (a generator).
 
-    A reply's text depends only on its label, its form and the output cap, so
-    whether it can be read is a table of 2 x (BARE + 1) entries filled by the
-    simulator's ``reply_text`` and the judge's ``read_label``; a reply that
-    can be read names its own label (the only label word it contains).  The
-    label weights depend only on the prompt's tokens that match a cue, in
-    order, so ``model.plan`` is asked once per distinct such sequence.  A
-    guideline that ends in a space is tokenized once: no word (and no case
-    rule of ``lower``) runs across a space.
+    Whether a reply can be read depends on its label and form only (a 2 x (BARE + 1) table);
+    the label weights on the prompt's cue tokens only (``model.plan`` asked once per such
+    sequence).  No token runs across a space: a guideline ending in one is tokenized once.
     """
-    table = np.array([[read_label(reply_text(label, None if f == BARE else f, max_output)[0])
-                       is not None for f in range(BARE + 1)] for label in LABELS])
+    table = np.array([[read_label(reply_text(label, None if f == BARE else f,
+                                             model.max_output)[0]) is not None
+                       for f in range(BARE + 1)] for label in LABELS])
     free_any, free_all = table[:, :BARE].any(axis=1), table[:, :BARE].all(axis=1)
     form_cuts = tuple(_U32(_threshold(t)) for t in accumulate(FREE_FORM_SHARE[:-1]))
     relevant = set(model.cues) | set(model.spurious)
@@ -217,16 +194,13 @@ def _plans(records, model, guideline, max_output, block=RECORD_BLOCK):
                     every=model.rate_limit_every)
 
 
-
 def _replies(plan, a, cols, out=None):
     """The replies drawn with seed words ``a`` (S,) for records ``cols``: (S, C) bool arrays
     (label is 'zararli', reply can be read); the labels go to ``out`` when given.
 
-    ``pick(u, weights)`` with ``u = state / 2**32`` chooses index 0 exactly when
-    ``state < ceil(weights[0] * 2**32)`` (scaling by 2**32 is exact), so every
-    draw is an integer comparison with a threshold: the label (first draw above
-    temperature 0) with ``cut``, the free form (the next draw) with ``form_cuts``,
-    the thresholds of pick's running sum.
+    ``pick(u, weights)`` with ``u = state / 2**32`` chooses index 0 exactly when ``state <
+    ceil(weights[0] * 2**32)`` (scaling by 2**32 is exact): the label (first draw) is compared
+    with ``cut``, the free form (next draw) with ``form_cuts``.
     """
     varying = plan.varying[cols]
     free = varying & ~plan.single[cols]
@@ -261,11 +235,9 @@ def _replies(plan, a, cols, out=None):
 def _refusals(phase, open_, every):
     """Open records whose first call the rate limit refuses: (U, C) bool.
 
-    ``phase`` is each record's first-call number modulo ``every`` if no call
-    were refused.  A refused first call adds one call, so after ``k`` refusals
-    the next one is the first open record with ``(phase + k) % every == 0``;
-    it is looked for a window of records at a time (at least ``every`` wide,
-    wider when there are few schedules).
+    ``phase`` is each record's first-call number modulo ``every`` if no call were refused;
+    after ``k`` refusals the next one is the first open record with ``(phase + k) % every
+    == 0``, looked for a window of records at a time (wider when there are few schedules).
     """
     u, n = phase.shape
     hit = np.zeros((u, n), dtype=bool)
@@ -289,14 +261,10 @@ def _refusals(phase, open_, every):
 def _schedule(plan, readable, start):
     """The call counter's part, once per distinct schedule: (again, limited, late, which).
 
-    Only the counter ties a record to the ones before it: every ``every``-th
-    call is refused (the window is checked first), retries included.
-    A first call fails whatever the counter when the prompt is over the window
-    or the reply (``readable``, (S, C)) cannot be read; ``start`` (S,) is each
-    seed's counter before the block.  Seeds with the same start and the same
-    failed first calls share one schedule: row ``which[i]`` of the (U, C) arrays
-    ``again`` (asked twice), ``limited`` (first call refused) and ``late``
-    (retry refused) belongs to seed i.
+    Only the counter ties a record to the ones before it: every ``every``-th call (retries
+    included) is refused unless the prompt overflows.  Seeds with the same counter ``start``
+    and the same failed first calls (overflow, or not ``readable``) share a schedule: row
+    ``which[i]`` of ``again`` (asked twice), ``limited`` (first call refused), ``late``.
     """
     key = start
     if plan.varying.any():
@@ -314,14 +282,9 @@ def _schedule(plan, readable, start):
 
 
 def _block(plan, a1, a2, start, fallback, harmful_out, lost_out):
-    """Decide one block of seeds x records into ``harmful_out`` and ``lost_out`` (S, C; the
-    second all False on entry).
-
-    The first call uses the seed (words ``a1``), a retry the seed + 1 (``a2``);
-    a record lost (refused or unreadable twice) is decided ``fallback``.
-    Returns the block's counters, one row a seed: calls, retries, lost, input
-    tokens, then per cause the count and the first record (C: none).
-    """
+    """Decide seeds x records into ``harmful_out`` and ``lost_out`` (all False on entry): first
+    calls with seed words ``a1``, retries with ``a2`` (seed + 1).  Returns, one column a seed,
+    calls, retries, lost, input tokens, per cause the count and the first record (C: none)."""
     harmful, readable = _replies(plan, a1, np.arange(plan.n), out=harmful_out)
     again, limited, late, which = _schedule(plan, readable, start)
     twice = np.flatnonzero(again.any(axis=0))
@@ -347,10 +310,7 @@ def _block(plan, a1, a2, start, fallback, harmful_out, lost_out):
 
 
 def _run(plans, record_nos, seeds, start, unreadable_as, chunk=None):
-    """Every seed over every block of ``plans`` (the records ``record_nos``): a ManyRuns.
-
-    ``start`` (S,) int64 is each seed's call counter before its first call.
-    """
+    """Every seed (counters ``start``, (S,) int64) over every block of ``plans``: a ManyRuns."""
     total, n = len(seeds), len(record_nos)
     a1, a2 = _seed_words(seeds)
     harmful = np.empty((total, n), dtype=bool)
@@ -377,21 +337,13 @@ def _run(plans, record_nos, seeds, start, unreadable_as, chunk=None):
     for array in (harmful, unreadable, sums, first, actual):
         array.flags.writeable = False
     return ManyRuns(seeds, record_nos, harmful, unreadable, *sums[:4],
-                    dict(zip(CAUSES, sums[4:])), dict(zip(CAUSES, first)), actual,
-                    unreadable_as)
-
+                    dict(zip(CAUSES, sums[4:])), dict(zip(CAUSES, first)), actual)
 
 
 @dataclass(frozen=True, eq=False)
 class ManyRuns:
-    """Judge runs for many seeds: row i of every array belongs to ``seeds[i]``.
-
-    ``harmful[i, j]`` is run i's decision on record j (after the unreadable rule);
-    ``unreadable_mask[i, j]`` says the record was still unreadable after its
-    retry.  ``calls``, ``retries``, ``unreadable`` and ``input_tokens`` hold one
-    count a seed; ``run(i)`` is the :class:`~lessonlib.judge.JudgeRun` that
-    ``run_judge`` returns for ``seeds[i]``.
-    """
+    """Judge runs for many seeds: row i of every array belongs to ``seeds[i]``; ``harmful[i,
+    j]`` is its decision on record j, ``unreadable_mask[i, j]`` says it stayed unreadable."""
 
     seeds: tuple
     record_nos: tuple
@@ -404,7 +356,6 @@ class ManyRuns:
     retry_causes: dict = field(repr=False)   # cause -> (S,) count of first calls retried
     cause_first: dict = field(repr=False)    # cause -> (S,) its first record (N: none)
     actual: np.ndarray = field(repr=False)   # (N,) the human label: harmful
-    unreadable_as: str = "clean"
 
     def __len__(self):
         return len(self.seeds)
@@ -424,18 +375,18 @@ class ManyRuns:
         return confusion_many(self.harmful, self.actual)
 
     def measure(self):
-        """Per seed what ``measure`` gives: tp, fp, fn, tn and the three rates, rounded alike."""
-        counts = dict(zip(COUNTS, self.confusion()))
-        tp, fp, fn, tn = (counts[name] for name in COUNTS)
-        counts.update(precision=rounded_ratio(tp, tp + fp), recall=rounded_ratio(tp, tp + fn),
-                      false_block_rate=rounded_ratio(fp, fp + tn))
-        return counts
+        """Per seed what ``measure`` gives; each distinct (tp, fp, fn, tn) is rounded by
+        ``share`` once (numpy's rounding is not always Python's)."""
+        counts = np.stack(self.confusion())
+        rows, inverse = np.unique(counts, axis=1, return_inverse=True)
+        rates = np.array([(share(tp, tp + fp), share(tp, tp + fn), share(fp, fp + tn))
+                          for tp, fp, fn, tn in rows.T.tolist()])[inverse.reshape(-1)]
+        return dict(zip(COUNTS + ("precision", "recall", "false_block_rate"), [*counts, *rates.T]))
 
     def agreement(self):
         """Per seed: share of records whose decision matches the human label (as ``agreement``)."""
         tp, fp, fn, tn = self.confusion()
         return (tp + tn) / len(self.actual)
-
 
 
 def confusion_many(harmful, actual):
@@ -446,59 +397,22 @@ def confusion_many(harmful, actual):
     return tp, fp, int(actual.sum()) - tp, int((~actual).sum()) - fp
 
 
-def rounded_ratio(num, den, places=4):
-    """``round(num / den, places)`` elementwise with Python's rounding; 0.0 where den == 0.
-
-    ``np.round`` does not always agree with Python's ``round``, so each distinct
-    (num, den) pair is rounded by Python once.
-    """
-    pairs, inverse = np.unique(np.stack([num, den]), axis=1, return_inverse=True)
-    values = np.array([round(int(a) / int(b), places) if b else 0.0 for a, b in pairs.T],
-                      dtype=float)
-    return values[inverse.reshape(num.shape)]
-
-
-
 def run_judge_many(records, seeds, temperature=TEMPERATURE, guideline=GUIDELINE, cues=CUE_TABLE,
                    spurious=SPURIOUS, max_output=MAX_OUTPUT, *, unreadable_as="clean",
                    chunk=None):
     """``run_judge(records, seed, ...)`` for every seed in ``seeds``, as one :class:`ManyRuns`.
 
-    Defined in notebook 06.  Same arguments as :func:`~lessonlib.judge.run_judge`
-    except ``seeds`` (a non-empty collection of integers >= 0, e.g. a range or a
-    numpy array) and ``chunk`` (seeds decided at once; by default a block holds
-    about ``CHUNK_CELLS`` cells).
+    Defined in notebook 06.  Same arguments as :func:`~lessonlib.judge.run_judge` except
+    ``seeds`` (integers >= 0, e.g. a range or a numpy array) and ``chunk`` (seeds decided at
+    once; default: blocks of about ``CHUNK_CELLS`` cells).
     """
     model = SimulatedModel(temperature, cues, spurious, max_output=max_output)
-    return run_model_many(records, seeds, model, guideline, unreadable_as=unreadable_as,
-                          chunk=chunk)
-
-
-def run_model_many(records, seeds, model, guideline=GUIDELINE, max_output=None, *,
-                   unreadable_as="clean", chunk=None):
-    """``model`` (a :class:`~lessonlib.simulator.SimulatedModel`) judging ``records`` once per
-    seed, as ``run_judge`` does with its own model: every setting of ``model`` is used
-    (``max_output`` replaces its output cap when given); its call counter is left alone.
-    """
     records = check_records(records)
     seeds = check_seeds(seeds)
     check_str("guideline", guideline)
-    cap = model.max_output if max_output is None else check_int("max_output", max_output,
-                                                                minimum=1)
     check_choice("unreadable_as", unreadable_as, UNREADABLE_RULES)
     if chunk is not None:
         check_int("chunk", chunk, minimum=1)
-    return _run(_plans(records, model, guideline, cap), tuple(r.no for r in records), seeds,
+    return _run(_plans(records, model, guideline), tuple(r.no for r in records), seeds,
                 np.zeros(len(seeds), dtype=np.int64), unreadable_as, chunk)
 
-
-def model_passes(records, model, guideline):
-    """For the panel: ``passes(seeds, calls_before) -> ManyRuns``, the model's plan made once.
-
-    Internal: ``records`` a tuple of records, ``seeds`` a tuple of ints >= 0,
-    ``calls_before`` an (S,) int64 array, each seed's counter before its first
-    call (a judge's clock runs on across its samples).
-    """
-    plans = list(_plans(records, model, guideline, model.max_output))
-    nos = tuple(r.no for r in records)
-    return lambda seeds, calls_before: _run(plans, nos, seeds, calls_before, "clean")

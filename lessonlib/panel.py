@@ -1,10 +1,8 @@
 """Notebook 07 - a panel of judges: several judges, each asked ``quorum`` times, one verdict.
 
-A judge is anything that can be asked: a callable ``ask(prompt, seed)`` that
-returns the reply text, or an object with a ``str`` ``.text`` and optionally
-``.input_tokens`` and ``.status`` (like :class:`AskReply` or the simulator's
-reply).  A :class:`~lessonlib.simulator.SimulatedModel` is one, and so is a
-small wrapper around a real model client.  :class:`Panel` states the rules.
+A judge is an ask ``(prompt, seed) -> reply``: text, or an object with a str ``.text`` and
+optionally ``.input_tokens`` and ``.status`` (an :class:`AskReply`).  A SimulatedModel is one,
+and so is a small wrapper around a real model client.  :class:`Panel` states the rules.
 """
 
 from __future__ import annotations
@@ -24,8 +22,7 @@ ON_ERROR = ("raise", "unreadable")
 SLOT_STRIDE = 2 ** 32
 """Seed distance between two sample slots of a run (even, and wider than any seed window)."""
 MAX_SAMPLES = 1000
-"""At most this many samples a run (judges x quorum): each sample is a pass over the records,
-and its seed stays distinct from every other sample's (the generator tells 2**16 slots apart)."""
+"""Samples a run (judges x quorum) at most; the generator tells 2**16 sample seeds apart."""
 
 
 @dataclass(frozen=True)
@@ -47,12 +44,8 @@ class JudgeError(RuntimeError):
 
 @dataclass(frozen=True)
 class PanelRun:
-    """The verdicts of one panel run, the scores behind them and what they cost.
-
-    Totals (``calls``, ``retries``, ``unreadable``, ``input_tokens``) are over
-    every judge and sample; the ``judge_*`` tuples split them per judge.
-    ``unreadable`` counts samples still unreadable after their retry.
-    """
+    """The verdicts of one panel run, the scores behind them and what they cost: totals over
+    every judge and sample, split per judge by the ``judge_*`` tuples."""
 
     labels: dict = field(repr=False)        # record no -> 'temiz' | 'zararli'
     scores: dict = field(repr=False)        # record no -> aggregated score
@@ -80,11 +73,9 @@ class PanelRun:
 def _combine(votes, harmful, aggregate, min_agreement):
     """The panel's rules on vote counts (J, S, N): each judge's ``votes`` and harmful ones.
 
-    Returns the judges' scores (J, S, N; NaN where a judge has no vote left),
-    the verdicts (S, N) bool and the reported scores (S, N).  A judge's score
-    is the median of its votes: sorted, they are ``votes - harmful`` zeros and
-    then ones, and the median averages positions ``(votes - 1) // 2`` and
-    ``votes // 2``.
+    Returns the judges' scores (J, S, N; NaN: no vote left), the verdicts and the reported
+    scores (S, N).  A judge's sorted votes are ``votes - harmful`` zeros, then ones: the median
+    averages positions ``(votes - 1) // 2`` and ``votes // 2``.
     """
     import numpy as np        # here, not at the top: the lesson's core path loads no numpy
 
@@ -115,10 +106,10 @@ def _outcome(ask, prompt, seed):
         return exc
 
 
-def _judge_name(j, ask):
+def _where(j, ask, record_no):
     name = getattr(ask, "name", None)
     name = name if isinstance(name, str) else getattr(ask, "__name__", type(ask).__name__)
-    return f"judge {j} ({name})"
+    return f"judge {j} ({name}) on record {record_no}"
 
 
 class Panel:
@@ -126,10 +117,8 @@ class Panel:
 
     * **samples** - each judge is asked about every record ``quorum`` times.
       Judge *j*'s sample *q* is one pass over the records with the seed
-      ``seed + (q * len(asks) + j) * SLOT_STRIDE`` (judge 0's first sample uses
-      the run seed itself); an unreadable reply is asked once more with that
-      seed + 1 (:func:`~lessonlib.judge.ask_for_label`).  ``len(asks) * quorum``
-      is at most ``MAX_SAMPLES``.
+      ``seed + (q * len(asks) + j) * SLOT_STRIDE``; an unreadable reply is asked
+      once more with that seed + 1 (:func:`~lessonlib.judge.ask_for_label`).
     * **clocks** - a judge with a ``reset()`` method is reset once at the start
       of a run, and its call counter (a rate limit) runs on across its samples.
       With one judge and quorum 1 the panel is ``run_judge`` with that judge.
@@ -202,22 +191,15 @@ class Panel:
 
     def _guarded(self, j, ask, record_no):
         """``ask`` for record ``record_no``, errors and time-outs handled as ``on_error`` says."""
-        where = f"{_judge_name(j, ask)} on record {record_no}"
-
         def call(prompt, seed):
             try:
-                reply = ask(prompt, seed) if self._timeout is None else self._wait(ask, prompt,
-                                                                                  seed)
+                return ask(prompt, seed) if self._timeout is None else self._wait(ask, prompt,
+                                                                                 seed)
             except Exception as exc:
                 if self._on_error == "unreadable":
                     return AskReply("", 0, "error")
-                raise JudgeError(f"{where}: {type(exc).__name__}: {exc}", j, record_no) from exc
-            tokens = getattr(reply, "input_tokens", None)
-            try:
-                tokens is None or check_int("input_tokens", tokens, minimum=0)
-            except (TypeError, ValueError) as exc:
-                raise type(exc)(f"{exc} (from {where})") from None
-            return reply
+                raise JudgeError(f"{_where(j, ask, record_no)}: {type(exc).__name__}: {exc}", j,
+                                 record_no) from exc
         return call
 
     def _wait(self, ask, prompt, seed):
@@ -250,7 +232,10 @@ class Panel:
             guarded = [self._guarded(j, ask, r.no) for r in records]
             for s in slots:
                 for i, prompt in enumerate(prompts):
-                    answer = ask_for_label(guarded[i], prompt, s)
+                    try:        # a reply that is not one: name the judge and the record
+                        answer = ask_for_label(guarded[i], prompt, s)
+                    except (TypeError, ValueError) as exc:
+                        raise type(exc)(f"{exc} (from {_where(j, ask, records[i].no)})") from None
                     for row, value in zip(counts, (answer.calls, answer.retried,
                                                    answer.label is None, answer.input_tokens)):
                         row[j] += value
@@ -265,15 +250,11 @@ class Panel:
         return _panel_run(records, seed, judge[:, 0], verdict[0], score[0], counts)
 
     def run_many(self, records, seeds, guideline=GUIDELINE):
-        """``run(records, seed, guideline)`` for every seed, as one :class:`PanelMany`.
-
-        Every ask must be a :class:`~lessonlib.simulator.SimulatedModel`: each
-        judge's samples run on the many-seed engine of notebook 06 (for other
-        asks, call :meth:`run` seed by seed).
-        """
+        """``run(records, seed, guideline)`` for every seed, as one :class:`PanelMany`, on the
+        many-seed engine of notebook 06: every ask must be a SimulatedModel."""
         import numpy as np
 
-        from .many import check_seeds, model_passes
+        from .many import _plans, _run, check_seeds
 
         records = check_records(records)
         seeds = check_seeds(seeds)
@@ -282,15 +263,16 @@ class Panel:
             if not isinstance(ask, SimulatedModel):
                 raise TypeError(f"run_many needs every ask to be a SimulatedModel, asks[{i}] is "
                                 f"{type(ask).__name__}: call run() seed by seed for such asks")
-        n_judges, rule = len(self._asks), self._on_unreadable
+        n_judges, rule, nos = len(self._asks), self._on_unreadable, tuple(r.no for r in records)
         shape = (n_judges, len(seeds), len(records))
         votes, harmful = np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int64)
         counts = np.zeros((4, n_judges, len(seeds)), dtype=np.int64)
         for j, model in enumerate(self._asks):
-            passes = model_passes(records, model, guideline)
+            plans = list(_plans(records, model, guideline))     # once a judge, not a sample
             for q in range(self._quorum):
                 offset = (q * n_judges + j) * SLOT_STRIDE
-                runs = passes(tuple(s + offset for s in seeds), counts[0, j].copy())
+                runs = _run(plans, nos, tuple(s + offset for s in seeds), counts[0, j].copy(),
+                            "clean")        # each judge's clock runs on across its samples
                 lost = runs.unreadable_mask
                 votes[j] += ~lost if rule == "abstain" else 1
                 harmful[j] += runs.harmful | lost if rule == "harmful" else runs.harmful
@@ -302,8 +284,7 @@ class Panel:
 
 
 def _panel_run(records, seed, judge, verdict, score, counts):
-    """The :class:`PanelRun` of one seed from its arrays: judge (J, N), verdict and score (N,),
-    counts (4, J): calls, retries, unreadable, input tokens per judge."""
+    """The :class:`PanelRun` of one seed: judge (J, N), verdict, score (N,), counts (4, J)."""
     nos = [r.no for r in records]
     per_judge = [tuple(None if math.isnan(x) else x for x in col) for col in judge.T.tolist()]
     calls, retries, lost, tokens = (tuple(int(x) for x in row) for row in counts)
@@ -315,13 +296,8 @@ def _panel_run(records, seed, judge, verdict, score, counts):
 
 @dataclass(frozen=True, eq=False)
 class PanelMany:
-    """Panel runs for many seeds: row i of every (seeds, ...) array belongs to ``seeds[i]``.
-
-    ``harmful`` (S, N) is each run's verdict on record ``records[n]``; ``scores``
-    (S, N) the reported score; ``judge_scores`` (J, S, N) each judge's score
-    (NaN where it abstained).  ``calls``, ``retries``, ``unreadable`` and
-    ``input_tokens`` are (S,) totals, the ``judge_*`` arrays (J, S) split them.
-    """
+    """Panel runs for many seeds, as arrays: ``harmful`` and ``scores`` (S, N), ``judge_scores``
+    (J, S, N; NaN: abstained), counts (S,) and their ``judge_*`` split (J, S)."""
 
     seeds: tuple
     records: tuple = field(repr=False)
@@ -340,10 +316,6 @@ class PanelMany:
     def __len__(self):
         return len(self.seeds)
 
-    @property
-    def record_nos(self):
-        return tuple(r.no for r in self.records)
-
     def run(self, i):
         """The :class:`PanelRun` that ``Panel.run`` returns for ``seeds[i]``."""
         counts = [a[:, i] for a in (self.judge_calls, self.judge_retries,
@@ -352,14 +324,9 @@ class PanelMany:
                           self.harmful[i], self.scores[i], counts)
 
 
-# ---------------------------------------------------------------------------
-# Fictional judge models for a diverse panel
-# ---------------------------------------------------------------------------
-
 @dataclass(frozen=True)
 class JudgeSpec:
-    """A fictional judge model: a :class:`SimulatedModel` that differs from the lesson's
-    judge in one knob, so a panel of them shows what that knob does."""
+    """A fictional judge model: the lesson's judge with one knob changed (notebook 07)."""
 
     name: str
     differs: str                                # how it differs from the lesson's judge
@@ -389,9 +356,6 @@ DIVERSE = ("plain", "wary", "greedy")
 
 
 def judge_models(*names):
-    """Fresh models for the named judges, in order (e.g. ``judge_models(*DIVERSE)``).
-
-    Defined in notebook 07.
-    """
+    """Fresh models for the named judges, in order (notebook 07): ``judge_models(*DIVERSE)``."""
     check_names("names", names, JUDGE_NAMES)
     return [JUDGES[JUDGE_NAMES.index(n)].model() for n in names]

@@ -4,18 +4,16 @@ import lessonlib as L
 from lessonlib.judge import RETRY_CAUSE, ask_for_label, build_prompt
 
 
-def model_run(records, seed, model, guideline=L.GUIDELINE, cap=None, unreadable_as="clean",
+def model_run(records, seed, model, guideline=L.GUIDELINE, unreadable_as="clean",
               calls_before=0):
     """run_judge's loop with any SimulatedModel, its counter set to ``calls_before`` first.
 
     Returns the JudgeRun that loop gives; its ``calls`` counts only the calls made here.
     """
     model.reset(calls_before)
-    cap = model.max_output if cap is None else cap
     labels, retries, unreadable, tokens, causes = {}, 0, 0, 0, {}
     for record in records:
-        answer = ask_for_label(lambda p, s: model.call(p, s, cap),
-                               build_prompt(record, guideline), seed)
+        answer = ask_for_label(model, build_prompt(record, guideline), seed)
         tokens += answer.input_tokens
         if answer.retried:
             retries += 1

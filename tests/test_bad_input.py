@@ -488,14 +488,8 @@ def test_a_failing_run_many_leaves_nothing(seeds):
 @pytest.mark.parametrize("bad", [dict(seeds=[1, -1]), dict(max_output=0),
                                  dict(unreadable_as="abstain"), dict(guideline=5)],
                          ids=["bad seed", "max_output 0", "unknown rule", "int guideline"])
-def test_a_failing_many_seed_run_touches_no_model(bad):
-    many = importlib.import_module("lessonlib.many")
-    model = lessonlib.SimulatedModel()
-    model.call("tek yok", 1)
+def test_a_failing_many_seed_run_raises(bad):
     args = dict(records=RECS, seeds=[1, 2])
     args.update(bad)
     with pytest.raises((TypeError, ValueError)):
-        many.run_model_many(model=model, **args)
-    with pytest.raises((TypeError, ValueError)):
-        many.run_judge_many(**args)
-    assert model.calls == 1
+        lessonlib.run_judge_many(**args)

@@ -1,10 +1,10 @@
-"""run_judge_many / run_model_many equal run_judge seed by seed, on every path (notebook 06)."""
+"""run_judge_many and its engine equal run_judge seed by seed, on every path (notebook 06)."""
 
 import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import lessonlib as L
@@ -23,6 +23,14 @@ NO_SINGLE = "Su kaydin ozniteliklerine bak ve etiket yaz : temiz ya da zararli .
 def long_guideline(words, single=True):
     """A guideline of roughly ``words`` extra tokens, to push prompts past the window."""
     return ("tek " if single else "") + "uzun " * words
+
+
+def engine(records, seeds, model, guideline=L.GUIDELINE, start=None, unreadable_as="clean",
+           chunk=None, block=many.RECORD_BLOCK):
+    """The engine with any SimulatedModel, each seed's call counter at ``start`` (default 0)."""
+    start = np.zeros(len(seeds), dtype=np.int64) if start is None else np.array(start)
+    return many._run(many._plans(records, model, guideline, block), tuple(r.no for r in records),
+                     tuple(seeds), start, unreadable_as, chunk)
 
 
 def assert_same(many_runs, i, expected):
@@ -47,13 +55,13 @@ def assert_same(many_runs, i, expected):
 seeds_st = st.lists(st.one_of(st.integers(0, 2**32 + 100), st.integers(2**32, 2**70),
                               st.sampled_from([0, 2**32 - 1, 2**32, 2**64 - 2, 2**64 - 1,
                                                2**64, L.SEED])),
-                    min_size=1, max_size=4)
-records_st = st.one_of(
-    st.builds(L.make_records, st.integers(1, 60), st.integers(0, 2**40)),
-    st.lists(st.sampled_from(RECORDS), min_size=1, max_size=50),
+                    min_size=1, max_size=3)
+records_st = st.one_of(            # 40 records: over 37 calls (the rate limit) with retries
+    st.builds(L.make_records, st.integers(1, 40), st.integers(0, 2**40)),
+    st.lists(st.sampled_from(RECORDS), min_size=1, max_size=40),
 )
-guideline_st = st.one_of(
-    st.sampled_from([L.GUIDELINE, NO_SINGLE, "", "tek ", long_guideline(300)]),
+guideline_st = st.one_of(          # "kisa": no space between the guideline and the flags
+    st.sampled_from([L.GUIDELINE, NO_SINGLE, "", "tek ", "kisa", long_guideline(300)]),
     st.builds(long_guideline, st.integers(206, 224), st.booleans()),   # some records overflow
 )
 temperature_st = st.one_of(st.just(0.0), st.floats(0.001, 2.5), st.sampled_from([1e-9, 0.3]))
@@ -66,10 +74,13 @@ spurious_st = st.sampled_from([L.SPURIOUS, {}, {"belge": "zararli"}])
 @given(records=records_st, seeds=seeds_st, temperature=temperature_st, guideline=guideline_st,
        cues=cues_st, spurious=spurious_st, max_output=st.integers(1, 24),
        unreadable_as=st.sampled_from(["clean", "harmful"]))
+@example(RECORDS[:40], [L.SEED, 2**64 - 1], 0.3, NO_SINGLE, L.CUE_TABLE, L.SPURIOUS, 24,
+         "harmful")                     # free-form retries push the 37th call around
+@example(RECORDS[:40], [1, 2**40], 1.0, long_guideline(212), {}, L.SPURIOUS, 24, "clean")
 def test_run_judge_many_equals_run_judge(records, seeds, temperature, guideline, cues, spurious,
                                          max_output, unreadable_as):
     runs = L.run_judge_many(records, seeds, temperature, guideline, cues, spurious, max_output,
-                            unreadable_as=unreadable_as, chunk=3)
+                            unreadable_as=unreadable_as, chunk=2)
     assert runs.seeds == tuple(seeds)
     assert runs.record_nos == tuple(r.no for r in records)
     for i, seed in enumerate(seeds):
@@ -78,39 +89,30 @@ def test_run_judge_many_equals_run_judge(records, seeds, temperature, guideline,
 
 
 @FAST
-@given(records=records_st, seeds=seeds_st, temperature=temperature_st, guideline=guideline_st,
+@given(records=records_st, seeds=seeds_st, temperature=temperature_st,
+       guideline=st.sampled_from([L.GUIDELINE, NO_SINGLE, "", "tek ", "kisa"]),
        prior=st.sampled_from([L.PRIOR, {"temiz": 0.2, "zararli": 0.9},
                               {"temiz": 1.0, "zararli": 1.0}]),
-       window=st.sampled_from([1, 50, 240]), every=st.sampled_from([1, 2, 5, 37]),
-       max_output=st.one_of(st.none(), st.integers(1, 24)),
-       unreadable_as=st.sampled_from(["clean", "harmful"]))
-def test_run_model_many_equals_the_judge_loop(records, seeds, temperature, guideline, prior,
-                                              window, every, max_output, unreadable_as):
-    model = L.SimulatedModel(temperature, prior=prior, window=window, max_output=20,
+       window=st.sampled_from([1, 20, 45, 240]), every=st.sampled_from([1, 2, 5, 37]),
+       max_output=st.integers(1, 24), unreadable_as=st.sampled_from(["clean", "harmful"]),
+       block=st.sampled_from([1, 7, many.RECORD_BLOCK]), chunk=st.sampled_from([None, 1, 3]),
+       starts=st.lists(st.integers(0, 80), min_size=4, max_size=4))
+@example(RECORDS[:40], [0, L.SEED, 2**64 - 1], 0.3, NO_SINGLE, L.PRIOR, 45, 5, 24, "harmful",
+         7, 1, [0, 3, 36, 0])   # refusals, refused retries, overflow, free form, blocks
+@example(RECORDS[:40], [5, 2**40], 0.0, L.GUIDELINE, L.PRIOR, 240, 37, 1, "clean",
+         many.RECORD_BLOCK, None, [35, 0, 0, 0])   # temperature 0, 'zararli' cut unreadable
+def test_the_engine_equals_the_judge_loop_for_any_model(records, seeds, temperature, guideline,
+                                                        prior, window, every, max_output,
+                                                        unreadable_as, block, chunk, starts):
+    """Any model (prior, window, rate limit, cap), record and seed blocks of any size, call
+    counters not at 0 (a short window makes some or all prompts overflow)."""
+    model = L.SimulatedModel(temperature, prior=prior, window=window, max_output=max_output,
                              rate_limit_every=every)
-    runs = many.run_model_many(records, seeds, model, guideline, max_output,
-                               unreadable_as=unreadable_as)
+    start = starts[:len(seeds)]
+    runs = engine(records, seeds, model, guideline, start, unreadable_as, chunk, block)
     for i, seed in enumerate(seeds):
-        assert_same(runs, i, reference.model_run(records, seed, model, guideline, max_output,
-                                                 unreadable_as))
-
-
-@FAST
-@given(records=records_st, seeds=seeds_st, temperature=temperature_st, guideline=guideline_st,
-       every=st.sampled_from([1, 3, 37]), block=st.sampled_from([1, 7, many.RECORD_BLOCK]),
-       chunk=st.sampled_from([None, 1, 3]), starts=st.lists(st.integers(0, 80), min_size=4,
-                                                           max_size=4))
-def test_blocks_of_records_and_seeds_and_any_counter_start(records, seeds, temperature,
-                                                           guideline, every, block, chunk,
-                                                           starts):
-    """The engine in record blocks of any size, seed blocks of any size, counters not at 0."""
-    model = L.SimulatedModel(temperature, rate_limit_every=every)
-    start = np.array(starts[:len(seeds)], dtype=np.int64)
-    plans = many._plans(records, model, guideline, model.max_output, block)
-    runs = many._run(plans, tuple(r.no for r in records), tuple(seeds), start, "clean", chunk)
-    for i, seed in enumerate(seeds):
-        assert_same(runs, i, reference.model_run(records, seed, model, guideline,
-                                                 calls_before=int(start[i])))
+        assert_same(runs, i, reference.model_run(records, seed, model, guideline, unreadable_as,
+                                                 calls_before=start[i]))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -180,7 +182,7 @@ def test_a_draw_is_an_integer_comparison():
 def test_readability_table_for_small_output_caps():
     """max_output 1: 'zararli' (two pieces) is cut to 'zarar' and cannot be read; 'temiz' can."""
     def table(cap):
-        return next(many._plans(RECORDS[:1], L.SimulatedModel(), L.GUIDELINE, cap)).table
+        return next(many._plans(RECORDS[:1], L.SimulatedModel(max_output=cap), L.GUIDELINE)).table
 
     bare = many.BARE
     assert table(1)[:, bare].tolist() == [True, False]
@@ -217,8 +219,7 @@ def test_every_prompt_overflowing_the_window():
 
 
 def test_rate_limit_on_every_call():
-    model = L.SimulatedModel(rate_limit_every=1)
-    runs = many.run_model_many(RECORDS[:10], [1, 2], model)
+    runs = engine(RECORDS[:10], [1, 2], L.SimulatedModel(rate_limit_every=1))
     assert runs.calls.tolist() == [20, 20]
     assert runs.unreadable_mask.all()
     assert runs.run(1).retry_causes == {"rate limit": 10}
@@ -268,14 +269,6 @@ def test_run_index():
 # Vectorised metrics
 # ---------------------------------------------------------------------------------------------
 
-def test_rounded_ratio_rounds_like_python():
-    num, den = np.meshgrid(np.arange(0, 300), np.arange(0, 300))
-    num, den = num.ravel(), den.ravel()
-    got = many.rounded_ratio(num, den)
-    want = [round(a / b, 4) if b else 0.0 for a, b in zip(num.tolist(), den.tolist())]
-    assert got.tolist() == want
-
-
 def test_confusion_many_by_hand():
     """Three records (harmful, clean, harmful), two runs."""
     actual = np.array([True, False, True])
@@ -284,7 +277,6 @@ def test_confusion_many_by_hand():
     tp, fp, fn, tn = many.confusion_many(harmful, actual)
     assert (tp.tolist(), fp.tolist(), fn.tolist(), tn.tolist()) == ([1, 0], [1, 0], [1, 2],
                                                                     [0, 1])
-    assert many.rounded_ratio(tp, tp + fp).tolist() == [0.5, 0.0]
 
 
 def test_measure_matches_lessonlib_measure_per_seed():
@@ -307,7 +299,7 @@ def test_measure_matches_lessonlib_measure_per_seed():
        temperature=temperature_st, cues=cues_st, spurious=spurious_st)
 def test_the_plan_equals_model_plan(records, guideline, temperature, cues, spurious):
     model = L.SimulatedModel(temperature, cues, spurious)
-    plan = next(many._plans(records, model, guideline, 24, block=len(records)))
+    plan = next(many._plans(records, model, guideline, block=len(records)))
     want = [model.plan(build_prompt(r, guideline)) for r in records]
     assert plan.tokens.tolist() == [p.input_tokens for p in want]
     assert plan.overflow.tolist() == [p.overflow for p in want]
@@ -359,7 +351,7 @@ def test_memory_is_bounded_whatever_the_number_of_records():
         assert runs.harmful.shape == (1, len(records))
         return peak
 
-    small, big = L.make_records(2000), L.make_records(2000 + 3 * many.RECORD_BLOCK)
+    small, big = L.make_records(many.RECORD_BLOCK), L.make_records(3 * many.RECORD_BLOCK)
     per_record = (peak(big) - peak(small)) / (len(big) - len(small))
     assert per_record < 200, f"{per_record:.0f} bytes a record"   # 1,700 before blocks
 
@@ -400,21 +392,6 @@ def test_bad_arguments(kwargs, error, name):
         L.run_judge_many(**{"records": RECORDS[:3], "seeds": [1], **kwargs})
 
 
-@pytest.mark.parametrize("kwargs, error, name", [
-    ({"records": []}, ValueError, "records"),
-    ({"records": [1, 2]}, TypeError, "records"),
-    ({"seeds": []}, ValueError, "seeds"),
-    ({"guideline": None}, TypeError, "guideline"),
-    ({"max_output": 0}, ValueError, "max_output"),
-    ({"unreadable_as": "abstain"}, ValueError, "unreadable_as must be one of 'clean', 'harmful'"),
-    ({"chunk": -1}, ValueError, "chunk"),
-])
-def test_bad_run_model_many_arguments(kwargs, error, name):
-    args = {"records": RECORDS[:3], "seeds": [1], "model": L.SimulatedModel(), **kwargs}
-    with pytest.raises(error, match=name):
-        many.run_model_many(**args)
-
-
 # ---------------------------------------------------------------------------------------------
 # Draws exactly on a threshold (states built backwards through the generator)
 # ---------------------------------------------------------------------------------------------
@@ -436,7 +413,7 @@ def seed_word_for(state, record_word, steps=1):
 def test_label_draw_on_its_threshold():
     """pick: 'temiz' when u < w_temiz, so the state ceil(w * 2**32) is the first 'zararli'."""
     model = L.SimulatedModel()
-    plan = next(many._plans(RECORDS[:1], model, L.GUIDELINE, 24))
+    plan = next(many._plans(RECORDS[:1], model, L.GUIDELINE))
     w = model.plan(build_prompt(RECORDS[0])).weights[0]
     cut = math.ceil(w * M)
     assert int(plan.cut[0]) == cut
@@ -455,7 +432,7 @@ def test_label_draw_on_its_threshold():
 def test_free_form_draw_on_its_thresholds():
     """The forms split [0, 1) at 0.42 and 0.42 + 0.26; the second draw picks the form, and
     the third form ('degerlendirme tamamlandi') cannot be read."""
-    plan = next(many._plans(RECORDS[:1], L.SimulatedModel(), NO_SINGLE, 24))
+    plan = next(many._plans(RECORDS[:1], L.SimulatedModel(), NO_SINGLE))
     cuts = [math.ceil(0.42 * M), math.ceil((0.42 + 0.26) * M)]
     assert [int(c) for c in plan.form_cuts] == cuts
     g = int(plan.word[0])
@@ -470,9 +447,8 @@ def test_free_form_draw_on_its_thresholds():
 def test_a_counter_start_moves_the_rate_limit_clock():
     # counter at 35 before the first call: record 1 is call 36, record 2 is call 37
     # (refused, its retry is call 38), record 3 is call 39 -> 4 calls, 1 retry.
-    passes = many.model_passes(RECORDS[:3], L.SimulatedModel(), L.GUIDELINE)
-    runs = passes((L.SEED, 9), np.array([35, 35]))
+    runs = engine(RECORDS[:3], (L.SEED, 9), L.SimulatedModel(), start=[35, 35])
     assert runs.calls.tolist() == [4, 4] and runs.retries.tolist() == [1, 1]
     assert runs.run(0).retry_causes == {"rate limit": 1}
-    fresh = passes((L.SEED, 9), np.array([0, 0]))
+    fresh = engine(RECORDS[:3], (L.SEED, 9), L.SimulatedModel())
     assert fresh.calls.tolist() == [3, 3] and fresh.retries.tolist() == [0, 0]
