@@ -42,8 +42,11 @@ $(READY): requirements.txt pyproject.toml
 lesson: $(READY)
 	@$(BIN)/python -m lessonlib
 
-# $(call pytest,PYTHON): every test and notebook, stopped after TEST_TIMEOUT seconds; sets rc
-pytest = timeout -k 10 $(TEST_TIMEOUT) $(1) -m pytest $(XDIST) --nbval notebooks tests; \
+# $(call pytest,PYTHON): every test and notebook, stopped after TEST_TIMEOUT seconds; sets rc.
+# Bytecode is written even where PYTHONDONTWRITEBYTECODE is set: without its cache pytest
+# rewrites the asserts of every plugin module (hypothesis, nbval, anyio) again in each of its
+# three processes, about 2 s of CPU apiece (__pycache__/ is git-ignored).
+pytest = env -u PYTHONDONTWRITEBYTECODE timeout -k 10 $(TEST_TIMEOUT) $(1) -m pytest $(XDIST) --nbval notebooks tests; \
 	rc=$$?; if [ $$rc -eq 124 ] || [ $$rc -eq 137 ]; then \
 	  echo "make $@: pytest stopped after TEST_TIMEOUT=$(TEST_TIMEOUT) s (whole-run timeout)"; fi
 

@@ -2,15 +2,14 @@
 
 The reference implementations are statsmodels (``statsmodels.stats.inter_rater``)
 and the ``krippendorff`` package (both test-only dependencies, pinned in
-requirements.txt); the published worked examples are cited where they are used.
+requirements.txt), imported where they are used so that a pytest worker that runs no
+rater test does not pay for them; the published worked examples are cited where they are used.
 """
 
-import krippendorff
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from statsmodels.stats import inter_rater
 
 import lessonlib as L
 from lessonlib import raters as R
@@ -21,16 +20,22 @@ RECORDS = L.make_records()
 # ---------------------------------------------------------------- reference helpers
 
 def sm_cohen(a, b):
+    from statsmodels.stats import inter_rater
+
     table, _ = inter_rater.to_table(np.column_stack([a, b]))
     return inter_rater.cohens_kappa(table, return_results=False)
 
 
 def sm_fleiss(rows):
+    from statsmodels.stats import inter_rater
+
     counts, _ = inter_rater.aggregate_raters(np.array(rows).T)
     return inter_rater.fleiss_kappa(counts, method="fleiss")
 
 
 def kd_alpha(rows, level):
+    import krippendorff
+
     data = np.array([[np.nan if v is None else v for v in row] for row in rows], dtype=float)
     return krippendorff.alpha(reliability_data=data, level_of_measurement=level)
 
@@ -79,6 +84,8 @@ def fleiss_rows():
 
 
 def test_fleiss_worked_example():
+    from statsmodels.stats import inter_rater
+
     kappa = R.fleiss_kappa(fleiss_rows())
     assert kappa == pytest.approx(inter_rater.fleiss_kappa(np.array(FLEISS_COUNTS)), abs=1e-12)
     assert round(kappa, 3) == 0.210
