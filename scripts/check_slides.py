@@ -774,9 +774,10 @@ def main(argv):
         fitting = sum(fit for _, _, fit, _ in results.values())
         print(f"{fitting} of {total} slides walked fit 1280x720; {len(results) - failed} of "
               f"{len(results)} deck(s) walked passed in Chromium, offline")
-    print(f"slides: {len(results)} checked, {len(skipped)} unchanged since their last pass "
-          f"({sum(skipped.values())} slides not re-walked; make test-slides FORCE=1 walks "
-          f"every deck); {failed} failed")
+    unwalked = (f" ({sum(skipped.values())} slides not re-walked; make test-slides FORCE=1 "
+                "walks every deck)") if skipped else ""
+    print(f"slides: {len(results)} checked, {len(skipped)} unchanged since their last pass"
+          f"{unwalked}; {failed} failed")
     return 1 if failed else 0
 
 
