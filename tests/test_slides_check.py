@@ -415,3 +415,22 @@ def test_shared_inputs_follow_the_vendor_files_and_the_checker(tmp_path):
     second = cs.shared_inputs(tmp_path, sys.executable)
     assert second["vendor"] != first["vendor"]
     assert {k for k in first if first[k] != second[k]} == {"vendor"}
+
+
+def test_the_script_reports_unwalked_decks_and_slides_recheck_walks_them(tmp_path, monkeypatch,
+                                                                         capsys):
+    (a,) = decks(tmp_path, "01_a")
+    monkeypatch.setattr(cs, "find_browser", lambda: "chromium")
+    monkeypatch.setattr(cs, "shared_inputs", lambda folder, browser: {"checker": "1"})
+    monkeypatch.setattr(cs, "check_decks", lambda todo, *args, **kw: [PASSES] * len(todo))
+    monkeypatch.delenv("SLIDES_RECHECK", raising=False)
+    runs = []
+    for recheck in (None, None, "1"):
+        if recheck:
+            monkeypatch.setenv("SLIDES_RECHECK", recheck)
+        assert cs.main([str(a)]) == 0
+        runs.append(capsys.readouterr().out.splitlines()[-1])
+    assert runs == ["slides: 1 checked, 0 unchanged since their last pass; 0 failed",
+                    "slides: 0 checked, 1 unchanged since their last pass (3 slides not "
+                    "re-walked; make test-slides FORCE=1 walks every deck); 0 failed",
+                    "slides: 1 checked, 0 unchanged since their last pass; 0 failed"]
