@@ -724,7 +724,7 @@ def why_check(inputs, stamp, force=False):
 
 
 def check_changed(decks, check, shared, force=False, say=print):
-    """Walk only the decks not unchanged since their last pass.
+    """Walk only the decks that changed since their last pass, or never passed.
 
     ``check(decks)`` walks decks and returns their :func:`check_deck` results in order;
     ``shared(folder)`` gives the inputs all decks in a folder share (:func:`shared_inputs`).
