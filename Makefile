@@ -22,7 +22,7 @@ help:
 	@echo "make notebooks - re-execute every notebook in place (maintainers, after a change)"
 	@echo "make bench   - run every benchmark in benchmarks/ (speed targets are checked there)"
 	@echo "make slides  - build build/slides/NN_name.slides.html for every notebook that changed (offline reveal.js; npm ci if needed)"
-	@echo "make test-slides - build the decks that changed and check every deck in headless Chromium, offline (installs chromium if missing)"
+	@echo "make test-slides - build the decks that changed and check in headless Chromium, offline, every deck that changed since its last pass (FORCE=1: every deck; installs chromium if missing)"
 
 # A clear message, not npm's 'enoent ... mkdir', when the clone is read-only:
 # $(call writable,WHAT) stops the recipe unless this folder can be written.
@@ -131,8 +131,10 @@ slides: $(READY) $(VENDOR_READY) $(if $(NB),,$(SLIDE_DECKS))
 	    rc=$$?; rm -f $(DECK_TODO); exit $$rc; fi)
 
 # Skips (exit 0, with a message) only when Chromium cannot be installed on this machine.
+# A deck unchanged since its last passing check (stamp in build/slides/.checked/) is not walked
+# again; FORCE=1 (or SLIDES_RECHECK=1) walks every deck.
 test-slides: $(READY)
 	@scripts/ensure_chromium.sh; rc=$$?; \
 	if [ $$rc -eq 3 ]; then echo "test-slides: SKIPPED - no Chromium and it cannot be installed here"; exit 0; fi; \
 	[ $$rc -eq 0 ] || exit $$rc; \
-	$(MAKE) --no-print-directory slides && $(BIN)/python scripts/check_slides.py
+	$(MAKE) --no-print-directory slides && $(if $(FORCE),SLIDES_RECHECK=1 )$(BIN)/python scripts/check_slides.py

@@ -28,6 +28,12 @@ CONCURRENT decks at a time, each lane an offline context whose page opens its de
    (h/v and its heading) and the element.  Every leaf slide must carry speaker notes, and
    the smallest text on screen must be MIN_TEXT_PX or more.
 
+**Incremental, as make is**: a deck that passes gets a stamp, ``.checked/NN_name.json`` beside
+it, holding a hash of every input of its verdict (:func:`deck_inputs`: the deck's bytes, the
+vendor/ files, this script, the Chromium, Playwright, Pillow and Python versions, the fonts,
+the settings).  A deck whose stamp matches is not walked again and the report says so; a
+failing deck loses its stamp; SLIDES_RECHECK=1 (``make test-slides FORCE=1``) walks every deck.
+
 Exit status 0 when every deck passes, 1 otherwise.  If Chromium is not installed the script
 says so and exits 0 only when SLIDES_SKIP_OK=1 is set.
 """
@@ -36,14 +42,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import io
+import json
 import os
 import pathlib
 import re
 import shutil
+import subprocess
 import sys
 import time
 from html.parser import HTMLParser
+from importlib.metadata import version
 
 from PIL import Image
 
@@ -654,8 +664,96 @@ def print_result(deck, result, took):
               f"{smallest[0]:.1f} px ({smallest[1][:70]})", flush=True)
 
 
+# ---------------------------------------------------------------- stamps: walk only what changed
+
+STAMPS = ".checked"
+"""A passing deck's stamp: deck.parent / STAMPS / "NN_name.json" (see :func:`check_changed`)."""
+
+
+def _sha(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def shared_inputs(folder, browser):
+    """What the verdict of every deck in ``folder`` depends on besides its own bytes, each
+    as a short string: this script (its settings included; it imports nothing from the
+    repository), the vendor/ files the decks load, the browser, the fonts it lays text out
+    with, and the versions of Playwright, Pillow and Python."""
+    vendor = pathlib.Path(folder) / VENDOR
+    files = hashlib.sha256()
+    for path in sorted(p for p in vendor.rglob("*") if p.is_file()):
+        files.update(f"{path.relative_to(vendor)}\0{path.stat().st_size}\0".encode())
+        files.update(path.read_bytes())
+    run = lambda *cmd: subprocess.run(cmd, capture_output=True, text=True).stdout  # noqa: E731
+    fonts = (run("fc-list", "--format", r"%{file} %{fontversion}\n")
+             if shutil.which("fc-list") else "no fc-list")
+    return {
+        "checker": _sha(pathlib.Path(__file__).read_bytes()),
+        "settings": json.dumps([VIEWPORT, MIN_TEXT_PX, BLANK_SHARE, LAUNCH_ARGS]),
+        "vendor": files.hexdigest(),
+        "chromium": run(browser, "--version").strip(),
+        "fonts": _sha("".join(sorted(fonts.splitlines(True))).encode()),
+        "playwright": version("playwright"),
+        "pillow": version("pillow"),
+        "python": sys.version,
+    }
+
+
+def stamp_path(deck):
+    return deck.parent / STAMPS / (deck.name.removesuffix(".slides.html") + ".json")
+
+
+def read_stamp(deck):
+    """The stamp the deck's last passing check left, or None."""
+    try:
+        return json.loads(stamp_path(deck).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def why_check(inputs, stamp, force=False):
+    """Why a deck must be walked (a short phrase), or None when ``stamp`` shows it passed
+    with exactly these ``inputs`` (and no re-check is forced)."""
+    if force:
+        return "re-check forced (SLIDES_RECHECK=1)"
+    if not isinstance(stamp, dict) or not isinstance(stamp.get("inputs"), dict):
+        return "no passing check recorded"
+    old = stamp["inputs"]
+    changed = [name for name in sorted(set(inputs) | set(old)) if inputs.get(name) != old.get(name)]
+    return "changed since its last pass: " + ", ".join(changed) if changed else None
+
+
+def check_changed(decks, check, shared, force=False, say=print):
+    """Walk only the decks that changed since their last pass, or never passed.
+
+    ``check(decks)`` walks decks and returns their :func:`check_deck` results in order;
+    ``shared(folder)`` gives the inputs all decks in a folder share (:func:`shared_inputs`).
+    A deck that passes gets a stamp of its inputs, a deck that fails loses any stamp.
+    Returns ``{deck: result}`` for the walked decks and ``{deck: slides}`` for the others."""
+    common = {folder: shared(folder) for folder in {deck.parent for deck in decks}}
+    inputs = {deck: {"deck": _sha(deck.read_bytes()), **common[deck.parent]} for deck in decks}
+    stamps = {deck: read_stamp(deck) for deck in decks}
+    why = {deck: why_check(inputs[deck], stamps[deck], force) for deck in decks}
+    skipped = {deck: stamps[deck].get("slides", 0) for deck in decks if why[deck] is None}
+    for deck in decks:
+        say(f"same {deck.name}: unchanged since its last passing check, not re-walked"
+            if why[deck] is None else f"walk {deck.name}: {why[deck]}")
+    todo = [deck for deck in decks if why[deck]]
+    results = dict(zip(todo, check(todo) if todo else []))
+    for deck, (problems, leaves, *_) in results.items():
+        path = stamp_path(deck)
+        if problems:
+            path.unlink(missing_ok=True)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = path.with_suffix(f".{os.getpid()}.part")
+        part.write_text(json.dumps({"inputs": inputs[deck], "slides": leaves}, indent=1))
+        part.replace(path)    # whole or not at all, even with two runs at once
+    return results, skipped
+
+
 def main(argv):
-    decks = [pathlib.Path(p) for p in argv] or sorted(DECKS.glob("*.slides.html"))
+    decks = [pathlib.Path(p).resolve() for p in argv] or sorted(DECKS.glob("*.slides.html"))
     browser = find_browser()
     if browser is None:
         msg = ("check_slides: no Chromium found (looked for " + ", ".join(BROWSERS)
@@ -666,13 +764,20 @@ def main(argv):
         print(f"check_slides: no deck in {DECKS.relative_to(ROOT)}/ (run make slides)")
         return 1
     SHOTS.mkdir(parents=True, exist_ok=True)
-    results = check_decks(decks, SHOTS, browser, report=print_result)
-    failed = sum(1 for problems, *_ in results if problems)
-    total = sum(leaves for _, leaves, _, _ in results)
-    fitting = sum(fit for _, _, fit, _ in results)
-    print(f"{fitting} of {total} slides fit 1280x720; "
-          f"{len(decks) - failed} of {len(decks)} deck(s) passed in Chromium, offline")
-    print(f"slides: {len(decks) - failed} passed, {failed} failed")
+    results, skipped = check_changed(
+        decks, lambda todo: check_decks(todo, SHOTS, browser, report=print_result),
+        lambda folder: shared_inputs(folder, browser),
+        force=os.environ.get("SLIDES_RECHECK") == "1")
+    failed = sum(1 for problems, *_ in results.values() if problems)
+    if results:
+        total = sum(leaves for _, leaves, _, _ in results.values())
+        fitting = sum(fit for _, _, fit, _ in results.values())
+        print(f"{fitting} of {total} slides walked fit 1280x720; {len(results) - failed} of "
+              f"{len(results)} deck(s) walked passed in Chromium, offline")
+    unwalked = (f" ({sum(skipped.values())} slides not re-walked; make test-slides FORCE=1 "
+                "walks every deck)") if skipped else ""
+    print(f"slides: {len(results)} checked, {len(skipped)} unchanged since their last pass"
+          f"{unwalked}; {failed} failed")
     return 1 if failed else 0
 
 

@@ -2,8 +2,9 @@
 
 The real-browser run is `make test-slides`; here the pieces it relies on are
 tested without a browser: the blank-screenshot detector, the DOM check,
-the scan for network loads, and the console-log filter.  Plus the npm set-up
-files the build reads.
+the scan for network loads, the console-log filter, and the stamps that let
+a deck unchanged since its last pass go unwalked (with a stand-in for the
+browser).  Plus the npm set-up files the build reads.
 """
 
 import io
@@ -325,3 +326,111 @@ def test_make_slides_rebuilds_only_the_decks_whose_sources_changed(tmp_path):
     (tmp_path / "build/slides/01_a.slides.html").unlink()
     assert built() == ["scripts/build_slides.py", "notebooks/01_a.ipynb"]
     assert built() == []
+
+
+# ---------------------------------------------------------------- stamps: walk only what changed
+
+PASSES = ([], 3, 3, (12.0, "p"))
+FAILS = (["slide 0/1 does not fit: pre: 40 px past the bottom edge"], 3, 2, (12.0, "p"))
+
+
+def walked(decks, verdict=PASSES, checker="checker 1", force=False, said=None):
+    """cs.check_changed with a stand-in for the browser: the names of the decks it walked."""
+    names = []
+
+    def check(todo):
+        names.extend(deck.name for deck in todo)
+        return [verdict] * len(todo)
+
+    say = (lambda line: None) if said is None else said.append
+    cs.check_changed(decks, check, lambda folder: {"checker": checker}, force, say)
+    return names
+
+
+def decks(tmp_path, *names):
+    for name in names:
+        (tmp_path / f"{name}.slides.html").write_text(f"<html>{name}</html>")
+    return [tmp_path / f"{name}.slides.html" for name in names]
+
+
+def test_a_passing_deck_is_stamped_and_not_walked_again(tmp_path):
+    a, b = decks(tmp_path, "01_a", "02_b")
+    assert walked([a, b]) == ["01_a.slides.html", "02_b.slides.html"]
+    assert cs.stamp_path(a) == tmp_path / ".checked" / "01_a.json"
+    assert cs.read_stamp(a)["slides"] == 3
+    said = []
+    assert walked([a, b], said=said) == []
+    assert said == [f"same {n}.slides.html: unchanged since its last passing check, not re-walked"
+                    for n in ("01_a", "02_b")]
+
+
+def test_a_changed_deck_byte_checker_or_force_walks_again(tmp_path):
+    a, b = decks(tmp_path, "01_a", "02_b")
+    walked([a, b])
+    a.write_bytes(a.read_bytes().replace(b"a", b"A"))      # one byte
+    said = []
+    assert walked([a, b], said=said) == ["01_a.slides.html"]
+    assert said[0] == "walk 01_a.slides.html: changed since its last pass: deck"
+    assert walked([a, b]) == []
+    assert walked([a, b], checker="checker 2") == ["01_a.slides.html", "02_b.slides.html"]
+    assert walked([a, b], checker="checker 2") == []
+    assert walked([a, b], checker="checker 2", force=True) == [
+        "01_a.slides.html", "02_b.slides.html"]
+
+
+def test_a_failing_deck_gets_no_stamp_and_loses_its_old_one(tmp_path):
+    (a,) = decks(tmp_path, "01_a")
+    assert walked([a], FAILS) == ["01_a.slides.html"]
+    assert cs.read_stamp(a) is None
+    walked([a])
+    assert cs.read_stamp(a) is not None
+    assert walked([a], FAILS, force=True) == ["01_a.slides.html"]   # same inputs, now failing
+    assert cs.read_stamp(a) is None
+    assert walked([a]) == ["01_a.slides.html"]
+
+
+def test_why_check():
+    inputs = {"deck": "d1", "checker": "c1"}
+    stamp = {"inputs": dict(inputs), "slides": 3}
+    assert cs.why_check(inputs, stamp) is None
+    assert cs.why_check(inputs, stamp, force=True).startswith("re-check forced")
+    assert cs.why_check(inputs, None) == "no passing check recorded"
+    assert cs.why_check(inputs, {"slides": 3}) == "no passing check recorded"
+    assert cs.why_check({"deck": "d2", "checker": "c2"}, stamp) == (
+        "changed since its last pass: checker, deck")
+    assert cs.why_check(inputs, {"inputs": {**inputs, "fonts": "f1"}}) == (
+        "changed since its last pass: fonts")                   # an input no longer recorded
+
+
+def test_shared_inputs_follow_the_vendor_files_and_the_checker(tmp_path):
+    (tmp_path / "vendor" / "reveal").mkdir(parents=True)
+    (tmp_path / "vendor" / "reveal" / "reveal.js").write_text("one")
+    # a stand-in browser: `python --version` answers as `chromium --version` does
+    first = cs.shared_inputs(tmp_path, sys.executable)
+    assert first["checker"] == cs._sha((ROOT / "scripts" / "check_slides.py").read_bytes())
+    assert first["chromium"].startswith("Python 3")
+    assert "1280" in first["settings"]
+    assert cs.shared_inputs(tmp_path, sys.executable) == first
+    (tmp_path / "vendor" / "reveal" / "reveal.js").write_text("two")
+    second = cs.shared_inputs(tmp_path, sys.executable)
+    assert second["vendor"] != first["vendor"]
+    assert {k for k in first if first[k] != second[k]} == {"vendor"}
+
+
+def test_the_script_reports_unwalked_decks_and_slides_recheck_walks_them(tmp_path, monkeypatch,
+                                                                         capsys):
+    (a,) = decks(tmp_path, "01_a")
+    monkeypatch.setattr(cs, "find_browser", lambda: "chromium")
+    monkeypatch.setattr(cs, "shared_inputs", lambda folder, browser: {"checker": "1"})
+    monkeypatch.setattr(cs, "check_decks", lambda todo, *args, **kw: [PASSES] * len(todo))
+    monkeypatch.delenv("SLIDES_RECHECK", raising=False)
+    runs = []
+    for recheck in (None, None, "1"):
+        if recheck:
+            monkeypatch.setenv("SLIDES_RECHECK", recheck)
+        assert cs.main([str(a)]) == 0
+        runs.append(capsys.readouterr().out.splitlines()[-1])
+    assert runs == ["slides: 1 checked, 0 unchanged since their last pass; 0 failed",
+                    "slides: 0 checked, 1 unchanged since their last pass (3 slides not "
+                    "re-walked; make test-slides FORCE=1 walks every deck); 0 failed",
+                    "slides: 1 checked, 0 unchanged since their last pass; 0 failed"]
