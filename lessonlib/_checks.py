@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import reprlib
 from collections.abc import Mapping
 
 
@@ -91,14 +92,26 @@ def check_instance(name, value, kind):
     return value
 
 
-def check_items(name, values, kind):
-    """A collection of ``kind`` objects (not one of them, not a str), returned as a tuple."""
-    if isinstance(values, (str, bytes, kind)) or not hasattr(values, "__iter__"):
-        raise TypeError(f"{name} must be a collection of {kind.__name__} (e.g. a list), got "
-                        f"{type(values).__name__}")
+def check_collection(name, values, what, item):
+    """A non-empty collection (not a str, bytes or mapping), returned as a tuple.
+
+    ``what`` says what ``name`` must be, ``item`` names one element (for the empty case)."""
+    if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{name} must be {what}, got {type(values).__name__} "
+                        f"{reprlib.repr(values)}")
     values = tuple(values)
     if not values:
-        raise ValueError(f"{name} must hold at least one {kind.__name__}, got an empty collection")
+        raise ValueError(f"{name} must hold at least one {item}, got an empty collection")
+    return values
+
+
+def check_items(name, values, kind):
+    """A collection of ``kind`` objects (not one of them, not a str), returned as a tuple."""
+    if isinstance(values, kind):
+        raise TypeError(f"{name} must be a collection of {kind.__name__} (e.g. a list), got "
+                        f"one {kind.__name__}")
+    values = check_collection(name, values, f"a collection of {kind.__name__} (e.g. a list)",
+                              kind.__name__)
     for value in values:
         if not isinstance(value, kind):
             raise TypeError(f"{name} must hold {kind.__name__} objects, found "

@@ -9,13 +9,12 @@ of seeds at a time.  Each step says why it equals the judge's own.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import accumulate
 
 import numpy as np
 
-from ._checks import check_choice, check_int, check_str
+from ._checks import check_choice, check_collection, check_int, check_str
 from .records import M32, check_records, is_harmful, trace_id
 from .judge import CLEAN, GUIDELINE, HARMFUL, UNREADABLE_RULES, JudgeRun, build_prompt, read_label
 from .metrics import COUNTS, share
@@ -43,13 +42,9 @@ _FNV_PRIME = _U32(16777619)                     # records.trace_id's multiplier
 def check_seeds(seeds, name="seeds"):
     """A non-empty collection of whole numbers >= 0 (a range, a list, a numpy integer array),
     returned as a tuple of Python ints."""
-    if isinstance(seeds, (str, bytes, Mapping)) or not hasattr(seeds, "__iter__"):
-        raise TypeError(f"{name} must be a sequence of integer seeds (e.g. [seed] or "
-                        f"range(1000)), got {type(seeds).__name__} {seeds!r}")
-    out = tuple(s if type(s) is int and s >= 0 else check_int(name, s, minimum=0) for s in seeds)
-    if not out:
-        raise ValueError(f"{name} must hold at least one seed, got an empty collection")
-    return out
+    seeds = check_collection(name, seeds, "a sequence of integer seeds (e.g. [seed] or "
+                             "range(1000))", "seed")
+    return tuple(s if type(s) is int and s >= 0 else check_int(name, s, minimum=0) for s in seeds)
 
 
 def _seed_words(seeds):

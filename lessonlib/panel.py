@@ -11,7 +11,8 @@ import math
 import threading
 from dataclasses import dataclass, field
 
-from ._checks import check_choice, check_int, check_names, check_number, check_seed, check_str
+from ._checks import (check_choice, check_collection, check_int, check_names, check_number,
+                      check_seed, check_str)
 from .records import SEED, check_record, check_records
 from .judge import CLEAN, GUIDELINE, HARMFUL, ask_for_label, build_prompt
 from .simulator import CUE_TABLE, PRIOR, SPURIOUS, TEMPERATURE, SimulatedModel
@@ -144,12 +145,10 @@ class Panel:
 
     def __init__(self, asks, quorum=1, aggregate="median", min_agreement=0.5,
                  on_unreadable="harmful", *, on_error="raise", timeout=None):
-        if callable(asks) or isinstance(asks, (str, bytes)) or not hasattr(asks, "__iter__"):
-            raise TypeError("asks must be a list of ask callables (prompt, seed) -> reply, got "
-                            f"{type(asks).__name__}")
-        self._asks = tuple(asks)
-        if not self._asks:
-            raise ValueError("asks must hold at least one ask callable (a panel needs a judge)")
+        what = "a list of ask callables (prompt, seed) -> reply"
+        if callable(asks):
+            raise TypeError(f"asks must be {what}, got one callable; put it in a list")
+        self._asks = check_collection("asks", asks, what, "ask callable (a panel needs a judge)")
         for i, ask in enumerate(self._asks):
             if not callable(ask):
                 raise TypeError(f"asks[{i}] must be callable as ask(prompt, seed), got "

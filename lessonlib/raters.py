@@ -37,6 +37,7 @@ import numbers
 from collections import Counter
 from dataclasses import dataclass, replace
 
+from ._checks import check_collection
 from ._frozen import ReadOnlyDict
 from .records import CLASSES, SEED, check_records, generator, is_harmful, trace_id
 from .metrics import share
@@ -54,12 +55,7 @@ LINE = 3
 # ---------------------------------------------------------------------------------------------
 
 def _labels(name, values, missing=False):
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-        raise TypeError(f"{name} must be a sequence of labels (one per record), got "
-                        f"{type(values).__name__} {values!r}")
-    values = tuple(values)
-    if not values:
-        raise ValueError(f"{name} must hold at least one label, got an empty sequence")
+    values = check_collection(name, values, "a sequence of labels (one per record)", "label")
     for v in values:
         if getattr(type(v), "__hash__", None) is None:
             raise TypeError(f"{name} must hold labels (str, int, ...), found "
@@ -81,10 +77,9 @@ def _pair(a, b):
 
 def _table(ratings, missing=False):
     """``ratings`` checked: a tuple of rows of equal length, at least two raters."""
-    if isinstance(ratings, (str, bytes)) or not hasattr(ratings, "__iter__"):
-        raise TypeError(f"ratings must be one row of labels per rater (a list of lists), got "
-                        f"{type(ratings).__name__} {ratings!r}")
-    rows = tuple(_labels(f"ratings[{i}]", row, missing) for i, row in enumerate(ratings))
+    rows = check_collection("ratings", ratings, "one row of labels per rater (a list of "
+                            "lists)", "row of labels")
+    rows = tuple(_labels(f"ratings[{i}]", row, missing) for i, row in enumerate(rows))
     if len(rows) < 2:
         raise ValueError(f"ratings must hold at least two raters (rows), got {len(rows)}")
     lengths = sorted({len(row) for row in rows})
