@@ -1,7 +1,7 @@
 """Redraw as the student sees it: from the input event to changed text in the browser.
 
 bench_widgets.py times the Python side of a redraw.  This one starts JupyterLab from the
-course's .venv (loopback port, token, no browser), opens notebooks 02, 04 and 07 in Debian's
+course's .venv (loopback port, token, no browser), opens notebooks 02, 04 and 09 in Debian's
 chromium (Playwright), runs all cells and moves each explorer's controls as a student would
 (click, arrow key on a slider, typing a seed, a dropdown, a toggle button), ROUNDS times.
 Each change is timed inside the page: from the first input event on the explorer to the
@@ -70,7 +70,7 @@ def main():
     everything, missed = [], []
     with ls.LabServer() as lab, ls.browser_page() as page:
         for notebook in ("02_criteria_filter.ipynb", "04_two_seed_variance.ipynb",
-                         "07_judge_panel.ipynb"):
+                         "12_judge_panel.ipynb"):
             ls.open_and_run(page, lab, notebook)
             times, busy, worst = [], [], ("", 0.0)
             for _ in range(ROUNDS):

@@ -9,7 +9,7 @@ One module per lesson step, in the lesson's words (the notebook that uses it fir
 * :mod:`lessonlib.judge`     - 03: the model-as-judge built on the simulator
 * :mod:`lessonlib.report`    - 02-06: the lesson's printed blocks
 * :mod:`lessonlib.many`      - 06: many judge runs at once (numpy)
-* :mod:`lessonlib.panel`     - 07: a panel of judges: quorum, aggregate, min_agreement
+* :mod:`lessonlib.panel`     - 09: a panel of judges: quorum, aggregate, min_agreement
 
 The core path (records to report) is pure Python; nothing calls a network.
 """

@@ -1,6 +1,6 @@
-"""Notebook 09 - a real client in the judge's seat: the simulator behind a loopback server.
+"""Notebook 12 - a real client in the judge's seat: the simulator behind a loopback server.
 
-Four parts, in the order notebook 09 uses them:
+Four parts, in the order notebook 12 uses them:
 
 * :class:`SimulatorServer` serves the simulated judges on 127.0.0.1 behind the
   OpenAI-compatible route ``POST /v1/chat/completions``.  Its replies are the
@@ -59,7 +59,7 @@ def _error(status, message, kind, code=None):
 
 
 class SimulatorServer:
-    """Notebook 09 - the course's judges behind ``POST /v1/chat/completions`` on 127.0.0.1.
+    """Notebook 12 - the course's judges behind ``POST /v1/chat/completions`` on 127.0.0.1.
 
     It starts when it is made and stops with :meth:`stop` (or at the end of a
     ``with`` block).  ``port=0`` picks a free port; :attr:`base_url` says
@@ -261,7 +261,7 @@ class _Handler(BaseHTTPRequestHandler):
 # ---------------------------------------------------------------------------
 
 def fold(text):
-    """Notebook 09 - lower case the way the course's labels are spelled (ASCII, Turkish-aware).
+    """Notebook 12 - lower case the way the course's labels are spelled (ASCII, Turkish-aware).
 
     Accents come off (``ş`` -> ``s``), and both Turkish i's fold to ``i``:
     ``İ`` and ``I`` as well as the dotless ``ı``.  Plain ``str.lower`` turns
@@ -273,7 +273,7 @@ def fold(text):
 
 
 def read_reply(text):
-    """Notebook 09 - the first label in a real model's reply, or None.
+    """Notebook 12 - the first label in a real model's reply, or None.
 
     Like the lesson's ``read_label`` but for replies a real model writes:
     case folded with :func:`fold`, and words split at anything that is not
@@ -290,7 +290,7 @@ def read_reply(text):
 # ---------------------------------------------------------------------------
 
 class ReplyCache:
-    """Notebook 09 - replies on disk, one JSON file per question asked.
+    """Notebook 12 - replies on disk, one JSON file per question asked.
 
     A question is (model, prompt, temperature, seed, max_tokens): everything
     that changes the reply, and nothing that does not (the server's address
@@ -342,7 +342,7 @@ class ReplyCache:
 # ---------------------------------------------------------------------------
 
 class OpenAIAsk:
-    """Notebook 09 - an ask ``(prompt, seed) -> AskReply`` on the official ``openai`` SDK.
+    """Notebook 12 - an ask ``(prompt, seed) -> AskReply`` on the official ``openai`` SDK.
 
     ``base_url``, ``api_key`` and ``model`` say where the questions go.  Each
     call sends the prompt as one user message with ``temperature``, the seed
@@ -364,7 +364,7 @@ class OpenAIAsk:
     The SDK's own retries are off (``max_retries=0``, the default here; the
     SDK's is 2): they would resend the same seed, hide calls from the panel's
     count and wait between attempts.  The panel's rule - one retry with
-    seed + 1 - is then the only one in force.  Exercise 1 of notebook 09
+    seed + 1 - is then the only one in force.  Exercise 1 of notebook 12
     turns them on to show the difference.
 
     ``cache``: a :class:`ReplyCache` (default None, no cache).  ``on_reset``:
@@ -446,7 +446,7 @@ class OpenAIAsk:
 # ---------------------------------------------------------------------------
 
 def run_cost(records, judges=1, quorum=1, guideline=GUIDELINE):
-    """Notebook 09 - the least a panel run costs: one call per judge, sample and record.
+    """Notebook 12 - the least a panel run costs: one call per judge, sample and record.
 
     Returns ``calls``, ``input_tokens`` (the course tokenizer's count) and
     ``characters`` of the prompts sent.  Retries come on top: one more call

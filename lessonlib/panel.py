@@ -1,4 +1,4 @@
-"""Notebook 07 - a panel of judges: several judges, each asked ``quorum`` times, one verdict.
+"""Notebook 09 - a panel of judges: several judges, each asked ``quorum`` times, one verdict.
 
 A judge is an ask ``(prompt, seed) -> reply``: text, or an object with a str ``.text`` and
 optionally ``.input_tokens`` and ``.status`` (an :class:`AskReply`).  A SimulatedModel is one,
@@ -114,7 +114,7 @@ def _where(j, ask, record_no):
 
 
 class Panel:
-    """A panel of judges (notebook 07): ``Panel(asks).run(records, seed)``.
+    """A panel of judges (notebook 09): ``Panel(asks).run(records, seed)``.
 
     * **samples** - each judge is asked about every record ``quorum`` times.
       Judge *j*'s sample *q* is one pass over the records with the seed
@@ -325,7 +325,7 @@ class PanelMany:
 
 @dataclass(frozen=True)
 class JudgeSpec:
-    """A fictional judge model: the lesson's judge with one knob changed (notebook 07)."""
+    """A fictional judge model: the lesson's judge with one knob changed (notebook 09)."""
 
     name: str
     differs: str                                # how it differs from the lesson's judge
@@ -355,6 +355,6 @@ DIVERSE = ("plain", "wary", "greedy")
 
 
 def judge_models(*names):
-    """Fresh models for the named judges, in order (notebook 07): ``judge_models(*DIVERSE)``."""
+    """Fresh models for the named judges, in order (notebook 09): ``judge_models(*DIVERSE)``."""
     check_names("names", names, JUDGE_NAMES)
     return [JUDGES[JUDGE_NAMES.index(n)].model() for n in names]

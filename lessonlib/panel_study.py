@@ -1,4 +1,4 @@
-"""Notebook 08 - panel design: what a setup costs and buys, the length cue, unreadable replies.
+"""Notebook 10 - panel design: what a setup costs and buys, the length cue, unreadable replies.
 
 A :class:`Setup` names a panel: which fictional judges (see
 :data:`lessonlib.panel.JUDGES`), how many samples each, how the votes are
@@ -43,7 +43,7 @@ LENGTH_FLAG = "excessive_length"
 
 @dataclass(frozen=True)
 class Setup:
-    """A named panel configuration built from the fictional judges (notebook 08)."""
+    """A named panel configuration built from the fictional judges (notebook 10)."""
 
     name: str
     judges: tuple = ("lesson",)
@@ -140,7 +140,7 @@ def study(records, setups, seeds=None, seed=SEED, guideline=GUIDELINE):
     """One :class:`SetupResult` per setup: a run at ``seed`` and the runs over ``seeds``.
 
     ``seeds`` (at least two) defaults to ``BAND_SEEDS`` consecutive panel seeds
-    from ``seed``.  Notebook 08 defined it.
+    from ``seed``.  Notebook 10 defined it.
     """
     import numpy as np
 
@@ -172,7 +172,7 @@ def _name_width(rows):
 def seed_table(rows):
     """The figures at the lesson's seed: calls, input tokens and the four rates.
 
-    One line a setup, at most 80 columns.  Notebook 08 defined it.
+    One line a setup, at most 80 columns.  Notebook 10 defined it.
     """
     w = _name_width(rows)
     lines = [f"{'setup':<{w}}{'calls':>6}{'tokens':>8}{'agree':>8}{'prec':>8}{'recall':>8}"
@@ -188,7 +188,7 @@ def band_table(rows, metrics=("agreement", "false_block_rate")):
     """Over the panel seeds: mean calls per run, the 95% run band (low - high) of each of
     ``metrics`` (at most two) and the expected changed records.
 
-    One line a setup, at most 80 columns.  Notebook 08 defined it.
+    One line a setup, at most 80 columns.  Notebook 10 defined it.
     """
     w = _name_width(rows)
     lines = [f"{'setup':<{w}}{'calls/run':>10}"
@@ -204,7 +204,7 @@ def band_table(rows, metrics=("agreement", "false_block_rate")):
 
 def cue_groups(records):
     """The records the length cue can move: clean ones that carry the length flag, and
-    harmful ones whose only flag is the length flag.  Notebook 08 defined it."""
+    harmful ones whose only flag is the length flag.  Notebook 10 defined it."""
     clean_long = tuple(r for r in records if not is_harmful(r) and r.features[LENGTH_FLAG])
     only_long = tuple(r for r in records
                       if is_harmful(r) and r.features.on() == (LENGTH_FLAG,))
@@ -214,7 +214,7 @@ def cue_groups(records):
 def cue_text(records, rows):
     """Mean number of blocks per run, over the panel seeds, in the two cue groups.
 
-    Notebook 08 defined it.
+    Notebook 10 defined it.
     """
     import numpy as np
 
@@ -246,7 +246,7 @@ def plot_band_against_cost(rows, metric="agreement", beside="agreement"):
     panel seeds, with the 95% run band as a bar).
 
     Setups that differ only in quorum are joined into one line, each point marked
-    with its quorum (q1, q3, ...).  Returns the figure.  Notebook 08 defined it.
+    with its quorum (q1, q3, ...).  Returns the figure.  Notebook 10 defined it.
     """
     import matplotlib.pyplot as plt
 
@@ -288,7 +288,7 @@ def quote(rows, *keys):
     Keys: calls, mean_calls, input_tokens, unreadable, changed; agreement, precision,
     recall, false_block_rate (at the lesson's seed); '<metric> band' (width of the 95%
     run band), '<metric> range' (its low - high) and '<metric> mean' (over the seeds).
-    Notebook 08 defined it.
+    Notebook 10 defined it.
     """
     lines = []
     for r in rows:

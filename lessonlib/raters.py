@@ -1,4 +1,4 @@
-"""Notebook 10 - the label itself: three simulated raters and chance-corrected agreement.
+"""Notebook 13 - the label itself: three simulated raters and chance-corrected agreement.
 
 Every figure of the course is scored against the human label.  This module
 asks how sure that label is.  It has four parts:
@@ -95,13 +95,13 @@ def _chance_is_one(name):
 
 
 def rater_agreement(a, b):
-    """Notebook 10: raw rater agreement, the share of records on which ``a`` and ``b`` match."""
+    """Notebook 13: raw rater agreement, the share of records on which ``a`` and ``b`` match."""
     a, b = _pair(a, b)
     return sum(x == y for x, y in zip(a, b)) / len(a)
 
 
 def cohen_kappa(a, b):
-    """Notebook 10: Cohen's kappa of two label sequences (Cohen 1960).
+    """Notebook 13: Cohen's kappa of two label sequences (Cohen 1960).
 
     ``p_o`` is the rater agreement; ``p_e`` the agreement expected if each
     rater kept its own label shares but chose records at random.
@@ -122,7 +122,7 @@ def _counts(rows):
 
 
 def fleiss_kappa(ratings):
-    """Notebook 10: Fleiss' kappa of two or more raters (Fleiss 1971).
+    """Notebook 13: Fleiss' kappa of two or more raters (Fleiss 1971).
 
     ``P_bar`` is the mean, over records, of the share of rater pairs that
     agree on the record; ``P_e`` the same share if every rating were drawn
@@ -140,7 +140,7 @@ def fleiss_kappa(ratings):
 
 
 def category_kappas(ratings):
-    """Notebook 10: Fleiss' kappa for each label separately (Fleiss 1971, eq. for kappa_j).
+    """Notebook 13: Fleiss' kappa for each label separately (Fleiss 1971, eq. for kappa_j).
 
     ``kappa_j = 1 - sum_i x_ij (m - x_ij) / (n m (m - 1) p_j (1 - p_j))``: how
     much better than chance the raters agree on whether a record gets label j.
@@ -177,7 +177,7 @@ def _distance(level, values):
 
 
 def krippendorff_alpha(ratings, level="nominal"):
-    """Notebook 10: Krippendorff's alpha, ``1 - D_o / D_e`` (Krippendorff 2011).
+    """Notebook 13: Krippendorff's alpha, ``1 - D_o / D_e`` (Krippendorff 2011).
 
     ``None`` is a missing rating; records with fewer than two ratings do not
     count.  Each record's ratings are paired every way (a record with m
@@ -235,7 +235,7 @@ probability, staying on the same side of the line (it changes the graded answer 
 
 @dataclass(frozen=True)
 class Rater:
-    """Notebook 10: a simulated rater - a name, how it errs, and its error probabilities.
+    """Notebook 13: a simulated rater - a name, how it errs, and its error probabilities.
 
     ``miss``: a harmful record is graded 2 (just below the line).
     ``false_alarm``: a clean record that carries a flag is graded 3.
@@ -257,12 +257,12 @@ RATERS = (
     Rater("careless", "guesses a grade on corrupted_input, source_spoofing (careless)",
           careless=0.5, careless_classes=("corrupted_input", "source_spoofing")),
 )
-"""The three simulated raters of notebook 10."""
+"""The three simulated raters of notebook 13."""
 RATER_NAMES = tuple(r.name for r in RATERS)
 
 
 def severity(record):
-    """Notebook 10: the reference grade of ``record`` (SEVERITY; 2 for a clean one with a flag)."""
+    """Notebook 13: the reference grade of ``record`` (SEVERITY; 2 for a clean one with a flag)."""
     grade = SEVERITY[record.cls]
     return grade + 1 if record.cls == "clean" and record.features.on() else grade
 
@@ -284,7 +284,7 @@ def _grade(record, rater, factor, seed):
 
 
 def rate(records, rater, scale="two-point", guideline="short", seed=SEED):
-    """Notebook 10: one rater's answers for ``records``, in order.
+    """Notebook 13: one rater's answers for ``records``, in order.
 
     'two-point' gives 'clean' / 'harmful', 'graded' the grades 1-5; both come
     from the same judgement (harmful = grade >= 3).  Each (seed, rater, record)
@@ -298,17 +298,17 @@ def rate(records, rater, scale="two-point", guideline="short", seed=SEED):
 
 
 def ratings(records, scale="two-point", guideline="short", seed=SEED, raters=RATERS):
-    """Notebook 10: the ratings table, a row per rater (``raters`` order), a column per record."""
+    """Notebook 13: the ratings table, a row per rater (``raters`` order), a column per record."""
     return tuple(rate(records, r, scale, guideline, seed) for r in raters)
 
 
 def human_labels(records):
-    """Notebook 10: the human label of each record as 'clean' / 'harmful'."""
+    """Notebook 13: the human label of each record as 'clean' / 'harmful'."""
     return tuple(HARMFUL if is_harmful(r) else CLEAN for r in records)
 
 
 def majority(ratings):
-    """Notebook 10: per record, the label most raters gave (a tie goes to the earliest row's)."""
+    """Notebook 13: per record, the label most raters gave (a tie goes to the earliest row's)."""
     out = []
     for column in zip(*ratings):
         counts = Counter(column)
@@ -319,7 +319,7 @@ def majority(ratings):
 
 def with_rates(miss=RATERS[0].miss, false_alarm=RATERS[1].false_alarm,
                careless=RATERS[2].careless):
-    """Notebook 10: the three raters with other error probabilities (what the explorer turns)."""
+    """Notebook 13: the three raters with other error probabilities (what the explorer turns)."""
     return (replace(RATERS[0], miss=miss), replace(RATERS[1], false_alarm=false_alarm),
             replace(RATERS[2], careless=careless))
 
@@ -336,7 +336,7 @@ def _truth(truth):
 
 
 def measure_against(records, decide, truth):
-    """Notebook 10: ``measure`` plus agreement, scored against ``truth`` (one label a record).
+    """Notebook 13: ``measure`` plus agreement, scored against ``truth`` (one label a record).
 
     ``truth`` holds 'clean' / 'harmful' in record order: a rater's two-point
     answers, the majority, or :func:`human_labels` (which gives ``measure``).
@@ -356,7 +356,7 @@ def _score(flagged, actual):
 
 
 def label_sets(records, scale_rows):
-    """Notebook 10: {name: labels} - the human label, each rater's two-point row, the majority."""
+    """Notebook 13: {name: labels} - the human label, each rater's two-point row, the majority."""
     out = {"human": human_labels(records)}
     out.update(zip(RATER_NAMES, scale_rows))
     out["majority"] = majority(scale_rows)
@@ -364,7 +364,7 @@ def label_sets(records, scale_rows):
 
 
 def rescore_rows(records, decisions, labels):
-    """Notebook 10: one row per (label, approach): the four figures against that label.
+    """Notebook 13: one row per (label, approach): the four figures against that label.
 
     ``decisions`` maps an approach name to its decide function; ``labels``
     maps a label name to its labels (e.g. :func:`label_sets`).
@@ -382,7 +382,7 @@ def rescore_rows(records, decisions, labels):
 
 
 def rescore_text(rows):
-    """Notebook 10: the rows of :func:`rescore_rows` as a fixed-width table (under 80 columns)."""
+    """Notebook 13: the rows of :func:`rescore_rows` as a fixed-width table (under 80 columns)."""
     lines = [f"{'label':<10}{'approach':<12}{'precision':>10}{'recall':>9}"
              f"{'false block':>13}{'agreement':>11}"]
     last = None
@@ -396,7 +396,7 @@ def rescore_text(rows):
 
 
 def claim_rows(records, runs, labels, criteria):
-    """Notebook 10: the lesson's two claims under each label, over many judge runs.
+    """Notebook 13: the lesson's two claims under each label, over many judge runs.
 
     For each label: the judge's recall minus the criteria's, in the first run
     and as the 95% run band (``variance.run_band``) over ``runs`` (a
@@ -422,7 +422,7 @@ def claim_rows(records, runs, labels, criteria):
 
 
 def claim_text(rows):
-    """Notebook 10: the rows of :func:`claim_rows` as a table: does each claim hold per label?"""
+    """Notebook 13: the rows of :func:`claim_rows` as a table: does each claim hold per label?"""
     lines = [f"{'label':<10}{'recall gain':>12}{'95% run band':>19}{'FBR diff':>10}"
              f"{'95% run band':>19}"]
     for row in rows:
@@ -434,7 +434,7 @@ def claim_text(rows):
 
 
 def class_text(records, rows):
-    """Notebook 10: per true class, how the raters' two-point ``rows`` agree.
+    """Notebook 13: per true class, how the raters' two-point ``rows`` agree.
 
     Columns: records in the class; the share on which every rater agrees;
     each rater's rater agreement with the human label; Fleiss' kappa of the
@@ -461,7 +461,7 @@ def class_text(records, rows):
 
 
 def spread_rows(records, runs, labels, criteria):
-    """Notebook 10: per figure, how far it moves when only the label changes, next to the judge.
+    """Notebook 13: per figure, how far it moves when only the label changes, next to the judge.
 
     The range (highest - lowest) of each figure over ``labels`` (a dict name
     -> labels), for the ``criteria`` decide function and for the judge's first
@@ -490,7 +490,7 @@ def spread_rows(records, runs, labels, criteria):
 
 
 def spread_text(rows):
-    """Notebook 10: the rows of :func:`spread_rows` as a table (under 80 columns)."""
+    """Notebook 13: the rows of :func:`spread_rows` as a table (under 80 columns)."""
     lines = [f"{'':<18}{'moved by the label only':^26}{'the judge on the human label':^32}",
              f"{'figure':<18}{'criteria':>12}{'judge':>12}{'two-run diff':>16}"
              f"{'95% band width':>16}"]
@@ -503,7 +503,7 @@ def spread_text(rows):
 
 
 def judge_rows(panel_run, records):
-    """Notebook 10: a panel run's judges as raters: one row of 'clean' / 'harmful' per judge.
+    """Notebook 13: a panel run's judges as raters: one row of 'clean' / 'harmful' per judge.
 
     A judge flags a record when its score is >= 0.5 (the panel's own rule);
     an abstaining judge's rating is None (only krippendorff_alpha takes it).
@@ -520,7 +520,7 @@ def judge_rows(panel_run, records):
 # ---------------------------------------------------------------------------------------------
 
 def pair_rows(named):
-    """Notebook 10: rater agreement and Cohen's kappa for every pair of ``named`` label rows."""
+    """Notebook 13: rater agreement and Cohen's kappa for every pair of ``named`` label rows."""
     names = list(named)
     return [{"pair": f"{a} / {b}", "agreement": rater_agreement(named[a], named[b]),
              "kappa": cohen_kappa(named[a], named[b])}
@@ -528,7 +528,7 @@ def pair_rows(named):
 
 
 def scale_rows(records, seed=SEED, raters=RATERS):
-    """Notebook 10: per guideline, the three raters' agreement on each scale and level."""
+    """Notebook 13: per guideline, the three raters' agreement on each scale and level."""
     rows = []
     for guideline in GUIDELINES:
         two = ratings(records, "two-point", guideline, seed, raters)
@@ -541,7 +541,7 @@ def scale_rows(records, seed=SEED, raters=RATERS):
 
 
 def plot_pairs(rows):
-    """Notebook 10: raw agreement against kappa, one point per pair (``pair_rows``)."""
+    """Notebook 13: raw agreement against kappa, one point per pair (``pair_rows``)."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(9, 4.2))
@@ -558,7 +558,7 @@ def plot_pairs(rows):
 
 
 def plot_scales(rows):
-    """Notebook 10: bars per guideline: two-point kappa, graded alpha at three levels."""
+    """Notebook 13: bars per guideline: two-point kappa, graded alpha at three levels."""
     import matplotlib.pyplot as plt
 
     keys = [k for k in rows[0] if k != "guideline"]
@@ -579,7 +579,7 @@ def plot_scales(rows):
 def raters_text(records, judge_decide, miss=RATERS[0].miss,
                 false_alarm=RATERS[1].false_alarm, careless=RATERS[2].careless,
                 guideline="short", criteria=None):
-    """Notebook 10 explorer: error rates in, kappa, alpha and the re-scored table out."""
+    """Notebook 13 explorer: error rates in, kappa, alpha and the re-scored table out."""
     from .criteria import DEFAULT_RULES, make_rule_filter
 
     raters = with_rates(miss, false_alarm, careless)
@@ -602,7 +602,7 @@ def raters_text(records, judge_decide, miss=RATERS[0].miss,
 
 
 def raters_explorer(records=None):
-    """Notebook 10: sliders for each rater's error probability and the guideline.
+    """Notebook 13: sliders for each rater's error probability and the guideline.
 
     Each change re-rates the records and redraws kappa, alpha and the criteria
     filter and the judge (run 1, the lesson's seed) re-scored against each label.

@@ -67,7 +67,7 @@ def run_band(values, level=LEVEL):
     ceil(S * tail)-th smallest value and the high end the ceil(S * (1 - tail))-th.
     For 1,000 runs and level 0.95 these are the 25th and the 975th value, so at
     most 24 runs lie below the band and at most 25 above it.  The one
-    definition of a run band in the course (06, 07, 08 and the explorers).
+    definition of a run band in the course (06, 09, 10 and the explorers).
     """
     values = np.sort(np.asarray(values, dtype=float))
     n, tail = len(values), (1 - level) / 2

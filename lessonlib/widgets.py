@@ -18,7 +18,7 @@ The explorers in the notebooks are one call each::
     judge_explorer()             # notebook 04: temperature, seed, guideline, ...
 
     from lessonlib.widgets import panel_explorer
-    panel_explorer()             # notebook 07: judges, quorum, aggregate, ...
+    panel_explorer()             # notebook 09: judges, quorum, aggregate, ...
 
 Stored outputs stay deterministic for nbval: the text pane is an ``HTML``
 widget whose value is set directly (no ``Output`` widget, so nothing is
@@ -78,13 +78,13 @@ JUDGE_BAND_RUNS = 1000
 the same 1,000 runs as notebook 06, so with the lesson's settings the band is 06's."""
 PANEL_BAND_SEEDS = 100
 """Panel seeds (the lesson's seed and the ones after it) behind the panel explorer's 95%
-run band.  Notebook 08 uses 1,000; 100 keep a redraw of the largest panel (four judges,
+run band.  Notebook 10 uses 1,000; 100 keep a redraw of the largest panel (four judges,
 quorum 5, free-form guideline) under 100 ms (benchmarks/bench_widgets.py).  The
 explorer's text names the count and where the lesson's seed falls among the runs."""
 PANEL_MAX_QUORUM = 10
 """The largest quorum :func:`panel_text` accepts (the explorer's slider stops at 5)."""
 PANEL_MAX_BAND_SEEDS = 1000
-"""The most panel seeds :func:`panel_text` accepts (notebook 08's count)."""
+"""The most panel seeds :func:`panel_text` accepts (notebook 10's count)."""
 
 
 def _records(records):
@@ -212,7 +212,7 @@ def panel_settings(judges=DIVERSE, quorum=1, aggregate="median", min_agreement=0
     """Check the panel explorer's settings; return them as a dict (nothing is run).
 
     Bounds, checked here before any work: ``quorum`` from 1 to ``PANEL_MAX_QUORUM``,
-    ``band_seeds`` from 2 to ``PANEL_MAX_BAND_SEEDS``.  Notebook 07 defined it.
+    ``band_seeds`` from 2 to ``PANEL_MAX_BAND_SEEDS``.  Notebook 09 defined it.
     """
     judges = check_names("judges", judges, JUDGE_NAMES)
     if not judges:
@@ -270,7 +270,7 @@ def panel_text(records, judges=DIVERSE, quorum=1, aggregate="median", min_agreem
     those runs, calls and input tokens, the panel's reported scores (what
     ``aggregate`` changes) and the expected changed records
     (:func:`lessonlib.variance.expected_changed`).  Lines of at most 80
-    columns.  Notebook 07 defined it.
+    columns.  Notebook 09 defined it.
     """
     records = check_records(records)
     s = panel_settings(judges, quorum, aggregate, min_agreement, on_unreadable, guideline,
@@ -479,7 +479,7 @@ def judge_explorer(records=None):
 
 
 def panel_explorer(records=None):
-    """Notebook 07: which judges sit on the panel, quorum, aggregate, min_agreement,
+    """Notebook 09: which judges sit on the panel, quorum, aggregate, min_agreement,
     the unreadable rule and the guideline.
 
     Each change reruns the panel at the lesson's seed and over

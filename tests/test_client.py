@@ -18,7 +18,7 @@ import pytest
 
 import lessonlib as L
 from lessonlib import client as C
-from lessonlib.exercises import step09
+from lessonlib.exercises import step12
 from lessonlib.panel_study import FREE_FORM_GUIDELINE
 
 openai = pytest.importorskip("openai")
@@ -325,7 +325,7 @@ def test_a_cached_run_reproduces_its_figures_without_http(tmp_path):
         # exercise 2: at the next seed, only the questions the cache lacks reach the server
         L.Panel([sdk_ask(srv, cache=cache)], on_unreadable="clean").run(RECORDS, L.SEED + 1)
         neighbour = srv.requests - first.calls
-        assert neighbour == step09.neighbour_cache_requests() < first.calls
+        assert neighbour == step12.neighbour_cache_requests() < first.calls
     # the server is gone: any HTTP call would now raise ConnectionError
     again = C.OpenAIAsk(srv.base_url, "course", "lesson", timeout=TIMEOUT, cache=cache)
     second = L.Panel([again], on_unreadable="clean").run(RECORDS)
@@ -383,14 +383,14 @@ def test_the_sdks_own_retries_hide_calls_from_the_panel(server):
     assert run.calls == len(RECORDS) and run.retries == 0
     assert server.requests == len(RECORDS) + len(RECORDS) // L.RATE_LIMIT_EVERY
     assert server.requests == L.run_judge(RECORDS).calls
-    assert (run.calls, server.requests) == step09.sdk_retry_counts()    # exercise 1's answer
+    assert (run.calls, server.requests) == step12.sdk_retry_counts()    # exercise 1's answer
 
 
-# ------------------------------------------------------------------ the exercise checks of 09
+# ------------------------------------------------------------------ the exercise checks of 12
 # (their answers are checked against the real SDK and server above)
 
 def test_check_sdk_retries(capsys):
-    ex, counts = step09, step09.sdk_retry_counts()
+    ex, counts = step12, step12.sdk_retry_counts()
     assert not ex.check_sdk_retries(...)
     assert capsys.readouterr().out.startswith("Not yet: give two whole numbers")
     assert not ex.check_sdk_retries((counts[1], counts[1]))
@@ -402,7 +402,7 @@ def test_check_sdk_retries(capsys):
 
 
 def test_check_neighbour_cache(capsys):
-    ex, requests = step09, step09.neighbour_cache_requests()
+    ex, requests = step12, step12.neighbour_cache_requests()
     for wrong in (..., -1, 2.5, True):
         assert not ex.check_neighbour_cache(wrong)
         assert capsys.readouterr().out.startswith("Not yet: give a whole number")

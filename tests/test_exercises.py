@@ -9,8 +9,8 @@ import math
 import pytest
 
 import lessonlib as L
-from lessonlib.exercises import (_common, step01, step02, step03, step04, step05, step06, step07,
-                                 step08)
+from lessonlib.exercises import (_common, step01, step02, step03, step04, step05, step06, step09,
+                                 step10)
 from lessonlib.records import draw_record
 
 # The lesson's class table: records per harmful class (24 + 17 + 10 + 23 + 19 = 93).
@@ -352,7 +352,7 @@ def test_overlap_temperature_wrong_answers_get_a_hint(capsys, answer):
     assert "steps of 0.05" in hints(capsys, step06.check_overlap_temperature(answer))
 
 
-# ---- 07
+# ---- 09
 
 WORDS = ("yonerge", "gizlialan", "yanetkiliarac", "damgauyusmazligi")   # the four rules
 
@@ -362,7 +362,7 @@ def rule_ask(prompt, seed):
 
 
 def test_check_rule_ask_passes_the_rule_filter(capsys):
-    assert "all 240 records" in passes(capsys, step07.check_rule_ask(rule_ask))
+    assert "all 240 records" in passes(capsys, step09.check_rule_ask(rule_ask))
 
 
 @pytest.mark.parametrize("answer", [
@@ -373,18 +373,18 @@ def test_check_rule_ask_passes_the_rule_filter(capsys):
     lambda prompt, seed: 42,                               # wrong type
 ])
 def test_check_rule_ask_hints(capsys, answer):
-    hints(capsys, step07.check_rule_ask(answer))
+    hints(capsys, step09.check_rule_ask(answer))
 
 
-@pytest.mark.parametrize("check", [step07.check_rule_ask, step07.check_vetoed,
-                                   step08.check_moved_by_rule, step08.check_share_above_greedy])
+@pytest.mark.parametrize("check", [step09.check_rule_ask, step09.check_vetoed,
+                                   step10.check_moved_by_rule, step10.check_share_above_greedy])
 def test_a_placeholder_is_told_what_to_fill_in(capsys, check):
     for placeholder in (None, ...):
         assert "fill in" in hints(capsys, check(placeholder))
 
 
 def test_check_rule_ask_hint_points_at_the_prompt_not_the_words(capsys):
-    out = hints(capsys, step07.check_rule_ask(lambda prompt, seed: "temiz"))
+    out = hints(capsys, step09.check_rule_ask(lambda prompt, seed: "temiz"))
     assert "record 2" in out and not any(w in out for w in WORDS)
 
 
@@ -395,41 +395,41 @@ def test_check_vetoed(capsys):
     run = L.Panel(L.judge_models("lesson", "plain", "wary", "greedy")).run(records, L.SEED)
     flags = [sum(s >= 0.5 for s in js) for js in run.judge_scores.values()]
     truth = flags.count(2) + flags.count(3)
-    assert "flags 26 records" in passes(capsys, step07.check_vetoed(truth))
+    assert "flags 26 records" in passes(capsys, step09.check_vetoed(truth))
     assert truth == 26
     for wrong in (truth - 1, truth + 1, 2.5, -1, "26"):
-        hints(capsys, step07.check_vetoed(wrong))
+        hints(capsys, step09.check_vetoed(wrong))
 
 
 def test_moved_by_rule_is_the_seed_by_seed_difference():
     # the engine path against Panel.run seed by seed, on two seeds
     seeds = range(L.SEED, L.SEED + 2)
     records = L.make_records()
-    got = step08.moved_by_rule(seeds)
+    got = step10.moved_by_rule(seeds)
     readable = [L.Panel(L.judge_models(*L.DIVERSE), quorum=3).run(records, s) for s in seeds]
     for rule in ("harmful", "clean", "abstain"):
         counts = []
         for seed, a in zip(seeds, readable):
             b = L.Panel(L.judge_models(*L.DIVERSE), quorum=3, on_unreadable=rule).run(
-                records, seed, step08.FREE_FORM_GUIDELINE)
+                records, seed, step10.FREE_FORM_GUIDELINE)
             counts.append(sum(a.decide(r) != b.decide(r) for r in records))
         assert got[rule] == sum(counts) / len(counts)
 
 
 def test_check_moved_by_rule(capsys):
-    moved = step08.moved_by_rule()
+    moved = step10.moved_by_rule()
     assert min(moved, key=moved.get) == "abstain"
-    out = passes(capsys, step08.check_moved_by_rule(moved))
+    out = passes(capsys, step10.check_moved_by_rule(moved))
     assert "over 200 panel seeds" in out and "'abstain' moves the fewest" in out
     for wrong in ({**moved, "clean": moved["clean"] + 0.1}, {"abstain": 0.1}, "abstain",
                   {**moved, "harmful": "0.65"}):
-        hints(capsys, step08.check_moved_by_rule(wrong))
+        hints(capsys, step10.check_moved_by_rule(wrong))
 
 
 def test_share_above_greedy_counts_runs_with_higher_agreement():
     seeds = range(L.SEED, L.SEED + 4)
     records = L.make_records()
-    share, greedy = step08.share_above_greedy(seeds)
+    share, greedy = step10.share_above_greedy(seeds)
     runs = [L.Panel(L.judge_models("lesson")).run(records, s) for s in seeds]
     greedy_run = L.Panel(L.judge_models("greedy")).run(records, L.SEED)
     assert greedy == L.agreement(records, greedy_run.decide)
@@ -437,11 +437,11 @@ def test_share_above_greedy_counts_runs_with_higher_agreement():
 
 
 def test_check_share_above_greedy(capsys):
-    share, greedy = step08.share_above_greedy()
+    share, greedy = step10.share_above_greedy()
     assert 0 < share < 1
-    assert f"{greedy:.4f} on every seed" in passes(capsys, step08.check_share_above_greedy(share))
+    assert f"{greedy:.4f} on every seed" in passes(capsys, step10.check_share_above_greedy(share))
     for wrong in (share + 0.01, 1 - share, share * 100, "0.5"):
-        hints(capsys, step08.check_share_above_greedy(wrong))
+        hints(capsys, step10.check_share_above_greedy(wrong))
 
 
 def test_names_hint_reports_unknown_names_before_missing_ones():

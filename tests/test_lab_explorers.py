@@ -1,4 +1,4 @@
-"""The explorers of 02, 04 and 07 in a real JupyterLab, driven by Chromium.
+"""The explorers of 02, 04 and 09 in a real JupyterLab, driven by Chromium.
 
 One JupyterLab (from this .venv, loopback port, random token, no browser, serving a
 temporary copy of notebooks/, without the panels and services a test does not use: see
@@ -34,7 +34,7 @@ pytestmark = pytest.mark.skipif(
            "tested in JupyterLab; `apt-get install chromium` enables this test")
 
 
-NOTEBOOKS = ("02_criteria_filter.ipynb", "04_two_seed_variance.ipynb", "07_judge_panel.ipynb")
+NOTEBOOKS = ("02_criteria_filter.ipynb", "04_two_seed_variance.ipynb", "12_judge_panel.ipynb")
 EXECUTED = "opens_unmodified.ipynb"    # written and run by execute_notebooks.py
 
 
@@ -55,8 +55,8 @@ def executed_notebook(folder):
 def page():
     """One Lab page for the module.  The server starts while the browser starts;
     execute_notebooks.py runs its notebook (in a thread, with a kernel of its own) and the
-    Lab kernels of 02, 04, 07 and that notebook start while the page loads JupyterLab; then
-    02, 04 and 07 are opened and Run All starts in all three."""
+    Lab kernels of 02, 04, 09 and that notebook start while the page loads JupyterLab; then
+    02, 04 and 09 are opened and Run All starts in all three."""
     pytest.importorskip("playwright", reason="playwright (requirements.txt) is not installed")
     lab = ls.LabServer(lean=True).start()
     try:

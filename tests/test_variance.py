@@ -151,7 +151,7 @@ def test_key_figures_quote_run_band_and_expected_changed():
 
 
 # ---------------------------------------------------------------- bad input at the doors
-# The functions notebooks 04 and 06 (and 07/08/10) call check their arguments: one bad
+# The functions notebooks 04 and 06 (and 09/08/10) call check their arguments: one bad
 # argument per row, the error it must raise and the parameter its message must name.
 
 SMALL = RECORDS[:6]

@@ -1,4 +1,4 @@
-"""Exercise checks for notebooks/10_label_raters.ipynb.
+"""Exercise checks for notebooks/10_panel_design.ipynb.
 
 Each check prints ``PASS: ...`` or ``Not yet: ...`` (a hint) and returns True or False;
 the right answer is computed here from lessonlib, never typed in.
@@ -6,75 +6,84 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
-from ..criteria import DEFAULT_RULES, make_rule_filter
-from ..judge import run_judge
-from ..metrics import agreement
-from ..raters import RATERS, cohen_kappa, human_labels, rate, with_rates
-from ..records import SEED, make_records
+from ..panel import DIVERSE, ON_UNREADABLE, Panel, judge_models
+from ..panel_study import FREE_FORM_GUIDELINE
+from ..records import SEED, is_harmful, make_records
 from ._common import _is_number, _say
 
-SUBSTANTIAL = 0.61
-"""Landis & Koch (1977) call a kappa from 0.61 to 0.80 'substantial'."""
-GRID = 0.05
+MOVED_SEEDS = range(SEED, SEED + 200)
+"""The panel seeds of 10's exercise 1: the lesson's seed and the 199 after it."""
+SHARE_SEEDS = range(SEED, SEED + 1000)
+"""The panel seeds of 10's exercise 2: notebook 10's 1,000 seeds."""
 
 
-def _two_point(records, decide):
-    return ["harmful" if decide(r) else "clean" for r in records]
+def moved_by_rule(seeds=MOVED_SEEDS):
+    """Per ``on_unreadable`` rule: the mean number of records the diverse quorum-3 panel
+    decides differently with the free-form guideline than with the lesson's, seed by seed."""
+    import numpy as np
 
-
-def check_judge_kappa(answer):
-    """10, exercise 1: Cohen's kappa of the judge's run 1 against the human label."""
     records = make_records()
-    decide = run_judge(records, SEED).decide
-    human = human_labels(records)
-    kappa = cohen_kappa(_two_point(records, decide), human)
-    raw = agreement(records, decide)
-    if not _is_number(answer):
-        return _say(False, "give kappa as a number: the observed agreement p_o less the "
-                           "chance agreement p_e, divided by one less p_e.")
-    if abs(answer - raw) < 5e-4:
-        return _say(False, "that is the raw agreement p_o. Subtract the agreement chance "
-                           "alone would give, p_e, and divide by 1 - p_e.")
-    criteria = _two_point(records, make_rule_filter(DEFAULT_RULES))
-    if abs(answer - cohen_kappa(criteria, human)) < 5e-4:
-        return _say(False, "that is the criteria filter's kappa; use the judge's first run "
-                           "(run_judge at SEED).")
-    if abs(answer - kappa) > 5e-4:
-        return _say(False, "not yet kappa. p_e is P(judge harmful) x P(label harmful) + "
-                           "P(judge clean) x P(label clean), each share taken over all "
-                           "240 records.")
-    return _say(True, f"kappa {kappa:.4f} against an agreement of {raw:.4f}: chance alone "
-                      "would give {:.4f} of it, because both lean to clean.".format(
-                          (raw - kappa) / (1 - kappa)))
+    readable = Panel(judge_models(*DIVERSE), quorum=3).run_many(records, seeds).harmful
+    moved = {}
+    for rule in ON_UNREADABLE:
+        panel = Panel(judge_models(*DIVERSE), quorum=3, on_unreadable=rule)
+        free = panel.run_many(records, seeds, FREE_FORM_GUIDELINE).harmful
+        moved[rule] = float(np.mean((free != readable).sum(axis=1)))
+    return moved
 
 
-def _lenient_kappa(records, human, miss):
-    return cohen_kappa(rate(records, with_rates(miss=miss)[0]), human)
+def check_moved_by_rule(moved):
+    """10, exercise 1: how many decisions each unreadable rule moves, on average."""
+    if moved is None or moved is Ellipsis:
+        return _say(False, "fill in moved: a dict with one number per rule, "
+                           "{'harmful': ..., 'clean': ..., 'abstain': ...}.")
+    if not isinstance(moved, dict) or set(moved) != set(ON_UNREADABLE):
+        return _say(False, f"moved must be a dict whose keys are the three rules "
+                           f"{', '.join(map(repr, ON_UNREADABLE))} (got {moved!r}).")
+    truth = moved_by_rule()
+    off = [rule for rule in ON_UNREADABLE
+           if not (_is_number(moved[rule]) and abs(moved[rule] - truth[rule]) < 0.005)]
+    if off:
+        return _say(False, f"the figure for {', '.join(map(repr, off))} is not it. Pair each "
+                           "free-form run with the run of the same seed under the lesson's "
+                           "guideline, count the records the two decide differently, and "
+                           f"average that count over the {len(MOVED_SEEDS)} seeds.")
+    best = min(truth, key=truth.get)
+    table = ", ".join(f"{rule} {truth[rule]:.2f}" for rule in ON_UNREADABLE)
+    return _say(True, f"over {len(MOVED_SEEDS)} panel seeds the free-form panel decides on "
+                      f"average {table} records unlike the same panel reading every reply; "
+                      f"'{best}' moves the fewest.")
 
 
-def check_substantial_miss(answer):
-    """10, exercise 2: the largest miss probability (a multiple of 0.05) at which the
-    lenient rater's kappa with the human label is still 0.61 or more (short guideline)."""
-    if not _is_number(answer) or not 0 <= answer <= 1:
-        return _say(False, "give a probability between 0 and 1, a multiple of 0.05 "
-                           "(0.05, 0.10, ...).")
-    steps = round(answer / GRID)
-    if abs(answer - steps * GRID) > 1e-9:
-        return _say(False, f"{answer!r} is not a multiple of 0.05; try the grid 0.00, 0.05, "
-                           "..., 1.00.")
+def share_above_greedy(seeds=SHARE_SEEDS):
+    """Share of the lesson's judge's runs (one ask, quorum 1) whose agreement is strictly
+    above the greedy judge's, and the greedy judge's agreement (the same on every seed)."""
+    import numpy as np
+
     records = make_records()
-    human = human_labels(records)
-    here = _lenient_kappa(records, human, steps * GRID)
-    if here < SUBSTANTIAL:
-        return _say(False, f"at miss {steps * GRID:.2f} the lenient rater's kappa is "
-                           f"{here:.4f}, below 0.61: go lower.")
-    if steps < round(1 / GRID):
-        above = _lenient_kappa(records, human, (steps + 1) * GRID)
-        if above >= SUBSTANTIAL:
-            return _say(False, f"at miss {steps * GRID:.2f} kappa is still {here:.4f}; a "
-                               "larger miss probability keeps it at 0.61 or more too.")
-        return _say(True, f"at miss {steps * GRID:.2f} kappa is {here:.4f}; one step more "
-                          f"gives {above:.4f}. The lesson's lenient rater (miss "
-                          f"{RATERS[0].miss:.2f}) is well inside 'substantial', yet it "
-                          "lets many harmful records through.")
-    return _say(False, "a rater who misses every harmful record agrees only by chance.")
+    actual = np.array([is_harmful(r) for r in records])
+    agree = {}
+    for name in ("lesson", "greedy"):
+        harmful = Panel(judge_models(name)).run_many(records, seeds).harmful
+        agree[name] = (harmful == actual).mean(axis=1)
+    greedy = float(agree["greedy"][0])
+    return float((agree["lesson"] > greedy).mean()), greedy
+
+
+def check_share_above_greedy(share):
+    """10, exercise 2: in what share of the runs the noisy judge beats the stable one."""
+    if share is None or share is Ellipsis:
+        return _say(False, "fill in share: a number between 0 and 1, the share of the "
+                           f"{len(SHARE_SEEDS):,} runs of the lesson's judge whose agreement is "
+                           "above the greedy judge's.")
+    truth, greedy = share_above_greedy()
+    if _is_number(share) and abs(share - truth) < 5e-4:
+        return _say(True, f"in a share of {truth:.3f} of the {len(SHARE_SEEDS):,} runs the "
+                          "lesson's judge agrees with the label more often than the greedy "
+                          f"judge, which scores {greedy:.4f} on every seed.")
+    if _is_number(share) and share > 1:
+        return _say(False, "give a share between 0 and 1, not a percentage.")
+    return _say(False, "not that share. The greedy judge gives one agreement on every seed; "
+                       "set each run of the lesson's judge against it, over the "
+                       f"{len(SHARE_SEEDS):,} seeds of this notebook, and count strictly "
+                       "higher runs only.")
