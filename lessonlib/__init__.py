@@ -9,6 +9,7 @@ One module per lesson step, in the lesson's words (the notebook that uses it fir
 * :mod:`lessonlib.judge`     - 03: the model-as-judge built on the simulator
 * :mod:`lessonlib.report`    - 02-06: the lesson's printed blocks
 * :mod:`lessonlib.many`      - 06: many judge runs at once (numpy)
+* :mod:`lessonlib.sample`    - 07: the records are a sample too: paired test, records' band
 * :mod:`lessonlib.panel`     - 09: a panel of judges: quorum, aggregate, min_agreement
 
 The core path (records to report) is pure Python; nothing calls a network.
@@ -31,7 +32,8 @@ from .simulator import (CUE_TABLE, FLAG_WORD, FREE_FORM, LABELS, MAX_OUTPUT, PRI
 __version__ = "1.0.0"
 
 # numpy-backed parts load on first use, so the lesson's core path imports without numpy.
-_LAZY = (("ManyRuns", "many"), ("run_judge_many", "many"))
+_LAZY = (("ManyRuns", "many"), ("run_judge_many", "many"), ("paired_table", "sample"),
+         ("mcnemar_p", "sample"), ("paired_bootstrap", "sample"), ("records_needed", "sample"))
 
 
 def __getattr__(name):

@@ -330,6 +330,60 @@ ROWS.update({
             lambda m: m.lowest_overlap_temperature(RECS, [1], top=-1), ValueError, "top",
             note="negative"),
     ],
+    "lessonlib.sample": [
+        *[Bad("paired_table", lambda m, args=args: m.paired_table(*args), error, param, allowed,
+              note=note)
+          for args, error, param, allowed, note in (
+              (([True, False], [True], [True, False]), ValueError, "a", "same records",
+               "a shorter"),
+              (([True, False], [True, False], [True]), ValueError, "b", "same records",
+               "b shorter"),
+              (([], [], []), ValueError, "truth", "at least one", "no records"),
+              (([1, 0], [True, False], [True, False]), TypeError, "truth", "bools", "ints"),
+              (("TF", [True, False], [True, False]), TypeError, "truth", "bools", "a str"),
+              (([True], None, [True]), TypeError, "a", "bools", "None"),
+              (([True], [[True]], [True]), TypeError, "a", "bools", "rows"))],
+        *[Bad("mcnemar_p", lambda m, t=t: m.mcnemar_p(t), error, param, allowed, note=note)
+          for t, error, param, allowed, note in (
+              ([[1, 2], [3]], ValueError, "table", "2 rows of 2", "ragged"),
+              ([[1, 2, 3], [3, 4, 5]], ValueError, "table", "2 rows of 2", "2 x 3"),
+              ([1, 2, 3, 4], ValueError, "table", "2 rows of 2", "flat"),
+              (None, ValueError, "table", "2 rows of 2", "None"),
+              ([[1, -2], [3, 4]], ValueError, "table", ">= 0", "negative"),
+              ([[1, 2.5], [3, 4]], TypeError, "table", "integer", "float count"),
+              ([[1, True], [3, 4]], TypeError, "table", "integer", "bool count"))],
+        *[Bad("paired_bootstrap", lambda m, k=k: m.paired_bootstrap(
+              [True, False], [True, True], [False, False], **k), error, param, allowed,
+              note=note)
+          for k, error, param, allowed, note in (
+              (dict(figure="f1"), ValueError, "figure", "'false_block_rate'", "unknown"),
+              (dict(figure=None), ValueError, "figure", "'recall'", "None"),
+              (dict(n_resamples=0), ValueError, "n_resamples", ">= 1", "zero"),
+              (dict(n_resamples=10.0), TypeError, "n_resamples", "integer", "float"),
+              (dict(level=1.0), ValueError, "level", "between 0 and 1", "level 1"),
+              (dict(level=95), ValueError, "level", "between 0 and 1", "a percentage"),
+              (dict(level=NAN), ValueError, "level", "finite", "NaN"),
+              (dict(level="95%"), TypeError, "level", "real number", "str"),
+              (dict(seed=-1), ValueError, "seed", ">= 0", "negative"),
+              (dict(seed=1.5), TypeError, "seed", "integer", "float"))],
+        Bad("paired_bootstrap", lambda m: m.paired_bootstrap([True, False], [[True]], [True,
+            False]), ValueError, "a", "same records", "rows of another length"),
+        Bad("paired_bootstrap", lambda m: m.paired_bootstrap([True, False], [True, False],
+            [[[True, False]]]), TypeError, "b", "one such row per judge run", "3-D"),
+        *[Bad("records_needed", lambda m, args=args: m.records_needed(*args), error, param,
+              allowed, note=note)
+          for args, error, param, allowed, note in (
+              ((0.0, 0.05), ValueError, "p", "between 0 and 1", "p 0"),
+              ((1.0, 0.05), ValueError, "p", "between 0 and 1", "p 1"),
+              ((1.5, 0.05), ValueError, "p", "between 0 and 1", "p above 1"),
+              ((NAN, 0.05), ValueError, "p", "finite", "p NaN"),
+              (("0.5", 0.05), TypeError, "p", "real number", "p str"),
+              ((0.5, 0.0), ValueError, "half_width", "> 0", "zero"),
+              ((0.5, -0.1), ValueError, "half_width", "> 0", "negative"),
+              ((0.5, INF), ValueError, "half_width", "finite", "inf"),
+              ((0.5, 0.05, 0.0), ValueError, "level", "between 0 and 1", "level 0"),
+              ((0.5, 0.05, 1.2), ValueError, "level", "between 0 and 1", "level above 1"))],
+    ],
     "lessonlib.client": [
         Bad("SimulatorServer", lambda m: m.SimulatorServer(host="0.0.0.0"), ValueError, "host",
             "127.0.0.1", "not loopback"),
