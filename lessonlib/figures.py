@@ -8,6 +8,7 @@ Python, and only a notebook that draws a figure needs matplotlib.
 from __future__ import annotations
 
 
+from ._frozen import ReadOnlyDict
 from .records import CLASSES
 from .metrics import class_recall, confusion
 
@@ -91,9 +92,9 @@ def class_recall_bars(records, decisions, ax=None,
     return ax
 
 
-SOURCES = {"seed": ("the seed: 95% run band over judge runs", "0.55"),
-           "records": ("the records: records' band, judge run 1", "C0"),
-           "both": ("both: records resampled, runs re-drawn", "C3")}
+SOURCES = ReadOnlyDict({"seed": ("the seed: 95% run band over judge runs", "0.55"),
+                       "records": ("the records: records' band, judge run 1", "C0"),
+                       "both": ("both: records resampled, runs re-drawn", "C3")})
 """The sources of noise :func:`noise_bands` can draw: key -> (legend text, colour)."""
 
 
