@@ -262,3 +262,78 @@ def test_noise_bands_draws_each_band_at_its_ends_and_the_observed_dots():
         assert len(ax.get_legend().get_texts()) == 4
     finally:
         plt.close("all")
+
+
+# ---------------------------------------------------------------- the exercise checks of 07
+
+from lessonlib.exercises import step07  # noqa: E402
+
+
+def said(capsys):
+    out = capsys.readouterr().out
+    assert all(len(line) <= 80 for line in out.splitlines())
+    return " ".join(out.split())
+
+
+def test_records_to_label_right_answer_passes(capsys):
+    # statsmodels' sample size for the clean records, rounded up, over the clean share
+    records = L.make_records()
+    share = sum(not L.is_harmful(r) for r in records) / len(records)
+    clean = math.ceil(samplesize_confint_proportion(0.16, 0.02, alpha=0.05))
+    truth = math.ceil(clean / share)
+    for answer in (truth, truth - 1, truth + 1, np.int64(truth)):
+        assert step07.check_records_to_label(answer) is True
+        assert said(capsys).startswith("PASS: ")
+
+
+@pytest.mark.parametrize("answer, words", [
+    (..., "fill in"), (None, "fill in"), (2108.0, "whole number"), ("2108", "whole number"),
+    (True, "whole number"), (100, "too few"), (10**6, "not that number")])
+def test_records_to_label_wrong_answers_get_a_hint(capsys, answer, words):
+    assert step07.check_records_to_label(answer) is False
+    out = said(capsys)
+    assert out.startswith("Not yet: ") and words in out
+
+
+def test_records_to_label_forgetting_the_clean_share_is_named(capsys):
+    clean = math.ceil(samplesize_confint_proportion(0.16, 0.02, alpha=0.05))
+    assert step07.check_records_to_label(clean) is False
+    assert "how many clean records" in said(capsys)
+
+
+def _cold_band():
+    records = L.make_records()
+    cold = L.run_judge(records, L.SEED, temperature=0.0)
+    truth = [L.is_harmful(r) for r in records]
+    return truth, [cold.decide(r) for r in records], [L.rule_filter(r) for r in records]
+
+
+def test_cold_fbr_band_right_answer_passes_and_is_above_zero(capsys):
+    truth, greedy, crit = _cold_band()
+    band = S.paired_bootstrap(truth, greedy, crit, "false_block_rate")
+    assert band[0] > 0                  # the greedy judge's extra false blocks are measurable
+    assert step07.check_cold_fbr_band(band) is True
+    assert said(capsys).startswith("PASS: ")
+    assert step07.check_cold_fbr_band([round(band[0], 4), round(band[1], 4)]) is True
+
+
+def test_cold_fbr_band_wrong_answers_get_a_hint(capsys):
+    truth, greedy, crit = _cold_band()
+    low, high = S.paired_bootstrap(truth, greedy, crit, "false_block_rate")
+    other = S.paired_bootstrap(truth, greedy, crit, "false_block_rate", 2000, seed=99)
+    cases = [(..., "fill in"), ((low,), "two numbers"), ("ab", "two numbers"),
+             ((high, low), "low end comes first"), ((-high, -low), "wrong sign"),
+             ((0.5, 0.6), "not that band")]
+    if other != (low, high):
+        cases.append((other, "close"))
+    for answer, words in cases:
+        assert step07.check_cold_fbr_band(answer) is False
+        out = said(capsys)
+        assert out.startswith("Not yet: ") and words in out, (answer, out)
+
+
+@pytest.mark.parametrize("check", [step07.check_records_to_label, step07.check_cold_fbr_band])
+def test_the_starter_hints_give_no_number(capsys, check):
+    check(...)
+    out = said(capsys)
+    assert not any(ch.isdigit() for ch in out), out
