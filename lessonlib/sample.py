@@ -124,7 +124,8 @@ def _counts(truth, decisions):
     return tp, fp, harmful - tp, truth.shape[1] - harmful - fp
 
 
-def paired_bootstrap(truth: Sequence[bool], a, b, figure: str = "agreement",
+def paired_bootstrap(truth: Sequence[bool], a: Sequence[bool] | np.ndarray,
+                     b: Sequence[bool] | np.ndarray, figure: str = "agreement",
                      n_resamples: int = 10_000, level: float = 0.95,
                      seed: int = 0) -> tuple:
     """The records' band of ``figure(a) - figure(b)`` (notebook 07).

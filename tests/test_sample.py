@@ -16,6 +16,7 @@ from statsmodels.stats.proportion import samplesize_confint_proportion
 
 import lessonlib as L
 from lessonlib import sample as S
+from lessonlib.exercises import step07
 
 
 @pytest.fixture(scope="module")
@@ -265,9 +266,6 @@ def test_noise_bands_draws_each_band_at_its_ends_and_the_observed_dots():
 
 
 # ---------------------------------------------------------------- the exercise checks of 07
-
-from lessonlib.exercises import step07  # noqa: E402
-
 
 def said(capsys):
     out = capsys.readouterr().out
