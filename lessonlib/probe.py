@@ -20,21 +20,23 @@ module's other names are imported from it directly, e.g.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
-from ._checks import check_callable, check_choice
+from ._checks import check_callable, check_choice, check_instance, check_items
 from ._frozen import ReadOnlyDict
 from .judge import GUIDELINE, HARMFUL, run_judge
 from .criteria import rule_filter
 from .judge import build_prompt
 from .metrics import agreement
-from .records import CLASSES, SEED, SOURCES, TEXTS, Flags, Record, check_records
+from .records import (CLASSES, SEED, SOURCES, TEXTS, Flags, Record, check_record,
+                      check_records)
 from .simulator import CUE_TABLE, SPURIOUS, TEMPERATURE, label_probabilities
 
 __all__ = ["CHANGES", "JUDGE_SETTINGS", "LENGTH_SEEDS", "Probe", "probe", "twin",
            "with_length", "describe_twin", "two_run_difference", "cue_inside",
-           "length_controlled", "fair_table", "moved_table", "moved_counts", "plot_moved"]
+           "length_controlled", "FAIR_KEYS", "fair_table", "moved_table", "moved_counts",
+           "plot_moved"]
 
 CHANGES = ("length", "text", "source")
 """The changes ``probe`` knows by name (any function Record -> Record works too)."""
@@ -58,8 +60,10 @@ def _next_source(record):
 _NAMED = ReadOnlyDict({"length": _toggle_length, "text": _next_text, "source": _next_source})
 
 
-def twin(record, change):
-    """The twin of one record under ``change`` (a name in CHANGES), unchecked (notebook 11)."""
+def twin(record: Record, change: str) -> Record:
+    """The twin of one record under ``change``, a name in CHANGES (notebook 11)."""
+    check_record(record)
+    check_choice("change", change, CHANGES)
     return _NAMED[change](record)
 
 
@@ -80,15 +84,23 @@ class Probe:
     records: tuple = field(repr=False)
     twins: tuple = field(repr=False)
 
-    def moved_classes(self):
+    def moved_classes(self) -> dict:
         """Changed records per true class (classes with none left out), CLASSES order."""
         cls = {r.no: r.cls for r in self.records}
         counts = {c: sum(1 for no in self.changed if cls[no] == c) for c in CLASSES}
         return {c: n for c, n in counts.items() if n}
 
-    def to_harmful(self):
+    def to_harmful(self) -> int:
         """How many changed records went from temiz to zararli (the rest went the other way)."""
         return sum(1 for no in self.changed if self.after[no] == HARMFUL)
+
+
+def _check_yardstick(yardstick):
+    """The record numbers of a two-run difference (possibly none), as a tuple."""
+    if isinstance(yardstick, (str, bytes, Mapping)) or not hasattr(yardstick, "__iter__"):
+        raise TypeError(f"yardstick must be the record numbers of a two-run difference (what "
+                        f"two_run_difference returns), got {type(yardstick).__name__}")
+    return tuple(yardstick)
 
 
 def _check_settings(settings):
@@ -145,7 +157,7 @@ def probe(records, change: str | Callable[[Record], Record], seed: int = SEED,
                  records, twins)
 
 
-def two_run_difference(records, seed=SEED, **judge_settings):
+def two_run_difference(records, seed: int = SEED, **judge_settings) -> tuple:
     """Record numbers the judge decides differently at ``seed`` and ``seed + 1`` (notebook 04's
     two-run difference): the yardstick a probe is compared with (notebook 11)."""
     records = check_records(records)
@@ -159,13 +171,16 @@ LENGTH_SEEDS = range(SEED, SEED + 1000)
 """The judge seeds of the length-controlled score: notebook 06's 1,000 seeds."""
 
 
-def with_length(record, on):
-    """``record`` with ``excessive_length`` set to ``on`` and nothing else changed."""
+def with_length(record: Record, on: bool) -> Record:
+    """``record`` with ``excessive_length`` set to ``on`` and nothing else changed (notebook
+    11; a helper, unchecked)."""
     return replace(record, features=Flags({**record.features, "excessive_length": bool(on)}))
 
 
-def describe_twin(record, twin_record):
+def describe_twin(record: Record, twin_record: Record) -> str:
     """What differs between a record and its twin, one short line a field (notebook 11)."""
+    check_record(record)
+    check_instance("twin_record", twin_record, Record)
     lines = []
     for name in ("cls", "source", "text", "length"):
         a, b = getattr(record, name), getattr(twin_record, name)
@@ -178,7 +193,7 @@ def describe_twin(record, twin_record):
     return "\n".join(lines) or "no difference"
 
 
-def cue_inside(records, seed=SEED, **judge_settings):
+def cue_inside(records, seed: int = SEED, **judge_settings) -> tuple:
     """Record numbers whose decision the length cue makes, seen from inside: the judge with its
     spurious table against the same judge with ``spurious={}``, same seed (notebook 11)."""
     records = check_records(records)
@@ -189,7 +204,7 @@ def cue_inside(records, seed=SEED, **judge_settings):
     return tuple(r.no for r in records if a[r.no] != b[r.no])
 
 
-def length_controlled(records, seeds=LENGTH_SEEDS, **judge_settings):
+def length_controlled(records, seeds=LENGTH_SEEDS, **judge_settings) -> dict:
     """Mean agreement with the human label over ``seeds`` with the length flag held fixed
     (notebook 11): every record judged as it is, with ``excessive_length`` off and with it on.
 
@@ -209,8 +224,15 @@ def length_controlled(records, seeds=LENGTH_SEEDS, **judge_settings):
     return out
 
 
-def fair_table(scores):
+FAIR_KEYS = ("as is", "flag off", "flag on", "filter")
+"""The keys of what ``length_controlled`` returns."""
+
+
+def fair_table(scores: dict) -> str:
     """The length-controlled agreements and the judge's lead over the filter (notebook 11)."""
+    if not isinstance(scores, Mapping) or set(scores) != set(FAIR_KEYS):
+        raise TypeError(f"scores must be what length_controlled returns: a mapping with the "
+                        f"keys {', '.join(map(repr, FAIR_KEYS))}, got {type(scores).__name__}")
     lines = [f"{'length flag':<12}{'judge':>8}{'filter':>8}{'lead':>9}"]
     for name in ("as is", "flag off", "flag on"):
         lines.append(f"{name:<12}{scores[name]:>8.4f}{scores['filter']:>8.4f}"
@@ -218,10 +240,13 @@ def fair_table(scores):
     return "\n".join(lines)
 
 
-def moved_table(probes, yardstick=None):
+def moved_table(probes, yardstick: tuple | None = None) -> str:
     """One line a probe: decisions moved (clean and harmful records), how many of them went to
     zararli, and the shift of mean P(zararli); then the judge's own two-run difference, the
     record numbers ``yardstick`` (notebook 11)."""
+    probes = check_items("probes", probes, Probe)
+    if yardstick is not None:
+        _check_yardstick(yardstick)
     lines = [f"{'change':<10}{'moved':>6}{'clean':>7}{'harmful':>9}{'to zararli':>12}"
              f"{'shift P(zararli)':>18}"]
     for p in probes:
@@ -234,15 +259,22 @@ def moved_table(probes, yardstick=None):
     return "\n".join(lines)
 
 
-def moved_counts(probes, yardstick):
-    """``{change: decisions moved, ..., "new seed": two-run difference}`` for the figure."""
+def moved_counts(probes, yardstick) -> dict:
+    """``{change: decisions moved, ..., "new seed": two-run difference}`` for the figure
+    (notebook 11)."""
+    probes = check_items("probes", probes, Probe)
+    yardstick = _check_yardstick(yardstick)
     return {**{p.change: len(p.changed) for p in probes}, "new seed": len(yardstick)}
 
 
-def plot_moved(counts):
-    """Bars: decisions moved per change, per temperature, beside the two-run difference.
-
-    ``counts`` maps a temperature label to ``{change name: moved, "new seed": moved}``."""
+def plot_moved(counts: dict):
+    """Bars: decisions moved per change, per temperature, beside the two-run difference
+    (notebook 11).  ``counts`` maps a temperature label to what ``moved_counts`` returns."""
+    if not isinstance(counts, Mapping) or not counts or not all(
+            isinstance(v, Mapping) and list(v) == list(next(iter(counts.values())))
+            for v in counts.values()):
+        raise TypeError("counts must be a non-empty mapping temperature label -> what "
+                        "moved_counts returns (the same changes for every label)")
     import matplotlib.pyplot as plt
 
     groups = list(counts)

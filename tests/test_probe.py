@@ -20,7 +20,8 @@ import pytest
 import lessonlib as L
 from lessonlib import probe as probe_fn
 from lessonlib.exercises import step11
-from lessonlib.probe import cue_inside, describe_twin, length_controlled, twin, two_run_difference
+from lessonlib.probe import (cue_inside, describe_twin, fair_table, length_controlled, moved_counts,
+                             moved_table, plot_moved, twin, two_run_difference)
 from lesson_defs import record
 
 RECORDS = L.make_records()
@@ -272,3 +273,35 @@ def test_check_long_twin(capsys):
                   lambda r: replace(right(r), source="user"), lambda r: 1 / 0):
         assert step11.check_long_twin(wrong) is False
         assert said(capsys).startswith("Not yet: ")
+
+
+@pytest.mark.parametrize("call, error, param", [
+    (lambda: twin(RECORDS[0], "verbosity"), ValueError, "change"),
+    (lambda: twin("record", "length"), TypeError, "record"),
+    (lambda: describe_twin(RECORDS[0], None), TypeError, "twin_record"),
+    (lambda: describe_twin(None, RECORDS[0]), TypeError, "record"),
+    (lambda: moved_table([1, 2]), TypeError, "probes"),
+    (lambda: moved_table([]), ValueError, "probes"),
+    (lambda: moved_table([probe_fn(SMALL, "text")], yardstick=5), TypeError, "yardstick"),
+    (lambda: moved_counts(probe_fn(SMALL, "text"), ()), TypeError, "probes"),
+    (lambda: moved_counts([probe_fn(SMALL, "text")], "16"), TypeError, "yardstick"),
+    (lambda: fair_table({"as is": 0.9}), TypeError, "scores"),
+    (lambda: plot_moved({}), TypeError, "counts"),
+    (lambda: plot_moved({"0.3": {"length": 1}, "0": {"text": 0}}), TypeError, "counts"),
+], ids=["twin-name", "twin-record", "describe-twin", "describe-record", "table-not-probes",
+        "table-empty", "table-yardstick", "counts-one-probe", "counts-yardstick", "fair-keys",
+        "plot-empty", "plot-mismatch"])
+def test_the_notebook_helpers_check_their_arguments(call, error, param):
+    with pytest.raises(error) as caught:
+        call()
+    assert param in str(caught.value)
+
+
+def test_the_notebook_helpers_print_within_80_columns():
+    probes = [probe_fn(SMALL, c) for c in ("length", "text", "source")]
+    text = moved_table(probes, two_run_difference(SMALL)) + "\n" + fair_table(
+        dict(zip(("as is", "flag off", "flag on", "filter"), (0.855, 0.8367, 0.4279, 0.825))))
+    assert max(map(len, text.splitlines())) <= 80
+    assert moved_counts(probes, (3, 4)) == {"length": len(probes[0].changed),
+                                            "text": len(probes[1].changed),
+                                            "source": len(probes[2].changed), "new seed": 2}
