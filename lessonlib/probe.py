@@ -20,6 +20,7 @@ module's other names are imported from it directly, e.g.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
@@ -33,9 +34,9 @@ from .records import (CLASSES, SEED, SOURCES, TEXTS, Flags, Record, check_record
                       check_records)
 from .simulator import CUE_TABLE, SPURIOUS, TEMPERATURE, label_probabilities
 
-__all__ = ["CHANGES", "JUDGE_SETTINGS", "LENGTH_SEEDS", "Probe", "probe", "twin",
+__all__ = ["CHANGES", "JUDGE_SETTINGS", "LENGTH_SEEDS", "Probe", "probe", "twin", "harmful_probability",
            "with_length", "describe_twin", "two_run_difference", "cue_inside",
-           "length_controlled", "FAIR_KEYS", "fair_table", "moved_table", "moved_counts",
+           "length_controlled", "FAIR_KEYS", "fair_table", "moved_table", "probability_table", "moved_counts",
            "plot_moved"]
 
 CHANGES = ("length", "text", "source")
@@ -134,6 +135,14 @@ def _p_harmful(records, settings):
     args = (settings.get("temperature", TEMPERATURE), settings.get("cues", CUE_TABLE),
             settings.get("spurious", SPURIOUS))
     return [label_probabilities(build_prompt(r, guideline), *args)[HARMFUL] for r in records]
+
+
+def harmful_probability(records, **judge_settings) -> dict:
+    """Record number -> P(zararli) the judge gives the record's prompt (notebook 11): what
+    ``probe`` averages into its shift (at temperature 0: 1 or 0)."""
+    records = check_records(records)
+    _check_settings(judge_settings)
+    return dict(zip((r.no for r in records), _p_harmful(records, judge_settings)))
 
 
 def probe(records, change: str | Callable[[Record], Record], seed: int = SEED,
@@ -256,6 +265,26 @@ def moved_table(probes, yardstick: tuple | None = None) -> str:
     if yardstick is not None:
         lines.append(f"{'new seed':<10}{len(yardstick):>6}   (the judge's own two-run "
                      "difference)")
+    return "\n".join(lines)
+
+
+def probability_table(probabilities: dict, rows: dict) -> str:
+    """How many records of each row sit at each value of P(zararli), to 4 places (notebook 11).
+
+    ``probabilities``: what ``harmful_probability`` returns; ``rows``: name -> record numbers."""
+    if not isinstance(probabilities, Mapping) or not probabilities:
+        raise TypeError("probabilities must be what harmful_probability returns: a non-empty "
+                        "mapping record number -> P(zararli)")
+    if not isinstance(rows, Mapping) or not all(
+            not isinstance(v, (str, Mapping)) and hasattr(v, "__iter__")
+            and all(n in probabilities for n in v) for v in rows.values()):
+        raise TypeError("rows must be a mapping name -> record numbers, each one of the "
+                        "numbers in probabilities")
+    levels = sorted({round(v, 4) for v in probabilities.values()})
+    lines = [f"{'P(zararli)':<10}" + "".join(f"{v:>8.4f}" for v in levels)]
+    for name, numbers in rows.items():
+        counts = Counter(round(probabilities[n], 4) for n in numbers)
+        lines.append(f"{name:<10}" + "".join(f"{counts.get(v, 0):>8}" for v in levels))
     return "\n".join(lines)
 
 

@@ -20,7 +20,8 @@ import pytest
 import lessonlib as L
 from lessonlib import probe as probe_fn
 from lessonlib.exercises import step11
-from lessonlib.probe import (cue_inside, describe_twin, fair_table, length_controlled, moved_counts,
+from lessonlib.probe import (cue_inside, describe_twin, fair_table, harmful_probability,
+                             length_controlled, moved_counts, probability_table,
                              moved_table, plot_moved, twin, two_run_difference)
 from lesson_defs import record
 
@@ -305,3 +306,27 @@ def test_the_notebook_helpers_print_within_80_columns():
     assert moved_counts(probes, (3, 4)) == {"length": len(probes[0].changed),
                                             "text": len(probes[1].changed),
                                             "source": len(probes[2].changed), "new seed": 2}
+
+
+@pytest.mark.parametrize("temperature", [0.0, 0.3, 1.5])
+def test_harmful_probability_is_the_scoring_rule(temperature):
+    got = harmful_probability(SMALL, temperature=temperature)
+    assert list(got) == [r.no for r in SMALL]
+    for r in SMALL:
+        assert got[r.no] == pytest.approx(p_harmful(r, temperature), abs=1e-12)
+    with pytest.raises(TypeError, match="judge_settings"):
+        harmful_probability(SMALL, seed=1)
+
+
+def test_probability_table_counts_the_records_at_each_level():
+    p = {1: 0.0048, 2: 0.79141, 3: 0.79139, 4: 1.0}
+    got = probability_table(p, {"all": [1, 2, 3, 4], "some": (2, 3), "none": ()})
+    assert got.splitlines() == [
+        "P(zararli)  0.0048  0.7914  1.0000",
+        "all              1       2       1",
+        "some             0       2       0",
+        "none             0       0       0"]
+    with pytest.raises(TypeError, match="rows"):
+        probability_table(p, {"x": [5]})
+    with pytest.raises(TypeError, match="probabilities"):
+        probability_table({}, {})
