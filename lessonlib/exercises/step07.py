@@ -94,3 +94,7 @@ def check_cold_fbr_band(answer):
     return _say(False, "not that band. Run the judge at temperature 0, take one decision per "
                        "record from it and from the filter, and pass both to "
                        "paired_bootstrap with figure='false_block_rate'.")
+
+
+ANSWERS = {"check_records_to_label": records_to_label, "check_cold_fbr_band": cold_fbr_band}
+"""Each check and the function computing its right answer."""
