@@ -11,8 +11,7 @@ One module per lesson step, in the lesson's words (the notebook that uses it fir
 * :mod:`lessonlib.many`      - 06: many judge runs at once (numpy)
 * :mod:`lessonlib.sample`    - 07: the records are a sample too: paired test, records' band
 * :mod:`lessonlib.panel`     - 09: a panel of judges: quorum, aggregate, min_agreement
-* :mod:`lessonlib.probe`     - 11: probing the judge from outside with counterfactual twins
-  (``lessonlib.probe`` is the function; import the module's other names from it directly)
+* :mod:`lessonlib.probing`   - 11: probing the judge from outside with counterfactual twins
 
 The core path (records to report) is pure Python; nothing calls a network.
 """
@@ -26,7 +25,7 @@ from .records import (CLASS_SHARE, CLASSES, FEATURES, PROFILE, SEED, SOURCE_SHAR
 from .report import (Lesson, class_block, comparison_block, comparison_rows, lesson,
                      sample_call_block)
 from .panel import DIVERSE, JUDGES, AskReply, JudgeSpec, Panel, PanelRun, judge_models
-from .probe import probe
+from .probing import probe
 from .raters import cohen_kappa, fleiss_kappa, krippendorff_alpha
 from .simulator import (CUE_TABLE, FLAG_WORD, FREE_FORM, LABELS, MAX_OUTPUT, PRIOR,
                         RATE_LIMIT_EVERY, SOURCE_WORD, SPURIOUS, WINDOW, PromptPlan, Reply,

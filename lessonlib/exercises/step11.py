@@ -6,7 +6,7 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
-from ..probe import probe, twin, with_length
+from ..probing import probe, twin, with_length
 from ..records import SEED, Record, make_records
 from ._common import _is_number, _say
 

@@ -1,4 +1,4 @@
-"""lessonlib.probe (notebook 11): counterfactual twins asked of the same judge.
+"""lessonlib.probing (notebook 11): counterfactual twins asked of the same judge.
 
 Expectations are derived by hand from the definitions: ``before`` and ``after`` are two
 ``run_judge`` runs (records, then twins built here with dataclasses.replace), ``changed`` the
@@ -20,7 +20,7 @@ import pytest
 import lessonlib as L
 from lessonlib import probe as probe_fn
 from lessonlib.exercises import step11
-from lessonlib.probe import (cue_inside, describe_twin, fair_table, harmful_probability,
+from lessonlib.probing import (cue_inside, describe_twin, fair_table, harmful_probability,
                              length_controlled, moved_counts, probability_table,
                              moved_table, plot_moved, twin, two_run_difference)
 from lesson_defs import record
@@ -221,7 +221,7 @@ def test_bad_input_meets_a_clear_error(call, error, param, allowed):
 
 def test_a_change_that_fails_is_found_before_the_judge_is_asked(monkeypatch):
     asked = []
-    module = sys.modules["lessonlib.probe"]     # lessonlib.probe itself is the function
+    module = sys.modules["lessonlib.probing"]
     monkeypatch.setattr(module, "run_judge", lambda *a, **k: asked.append(1))
     with pytest.raises(ValueError):
         probe_fn(SMALL, lambda r: replace(r, no=0) if r.no == 40 else r)

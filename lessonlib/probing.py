@@ -13,9 +13,7 @@ Record -> Record or one of the names in :data:`CHANGES`:
 * ``"source"``: the source moved to the next one in ``SOURCES`` order (user -> retrieved_document
   -> tool_output -> user).
 
-Note on names: ``lessonlib.probe`` is the function (``from lessonlib import probe``); the
-module's other names are imported from it directly, e.g.
-``from lessonlib.probe import length_controlled``.
+The module is ``lessonlib.probing``; its door is the function ``lessonlib.probe``.
 """
 
 from __future__ import annotations
