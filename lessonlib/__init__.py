@@ -9,6 +9,7 @@ One module per lesson step, in the lesson's words (the notebook that uses it fir
 * :mod:`lessonlib.judge`     - 03: the model-as-judge built on the simulator
 * :mod:`lessonlib.report`    - 02-06: the lesson's printed blocks
 * :mod:`lessonlib.many`      - 06: many judge runs at once (numpy)
+* :mod:`lessonlib.score`     - 08: the judge's score: ROC/AUC, calibration, a cascade
 * :mod:`lessonlib.panel`     - 09: a panel of judges: quorum, aggregate, min_agreement
 
 The core path (records to report) is pure Python; nothing calls a network.
@@ -24,6 +25,8 @@ from .report import (Lesson, class_block, comparison_block, comparison_rows, les
                      sample_call_block)
 from .panel import DIVERSE, JUDGES, AskReply, JudgeSpec, Panel, PanelRun, judge_models
 from .raters import cohen_kappa, fleiss_kappa, krippendorff_alpha
+from .score import (CalibrationRow, CascadeRun, brier, calibration_table, cascade,
+                    judge_probabilities, roc_auc)
 from .simulator import (CUE_TABLE, FLAG_WORD, FREE_FORM, LABELS, MAX_OUTPUT, PRIOR,
                         RATE_LIMIT_EVERY, SOURCE_WORD, SPURIOUS, WINDOW, PromptPlan, Reply,
                         SimulatedModel, tokenize)
