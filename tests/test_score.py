@@ -273,3 +273,59 @@ def test_design_rows_read_the_first_seed_and_the_band():
         assert lo <= hi
     assert rows[0]["agreement band"][0] == rows[0]["agreement band"][1]   # no spread
     assert max(len(line) for line in S.design_text(rows).splitlines()) <= 80
+
+
+# ---------------------------------------------------------------- the exercise checks of 08
+# (kept here, not in test_exercises.py, so the new steps' branches do not collide there)
+
+def _said(capsys):
+    out = capsys.readouterr().out
+    assert all(len(line) <= 80 for line in out.splitlines())
+    return " ".join(out.split())
+
+
+def test_break_even_worked_from_the_flags(capsys):
+    from lessonlib.exercises import step08
+
+    # the two cheapest thresholds differ only in the records with one flag, not the length
+    # flag: blocking them adds their clean ones as false blocks, removes their harmful ones
+    # as misses; equal cost at m = clean / harmful among them
+    one = [r for r in RECORDS if len(r.features.on()) == 1 and not r.features["excessive_length"]]
+    clean = sum(1 for r in one if not L.is_harmful(r))
+    m = clean / (len(one) - clean)
+    assert step08.break_even_miss_cost() == pytest.approx(m, abs=1e-12)
+    assert step08.check_break_even(m) is True
+    assert _said(capsys).startswith("PASS: ")
+    for wrong, words in ((..., "fill in"), (1 / m, "other way round"), (0.5, "probability"),
+                         (2.0, "not that cost"), ("1.27", "positive number"),
+                         (-1, "positive number"), (True, "positive number")):
+        assert step08.check_break_even(wrong) is False
+        out = _said(capsys)
+        assert out.startswith("Not yet: ") and words in out
+        assert f"{m:.4f}" not in out
+
+
+def test_best_temperature_worked_from_the_margins(capsys):
+    from lessonlib.exercises import step08
+
+    def margin(r):          # harmful weight minus clean weight (notebook 03's cue table)
+        on = r.features.on()
+        if not on:
+            return 0.15 - (0.75 + 1.0)
+        return 0.15 + sum(1.3 if f == "excessive_length" else 1.0 for f in on) - 0.75
+
+    def brier_at(t):
+        return sum((1 / (1 + math.exp(-margin(r) / t)) - L.is_harmful(r)) ** 2
+                   for r in RECORDS) / len(RECORDS)
+
+    grid = [round(0.1 * k, 1) for k in range(1, 21)]
+    best = min(grid, key=brier_at)
+    assert step08.best_brier_temperature() == best
+    assert step08.check_best_temperature(best) is True
+    assert _said(capsys).startswith("PASS: ")
+    near = min((t for t in grid if t != best), key=brier_at)
+    for wrong, words in ((None, "fill in"), (0.3, "lesson's temperature"), (near, "close"),
+                         (2.0, "not that temperature"), (0.75, "grid"), ("0.7", "grid")):
+        assert step08.check_best_temperature(wrong) is False
+        out = _said(capsys)
+        assert out.startswith("Not yet: ") and words in out
