@@ -19,14 +19,16 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ._checks import check_collection, check_int, check_number, check_seed, check_str
+from ._checks import (check_choice, check_collection, check_int, check_number, check_seed,
+                      check_str)
 from .criteria import DEFAULT_RULES, make_rule_filter
-from .judge import CLEAN, GUIDELINE, HARMFUL, JudgeRun, build_prompt, run_judge
-from .records import SEED, check_record, check_records, is_harmful
-from .simulator import (CUE_TABLE, MAX_OUTPUT, PRIOR, SPURIOUS, TEMPERATURE,
+from .judge import (CLEAN, GUIDELINE, HARMFUL, UNREADABLE_RULES, JudgeRun, build_prompt,
+                    run_judge)
+from .records import SEED, Record, check_record, check_records, is_harmful
+from .simulator import (CUE_TABLE, MAX_OUTPUT, PRIOR, SPURIOUS, TEMPERATURE, SimulatedModel,
                         label_probabilities, label_scores, tokenize)
 
 __all__ = ["judge_probabilities", "roc_auc", "brier", "calibration_table", "cascade",
@@ -35,8 +37,10 @@ __all__ = ["judge_probabilities", "roc_auc", "brier", "calibration_table", "casc
 
 # ---------------------------------------------------------------------------------- the score
 
-def judge_probabilities(records, temperature: float = TEMPERATURE, guideline: str = GUIDELINE,
-                        cues=CUE_TABLE, spurious=SPURIOUS, prior=PRIOR) -> dict[int, float]:
+def judge_probabilities(records: Iterable[Record], temperature: float = TEMPERATURE,
+                        guideline: str = GUIDELINE, cues: Mapping[str, str] = CUE_TABLE,
+                        spurious: Mapping[str, str] = SPURIOUS,
+                        prior: Mapping[str, float] = PRIOR) -> dict[int, float]:
     """{record number: P(zararli)} for the judge with these settings (notebook 08).
 
     Exactly ``label_probabilities(build_prompt(record, guideline), temperature, cues, spurious,
@@ -98,7 +102,7 @@ def _check_values(name, values, n, *, unit=False):
 
 # --------------------------------------------------------------------- ranking and calibration
 
-def roc_auc(truth, scores) -> float:
+def roc_auc(truth: Iterable[bool], scores: Iterable[float]) -> float:
     """Area under the ROC curve of ``scores`` against ``truth`` (notebook 08).
 
     The share of (harmful, clean) pairs in which the harmful record has the higher score,
@@ -120,7 +124,7 @@ def roc_auc(truth, scores) -> float:
     return twice_wins / (2 * pos_total * (len(truth) - pos_total))
 
 
-def brier(truth, probs) -> float:
+def brier(truth: Iterable[bool], probs: Iterable[float]) -> float:
     """The Brier score: the mean of (P(zararli) - outcome)^2, outcome 1 for harmful (notebook 08).
 
     0 is perfect; always saying 0.5 scores 0.25.  Equals ``sklearn.metrics.brier_score_loss``.
@@ -142,7 +146,8 @@ class CalibrationRow:
     observed: float
 
 
-def calibration_table(truth, probs, n_bins: int = 10) -> list[CalibrationRow]:
+def calibration_table(truth: Iterable[bool], probs: Iterable[float],
+                      n_bins: int = 10) -> list[CalibrationRow]:
     """The reliability diagram as rows, one per non-empty bin (notebook 08).
 
     ``n_bins`` equal-width bins over [0, 1], as ``sklearn.calibration.calibration_curve(...,
@@ -215,7 +220,7 @@ class CascadeRun:
         """Records sent to a person."""
         return len(self.escalated)
 
-    def decide(self, record) -> bool:
+    def decide(self, record: Record) -> bool:
         """True when the cascade labelled ``record`` harmful; a record it did not see is
         refused (so ``lessonlib.measure`` works on a cascade run)."""
         check_record(record)
@@ -245,11 +250,11 @@ def _check_band(low, high):
     return low, high
 
 
-def cascade(records, seed: int = SEED, temperature: float = TEMPERATURE,
-            guideline: str = GUIDELINE, cues=CUE_TABLE, spurious=SPURIOUS,
-            max_output: int = MAX_OUTPUT, *, unreadable_as: str = "clean",
-            rules=DEFAULT_RULES, low: float | None = None,
-            high: float | None = None) -> CascadeRun:
+def cascade(records: Iterable[Record], seed: int = SEED, temperature: float = TEMPERATURE,
+            guideline: str = GUIDELINE, cues: Mapping[str, str] = CUE_TABLE,
+            spurious: Mapping[str, str] = SPURIOUS, max_output: int = MAX_OUTPUT, *,
+            unreadable_as: str = "clean", rules: Iterable[str] = DEFAULT_RULES,
+            low: float | None = None, high: float | None = None) -> CascadeRun:
     """The rule filter first, the judge on the rest (notebook 08).
 
     A record the filter (``rules``; ``()`` lets everything through) blocks is harmful, with
@@ -270,10 +275,10 @@ def cascade(records, seed: int = SEED, temperature: float = TEMPERATURE,
     if passed:
         judge = run_judge(passed, seed, temperature, guideline, cues, spurious, max_output,
                           unreadable_as=unreadable_as)
-    else:   # the judge's arguments are still checked at the door
+    else:   # no judge call, but its arguments are still checked at the door
         check_str("guideline", guideline)
-        run_judge(records[:1], seed, temperature, guideline, cues, spurious, max_output,
-                  unreadable_as=unreadable_as)
+        check_choice("unreadable_as", unreadable_as, UNREADABLE_RULES)
+        SimulatedModel(temperature, cues, spurious, max_output=max_output)
     escalated = ()
     if band is not None and passed:
         probs = judge_probabilities(passed, temperature, guideline, cues, spurious)

@@ -382,6 +382,13 @@ ROWS.update({
             ">= 0", "negative temperature"),
         Bad("cascade", lambda m: m.cascade(RECS, unreadable_as="skip"), ValueError,
             "unreadable_as", "'clean'", "unknown rule"),
+        *[Bad("cascade", lambda m, b=b: m.cascade(RECS[1:], **b), error, param, allowed,
+              "nothing passes the filter: " + note)
+          for b, error, param, allowed, note in (
+              (dict(temperature=-1), ValueError, "temperature", ">= 0", "negative temperature"),
+              (dict(unreadable_as="skip"), ValueError, "unreadable_as", "'clean'", "bad rule"),
+              (dict(guideline=3), TypeError, "guideline", "", "int guideline"),
+              (dict(max_output=0), ValueError, "max_output", ">= 1", "max_output 0"))],
         Bad("cascade", lambda m: m.cascade(RECS, low=0.9, high=0.1), ValueError, "low",
             "out of order", "thresholds out of order"),
         Bad("cascade", lambda m: m.cascade(RECS, low=0.1), ValueError, "high",
