@@ -329,3 +329,33 @@ def test_best_temperature_worked_from_the_margins(capsys):
         assert step08.check_best_temperature(wrong) is False
         out = _said(capsys)
         assert out.startswith("Not yet: ") and words in out
+
+
+# ---------------------------------------------------------------- the study helpers' output
+
+def test_texts_fit_80_columns_and_the_pictures_draw_the_points():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    probs = L.judge_probabilities(RECORDS)
+    truth, scores = S.aligned(RECORDS, probs)
+    tables = S.variant_tables(RECORDS, {"lesson": {}, "no cue": {"spurious": {}}})
+    texts = [S.groups_text(S.score_groups(RECORDS, probs)),
+             S.cost_text(S.threshold_costs(truth, scores), S.best_threshold(truth, scores)),
+             S.calibration_text(L.calibration_table(truth, scores)), S.variants_text(tables)]
+    for text in texts:
+        assert max(len(line) for line in text.splitlines()) <= 80
+    assert texts[1].count("<- lowest") == 1
+    points = S.roc_points(truth, scores)
+    fig = S.plot_roc(truth, scores, {"filter": (0.1, 0.8, 0.7)})
+    curve = fig.axes[0].lines[0]
+    assert list(curve.get_xdata()) == [p[1] for p in points]
+    assert list(curve.get_ydata()) == [p[2] for p in points]
+    assert L.roc_auc(truth, scores) == pytest.approx(
+        sum((x1 - x0) * (y0 + y1) / 2 for (_, x0, y0, _), (_, x1, y1, _)
+            in zip(points, points[1:])), abs=1e-12)      # the AUC is the area under the points
+    fig2 = S.plot_reliability(tables)
+    assert len(fig2.axes[0].collections) == 2
+    plt.close("all")
