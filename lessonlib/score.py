@@ -63,7 +63,9 @@ def judge_probabilities(records: Iterable[Record], temperature: float = TEMPERAT
 # ------------------------------------------------------------------------- checks of the doors
 
 def _is_bool(value):
-    return isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", "") == "b"
+    """A bool, or a numpy bool scalar (not an array of them)."""
+    return isinstance(value, bool) or (getattr(value, "shape", None) == ()
+                                       and getattr(value.dtype, "kind", "") == "b")
 
 
 def _check_truth(truth, *, both=False):

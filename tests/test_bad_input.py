@@ -350,6 +350,8 @@ ROWS.update({
               (("TF", [0.1, 0.2]), TypeError, "truth", "bools", "a string"),
               (([1, 0], [0.1, 0.2]), TypeError, "truth", "bools", "ints for bools"),
               (([True, None], [0.1, 0.2]), TypeError, "truth", "bools", "None in truth"),
+              (([[True, False], [False, True]], [0.1, 0.2]), TypeError, "truth", "bools",
+               "rows for bools"),
               (([True, False], [0.1, NAN]), ValueError, "scores" if fn == "roc_auc" else "probs",
                "", "NaN score"),
               (([True, False], [0.1, "a"]), TypeError, "scores" if fn == "roc_auc" else "probs",
