@@ -22,14 +22,14 @@ import numbers
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ._checks import (check_choice, check_collection, check_int, check_number, check_seed,
-                      check_str)
+from ._checks import (check_choice, check_collection, check_int, check_label_table,
+                      check_number, check_seed, check_str)
 from .criteria import DEFAULT_RULES, make_rule_filter
 from .judge import (CLEAN, GUIDELINE, HARMFUL, UNREADABLE_RULES, JudgeRun, build_prompt,
                     run_judge)
 from .records import SEED, Record, check_record, check_records, is_harmful
-from .simulator import (CUE_TABLE, MAX_OUTPUT, PRIOR, SPURIOUS, TEMPERATURE, SimulatedModel,
-                        label_probabilities, label_scores, tokenize)
+from .simulator import (CUE_TABLE, LABELS, MAX_OUTPUT, PRIOR, SPURIOUS, TEMPERATURE,
+                        SimulatedModel, label_probabilities, label_scores, tokenize)
 
 __all__ = ["judge_probabilities", "roc_auc", "brier", "calibration_table", "cascade",
            "CascadeRun", "CalibrationRow"]
@@ -50,13 +50,17 @@ def judge_probabilities(records: Iterable[Record], temperature: float = TEMPERAT
     """
     records = check_records(records)
     check_str("guideline", guideline)
+    relevant = (set(check_label_table("cues", cues, LABELS))
+                | set(check_label_table("spurious", spurious, LABELS)))
     out, seen = {}, {}
     for record in records:
-        prompt = build_prompt(record, guideline)
-        if prompt not in seen:
-            seen[prompt] = label_probabilities(prompt, temperature, cues, spurious,
-                                               prior)[HARMFUL]
-        out[record.no] = seen[prompt]
+        # the weights depend only on the cue tokens, in order: ask once per such sequence
+        # (its tokens are pieces of at most five characters, so they tokenize to themselves;
+        # the first ask checks the settings, before any other work)
+        key = " ".join(t for t in tokenize(build_prompt(record, guideline)) if t in relevant)
+        if key not in seen:
+            seen[key] = label_probabilities(key, temperature, cues, spurious, prior)[HARMFUL]
+        out[record.no] = seen[key]
     return out
 
 

@@ -341,6 +341,12 @@ ROWS.update({
             ValueError, "prior", "zararli", "missing label"),
         Bad("judge_probabilities", lambda m: m.judge_probabilities(RECS, cues={"x": "kotu"}),
             ValueError, "cues", "unknown label"),
+        Bad("judge_probabilities", lambda m: m.judge_probabilities(RECS, cues=5), TypeError,
+            "cues", "mapping", "int cues"),
+        Bad("judge_probabilities", lambda m: m.judge_probabilities(RECS, spurious=["asiri"]),
+            TypeError, "spurious", "mapping", "a list"),
+        Bad("judge_probabilities", lambda m: m.judge_probabilities(RECS, prior=None),
+            TypeError, "prior", "mapping", "None prior"),
         *[Bad(fn, lambda m, fn=fn, a=a: getattr(m, fn)(*a), error, param, allowed, note)
           for fn in ("roc_auc", "brier", "calibration_table")
           for a, error, param, allowed, note in (

@@ -50,12 +50,20 @@ def sk_curve(truth, probs, n_bins):
 
 # ---------------------------------------------------------------- the score
 
-@pytest.mark.parametrize("settings_", SETTINGS, ids=str)
+ODD_CUES = {",": "zararli", "YONER": "zararli", "kayit": "temiz", "ma": "zararli", "?": "temiz",
+            "yonerge": "zararli", "a b": "zararli", "gizli": "temiz", "yoner": "zararli"}
+
+
+@pytest.mark.parametrize("settings_", SETTINGS + [
+    dict(cues=ODD_CUES), dict(cues={}, spurious={}), dict(spurious={"yoner": "temiz"}),
+    dict(guideline="Kaydi incele , tek etiket : ")], ids=str)
 def test_judge_probabilities_are_the_simulators_label_probabilities(settings_):
     probs = L.judge_probabilities(RECORDS, **settings_)
     assert list(probs) == [r.no for r in RECORDS]
+    settings_ = dict(settings_)
+    guideline = settings_.pop("guideline", L.GUIDELINE)
     for r in RECORDS:
-        expected = label_probabilities(L.build_prompt(r), **settings_)["zararli"]
+        expected = label_probabilities(L.build_prompt(r, guideline), **settings_)["zararli"]
         assert probs[r.no] == expected
 
 
