@@ -10,6 +10,7 @@ One module per lesson step, in the lesson's words (the notebook that uses it fir
 * :mod:`lessonlib.report`    - 02-06: the lesson's printed blocks
 * :mod:`lessonlib.many`      - 06: many judge runs at once (numpy)
 * :mod:`lessonlib.sample`    - 07: the records are a sample too: paired test, records' band
+* :mod:`lessonlib.score`     - 08: the judge's score: ROC/AUC, calibration, a cascade
 * :mod:`lessonlib.panel`     - 09: a panel of judges: quorum, aggregate, min_agreement
 * :mod:`lessonlib.probing`   - 11: probing the judge from outside with counterfactual twins
 
@@ -27,6 +28,8 @@ from .report import (Lesson, class_block, comparison_block, comparison_rows, les
 from .panel import DIVERSE, JUDGES, AskReply, JudgeSpec, Panel, PanelRun, judge_models
 from .probing import probe
 from .raters import cohen_kappa, fleiss_kappa, krippendorff_alpha
+from .score import (CalibrationRow, CascadeRun, brier, calibration_table, cascade,
+                    judge_probabilities, roc_auc)
 from .simulator import (CUE_TABLE, FLAG_WORD, FREE_FORM, LABELS, MAX_OUTPUT, PRIOR,
                         RATE_LIMIT_EVERY, SOURCE_WORD, SPURIOUS, WINDOW, PromptPlan, Reply,
                         SimulatedModel, tokenize)
