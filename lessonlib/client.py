@@ -527,8 +527,8 @@ class ClientReply(AskReply):
     (``retry_after``, seconds, from a 429's ``Retry-After``) and the HTTP ``requests`` it
     took (0 when read from a :class:`ReplyCache`)."""
 
-    retry_after: float | None = None
-    requests: int = 1
+    retry_after: float | None = field(default=None, repr=False)
+    requests: int = field(default=1, repr=False, compare=False)
 
 
 class ReplyCache:
