@@ -115,7 +115,8 @@ class SimulatorServer:
       Each model name keeps one rate-limit clock, as a real API counts every
       call made to a model, and :meth:`reset` sets it back to zero (a real
       API has no such button).  Each 429 carries ``Retry-After`` (whole
-      seconds, rounded up) and ``Retry-After-Ms``: ``retry_after`` seconds.
+      seconds, rounded up) and ``Retry-After-Ms`` (at least 1): ``retry_after``
+      seconds, 0 by default (the simulator refuses one call, not a stretch).
 
     It holds 64 clients at once and more (one thread per connection, a listen
     backlog of :data:`BACKLOG`).  A request body over :data:`MAX_BODY` bytes
@@ -419,7 +420,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         if retry_after is not None:
             self.send_header("Retry-After", str(math.ceil(retry_after)))
-            self.send_header("Retry-After-Ms", str(round(retry_after * 1000)))
+            # at least 1 ms: the SDK ignores a zero and waits its own back-off instead
+            self.send_header("Retry-After-Ms", str(max(1, round(retry_after * 1000))))
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         if self.close_connection:

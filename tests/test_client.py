@@ -662,7 +662,7 @@ def test_concurrent_calls_give_the_labels_and_cost_of_one_connection():
 def test_with_back_off_the_rate_limit_costs_calls_not_labels():
     """The simulator's 429s, waited out and asked again with the same seed: the labels are
     those of a run without any rate limit, at one connection or many."""
-    records = RECORDS[:80]
+    records = RECORDS[:45]
     with C.SimulatorServer(rate_limit=False) as srv:
         free = C.judge_records(srv.ask("lesson", timeout=TIMEOUT), records, max_connections=1)
     with C.SimulatorServer(retry_after=0.01) as srv:
@@ -811,8 +811,8 @@ def test_a_stateful_in_process_ask_is_refused_more_than_one_connection():
 def test_a_panel_of_http_asks_runs_side_by_side_with_the_figures_of_one_connection():
     with C.SimulatorServer(rate_limit=False) as srv:
         panel = L.Panel([srv.ask(n, timeout=TIMEOUT) for n in L.DIVERSE], quorum=2)
-        one = panel.run(RECORDS[:30], max_connections=1)
-        many = panel.run(RECORDS[:30], max_connections=8)
+        one = panel.run(RECORDS[:15], max_connections=1)
+        many = panel.run(RECORDS[:15], max_connections=8)
     assert one == many
 
 
