@@ -822,3 +822,20 @@ def test_an_error_in_one_call_stops_a_concurrent_panel_naming_judge_and_record(s
     broken.concurrent = True
     with pytest.raises(JudgeError, match="cable cut"):
         L.Panel([broken]).run(RECORDS[:20], max_connections=4)
+
+
+def test_32_simultaneous_async_sdk_requests_all_get_an_answer():
+    import asyncio
+
+    async def main(url):
+        sdk = openai.AsyncOpenAI(base_url=url, api_key="k", max_retries=0, timeout=TIMEOUT,
+                                 http_client=openai.DefaultAsyncHttpxClient(trust_env=False))
+        async with sdk:
+            replies = await asyncio.gather(*(sdk.chat.completions.create(
+                model="lesson", seed=i, messages=[{"role": "user", "content": "temiz mi"}])
+                for i in range(32)))
+        return [r.choices[0].message.content for r in replies]
+
+    with C.SimulatorServer(latency=0.05, rate_limit=False) as srv:
+        texts = asyncio.run(main(srv.base_url))
+    assert len(texts) == 32 and all(texts)
