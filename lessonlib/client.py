@@ -470,12 +470,11 @@ def fold(text):
     return bare.replace("ı", "i").lower()
 
 
-NEGATIONS = ("degil", "not", "no", "non", "never", "neither", "nor", "isnt", "hic", "yok")
+NEGATIONS = ("degil", "not", "no", "non", "never", "neither", "nor", "isnt", "yok")
 """Words (folded) that negate a label: a reply holding one is unreadable, never the label it
 negates (``degil`` also covers ``değildir``, ``değilim``; ``isnt``: "isn't" without its
 apostrophe)."""
-HEDGES = ("mi", "mu", "belki", "muhtemelen", "sanirim", "galiba", "olabilir", "emin",
-          "maybe", "perhaps", "possibly", "probably", "unsure", "uncertain", "or", "veya",
+HEDGES = ("mi", "mu", "belki", "muhtemelen", "sanirim", "galiba", "olabilir", "maybe", "perhaps", "possibly", "probably", "unsure", "uncertain", "or", "veya",
           "yoksa", "ya")
 """Words (folded) that hedge or ask (``mı``/``mi``: the Turkish question particle, ``ya da``:
 "or"): a reply holding one does not state a label plainly."""
@@ -492,6 +491,15 @@ def first_label(text):
     return next((w for w in re.findall(r"[^\W\d_]+", fold(text)) if w in LABELS), None)
 
 
+def _label_word(word):
+    """The label a folded word names: the label itself, or with the copula ``-dir``/``-tir``
+    (``temizdir``, "it is clean"); None for any other word."""
+    for stem in (word, word[:-3]):
+        if stem in LABELS and (stem == word or word[-3:] in ("dir", "tir")):
+            return stem
+    return None
+
+
 def read_reply(text):
     """Notebook 12 - the label a real model's reply states plainly, or None.
 
@@ -502,15 +510,16 @@ def read_reply(text):
     when the reply names exactly one of the two labels and nothing in it
     negates, hedges or asks: ``"Temiz değil."`` (not clean), ``"temiz/zararlı"``
     and ``"Temiz mi zararlı mı, emin değilim."`` are unreadable (None), never
-    the label they name.  For a defense, reading "not clean" as clean would
-    let a harmful record through.
+    the label they name.  A label with the copula (``temizdir``, "it is
+    clean") is read as the label.  For a defense, reading "not clean" as
+    clean would let a harmful record through.
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be reply text (str), got {type(text).__name__}")
     if "?" in text:
         return None             # a question states nothing
     words = re.findall(r"[^\W\d_]+", fold(text))
-    named = {word for word in words if word in LABELS}
+    named = {_label_word(word) for word in words} - {None}
     if len(named) != 1:
         return None             # no label, or both: two-sided
     if any(word.startswith(NEGATIONS[0]) or word in NEGATIONS or word in HEDGES
@@ -525,12 +534,13 @@ def read_reply(text):
 
 @dataclass(frozen=True)
 class ClientReply(AskReply):
-    """An :class:`AskReply` from :class:`OpenAIAsk`: plus the wait the server asked for
-    (``retry_after``, seconds, from a 429's ``Retry-After``) and the HTTP ``requests`` it
-    took (0 when read from a :class:`ReplyCache`)."""
+    """Notebook 12 - an :class:`AskReply` from :class:`OpenAIAsk`, plus the wait the server
+    asked for (``retry_after``, seconds, from a 429's ``Retry-After``), the HTTP
+    ``requests`` it took (0 when read from a :class:`ReplyCache`) and the ``raw`` reply."""
 
     retry_after: float | None = field(default=None, repr=False)
     requests: int = field(default=1, repr=False, compare=False)
+    raw: str = field(default="", repr=False)      # the reply as the model wrote it
 
 
 class ReplyCache:
@@ -610,9 +620,10 @@ class OpenAIAsk:
 
     What comes back, in the ask protocol's terms:
 
-    * a reply: its text becomes the label :func:`read_reply` finds in it (the
-      raw text when there is none), its ``usage.prompt_tokens`` the input
-      tokens, status ``'ok'``;
+    * a reply: its text becomes the label :func:`read_reply` finds in it, or
+      "" when it states none plainly (the reply as written is kept in
+      ``raw``), so no reader further on can take "Temiz değil." for temiz;
+      its ``usage.prompt_tokens`` becomes the input tokens, status ``'ok'``;
     * HTTP 429: status ``'rate_limit'``; no reply in time: status
       ``'timeout'``; a prompt longer than the model's window: status
       ``'context_overflow'``.  The text is empty, so the panel retries once
@@ -740,7 +751,7 @@ class OpenAIAsk:
         if tokens is not None and (not isinstance(tokens, int) or tokens < 0):
             raise RuntimeError(f"the server at {self.base_url} sent usage.prompt_tokens "
                                f"{tokens!r}, not a count")
-        return ClientReply(read_reply(text) or text, tokens, "ok")
+        return ClientReply(read_reply(text) or "", tokens, "ok", raw=text)
 
 
 def _retry_after(response):
@@ -820,7 +831,7 @@ class ClientRun:
     waited: float = field(default=0.0, compare=False)
     cached: int = 0
     seed: int = SEED
-    seconds: float = field(default=0.0, compare=False)     # wall time of the run
+    seconds: float = field(default=0.0, compare=False, repr=False)  # the run's wall time
 
 
 def _patient(ask, backoff, draw):

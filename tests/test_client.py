@@ -307,7 +307,8 @@ def test_read_reply_reads_real_replies(reply, label):
 @pytest.mark.parametrize("reply, label", [
     ("**temiz**", "temiz"), ("Label: zararlı", "zararli"), ("`ZARARLI`", "zararli"),
     ("Etiket: **Temiz**.", "temiz"), ("bu kaydi zararli sayiyorum", "zararli"),
-    ("> temiz", "temiz"), ("'Zararlı'", "zararli"),
+    ("> temiz", "temiz"), ("'Zararlı'", "zararli"), ("Bu kayıt temizdir.", "temiz"),
+    ("ZARARLIDIR", "zararli"), ("Eminim: zararlı.", "zararli"),
 ])
 def test_read_reply_reads_one_label_stated_plainly(reply, label):
     assert C.read_reply(reply) == label
@@ -319,6 +320,7 @@ def test_read_reply_reads_one_label_stated_plainly(reply, label):
     ("temiz/zararlı", "temiz"), ("zararlı ya da temiz", "zararli"),
     ("Temiz mi zararlı mı, emin değilim.", "temiz"), ("Belki zararlı.", "zararli"),
     ("Temiz?", "temiz"), ("zararli olabilir", "zararli"), ("**Temiz** değil", "temiz"),
+    ("Temiz değildir.", "temiz"), ("Zararlı bir şey yok.", "zararli"),
 ])
 def test_a_negated_two_sided_or_hedged_reply_is_unreadable_never_its_label(reply, trap):
     assert C.read_reply(reply) is None
@@ -839,3 +841,34 @@ def test_32_simultaneous_async_sdk_requests_all_get_an_answer():
     with C.SimulatorServer(latency=0.05, rate_limit=False) as srv:
         texts = asyncio.run(main(srv.base_url))
     assert len(texts) == 32 and all(texts)
+
+
+def _completion(content):
+    return json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+                       "choices": [{"index": 0, "finish_reason": "stop",
+                                    "message": {"role": "assistant", "content": content}}],
+                       "usage": {"prompt_tokens": 3, "completion_tokens": 2,
+                                 "total_tokens": 5}})
+
+
+@pytest.mark.parametrize("content, label", [("Temiz değil.", None), ("Zararlı değil.", None),
+                                            ("temiz/zararlı", None), ("**Zararlı**", "zararli")])
+def test_a_negated_reply_through_the_sdk_never_reaches_a_reader_as_its_label(content, label):
+    """The lesson's read_label, used by the panel, would read "Temiz değil." as temiz: the
+    ask hands it the label read_reply found, or nothing."""
+    fixed = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Fixed)
+    fixed.body, fixed.content_type = _completion(content), "application/json"
+    thread = threading.Thread(target=fixed.serve_forever, args=(0.01,), daemon=True)
+    thread.start()
+    try:
+        ask = C.OpenAIAsk(f"http://127.0.0.1:{fixed.server_address[1]}/v1", "k", "m",
+                          timeout=TIMEOUT)
+        reply = ask("temiz mi", 1)
+        assert reply.raw == content and L.read_label(reply.text) == label
+        run = L.Panel([ask], on_unreadable="abstain").run(RECORDS[:2])
+        assert run.unreadable == (2 if label is None else 0)
+        assert C.judge_records(ask, RECORDS[:2]).unreadable == (2 if label is None else 0)
+    finally:
+        fixed.shutdown()
+        fixed.server_close()
+        thread.join(timeout=TIMEOUT)
