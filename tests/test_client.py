@@ -602,7 +602,7 @@ def test_a_slow_client_does_not_stall_the_others():
 
 
 def test_server_ask_names_an_unknown_model_and_the_known_ones(server):
-    with pytest.raises(ValueError, match=r"'gpt-4o'.*|lesson, plain, wary, greedy") as info:
+    with pytest.raises(ValueError, match="model must be one this server serves") as info:
         server.ask("gpt-4o")
     assert "gpt-4o" in str(info.value) and "lesson, plain, wary, greedy" in str(info.value)
 
