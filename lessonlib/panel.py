@@ -214,11 +214,18 @@ class Panel:
             raise out["reply"]
         return out["reply"]
 
-    def run(self, records, seed=SEED, guideline=GUIDELINE):
-        """Ask every judge ``quorum`` times about every record (see the class docstring)."""
+    def run(self, records, seed=SEED, guideline=GUIDELINE, *, max_connections=1):
+        """Ask every judge ``quorum`` times about every record (see the class docstring).
+
+        ``max_connections``: calls of one pass run at once (notebook 12), for asks
+        over HTTP; an in-process SimulatedModel needs 1 (its clock keeps call order).
+        """
+        from .connections import check_connections, map_calls
+
         records = check_records(records)
         check_seed(seed)
         check_str("guideline", guideline)
+        max_connections = check_connections(max_connections, self._asks)
         prompts = [build_prompt(r, guideline) for r in records]
         n_judges, rule = len(self._asks), self._on_unreadable
         votes = [[0] * len(records) for _ in range(n_judges)]
@@ -230,11 +237,13 @@ class Panel:
                 reset()                 # once a run: the clock runs on across the samples
             guarded = [self._guarded(j, ask, r.no) for r in records]
             for s in slots:
-                for i, prompt in enumerate(prompts):
+                def answer_of(i, s=s, j=j, ask=ask, guarded=guarded):
                     try:        # a reply that is not one: name the judge and the record
-                        answer = ask_for_label(guarded[i], prompt, s)
+                        return ask_for_label(guarded[i], prompts[i], s)
                     except (TypeError, ValueError) as exc:
                         raise type(exc)(f"{exc} (from {_where(j, ask, records[i].no)})") from None
+                answers = map_calls(answer_of, range(len(prompts)), max_connections)
+                for i, answer in enumerate(answers):
                     for row, value in zip(counts, (answer.calls, answer.retried,
                                                    answer.label is None, answer.input_tokens)):
                         row[j] += value
