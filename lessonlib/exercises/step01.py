@@ -27,7 +27,7 @@ def check_flagged_clean_count(answer):
     clean = [r for r in records if not is_harmful(r)]
     truth = flagged_clean_count()
     if answer is ...:
-        return _say(False, "fill in answer in place of ...: the number of clean records "
+        return _say(False, "fill in answer: replace ... with the number of clean records "
                            "with one or more of the seven flags switched on.")
     if not _is_whole(answer):
         return _say(False, f"give a whole number of records (got {answer!r}).")
@@ -57,7 +57,7 @@ def check_unflagged_harmful_count(answer):
     records = make_records()
     truth = unflagged_harmful_count()
     if answer is ...:
-        return _say(False, "fill in answer in place of ...: the number of harmful records "
+        return _say(False, "fill in answer: replace ... with the number of harmful records "
                            "with none of the seven flags switched on.")
     if not _is_whole(answer):
         return _say(False, f"give a whole number of records (got {type(answer).__name__}).")

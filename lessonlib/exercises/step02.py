@@ -19,7 +19,7 @@ def check_corrupted_rule(rules, max_fbr=0.20):
     max_fbr = check_number("max_fbr", max_fbr, minimum=0.0)
     records = make_records()
     if rules is ...:
-        return _say(False, "fill in answer in place of ...: a tuple of flag names, the four "
+        return _say(False, "fill in answer: replace ... with a tuple of flag names, the four "
                            "default rules plus the one flag you add.")
     names = _names(rules)
     if names is None:
@@ -71,7 +71,7 @@ def check_no_rule_agreement(answer):
     truth = agreement(records, make_rule_filter(()))
     clean = sum(1 for r in records if not is_harmful(r))
     if answer is ...:
-        return _say(False, "fill in answer in place of ...: the agreement with the human label "
+        return _say(False, "fill in answer: replace ... with the agreement with the human label "
                            "of a filter that has no rules, as a share between 0 and 1.")
     if not _is_number(answer):
         return _say(False, f"give the agreement as a number between 0 and 1 (got {answer!r}).")

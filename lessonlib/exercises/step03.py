@@ -34,7 +34,7 @@ def check_flagless_probability(answer):
                     for r in records if r.cls == "clean" and len(r.features.on()) == 1
                     and r.features["excessive_length"] is False)
     if answer is ...:
-        return _say(False, "fill in answer in place of ...: the probability (between 0 and 1) "
+        return _say(False, "fill in answer: replace ... with the probability (between 0 and 1) "
                            "that the judge answers zararli, at temperature 0.30, for a record "
                            "with no flag switched on.")
     if not _is_number(answer):
@@ -71,7 +71,7 @@ def check_output_cap_unreadable(answer, max_output=1):
     """03, exercise 2: with ``max_output`` = 1, how many records stay unreadable?"""
     max_output = check_int("max_output", max_output, minimum=1)
     if answer is ...:
-        return _say(False, f"fill in answer in place of ...: how many of the 240 records "
+        return _say(False, f"fill in answer: replace ... with how many of the records "
                            f"are still unreadable after the retry when no reply may be longer "
                            f"than {max_output} output token" + ("s." if max_output > 1 else "."))
     if not _is_whole(answer):
