@@ -8,6 +8,7 @@ toward the idea, never at the code that computes the answer.
 from __future__ import annotations
 
 from ..records import is_harmful, make_records
+from .._frozen import ReadOnlyDict
 from ._common import _is_whole, _say
 
 
@@ -76,6 +77,8 @@ def check_unflagged_harmful_count(answer):
                        "count those whose seven flags are all off.")
 
 
-ANSWERS = {"check_flagged_clean_count": flagged_clean_count,
-           "check_unflagged_harmful_count": unflagged_harmful_count}
+ANSWERS = ReadOnlyDict({
+    "check_flagged_clean_count": flagged_clean_count,
+    "check_unflagged_harmful_count": unflagged_harmful_count,
+})
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -11,6 +11,7 @@ from .._checks import check_number
 from ..criteria import DEFAULT_RULES, make_rule_filter
 from ..metrics import agreement, class_recall, measure
 from ..records import FEATURES, is_harmful, make_records
+from .._frozen import ReadOnlyDict
 from ._common import _is_number, _names, _names_hint, _say
 
 
@@ -118,5 +119,8 @@ def no_rule_agreement():
     return agreement(records, make_rule_filter(()))
 
 
-ANSWERS = {"check_corrupted_rule": corrupted_rule, "check_no_rule_agreement": no_rule_agreement}
+ANSWERS = ReadOnlyDict({
+    "check_corrupted_rule": corrupted_rule,
+    "check_no_rule_agreement": no_rule_agreement,
+})
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -13,6 +13,7 @@ from ..metrics import measure
 from ..records import make_records
 from ..judge import HARMFUL
 from ..simulator import TEMPERATURE, label_probabilities
+from .._frozen import ReadOnlyDict
 from ._common import _is_number, _is_whole, _say
 
 CLOSE = 5e-5
@@ -104,6 +105,8 @@ def output_cap_unreadable(max_output=1):
     return run_judge(make_records(), max_output=max_output).unreadable
 
 
-ANSWERS = {"check_flagless_probability": flagless_probability,
-           "check_output_cap_unreadable": output_cap_unreadable}
+ANSWERS = ReadOnlyDict({
+    "check_flagless_probability": flagless_probability,
+    "check_output_cap_unreadable": output_cap_unreadable,
+})
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

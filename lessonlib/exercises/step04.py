@@ -11,6 +11,7 @@ from ..judge import run_judge
 from ..metrics import agreement, disagreements, measure, steps
 from ..records import SEED, make_records
 from ..simulator import TEMPERATURE
+from .._frozen import ReadOnlyDict
 from ._common import _is_number, _is_whole, _say
 
 COLD = 0.0
@@ -119,5 +120,8 @@ def cold_judge_steps():
     return cold_fp_steps()[0]
 
 
-ANSWERS = {"check_agreement_steps": agreement_steps, "check_cold_judge_steps": cold_judge_steps}
+ANSWERS = ReadOnlyDict({
+    "check_agreement_steps": agreement_steps,
+    "check_cold_judge_steps": cold_judge_steps,
+})
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -12,6 +12,7 @@ from ..criteria import DEFAULT_RULES, make_rule_filter
 from ..judge import run_judge
 from ..metrics import class_recall, resolution, steps
 from ..records import CLASSES, SEED, make_records
+from .._frozen import ReadOnlyDict
 from ._common import _is_number, _names, _names_hint, _say
 
 
@@ -110,6 +111,8 @@ def classes_beyond_one_step():
             and abs(steps(by_judge[c][1] - by_rule[c][1], by_rule[c][0])) > 1}
 
 
-ANSWERS = {"check_class_run_steps": class_run_steps,
-           "check_classes_beyond_one_step": classes_beyond_one_step}
+ANSWERS = ReadOnlyDict({
+    "check_class_run_steps": class_run_steps,
+    "check_classes_beyond_one_step": classes_beyond_one_step,
+})
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -10,6 +10,7 @@ from .._checks import check_number
 from ..many import run_judge_many
 from ..records import SEED, make_records
 from ..variance import criteria_figures, fbr_comparison, temperature_sweep
+from .._frozen import ReadOnlyDict
 from ._common import _is_number, _say
 
 EXERCISE_SEEDS = range(SEED, SEED + 1000)
@@ -82,6 +83,8 @@ def check_overlap_temperature(answer):
                        "where the band's low end is at or below the filter's recall.")
 
 
-ANSWERS = {"check_fbr_without_spurious": fbr_below_share_without_spurious,
-           "check_overlap_temperature": lowest_overlap_temperature}
+ANSWERS = ReadOnlyDict({
+    "check_fbr_without_spurious": fbr_below_share_without_spurious,
+    "check_overlap_temperature": lowest_overlap_temperature,
+})
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

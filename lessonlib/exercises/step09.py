@@ -10,6 +10,7 @@ from ..criteria import DEFAULT_RULES, rule_filter
 from ..panel import JUDGE_NAMES, Panel, judge_models
 from ..records import SEED, make_records
 from ..simulator import FLAG_WORD
+from .._frozen import ReadOnlyDict
 from ._common import _is_whole, _say
 
 
@@ -90,5 +91,8 @@ def vetoed():
     return len(vetoed_records())
 
 
-ANSWERS = {"check_rule_ask": rule_ask_answer, "check_vetoed": vetoed}
+ANSWERS = ReadOnlyDict({
+    "check_rule_ask": rule_ask_answer,
+    "check_vetoed": vetoed,
+})
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..panel import DIVERSE, ON_UNREADABLE, Panel, judge_models
 from ..panel_study import FREE_FORM_GUIDELINE
 from ..records import SEED, is_harmful, make_records
+from .._frozen import ReadOnlyDict
 from ._common import _is_number, _say
 
 MOVED_SEEDS = range(SEED, SEED + 200)
@@ -17,7 +18,8 @@ SHARE_SEEDS = range(SEED, SEED + 1000)
 """The panel seeds of 10's exercise 2: notebook 10's 1,000 seeds."""
 
 
-RULE_NAMES = {"fail-closed": "harmful", "fail-open": "clean", "abstain": "abstain"}
+RULE_NAMES = ReadOnlyDict({"fail-closed": "harmful", "fail-open": "clean",
+                           "abstain": "abstain"})
 """The prose's name of each ``on_unreadable`` rule: fail-closed counts an unreadable reply
 harmful, fail-open counts it clean, abstain leaves the vote out."""
 
@@ -115,5 +117,8 @@ def share_answer():
     return share_above_greedy()[0]
 
 
-ANSWERS = {"check_moved_by_rule": moved_by_name, "check_share_above_greedy": share_answer}
+ANSWERS = ReadOnlyDict({
+    "check_moved_by_rule": moved_by_name,
+    "check_share_above_greedy": share_answer,
+})
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..panel import Panel, judge_models
 from ..records import SEED, make_records
+from .._frozen import ReadOnlyDict
 from ._common import _is_whole, _say
 
 SDK_RETRIES = 2
@@ -140,5 +141,8 @@ def check_neighbour_cache(hits):
                        "second run's questions and the server's requests in between.")
 
 
-ANSWERS = {"check_sdk_retries": token_shortfall, "check_neighbour_cache": neighbour_cache_hits}
+ANSWERS = ReadOnlyDict({
+    "check_sdk_retries": token_shortfall,
+    "check_neighbour_cache": neighbour_cache_hits,
+})
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -11,6 +11,7 @@ from ..judge import run_judge
 from ..metrics import agreement
 from ..raters import RATERS, cohen_kappa, human_labels, rate, with_rates
 from ..records import SEED, make_records
+from .._frozen import ReadOnlyDict
 from ._common import _is_number, _say
 
 SUBSTANTIAL = 0.61
@@ -107,5 +108,8 @@ def check_substantial_miss(answer):
                       "well inside 'substantial', yet it lets many harmful records through.")
 
 
-ANSWERS = {"check_judge_kappa": judge_kappa, "check_substantial_miss": substantial_miss}
+ANSWERS = ReadOnlyDict({
+    "check_judge_kappa": judge_kappa,
+    "check_substantial_miss": substantial_miss,
+})
 """Each check's right answer, computed (read by tests/test_course_read.py)."""
