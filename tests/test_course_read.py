@@ -35,7 +35,8 @@ GLOSSARY = NOTEBOOKS / "GLOSSARY.md"
 
 STAGE = re.compile(r"\bthe room\b|\baudience\b|\b(?:ask|tell) the (?:room|class)\b"
                    r"|\blet the (?:room|class|students)\b"
-                   r"|\bpoint (?:at|to) the\b|^\s*(?:\*\*)?(?:say|ask|stress|point at)\b"
+                   r"|\bpoint (?:at|to) the\b|^\s*\*\*(?:say|ask the room|point at)\s*:\*\*"
+                   r"|^\s*stress\b"
                    r"|\bsay early\b|\bbe fair\b|\bgive (?:them|the class) \w+ minutes\b",
                    re.I | re.M)
 EXERCISE = re.compile(r"^## Exercise", re.M)
@@ -81,10 +82,12 @@ def test_a_stage_direction_is_found_in_any_markdown_cell_but_not_in_speaker_note
     nb = {"cells": [
         {"cell_type": "markdown", "metadata": {}, "source": "Ask the room: which wins?"},
         {"cell_type": "markdown", "metadata": notes, "source": "Point at the green line."},
+        {"cell_type": "markdown", "metadata": {}, "source": "**Say:** one step is one record."},
+        {"cell_type": "markdown", "metadata": {}, "source": "Ask yourself which judge agrees."},
         {"cell_type": "markdown", "metadata": {"speaker_notes": "Ask the room."},
          "source": "Before you run it, predict which judge agrees most."},
         {"cell_type": "code", "metadata": {}, "source": "# the room", "outputs": []}]}
-    assert [i for i, _ in stage_directions(nb)] == [0, 1]
+    assert [i for i, _ in stage_directions(nb)] == [0, 1, 2]
 
 
 @pytest.mark.parametrize("name", STEPS)
