@@ -367,3 +367,52 @@ def judge_models(*names):
     """Fresh models for the named judges, in order (notebook 09): ``judge_models(*DIVERSE)``."""
     check_names("names", names, JUDGE_NAMES)
     return [JUDGES[JUDGE_NAMES.index(n)].model() for n in names]
+
+
+def quorum_noise(records, names=("lesson", "greedy"), quorums=(1, 3, 5), seeds=None):
+    """Notebook 09: what quorum costs and what it buys, per judge of :data:`JUDGES`.
+
+    One row per judge name and quorum: ``judge``, ``quorum``, ``calls`` (the mean calls of
+    a run over ``seeds``, rate-limit retries included) and ``changed`` (the expected changed
+    records between two of those runs, :func:`lessonlib.variance.expected_changed`).
+    ``seeds`` defaults to the lesson's seed and the 999 after it.
+    """
+    from .variance import expected_changed
+
+    records = check_records(records)
+    names = check_names("names", names, JUDGE_NAMES)
+    quorums = [check_int("quorums", q, minimum=1)
+               for q in check_collection("quorums", quorums, "a collection of whole numbers",
+                                         "quorum")]
+    seeds = range(SEED, SEED + 1000) if seeds is None else seeds
+    rows = []
+    for name in names:
+        for quorum in quorums:
+            many = Panel(judge_models(name), quorum=quorum).run_many(records, seeds)
+            rows.append({"judge": name, "quorum": quorum, "calls": float(many.calls.mean()),
+                         "changed": expected_changed(many.harmful)})
+    return rows
+
+
+def plot_quorum_noise(rows, ax=None):
+    """Notebook 09: expected changed records (noise) against the mean calls of a run (cost),
+    one line per judge, each point marked with its quorum; ``rows`` from
+    :func:`quorum_noise`.  Returns the Axes."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 4), layout="constrained")
+    for k, name in enumerate(dict.fromkeys(row["judge"] for row in rows)):
+        mine = [row for row in rows if row["judge"] == name]
+        ax.plot([r["calls"] for r in mine], [r["changed"] for r in mine], marker="o",
+                color=f"C{k}", label=f"{name} judge")
+        for r in mine:
+            ax.annotate(f"quorum {r['quorum']}", (r["calls"], r["changed"]),
+                        textcoords="offset points", xytext=(6, 6), fontsize=11)
+    ax.set_xlabel("calls per run (the cost)")
+    ax.set_ylabel("expected changed records")
+    ax.set_title("What quorum buys: noise against cost")
+    ax.set_ylim(bottom=-1)
+    ax.legend(loc="upper right")
+    ax.grid(alpha=0.3)
+    return ax

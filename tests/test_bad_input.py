@@ -291,12 +291,6 @@ ROWS.update({
           for fn in ("criteria_explorer", "judge_explorer", "panel_explorer")
           for r, error, note in (([], ValueError, "empty"), (5, TypeError, "int"))],
     ],
-    "lessonlib.exercises.step01": [
-        Bad("check_record_seed", lambda m: m.check_record_seed(1, 0), ValueError, "no", ">= 1",
-            "no=0"),
-        Bad("check_record_seed", lambda m: m.check_record_seed(1, "5"), TypeError, "no",
-            note="str no"),
-    ],
     "lessonlib.exercises.step02": [
         Bad("check_corrupted_rule",
             lambda m: m.check_corrupted_rule(m.DEFAULT_RULES + ("excessive_length",), NAN),

@@ -366,9 +366,11 @@ def test_a_cached_run_reproduces_its_figures_without_http(tmp_path):
         first = L.Panel([sdk_ask(srv, cache=cache)], on_unreadable="clean").run(RECORDS)
         assert srv.requests == first.calls == len(cache)
         # exercise 2: at the next seed, only the questions the cache lacks reach the server
-        L.Panel([sdk_ask(srv, cache=cache)], on_unreadable="clean").run(RECORDS, L.SEED + 1)
+        second = L.Panel([sdk_ask(srv, cache=cache)], on_unreadable="clean").run(RECORDS,
+                                                                                  L.SEED + 1)
         neighbour = srv.requests - first.calls
         assert neighbour == step12.neighbour_cache_requests() < first.calls
+        assert second.calls - neighbour == step12.neighbour_cache_hits() > 0    # its answer
     # the server is gone: any HTTP call would now raise ConnectionError
     again = C.OpenAIAsk(srv.base_url, "course", "lesson", timeout=TIMEOUT, cache=cache)
     second = L.Panel([again], on_unreadable="clean").run(RECORDS)
@@ -426,32 +428,42 @@ def test_the_sdks_own_retries_hide_calls_from_the_panel(server):
     assert run.calls == len(RECORDS) and run.retries == 0
     assert server.requests == len(RECORDS) + len(RECORDS) // L.RATE_LIMIT_EVERY
     assert server.requests == L.run_judge(RECORDS).calls
-    assert (run.calls, server.requests) == step12.sdk_retry_counts()    # exercise 1's answer
+    assert (run.calls, server.requests) == step12.sdk_retry_counts()
+    # exercise 1's answer: the server reads what the lesson's judge reads, the panel less
+    assert L.run_judge(RECORDS).input_tokens - run.input_tokens == step12.token_shortfall()
 
 
 # ------------------------------------------------------------------ the exercise checks of 12
 # (their answers are checked against the real SDK and server above)
 
 def test_check_sdk_retries(capsys):
-    ex, counts = step12, step12.sdk_retry_counts()
+    ex, (panel, server, panel_tokens, server_tokens) = step12, step12.sdk_retry_bill()
+    assert (panel, server) == step12.sdk_retry_counts() and server > panel
+    shortfall = step12.token_shortfall()
+    assert shortfall == server_tokens - panel_tokens > 0
     assert not ex.check_sdk_retries(...)
-    assert capsys.readouterr().out.startswith("Not yet: give two whole numbers")
-    assert not ex.check_sdk_retries((counts[1], counts[1]))
-    assert "not what the panel counts" in capsys.readouterr().out
-    assert not ex.check_sdk_retries((counts[0], counts[0]))
-    assert "not what the server answers" in capsys.readouterr().out
-    assert ex.check_sdk_retries(list(counts))
+    assert capsys.readouterr().out.startswith("Not yet: fill in")
+    assert not ex.check_sdk_retries((panel, server))
+    assert capsys.readouterr().out.startswith("Not yet: give a whole number")
+    assert not ex.check_sdk_retries(server - panel)
+    assert "number of calls" in capsys.readouterr().out
+    assert not ex.check_sdk_retries(shortfall + 1)
+    assert "is not it" in capsys.readouterr().out
+    assert ex.check_sdk_retries(shortfall)
     assert capsys.readouterr().out.startswith("PASS: ")
 
 
 def test_check_neighbour_cache(capsys):
-    ex, requests = step12, step12.neighbour_cache_requests()
-    for wrong in (..., -1, 2.5, True):
+    ex, hits = step12, step12.neighbour_cache_hits()
+    assert not ex.check_neighbour_cache(...)
+    assert capsys.readouterr().out.startswith("Not yet: fill in")
+    for wrong in (-1, 2.5, True):
         assert not ex.check_neighbour_cache(wrong)
         assert capsys.readouterr().out.startswith("Not yet: give a whole number")
-    assert not ex.check_neighbour_cache(requests + 1)
-    assert "which questions" in capsys.readouterr().out
-    assert ex.check_neighbour_cache(requests)
+    for wrong in (hits + 1, step12.neighbour_cache_requests(), len(RECORDS)):
+        assert not ex.check_neighbour_cache(wrong)
+        assert "which questions" in capsys.readouterr().out
+    assert ex.check_neighbour_cache(hits)
     assert capsys.readouterr().out.startswith("PASS: ")
 
 

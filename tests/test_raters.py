@@ -386,7 +386,7 @@ def test_judge_kappa_check(capsys):
     assert step13.check_judge_kappa(np.float64(kappa)) is True
     capsys.readouterr()
     for wrong, words in ((None, "as a number"), (p_o, "raw agreement"), (kappa + 0.01, "p_e"),
-                         ("0.76", "as a number")):
+                         ("0.76", "as a number"), (..., "fill in")):
         assert step13.check_judge_kappa(wrong) is False
         out = said(capsys)
         assert out.startswith("Not yet: ") and words in out, out
@@ -402,8 +402,9 @@ def test_substantial_miss_check(capsys):
     assert 0 < right < 1 and all(kappa[m] >= 0.61 for m in grid if m <= right)
     assert step13.check_substantial_miss(right) is True
     assert said(capsys).startswith("PASS: ")
-    for wrong, words in ((None, "probability"), (right + 0.05, "go lower"),
-                         (right - 0.05, "larger"), (0.33, "multiple"), (1.5, "probability")):
+    for wrong, words in ((None, "probability"), (right + 0.05, "along the grid"),
+                         (right - 0.05, "along the grid"), (0.33, "multiple"),
+                         (1.5, "probability"), (..., "fill in")):
         assert step13.check_substantial_miss(wrong) is False
         out = said(capsys)
         assert out.startswith("Not yet: ") and words in out, out
