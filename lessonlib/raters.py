@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 from ._checks import check_collection
 from ._frozen import ReadOnlyDict
 from .records import CLASSES, SEED, check_records, generator, is_harmful, trace_id
-from .metrics import share
+from .metrics import FIGURES, rates
 
 LEVELS = ("nominal", "ordinal", "interval")
 CLEAN, HARMFUL = "clean", "harmful"
@@ -328,9 +328,6 @@ def with_rates(miss=RATERS[0].miss, false_alarm=RATERS[1].false_alarm,
 # 3. The lesson re-scored against another label
 # ---------------------------------------------------------------------------------------------
 
-FIGURES = ("precision", "recall", "false_block_rate", "agreement")
-
-
 def _truth(truth):
     return tuple(t == HARMFUL for t in truth)
 
@@ -350,9 +347,7 @@ def _score(flagged, actual):
     fp = sum(f and not a for f, a in zip(flagged, actual))
     fn = sum(a and not f for f, a in zip(flagged, actual))
     tn = len(flagged) - tp - fp - fn
-    return {"tp": tp, "fp": fp, "fn": fn, "tn": tn, "precision": share(tp, tp + fp),
-            "recall": share(tp, tp + fn), "false_block_rate": share(fp, fp + tn),
-            "agreement": (tp + tn) / len(flagged)}
+    return {"tp": tp, "fp": fp, "fn": fn, "tn": tn, **rates(tp, fp, fn, tn)}
 
 
 def label_sets(records, scale_rows):
@@ -405,16 +400,16 @@ def claim_rows(records, runs, labels, criteria):
     """
     import numpy as np
 
+    from .many import confusion_many
     from .variance import run_band
 
     rows = []
     for name, truth in labels.items():
         actual = np.array(_truth(truth))
         crit = measure_against(records, criteria, truth)
-        tp = np.count_nonzero(runs.harmful & actual, axis=1)
-        fp = np.count_nonzero(runs.harmful & ~actual, axis=1)
-        recall = np.round(tp / actual.sum(), 4) - crit["recall"]
-        fbr = np.round(fp / (~actual).sum(), 4) - crit["false_block_rate"]
+        judge = rates(*confusion_many(runs.harmful, actual))
+        recall = judge["recall"] - crit["recall"]
+        fbr = judge["false_block_rate"] - crit["false_block_rate"]
         rows.append({"label": name, "recall gain": float(recall[0]),
                      "gain band": run_band(recall), "fbr diff": float(fbr[0]),
                      "fbr band": run_band(fbr)})
@@ -495,7 +490,7 @@ def spread_text(rows):
              f"{'figure':<18}{'criteria':>12}{'judge':>12}{'two-run diff':>16}"
              f"{'95% band width':>16}"]
     for row in rows:
-        lines.append(f"{row['figure'].replace('_', ' '):<18}"
+        lines.append(f"{FIGURES[row['figure']].title:<18}"
                      f"{row['criteria across labels']:>12.4f}{row['judge across labels']:>12.4f}"
                      f"{row['judge two-run difference']:>16.4f}"
                      f"{row['judge run band width']:>16.4f}")

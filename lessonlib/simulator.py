@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -153,6 +154,12 @@ class SimulatedModel:
     max_output = property(lambda self: self._max_output)
     rate_limit_every = property(lambda self: self._rate_limit_every)
     calls = property(lambda self: self._calls, doc="Calls made since the counter was last reset.")
+
+    def fresh(self):
+        """A copy of this model with its own call counter at zero (this one is not changed)."""
+        twin = copy.copy(self)
+        twin._calls = 0
+        return twin
 
     def reset(self, calls=0):
         """Set the call counter (and so the rate-limit clock) back to ``calls`` (default 0)."""

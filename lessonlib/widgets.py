@@ -50,9 +50,9 @@ from .records import FEATURES, SEED, check_records, is_harmful, make_records
 from .criteria import DEFAULT_RULES, make_rule_filter
 from .judge import GUIDELINE, UNREADABLE_RULES
 from .many import run_judge_many
-from .metrics import agreement, class_recall, measure
+from .metrics import FIGURES, _agreement, _class_recall, _measure
 from .panel import AGGREGATES, DIVERSE, JUDGE_NAMES, JUDGES, ON_UNREADABLE, Panel, judge_models
-from .panel_study import FREE_FORM_GUIDELINE, rates_many
+from .panel_study import FREE_FORM_GUIDELINE, METRICS, rates_many
 from .report import class_table, comparison_block, retry_text
 from .simulator import SPURIOUS, TEMPERATURE
 from .variance import expected_changed, run_band
@@ -102,12 +102,12 @@ _MEASURE_HEAD = (("rule set", "<20"), ("tp", ">4"), ("fp", ">4"), ("fn", ">4"), 
 
 
 def _measure_line(name, records, decide):
-    m = measure(records, decide)
+    m = _measure(records, decide)
     cells = [format(name, "<20")]
     cells += [format(m[k], ">4") for k in ("tp", "fp", "fn", "tn")]
     cells += [format(m["precision"], ">10.4f"), format(m["recall"], ">8.4f"),
               format(m["false_block_rate"], ">7.4f"),
-              format(agreement(records, decide), ">10.4f")]
+              format(_agreement(records, decide), ">10.4f")]
     return " ".join(cells)
 
 
@@ -116,7 +116,7 @@ def _lesson_rules(records):
     recall - the half of the criteria explorer's text that no checkbox changes."""
     decide = make_rule_filter(DEFAULT_RULES)
     return (_measure_line(f"lesson's rules ({len(DEFAULT_RULES)})", records, decide),
-            class_recall(records, decide))
+            _class_recall(records, decide))
 
 
 def _criteria_text(records, rules, lesson):
@@ -133,7 +133,7 @@ def _criteria_text(records, rules, lesson):
         _measure_line(f"chosen rules ({len(rules)})", records, your_rule),
         "",
         class_table({"lesson rules recall": by_lesson,
-                     "chosen rules recall": class_recall(records, your_rule)}, width=20)])
+                     "chosen rules recall": _class_recall(records, your_rule)}, width=20)])
 
 
 def criteria_text(records, rules=DEFAULT_RULES):
@@ -238,20 +238,17 @@ def panel_settings(judges=DIVERSE, quorum=1, aggregate="median", min_agreement=0
             "guideline": guideline, "band_seeds": band_seeds}
 
 
-_PANEL_COLUMNS = (("agreement", "agreement"), ("precision", "precision"),
-                  ("recall", "recall"), ("false_block_rate", "FBR"))
-
-
 def _panel_rows(name, records, panel, seeds, guideline, actual):
     """What one panel gives: its two table lines (one run at the lesson's seed; the 95% run
     band), the run at the lesson's seed, the runs over ``seeds`` and each run's agreement."""
     many = panel.run_many(records, seeds, guideline)
     run = many.run(0)                       # the lesson's seed: what Panel.run returns
-    scores = measure(records, run.decide)
-    scores["agreement"] = agreement(records, run.decide)
+    decide = run._decider(records)
+    scores = _measure(records, decide)
+    scores["agreement"] = _agreement(records, decide)
     per_seed = rates_many(many.harmful, actual)
-    at_seed = f"{name:<21}" + "".join(f"{scores[k]:>14.4f}" for k, _ in _PANEL_COLUMNS)
-    bands = [run_band(per_seed[k]) for k, _ in _PANEL_COLUMNS]
+    at_seed = f"{name:<21}" + "".join(f"{scores[k]:>14.4f}" for k in METRICS)
+    bands = [run_band(per_seed[k]) for k in METRICS]
     in_band = f"{'  95% run band':<21}" + "".join(f"{lo:>7.4f}-{hi:.4f}" for lo, hi in bands)
     return [at_seed, in_band], run, many, per_seed["agreement"]
 
@@ -309,7 +306,7 @@ def _panel_text(records, s, alone):
     lesson, lesson_run, lesson_many, lesson_agree = alone
     scores = list(run.scores.values())
     split = sum(1 for x in scores if 0.0 < x < 1.0)
-    head = "".join(f"{title:>14}" for _, title in _PANEL_COLUMNS)
+    head = "".join(f"{FIGURES[k].short:>14}" for k in METRICS)
     n = s["band_seeds"]
     return "\n".join([
         f"judges {', '.join(s['judges'])} , quorum {s['quorum']}",
