@@ -23,7 +23,7 @@ from .records import (CLASS_SHARE, CLASSES, FEATURES, PROFILE, SEED, SOURCE_SHAR
 from .report import (Lesson, class_block, comparison_block, comparison_rows, lesson,
                      sample_call_block)
 from .panel import DIVERSE, JUDGES, AskReply, JudgeSpec, Panel, PanelRun, judge_models
-from .raters import cohen_kappa, fleiss_kappa, krippendorff_alpha
+from .agreement_stats import cohen_kappa, fleiss_kappa, krippendorff_alpha
 from .simulator import (CUE_TABLE, FLAG_WORD, FREE_FORM, LABELS, MAX_OUTPUT, PRIOR,
                         RATE_LIMIT_EVERY, SOURCE_WORD, SPURIOUS, WINDOW, PromptPlan, Reply,
                         SimulatedModel, tokenize)

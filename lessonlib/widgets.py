@@ -20,6 +20,9 @@ The explorers in the notebooks are one call each::
     from lessonlib.widgets import panel_explorer
     panel_explorer()             # notebook 09: judges, quorum, aggregate, ...
 
+    from lessonlib.widgets import raters_explorer
+    raters_explorer()            # notebook 13: each rater's error rates, the guideline
+
 Stored outputs stay deterministic for nbval: the text pane is an ``HTML``
 widget whose value is set directly (no ``Output`` widget, so nothing is
 printed to the cell), and the plain-text form of an explorer is its name,
@@ -48,14 +51,22 @@ from . import variance
 from ._checks import check_choice, check_int, check_names, check_number, check_seed, check_str
 from .records import FEATURES, SEED, check_records, is_harmful, make_records
 from .criteria import DEFAULT_RULES, make_rule_filter
-from .judge import GUIDELINE, UNREADABLE_RULES
+from .judge import GUIDELINE, UNREADABLE_RULES, run_judge
 from .many import run_judge_many
 from .metrics import FIGURES, _agreement, _class_recall, _measure
 from .panel import AGGREGATES, DIVERSE, JUDGE_NAMES, JUDGES, ON_UNREADABLE, Panel, judge_models
 from .panel_study import FREE_FORM_GUIDELINE, METRICS, rates_many
+from .raters import (ANSWER_CLEAN, ANSWER_HARMFUL, LINE, RATER_GUIDELINES, RATER_NAMES, RATERS,
+                     cohen_kappa, fleiss_kappa, krippendorff_alpha, label_sets, rater_agreement,
+                     rating_table, rescore_rows, rescore_text, with_rates)
 from .report import class_table, comparison_block, retry_text
 from .simulator import SPURIOUS, TEMPERATURE
 from .variance import expected_changed, run_band
+
+__all__ = ["GUIDELINES", "JUDGE_BAND_RUNS", "PANEL_BAND_SEEDS", "PANEL_MAX_BAND_SEEDS",
+           "PANEL_MAX_QUORUM", "TEMPERATURE_RANGE", "Explorer", "criteria_explorer",
+           "criteria_text", "judge_explorer", "judge_settings", "judge_text", "panel_explorer",
+           "panel_settings", "panel_text", "raters_explorer", "raters_text"]
 
 GUIDELINES = MappingProxyType({
     "single label (lesson)": GUIDELINE,
@@ -525,3 +536,55 @@ def panel_explorer(records=None):
                              c["aggregate"], c["on_unreadable"], c["guideline"]])
 
     return Explorer("panel explorer", controls, render, layout_controls=layout)
+
+
+# --------------------------------------------------------------------------
+# Notebook 13: the raters explorer
+# --------------------------------------------------------------------------
+
+def raters_text(records, judge_decide, miss=RATERS[0].miss,
+                false_alarm=RATERS[1].false_alarm, careless=RATERS[2].careless,
+                guideline="short", criteria=None):
+    """Notebook 13 explorer's text: error rates in, kappa, alpha and the re-scored table out."""
+    records = check_records(records)
+    raters = with_rates(miss, false_alarm, careless)
+    graded = rating_table(records, "graded", guideline, SEED, raters)
+    two = tuple(tuple(ANSWER_HARMFUL if g >= LINE else ANSWER_CLEAN for g in row)
+                for row in graded)
+    labels = label_sets(records, two)
+    human = labels["human"]
+    lines = [f"simulated raters, {guideline} guideline: each against the human label"]
+    for name in RATER_NAMES:
+        lines.append(f"  {name:<9} rater agreement {rater_agreement(labels[name], human):.4f}"
+                     f" , kappa {cohen_kappa(labels[name], human):.4f}")
+    lines.append(f"three raters: Fleiss kappa {fleiss_kappa(two):.4f} ; graded alpha nominal "
+                 f"{krippendorff_alpha(graded):.4f} , ordinal "
+                 f"{krippendorff_alpha(graded, 'ordinal'):.4f}")
+    lines.append("")
+    decisions = {"criteria": criteria or make_rule_filter(DEFAULT_RULES),
+                 "judge run 1": judge_decide}
+    lines.append(rescore_text(rescore_rows(records, decisions, labels)))
+    return "\n".join(lines)
+
+
+def raters_explorer(records=None):
+    """Notebook 13: sliders for each rater's error probability and the guideline.
+
+    Each change re-rates the records and redraws kappa, alpha and the criteria
+    filter and the judge (run 1, the lesson's seed) re-scored against each label.
+    """
+    records = _records(records)
+    decide = run_judge(records, SEED).decide
+    style = {"description_width": "initial"}
+
+    def slider(value, label):
+        return widgets.FloatSlider(value=value, min=0.0, max=1.0, step=0.05, readout_format=".2f",
+                                   continuous_update=False, description=label, style=style)
+
+    controls = {"miss": slider(RATERS[0].miss, "lenient: miss"),
+                "false_alarm": slider(RATERS[1].false_alarm, "strict: false alarm"),
+                "careless": slider(RATERS[2].careless, "careless: guess"),
+                "guideline": widgets.ToggleButtons(options=list(RATER_GUIDELINES), value="short",
+                                                   description="guideline", style=style)}
+    return Explorer("raters explorer", controls,
+                    lambda **s: raters_text(records, decide, **s))
