@@ -12,7 +12,7 @@ from ._checks import check_choice, check_instance, check_int, check_seed, check_
 from ._frozen import ReadOnlyDict
 from .records import FEATURES, SEED, check_record, check_records
 from .simulator import (CUE_TABLE, FLAG_WORD, LABELS, MAX_OUTPUT, NO_FLAG_WORD, PRIOR,
-                        SOURCE_WORD, SPURIOUS, TEMPERATURE, SimulatedModel, tokenize)
+                        SOURCE_WORD, SPURIOUS, TEMPERATURE, Reply, SimulatedModel, tokenize)
 
 __all__ = ["GUIDELINE", "CLEAN", "HARMFUL", "RETRY_CAUSE", "UNREADABLE_RULES", "Answer",
            "JudgeRun", "Run", "Tally", "ask_each", "ask_for_label", "build_prompt",
@@ -44,6 +44,8 @@ def reply_parts(prompt, reply):
     """(text, input_tokens, status) of what an ``ask`` returned; plain text counts as 'ok'."""
     if isinstance(reply, str):
         return reply, len(tokenize(prompt)), "ok"
+    if type(reply) is Reply:            # the simulator's own reply: nothing to check
+        return reply.text, reply.input_tokens, reply.status
     text = getattr(reply, "text", None)
     if not isinstance(text, str):
         raise TypeError("an ask must return reply text (str) or an object with a str .text, "
@@ -218,7 +220,9 @@ def run_judge(records, seed=SEED, temperature=TEMPERATURE,
 def _run_judge(records, seed, model, guideline=GUIDELINE, unreadable_as="clean"):
     """:func:`run_judge` for checked arguments and a model with its counter at zero."""
     fallback = CLEAN if unreadable_as == "clean" else HARMFUL
-    answers = ask_each(model.call, [build_prompt(r, guideline) for r in records], seed)
+    # the model's own loop: prompts and seeds are known to be good, so no check per call
+    ask = model._reply if type(model).call is SimulatedModel.call else model.call
+    answers = ask_each(ask, [build_prompt(r, guideline) for r in records], seed)
     counts = tally(answers)
     labels = {r.no: fallback if a.label is None else a.label for r, a in zip(records, answers)}
     return JudgeRun(labels, model.calls, counts.retries, counts.unreadable,

@@ -180,9 +180,16 @@ class SimulatedModel:
     def call(self, prompt, seed=SEED, max_output=None):
         """One call: returns a :class:`Reply` (``max_output`` defaults to the model's cap)."""
         check_str("prompt", prompt)
-        check_seed(seed)
+        seed = check_seed(seed)
         cap = self._max_output if max_output is None else check_int(
             "max_output", max_output, minimum=1)
+        return self._reply(prompt, seed, cap)
+
+    __call__ = call
+
+    def _reply(self, prompt, seed, cap=None):
+        """:meth:`call` for a checked prompt and seed (the judge's own loop asks this way)."""
+        cap = self._max_output if cap is None else cap
         plan = self.plan(prompt)
         self._calls += 1
         if plan.overflow:
@@ -190,8 +197,6 @@ class SimulatedModel:
         if self._calls % self._rate_limit_every == 0:
             return Reply("rate_limit", plan.input_tokens, 0, "")
         return plan.reply(seed, cap)
-
-    __call__ = call
 
     def __repr__(self):
         return (f"SimulatedModel(name={self.name!r}, temperature={self._temperature}, "
