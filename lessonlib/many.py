@@ -24,6 +24,9 @@ from .metrics import COUNTS, RATES, rates
 from .simulator import (CUE_TABLE, FREE_FORM, FREE_FORM_SHARE, LABELS, MAX_OUTPUT, PRIOR,
                         SINGLE_LABEL_WORD, SPURIOUS, TEMPERATURE, reply_text, tokenize)
 
+__all__ = ["BARE", "CAUSES", "CHUNK_CELLS", "LONG_PROMPT", "RECORD_BLOCK", "ManyRuns", "Plan",
+           "check_seeds", "confusion_many", "plan_blocks", "run_judge_many", "run_plans"]
+
 CAUSES = ("context overflow", "rate limit", "unreadable reply")
 """Why a first call had to be retried (the names ``JudgeRun.retry_causes`` uses)."""
 BARE = len(FREE_FORM)

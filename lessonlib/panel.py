@@ -18,6 +18,10 @@ from .records import SEED, check_records
 from .judge import CLEAN, GUIDELINE, HARMFUL, Run, ask_each, build_prompt, tally
 from .simulator import CUE_TABLE, PRIOR, SPURIOUS, TEMPERATURE, SimulatedModel
 
+__all__ = ["AGGREGATES", "DIVERSE", "JUDGES", "JUDGE_NAMES", "MAX_SAMPLES", "ON_ERROR",
+           "ON_UNREADABLE", "SLOT_STRIDE", "AskReply", "JudgeError", "JudgeSpec", "Panel",
+           "PanelMany", "PanelRun", "judge_models"]
+
 AGGREGATES = ("median", "mean", "min")
 ON_UNREADABLE = ("harmful", "clean", "abstain")
 ON_ERROR = ("raise", "unreadable")

@@ -28,6 +28,11 @@ from .metrics import FIGURES, RATES, _agreement, _measure, rates
 from .panel import DIVERSE, Panel, judge_models
 from .variance import expected_changed, run_band
 
+__all__ = ["BAND_SEEDS", "COMPARISON", "CUE", "DIVERSE_PANEL", "FREE_FORM_GUIDELINE", "GREEDY",
+           "LENGTH_FLAG", "METRICS", "RULE_NAMES", "SINGLE", "UNREADABLE", "Setup", "SetupResult",
+           "band_table", "cue_groups", "cue_text", "plot_band_against_cost", "quote", "rates_many",
+           "seed_table", "study"]
+
 FREE_FORM_GUIDELINE = ("Su kaydin ozniteliklerine bak ve etiket yaz : temiz ya da zararli . "
                        "Oznitelikler : ")
 """The lesson's guideline without 'tek' (single): the model then answers in a sentence,

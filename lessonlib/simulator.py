@@ -11,6 +11,12 @@ from ._checks import check_int, check_label_table, check_number, check_seed, che
 from ._frozen import ReadOnlyDict
 from .records import SEED, generator, pick, trace_id
 
+__all__ = ["CUE_TABLE", "CUE_WEIGHT", "FLAG_WORD", "FREE_FORM", "FREE_FORM_SHARE", "LABELS",
+           "MAX_OUTPUT", "NO_FLAG_WORD", "PIECE", "PRIOR", "RATE_LIMIT_EVERY", "SINGLE_LABEL_WORD",
+           "SOURCE_WORD", "SPURIOUS", "SPURIOUS_WEIGHT", "TEMPERATURE", "WINDOW", "PromptPlan",
+           "Reply", "SimulatedModel", "label_probabilities", "label_scores", "label_weights",
+           "reply_text", "tokenize"]
+
 TEMPERATURE = 0.30
 """The lesson's sampling temperature (the default of the model, the judge and the explorer)."""
 WINDOW = 240

@@ -31,6 +31,11 @@ from .records import is_harmful
 from .metrics import FIGURES, RATES, _agreement, _measure, steps
 from .simulator import TEMPERATURE
 
+__all__ = ["LEVEL", "MAX_PAIR_RUNS", "TITLES", "criteria_figures", "expected_changed",
+           "fbr_comparison", "figures", "flag_stability", "flip_probability", "gap_steps",
+           "key_figures", "pair_changes", "plot_changes", "plot_figures", "plot_gap_steps",
+           "plot_sweep", "recall_gap", "run_band", "sweep_text", "temperature_sweep"]
+
 LEVEL = 0.95
 """The share of runs a run band holds: the course's 95% run band."""
 TITLES = ReadOnlyDict({name: figure.title for name, figure in FIGURES.items()})

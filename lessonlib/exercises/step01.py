@@ -11,6 +11,8 @@ from .._checks import check_int
 from ..records import RECORD_STRIDE, SEED, draw_record, is_harmful, make_records
 from ._common import _is_whole, _say
 
+__all__ = ["check_flagged_clean_count", "check_record_seed"]
+
 
 def check_flagged_clean_count(answer):
     """01, exercise 1: how many clean records carry at least one flag?"""

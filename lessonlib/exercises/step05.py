@@ -14,6 +14,8 @@ from ..metrics import class_recall, resolution, steps
 from ..records import CLASSES, SEED, make_records
 from ._common import _is_number, _names, _names_hint, _say
 
+__all__ = ["check_class_resolutions", "check_classes_beyond_one_step"]
+
 
 def _class_counts(records):
     return {c: n for c, (n, _) in class_recall(records, lambda r: False).items()}

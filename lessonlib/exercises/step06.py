@@ -12,6 +12,9 @@ from ..records import SEED, check_records, make_records
 from ..variance import criteria_figures, fbr_comparison, temperature_sweep
 from ._common import _is_number, _say
 
+__all__ = ["EXERCISE_SEEDS", "check_fbr_without_spurious", "check_overlap_temperature",
+           "fbr_below_share_without_spurious", "lowest_overlap_temperature"]
+
 EXERCISE_SEEDS = range(SEED, SEED + 1000)
 """Notebook 06's 1,000 seeds: the lesson's seed and the 999 after it."""
 

@@ -11,6 +11,8 @@ from ..panel import JUDGE_NAMES, Panel, judge_models
 from ..records import SEED, make_records
 from ._common import _is_whole, _say
 
+__all__ = ["check_rule_ask", "check_vetoed", "vetoed_records"]
+
 
 def check_rule_ask(ask):
     """09, exercise 1: an ask that answers like the rule filter, run as a one-judge panel."""

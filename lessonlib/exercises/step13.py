@@ -13,6 +13,8 @@ from ..raters import RATERS, cohen_kappa, human_labels, rate, with_rates
 from ..records import SEED, make_records
 from ._common import _is_number, _say
 
+__all__ = ["GRID", "SUBSTANTIAL", "check_judge_kappa", "check_substantial_miss"]
+
 SUBSTANTIAL = 0.61
 """Landis & Koch (1977) call a kappa from 0.61 to 0.80 'substantial'."""
 GRID = 0.05
