@@ -260,7 +260,8 @@ def test_without_error_rates_every_rater_gives_the_human_label():
 
 
 def test_the_detailed_guideline_errs_on_a_subset_of_the_records():
-    for short, detailed in zip(R.rating_table(RECORDS), R.rating_table(RECORDS, guideline="detailed")):
+    for short, detailed in zip(R.rating_table(RECORDS),
+                               R.rating_table(RECORDS, guideline="detailed")):
         wrong_short = {r.no for r, _, _ in errors(short)}
         wrong_detailed = {r.no for r, _, _ in errors(detailed)}
         assert wrong_detailed < wrong_short
