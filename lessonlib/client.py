@@ -54,6 +54,9 @@ from .judge import (CLEAN, GUIDELINE, HARMFUL, LABELS, UNREADABLE_RULES, build_p
 from .panel import JUDGES, AskReply
 from .simulator import CUE_TABLE, MAX_OUTPUT, TEMPERATURE, SimulatedModel, tokenize
 
+__all__ = ["CACHE_FOLDER", "HOST", "LOOPBACK", "ROUTE", "OpenAIAsk", "ReplyCache",
+           "SimulatorServer", "fold", "read_reply", "run_cost"]
+
 HOST = "127.0.0.1"
 LOOPBACK = (HOST, "localhost", "::1")
 ROUTE = "/v1/chat/completions"

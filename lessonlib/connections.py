@@ -18,6 +18,8 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from ._checks import check_int
 from .simulator import SimulatedModel
 
+__all__ = ["BAR_STEPS", "BAR_WIDTH", "Progress", "check_connections", "map_calls"]
+
 BAR_WIDTH = 30
 """Characters in the progress bar."""
 BAR_STEPS = 20

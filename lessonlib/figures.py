@@ -12,6 +12,8 @@ from ._frozen import ReadOnlyDict
 from .records import CLASSES
 from .metrics import class_recall, confusion
 
+__all__ = ["class_recall_bars", "confusion_picture"]
+
 
 def confusion_picture(records, decide, ax=None, title="Decisions against the human label"):
     """Notebook 02: the 2 x 2 confusion matrix of ``decide`` with the rates read off it.

@@ -216,11 +216,11 @@ ROWS = {
               note=note) for r, error, note in BAD_RECORDS],
         *[Bad("comparison_block", lambda m, r=r: m.comparison_block(r, RUN, RUN), error,
               "records", note=note) for r, error, note in BAD_RECORDS],
-        Bad("comparison_block", lambda m: m.comparison_block(RECS, RUN, m.run_judge(OTHER)),
+        Bad("comparison_block", lambda m: m.comparison_block(RECS, RUN, lessonlib.run_judge(OTHER)),
             ValueError, "record", "does not belong", FOREIGN),
         *[Bad("class_block", lambda m, r=r: m.class_block(r, RUN), error, "records", note=note)
           for r, error, note in BAD_RECORDS],
-        Bad("class_block", lambda m: m.class_block(RECS, m.run_judge(OTHER)), ValueError,
+        Bad("class_block", lambda m: m.class_block(RECS, lessonlib.run_judge(OTHER)), ValueError,
             "record", "does not belong", FOREIGN),
         Bad("lesson", lambda m: m.lesson(1), ValueError, "n", ">= 2", "no sample record"),
         Bad("lesson", lambda m: m.lesson(1.5), TypeError, "n", note="float n"),

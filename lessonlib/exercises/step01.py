@@ -11,6 +11,8 @@ from ..records import is_harmful, make_records
 from .._frozen import ReadOnlyDict
 from ._common import _is_whole, _say
 
+__all__ = ["check_flagged_clean_count", "check_unflagged_harmful_count"]
+
 
 def flagged_clean_count():
     """The answer of 01, exercise 1: clean records with at least one flag on."""

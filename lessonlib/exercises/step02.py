@@ -14,6 +14,8 @@ from ..records import FEATURES, is_harmful, make_records
 from .._frozen import ReadOnlyDict
 from ._common import _is_number, _names, _names_hint, _say
 
+__all__ = ["check_corrupted_rule", "check_no_rule_agreement"]
+
 
 def check_corrupted_rule(rules, max_fbr=0.20):
     """02: add ONE rule that closes most of the corrupted_input gap, FBR <= ``max_fbr``."""

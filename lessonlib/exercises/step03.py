@@ -16,6 +16,8 @@ from ..simulator import TEMPERATURE, label_probabilities
 from .._frozen import ReadOnlyDict
 from ._common import _is_number, _is_whole, _say
 
+__all__ = ["CLOSE", "check_flagless_probability", "check_output_cap_unreadable"]
+
 CLOSE = 5e-5
 """An answer within this of the truth passes: a share rounded to four places is right."""
 

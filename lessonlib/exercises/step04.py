@@ -14,6 +14,9 @@ from ..simulator import TEMPERATURE
 from .._frozen import ReadOnlyDict
 from ._common import _is_number, _is_whole, _say
 
+__all__ = ["COLD", "agreement_steps", "check_agreement_steps", "check_cold_judge_steps",
+           "cold_fp_steps"]
+
 COLD = 0.0
 """The temperature of exercise 2: no draw, the most likely label every time."""
 

@@ -15,6 +15,8 @@ from ..records import CLASSES, SEED, make_records
 from .._frozen import ReadOnlyDict
 from ._common import _is_number, _names, _names_hint, _say
 
+__all__ = ["check_class_run_steps", "check_classes_beyond_one_step"]
+
 
 def _class_counts(records):
     return {c: n for c, (n, _) in class_recall(records, lambda r: False).items()}

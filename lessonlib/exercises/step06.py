@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from .._checks import check_number
 from ..many import run_judge_many
-from ..records import SEED, make_records
+from ..records import SEED, check_records, make_records
 from ..variance import criteria_figures, fbr_comparison, temperature_sweep
 from .._frozen import ReadOnlyDict
 from ._common import _is_number, _say
+
+__all__ = ["EXERCISE_SEEDS", "check_fbr_without_spurious", "check_overlap_temperature",
+           "fbr_below_share_without_spurious", "lowest_overlap_temperature"]
 
 EXERCISE_SEEDS = range(SEED, SEED + 1000)
 """Notebook 06's 1,000 seeds: the lesson's seed and the 999 after it."""
@@ -56,7 +59,7 @@ def lowest_overlap_temperature(records=None, seeds=EXERCISE_SEEDS, step=GRID, to
     if step <= 0:
         raise ValueError(f"step must be a number > 0, got {step!r}")
     top = check_number("top", top, minimum=0.0)
-    records = make_records() if records is None else records
+    records = make_records() if records is None else check_records(records)
     criteria = criteria_figures(records)["recall"]
     grid = [round(k * step, 10) for k in range(int(round(top / step)) + 1)]
     for row in temperature_sweep(records, grid, seeds):

@@ -13,6 +13,8 @@ from ..simulator import FLAG_WORD
 from .._frozen import ReadOnlyDict
 from ._common import _is_whole, _say
 
+__all__ = ["check_rule_ask", "check_vetoed", "vetoed_records"]
+
 
 def check_rule_ask(ask):
     """09, exercise 1: an ask that answers like the rule filter, run as a one-judge panel."""

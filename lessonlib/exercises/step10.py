@@ -12,6 +12,9 @@ from ..records import SEED, is_harmful, make_records
 from .._frozen import ReadOnlyDict
 from ._common import _is_number, _say
 
+__all__ = ["MOVED_SEEDS", "SHARE_SEEDS", "check_moved_by_rule", "check_share_above_greedy",
+           "moved_by_rule", "share_above_greedy"]
+
 MOVED_SEEDS = range(SEED, SEED + 200)
 """The panel seeds of 10's exercise 1: the lesson's seed and the 199 after it."""
 SHARE_SEEDS = range(SEED, SEED + 1000)

@@ -13,6 +13,9 @@ from ..records import SEED, make_records
 from .._frozen import ReadOnlyDict
 from ._common import _is_whole, _say
 
+__all__ = ["SDK_RETRIES", "check_neighbour_cache", "check_sdk_retries", "neighbour_cache_requests",
+           "sdk_retry_counts"]
+
 SDK_RETRIES = 2
 """The SDK's own default number of retries, turned back on in exercise 1."""
 

@@ -14,6 +14,8 @@ from ..records import SEED, make_records
 from .._frozen import ReadOnlyDict
 from ._common import _is_number, _say
 
+__all__ = ["GRID", "SUBSTANTIAL", "check_judge_kappa", "check_substantial_miss"]
+
 SUBSTANTIAL = 0.61
 """Landis & Koch (1977) call a kappa from 0.61 to 0.80 'substantial'."""
 GRID = 0.05
