@@ -261,6 +261,7 @@ def test_check_text_against_seed(capsys):
         assert step11.check_text_against_seed(wrong) is False
         out = said(capsys)
         assert out.startswith("Not yet: ")
+        assert ("fill in" in out) == (wrong is ...), out     # ... is the one placeholder
         assert f"{truth['text']:.2f}" not in out and f"{truth['new seed']:.2f}" not in out
 
 
@@ -273,7 +274,9 @@ def test_check_long_twin(capsys):
     for wrong in (None, ..., 3, toggled, lambda r: r, lambda r: "x",
                   lambda r: replace(right(r), source="user"), lambda r: 1 / 0):
         assert step11.check_long_twin(wrong) is False
-        assert said(capsys).startswith("Not yet: ")
+        out = said(capsys)
+        assert out.startswith("Not yet: ")
+        assert ("fill in" in out) == (wrong is ...), out
 
 
 @pytest.mark.parametrize("call, error, param", [

@@ -285,7 +285,7 @@ def test_records_to_label_right_answer_passes(capsys):
 
 
 @pytest.mark.parametrize("answer, words", [
-    (..., "fill in"), (None, "fill in"), (2108.0, "whole number"), ("2108", "whole number"),
+    (..., "fill in"), (None, "whole number"), (2108.0, "whole number"), ("2108", "whole number"),
     (True, "whole number"), (100, "too few"), (10**6, "not that number")])
 def test_records_to_label_wrong_answers_get_a_hint(capsys, answer, words):
     assert step07.check_records_to_label(answer) is False

@@ -305,7 +305,7 @@ def test_break_even_worked_from_the_flags(capsys):
     assert step08.check_break_even(m) is True
     assert _said(capsys).startswith("PASS: ")
     for wrong, words in ((..., "fill in"), (1 / m, "other way round"), (0.5, "probability"),
-                         (2.0, "not that cost"), ("1.27", "positive number"),
+                         (2.0, "not that cost"), (None, "positive number"), ("1.27", "positive number"),
                          (-1, "positive number"), (True, "positive number")):
         assert step08.check_break_even(wrong) is False
         out = _said(capsys)
@@ -332,7 +332,7 @@ def test_best_temperature_worked_from_the_margins(capsys):
     assert step08.check_best_temperature(best) is True
     assert _said(capsys).startswith("PASS: ")
     near = min((t for t in grid if t != best), key=brier_at)
-    for wrong, words in ((None, "fill in"), (0.3, "lesson's temperature"), (near, "close"),
+    for wrong, words in ((..., "fill in"), (None, "grid"), (0.3, "lesson's temperature"), (near, "close"),
                          (2.0, "not that temperature"), (0.75, "grid"), ("0.7", "grid")):
         assert step08.check_best_temperature(wrong) is False
         out = _said(capsys)

@@ -12,6 +12,7 @@ from ..criteria import rule_filter
 from ..judge import run_judge
 from ..records import SEED, is_harmful, make_records
 from ..sample import paired_bootstrap, records_needed
+from .._frozen import ReadOnlyDict
 from ._common import _is_number, _is_whole, _say
 
 FBR_GUESS, HALF_WIDTH = 0.16, 0.02
@@ -30,7 +31,7 @@ def records_to_label(records=None, p=FBR_GUESS, half_width=HALF_WIDTH):
 
 def check_records_to_label(answer):
     """07, exercise 1: how many records in all a team must label by hand."""
-    if answer is ... or answer is None:
+    if answer is ...:
         return _say(False, "fill in answer: a whole number of records to label by hand.")
     if not _is_whole(answer):
         return _say(False, f"give a whole number of records; got {answer!r}.")
@@ -70,7 +71,7 @@ def _pair(answer):
 
 def check_cold_fbr_band(answer):
     """07, exercise 2: (low, high), the records' band of FBR(cold judge) - FBR(filter)."""
-    if answer is ... or answer is None:
+    if answer is ...:
         return _say(False, "fill in answer = (low, high): the two ends of a records' band, "
                            "low first.")
     pair = _pair(answer)
@@ -96,5 +97,8 @@ def check_cold_fbr_band(answer):
                        "paired_bootstrap with figure='false_block_rate'.")
 
 
-ANSWERS = {"check_records_to_label": records_to_label, "check_cold_fbr_band": cold_fbr_band}
-"""Each check and the function computing its right answer."""
+ANSWERS = ReadOnlyDict({
+    "check_records_to_label": records_to_label,
+    "check_cold_fbr_band": cold_fbr_band,
+})
+"""Each check's right answer, computed (read by tests/test_course_read.py)."""

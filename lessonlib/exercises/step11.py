@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..probing import probe, twin, with_length
 from ..records import SEED, Record, make_records
+from .._frozen import ReadOnlyDict
 from ._common import _is_number, _say
 
 TEXT_SEEDS = range(SEED, SEED + 200)
@@ -33,7 +34,7 @@ def text_against_seed(seeds=TEXT_SEEDS):
 
 def check_text_against_seed(moved):
     """11, exercise 1: the text probe against the judge's own two-run difference."""
-    if moved is None or moved is Ellipsis:
+    if moved is ...:
         return _say(False, "fill in moved: a dict with two numbers, "
                            "{'text': ..., 'new seed': ...}.")
     if not isinstance(moved, dict) or set(moved) != set(KEYS):
@@ -63,9 +64,14 @@ def _expected_long(record):
     return with_length(record, True)
 
 
+def long_twin():
+    """11, exercise 2's answer: the change that switches the length flag on."""
+    return _expected_long
+
+
 def check_long_twin(change):
     """11, exercise 2: a change that switches the length flag on (not a toggle)."""
-    if change is None or change is Ellipsis:
+    if change is ...:
         return _say(False, "fill in long_twin: a function that takes a Record and returns "
                            "its twin with excessive_length switched on.")
     if not callable(change):
@@ -98,4 +104,11 @@ def check_long_twin(change):
                       "prior for a record with no other sign.")
 
 
-__all__ = ["TEXT_SEEDS", "text_against_seed", "check_text_against_seed", "check_long_twin"]
+ANSWERS = ReadOnlyDict({
+    "check_text_against_seed": text_against_seed,
+    "check_long_twin": long_twin,
+})
+"""Each check's right answer, computed (read by tests/test_course_read.py)."""
+
+__all__ = ["ANSWERS", "TEXT_SEEDS", "text_against_seed", "check_text_against_seed",
+           "check_long_twin", "long_twin"]
