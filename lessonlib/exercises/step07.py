@@ -18,6 +18,8 @@ from ._common import _is_number, _is_whole, _say
 FBR_GUESS, HALF_WIDTH = 0.16, 0.02
 """Exercise 1: a false block rate near 0.16, to be known to +/- 0.02 (at the 95% level)."""
 COLD = 0.0
+__all__ = ["ANSWERS", "COLD", "FBR_GUESS", "HALF_WIDTH", "check_cold_fbr_band",
+           "check_records_to_label", "cold_fbr_band", "records_to_label"]
 """Exercise 2: the judge at temperature 0, the most likely label every time."""
 
 

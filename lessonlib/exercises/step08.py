@@ -13,6 +13,8 @@ from .._frozen import ReadOnlyDict
 from ._common import _is_number, _say
 
 TEMPERATURE_GRID = tuple(round(0.1 * k, 1) for k in range(1, 21))
+__all__ = ["ANSWERS", "TEMPERATURE_GRID", "best_brier_temperature", "break_even_miss_cost",
+           "check_best_temperature", "check_break_even"]
 """Exercise 2's grid: 0.1, 0.2, ..., 2.0."""
 
 
