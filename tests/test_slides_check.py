@@ -246,8 +246,8 @@ def test_check_deck_fails_a_deck_that_overflows_and_passes_one_that_fits(tmp_pat
 
     import build_slides
 
-    def deck(name, lines, notes):
-        cells = [nbformat.v4.new_markdown_cell("# 99 · A title"),
+    def deck(name, lines, notes, extra):
+        cells = [nbformat.v4.new_markdown_cell("# 99 · A title" + extra),
                  nbformat.v4.new_markdown_cell("## A sub-slide"),
                  nbformat.v4.new_code_cell("print(*range(%d), sep='\\n')" % lines,
                                            outputs=[nbformat.v4.new_output(
@@ -257,7 +257,9 @@ def test_check_deck_fails_a_deck_that_overflows_and_passes_one_that_fits(tmp_pat
         if notes:   # one slide's notes in its first cell's metadata, the other's in a cell
             cells[0].metadata["speaker_notes"] = "say hello"
             cells.append(nbformat.v4.new_markdown_cell("point at the numbers"))
-            types = ["slide", "subslide", "-", "notes"]
+            # and a fragment: its steps are measured too
+            cells.append(nbformat.v4.new_markdown_cell("A point made **after** the numbers."))
+            types = ["slide", "subslide", "-", "notes", "fragment"]
         for cell, kind in zip(cells, types):
             cell.metadata["slideshow"] = {"slide_type": kind}
         path = tmp_path / f"{name}.ipynb"
@@ -265,7 +267,9 @@ def test_check_deck_fails_a_deck_that_overflows_and_passes_one_that_fits(tmp_pat
         return path
 
     build_slides.copy_assets(tmp_path)
-    built = build_slides.build([deck("tall", 90, False), deck("short", 5, True)], out=tmp_path)
+    small_print = '\n\n<p style="font-size: 10px">the small print</p>'
+    built = build_slides.build([deck("tall", 90, False, small_print), deck("short", 5, True, "")],
+                               out=tmp_path)
     # both decks at once, as make test-slides checks them (one browser, a context each)
     (tall, tall_leaves, tall_fit, _), (short, short_leaves, short_fit, _) = cs.check_decks(
         built, tmp_path)
@@ -273,6 +277,9 @@ def test_check_deck_fails_a_deck_that_overflows_and_passes_one_that_fits(tmp_pat
     assert any(p.startswith("slide 0/1 (A SUB-SLIDE) does not fit: ") and "bottom edge" in p
                for p in tall), tall
     assert any("has no speaker notes" in p for p in tall)
+    # 10 px type at reveal.js's scale (0.98 for a 1280x720 deck on a 1280x720 screen)
+    assert any(p.startswith("slide 0/0: text at 9.8 px") and "the small print" in p
+               for p in tall), tall
     assert short == [] and short_leaves == short_fit == 2
 
 
@@ -434,3 +441,59 @@ def test_the_script_reports_unwalked_decks_and_slides_recheck_walks_them(tmp_pat
                     "slides: 0 checked, 1 unchanged since their last pass (3 slides not "
                     "re-walked; make test-slides FORCE=1 walks every deck); 0 failed",
                     "slides: 1 checked, 0 unchanged since their last pass; 0 failed"]
+
+
+# ---------------------------------------------------------------- type a back row can read
+
+def shown(where, text, shrink=1.0, filled=0.5, hidden=0, name="pre"):
+    """A stand-in for what MEASURE_JS returns about the text of one slide (one step)."""
+    sizes = {str(px): chars for px, chars in text.items()}
+    return {"where": where, "text": sizes, "smallest_text": min(text) if text else None,
+            "smallest_name": name, "shrink": shrink, "filled": filled, "hidden": hidden}
+
+
+def test_a_deck_in_big_type_passes():
+    problems, (px, where, share) = cs.text_problems(
+        [shown("0/0", {40.3: 20, 19.2: 300}), shown("1/0", {19.2: 200, 15.4: 100})])
+    assert problems == []
+    assert px == 15.4 and where == "slide 1/0: pre" and share == 520 / 620
+
+
+def test_text_under_14_px_fails_naming_the_slide_and_element():
+    problems, (px, _, _) = cs.text_problems(
+        [shown("0/0", {19.2: 300}), shown("2/1", {19.2: 900, 12.8: 40}, name='pre "tp fp"')])
+    assert px == 12.8
+    assert problems == ['slide 2/1: text at 12.8 px on the 1280x720 screen (at least 14 px): '
+                        'pre "tp fp"']
+
+
+def test_less_than_80_percent_big_text_fails():
+    # 75 % of the characters at 18 px or more, none under 14 px
+    problems, (_, _, share) = cs.text_problems(
+        [shown("0/0", {19.2: 300}), shown("1/0", {16.0: 100}), shown("1/1", {24.0: 0.0})])
+    assert share == 0.75
+    assert problems == ["only 75% of the deck's text (by characters) is 18 px or more on the "
+                        "1280x720 screen (at least 80%); most small text on slide(s) 1/0"]
+    assert cs.text_problems([shown("0/0", {19.2: 400}), shown("1/0", {16.0: 100})])[0] == []
+    assert cs.text_problems([shown("0/0", {18.0: 80}), shown("1/0", {17.9: 21})])[0] != []
+
+
+def test_a_step_before_the_last_fragment_is_checked_too():
+    # the first step of slide 1/0 shows its code at 12.8 px: shrunk to 67 % for fragments
+    # not yet shown, with two thirds of the screen empty
+    step = shown("1/0", {12.8: 50}, shrink=0.67, filled=0.3, hidden=2)
+    last = shown("1/0", {19.2: 500}, filled=0.95)
+    problems, (px, where, share) = cs.text_problems([shown("0/0", {19.2: 100}), last], [step])
+    assert px == 12.8 and where == "slide 1/0: pre" and share == 600 / 650
+    assert problems == [
+        "slide 1/0 with 2 fragment(s) not yet shown: text at 12.8 px on the 1280x720 screen "
+        "(at least 14 px): pre",
+        "slide 1/0 with 2 fragment(s) not yet shown: shrunk to 67% of the deck's scale, yet "
+        "what it shows fills only 30% of the screen's height (at least 85% when shrunk)"]
+
+
+def test_a_slide_shrunk_to_fit_what_it_shows_passes():
+    full = shown("0/0", {19.2 * 0.8: 10, 19.2: 100}, shrink=0.8, filled=0.99)
+    assert cs.text_problems([full])[0] == []
+    roomy = shown("0/0", {19.2: 100}, shrink=0.8, filled=0.6)
+    assert "shrunk to 80%" in cs.text_problems([roomy])[0][0]
