@@ -281,6 +281,13 @@ BIG_TEXT_PX = 18.0
 BIG_TEXT_SHARE = 0.8
 """At least this share of a deck's text (characters on screen, summed over every step of
 every slide) must be BIG_TEXT_PX or more on the 1280x720 screen: text a back row reads."""
+FIGURE_TEXT_PX = 18.0
+"""The smallest text in a course figure, in pixels of its PNG (lessonlib.figures draws its
+smallest type, SMALLEST_POINTS = 13 pt, at 100 dpi: 18 px; tests/test_figures.py checks
+the two agree).  A figure shown at scale s on screen has text of FIGURE_TEXT_PX * s."""
+FIGURE_SHARE = 0.5
+"""A figure must be shown at least this share of the slide's width (none drawn small
+with half the screen empty)."""
 FILLED_SHARE = 0.85
 """A slide shrunk below the deck's scale must fill at least this share of the screen's
 height with what it shows at that step (else it was shrunk for something not shown)."""
@@ -339,7 +346,10 @@ def text_problems(finals, steps=(), min_px=MIN_TEXT_PX, big_px=BIG_TEXT_PX,
     characters on screen (every step counted: what the room reads over the talk) at
     ``big_px`` or more; a slide shrunk (``shrink`` under 0.99)
     while what it shows fills less than ``filled`` of the height - shrunk for what is not
-    on screen.  Type sizes: (smallest px, where, share of characters at ``big_px`` or more).
+    on screen; a figure (``images``: pixel width ``natural``, screen width ``shown``) whose
+    smallest text, FIGURE_TEXT_PX at its pixel size, is under ``min_px`` as shown, or shown
+    narrower than FIGURE_SHARE of the slide (``width``).
+    Type sizes: (smallest px, where, share of characters at ``big_px`` or more).
     """
     problems, small = [], set()
     smallest = (float("inf"), "")
@@ -358,6 +368,17 @@ def text_problems(finals, steps=(), min_px=MIN_TEXT_PX, big_px=BIG_TEXT_PX,
             problems.append(f"{_step(m)}: shrunk to {m['shrink']:.0%} of the deck's scale, yet "
                             f"what it shows fills only {m['filled']:.0%} of the screen's height "
                             f"(at least {filled:.0%} when shrunk)")
+    for m in finals:
+        for image in m.get("images", ()):
+            scale = image["shown"] / image["natural"]
+            if FIGURE_TEXT_PX * scale < min_px:
+                problems.append(f"{_step(m)}: figure shown at {scale:.0%} of its pixels, so its "
+                                f"smallest text is {FIGURE_TEXT_PX * scale:.1f} px (at least "
+                                f"{min_px:.0f} px): {image['name']}")
+            if image["shown"] < FIGURE_SHARE * m.get("width", 0):
+                problems.append(f"{_step(m)}: figure shown {image['shown']:.0f} px wide, less "
+                                f"than {FIGURE_SHARE:.0%} of the slide's {m['width']:.0f} px: "
+                                f"{image['name']}")
     counts = [(float(px), chars) for m in [*steps, *finals]
               for px, chars in m.get("text", {}).items()]
     total = sum(chars for _, chars in counts)
@@ -510,11 +531,19 @@ MEASURE_JS = """() => {
     bottom = bottom === null ? r.bottom : Math.max(bottom, r.bottom);
   }
   const hidden = slide.querySelectorAll('.fragment:not(.visible)').length;
+  // figures: each visible image's pixel width and the width it is shown at on screen
+  const images = [];
+  for (const img of slide.querySelectorAll('img')) {
+    const r = img.getBoundingClientRect();
+    if (r.width < 1 || !img.naturalWidth || getComputedStyle(img).visibility === 'hidden') continue;
+    images.push({natural: img.naturalWidth, shown: r.width, name: describe(img)});
+  }
   const head = slide.querySelector('h1, h2, h3, h4');
   return {box: {left: b.left, top: b.top, right: b.right, bottom: b.bottom},
           title: head ? head.innerText.trim().slice(0, 60) : '', elements,
           smallest_text: smallest, smallest_name: smallestName, text,
-          shrink, filled: top === null ? 0 : (bottom - top) / b.height, hidden,
+          shrink, filled: top === null ? 0 : (bottom - top) / b.height, hidden, images,
+          width: b.width,
           notes: !!slide.querySelector('aside.notes')};
 }"""
 
@@ -797,6 +826,7 @@ def shared_inputs(folder, browser):
     return {
         "checker": _sha(pathlib.Path(__file__).read_bytes()),
         "settings": json.dumps([VIEWPORT, MIN_TEXT_PX, BIG_TEXT_PX, BIG_TEXT_SHARE, FILLED_SHARE,
+                               FIGURE_TEXT_PX, FIGURE_SHARE,
                                BLANK_SHARE, LAUNCH_ARGS]),
         "vendor": files.hexdigest(),
         "chromium": run(browser, "--version").strip(),

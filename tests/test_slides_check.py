@@ -497,3 +497,18 @@ def test_a_slide_shrunk_to_fit_what_it_shows_passes():
     assert cs.text_problems([full])[0] == []
     roomy = shown("0/0", {19.2: 100}, shrink=0.8, filled=0.6)
     assert "shrunk to 80%" in cs.text_problems([roomy])[0][0]
+
+
+def test_a_figure_shown_too_small_or_too_narrow_fails():
+    def with_image(natural, on_screen):
+        image = {"natural": natural, "shown": on_screen, "name": "img"}
+        return {**shown("2/3", {19.2: 100}), "width": 1254.4, "images": [image]}
+
+    assert cs.text_problems([with_image(1000, 980)])[0] == []
+    # 18 px of the PNG shown at 0.7: 12.6 px on screen
+    assert cs.text_problems([with_image(1000, 700)])[0] == [
+        "slide 2/3: figure shown at 70% of its pixels, so its smallest text is 12.6 px "
+        "(at least 14 px): img"]
+    # drawn 589 px wide, shown whole: the right half of the slide is empty
+    assert cs.text_problems([with_image(589, 577)])[0] == [
+        "slide 2/3: figure shown 577 px wide, less than 50% of the slide's 1254 px: img"]
