@@ -582,7 +582,10 @@ def plot_scales(rows):
 def raters_text(records, judge_decide, miss=RATERS[0].miss,
                 false_alarm=RATERS[1].false_alarm, careless=RATERS[2].careless,
                 guideline="short", criteria=None):
-    """Notebook 13 explorer: error rates in, kappa, alpha and the re-scored table out."""
+    """Notebook 13 explorer: error rates in, kappa, alpha and the re-scored table out.
+
+    The first lines name every setting: the three error probabilities (as the explorer's
+    sliders name them) and the guideline."""
     from .criteria import DEFAULT_RULES, make_rule_filter
 
     raters = with_rates(miss, false_alarm, careless)
@@ -590,7 +593,11 @@ def raters_text(records, judge_decide, miss=RATERS[0].miss,
     two = tuple(tuple(HARMFUL if g >= LINE else CLEAN for g in row) for row in graded)
     labels = label_sets(records, two)
     human = labels["human"]
-    lines = [f"simulated raters, {guideline} guideline: each against the human label"]
+    # every setting is named (the slides show a snapshot, with no controls): the sliders'
+    # words and values, then the guideline
+    lines = [f"lenient: miss {miss:.2f} , strict: false alarm {false_alarm:.2f} , "
+             f"careless: guess {careless:.2f}",
+             f"simulated raters, {guideline} guideline: each against the human label"]
     for name in RATER_NAMES:
         lines.append(f"  {name:<9} rater agreement {rater_agreement(labels[name], human):.4f}"
                      f" , kappa {cohen_kappa(labels[name], human):.4f}")

@@ -250,9 +250,10 @@ def _panel_rows(name, records, panel, seeds, guideline, actual):
     scores = measure(records, run.decide)
     scores["agreement"] = agreement(records, run.decide)
     per_seed = rates_many(many.harmful, actual)
-    at_seed = f"{name:<21}" + "".join(f"{scores[k]:>14.4f}" for k, _ in _PANEL_COLUMNS)
+    at_seed = f"{name:<20}" + "".join(f"{scores[k]:>15.4f}" for k, _ in _PANEL_COLUMNS)
     bands = [run_band(per_seed[k]) for k, _ in _PANEL_COLUMNS]
-    in_band = f"{'  95% run band':<21}" + "".join(f"{lo:>7.4f}-{hi:.4f}" for lo, hi in bands)
+    # a band cell is 'low-high' (13 characters) in a 15-wide column: two spaces apart
+    in_band = f"{'  95% run band':<20}" + "".join(f"{lo:>8.4f}-{hi:.4f}" for lo, hi in bands)
     return [at_seed, in_band], run, many, per_seed["agreement"]
 
 
@@ -309,7 +310,7 @@ def _panel_text(records, s, alone):
     lesson, lesson_run, lesson_many, lesson_agree = alone
     scores = list(run.scores.values())
     split = sum(1 for x in scores if 0.0 < x < 1.0)
-    head = "".join(f"{title:>14}" for _, title in _PANEL_COLUMNS)
+    head = "".join(f"{title:>15}" for _, title in _PANEL_COLUMNS)
     n = s["band_seeds"]
     return "\n".join([
         f"judges {', '.join(s['judges'])} , quorum {s['quorum']}",
@@ -320,7 +321,7 @@ def _panel_text(records, s, alone):
         f"95% run band over {n:,} runs (panel seeds {SEED} to {SEED + n - 1}): it holds",
         "the middle 95% of the runs, so one run in twenty falls outside it.",
         "",
-        f"{'setup':<21}{head}",
+        f"{'setup':<20}{head}",
         *yours, *lesson,
         "",
         f"agreement at the lesson's seed is above this share of the {n:,} runs:",
