@@ -625,16 +625,21 @@ def raters_explorer(records=None):
 
     records = make_records() if records is None else check_records(records)
     decide = run_judge(records, SEED).decide
-    style = {"description_width": "initial"}
+    # one label width for every control, so the sliders start at the same x; the guideline
+    # buttons sit on their label's line (a flex row; alone they would go below it)
+    style = {"description_width": "10em"}
 
     def slider(value, label):
         return widgets.FloatSlider(value=value, min=0.0, max=1.0, step=0.05, readout_format=".2f",
-                                   continuous_update=False, description=label, style=style)
+                                   continuous_update=False, description=label, style=style,
+                                   layout=widgets.Layout(width="420px"))
 
     controls = {"miss": slider(RATERS[0].miss, "lenient: miss"),
                 "false_alarm": slider(RATERS[1].false_alarm, "strict: false alarm"),
                 "careless": slider(RATERS[2].careless, "careless: guess"),
                 "guideline": widgets.ToggleButtons(options=list(GUIDELINES), value="short",
-                                                   description="guideline", style=style)}
+                                                   description="guideline", style=style,
+                                                   layout=widgets.Layout(display="flex",
+                                                                         align_items="center"))}
     return Explorer("raters explorer", controls,
                     lambda **s: raters_text(records, decide, **s))

@@ -166,8 +166,23 @@ def test_panel_explorer_in_jupyterlab(page, records):
         assert "computing" not in ls.explorer(page).inner_text()
 
 
+ALIGNMENT_JS = """root => ({
+  sliders: Array.from(root.querySelectorAll('.widget-hslider .noUi-target'),
+                      el => Math.round(el.getBoundingClientRect().left)),
+  toggles: Array.from(root.querySelectorAll('.widget-toggle-buttons'), el => {
+    const [label, button] = [el.querySelector('label'), el.querySelector('button')];
+    const mid = r => (r.top + r.bottom) / 2;
+    return Math.abs(mid(label.getBoundingClientRect()) - mid(button.getBoundingClientRect()));
+  })})"""
+
+
 def test_raters_explorer_in_jupyterlab(page, records):
-    ls.show_ran(page, NOTEBOOKS[3])
+    box = ls.show_ran(page, NOTEBOOKS[3])
+    # laid out as a student sees it: the sliders start at the same x, and the guideline's
+    # label sits on its buttons' line (half a line apart at most)
+    where = box.evaluate(ALIGNMENT_JS)
+    assert len(where["sliders"]) == 3 and len(set(where["sliders"])) == 1, where
+    assert len(where["toggles"]) == 1 and where["toggles"][0] < 8, where
     assert_pane_matches(page, records, raters_expected)
     for change in (lambda: ls.nudge_slider(page, "lenient"),
                    lambda: ls.nudge_slider(page, "strict", "ArrowLeft"),
