@@ -235,8 +235,10 @@ def test_build_outputs_are_not_committed():
 
 def test_check_deck_fails_a_deck_that_overflows_and_passes_one_that_fits(tmp_path):
     """Build two tiny decks with the course's template and open them in Chromium: one slide
-    printing 90 lines (too tall even scaled to 70 %) and no notes must fail, naming the slide
-    and the element; the same deck with 5 lines and notes must pass, sub-slide walk included."""
+    printing 90 lines (too tall even scaled to 76 %), no notes and 10 px text must fail, naming
+    the slide and the element; the same deck with 5 lines, notes and two fragments (the
+    second turns the page) must pass with all its text at 18 px or more, sub-slide walk
+    included."""
     if cs.find_browser() is None:
         pytest.skip("no Chromium installed: the real-browser deck check was NOT run")
     if not (ROOT / "node_modules" / "reveal.js").is_dir():
@@ -257,9 +259,13 @@ def test_check_deck_fails_a_deck_that_overflows_and_passes_one_that_fits(tmp_pat
         if notes:   # one slide's notes in its first cell's metadata, the other's in a cell
             cells[0].metadata["speaker_notes"] = "say hello"
             cells.append(nbformat.v4.new_markdown_cell("point at the numbers"))
-            # and a fragment: its steps are measured too
+            # and fragments: their steps are measured too; the second does not fit under
+            # what is shown in large type, so it turns the page (no slide is shrunk)
             cells.append(nbformat.v4.new_markdown_cell("A point made **after** the numbers."))
-            types = ["slide", "subslide", "-", "notes", "fragment"]
+            cells.append(nbformat.v4.new_code_cell(
+                "print(*range(22), sep='\\n')", outputs=[nbformat.v4.new_output(
+                    "stream", name="stdout", text="".join(f"{i}\n" for i in range(22)))]))
+            types = ["slide", "subslide", "-", "notes", "fragment", "fragment"]
         for cell, kind in zip(cells, types):
             cell.metadata["slideshow"] = {"slide_type": kind}
         path = tmp_path / f"{name}.ipynb"
@@ -271,7 +277,7 @@ def test_check_deck_fails_a_deck_that_overflows_and_passes_one_that_fits(tmp_pat
     built = build_slides.build([deck("tall", 90, False, small_print), deck("short", 5, True, "")],
                                out=tmp_path)
     # both decks at once, as make test-slides checks them (one browser, a context each)
-    (tall, tall_leaves, tall_fit, _), (short, short_leaves, short_fit, _) = cs.check_decks(
+    (tall, tall_leaves, tall_fit, _), (short, short_leaves, short_fit, sizes) = cs.check_decks(
         built, tmp_path)
     assert tall_leaves == 2 and tall_fit == 1
     assert any(p.startswith("slide 0/1 (A SUB-SLIDE) does not fit: ") and "bottom edge" in p
@@ -281,6 +287,7 @@ def test_check_deck_fails_a_deck_that_overflows_and_passes_one_that_fits(tmp_pat
     assert any(p.startswith("slide 0/0: text at 9.8 px") and "the small print" in p
                for p in tall), tall
     assert short == [] and short_leaves == short_fit == 2
+    assert sizes[0] >= 18.0 and sizes[2] == 1.0, sizes     # every step in large type
 
 
 # ---------------------------------------------------------------- make slides: what is rebuilt
