@@ -519,3 +519,24 @@ def test_a_figure_shown_too_small_or_too_narrow_fails():
     # drawn 589 px wide, shown whole: the right half of the slide is empty
     assert cs.text_problems([with_image(589, 577)])[0] == [
         "slide 2/3: figure shown 577 px wide, less than 50% of the slide's 1254 px: img"]
+
+
+def test_a_rebuilt_deck_is_byte_identical():
+    """nbconvert gives each widget output a fresh uuid4 as element id; the build swaps them
+    for ids made from the deck's name and their place, so a deck rebuilt from an unchanged
+    notebook keeps its stamp (the explorer decks were walked again after every build)."""
+    import uuid
+
+    import build_slides
+
+    def page():
+        a, b = uuid.uuid4(), uuid.uuid4()
+        return (f'<div id="{a}"></div><script>document.getElementById(\'{a}\')</script>'
+                f'<div id="{b}"></div><script>document.getElementById(\'{b}\')</script>')
+
+    first, second = (build_slides.stable_ids(page(), "02_x") for _ in range(2))
+    assert first == second
+    ids = build_slides._RANDOM_ID.findall(first)
+    assert len(ids) == 2 and ids[0] != ids[1]
+    assert first.count(ids[0]) == first.count(ids[1]) == 2    # the script still finds its div
+    assert build_slides.stable_ids(page(), "04_y") != first    # another deck, other ids
