@@ -13,8 +13,9 @@ Target: 95th percentile under TARGET_MS over all timed changes, and per explorer
 script prints every explorer's median, p95 and worst change and exits 1 when the target is
 missed.  A slow page does not crash it: opening a notebook is retried (lab_session's
 open_and_run, up to OPEN_ATTEMPTS times), and a notebook that still cannot be opened or
-driven is reported as such, after the others' p95, with exit status 1.  It also prints how soon the explorer's 'computing ...' line appears (the sign a
-student gets while a slower redraw runs).  Skips (exit 0, with a message) when Chromium is
+driven is reported as such, after the others' p95, with exit status 1.  It also prints how
+soon the explorer's 'computing ...' line appears (the sign a student gets while a slower
+redraw runs).  Skips (exit 0, with a message) when Chromium is
 not installed.
 
 Run: .venv/bin/python benchmarks/bench_browser_redraw.py   (or make bench)
