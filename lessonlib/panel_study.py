@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from .figures import FIGURE_WIDTH, slide_figure
 from .records import SEED, is_harmful
 from .judge import GUIDELINE
 from .metrics import FIGURES, RATES, _agreement, _measure, rates
@@ -236,6 +237,7 @@ def _series_name(setup):
     return re.sub(r" q\d+$", "", setup.name)
 
 
+@slide_figure
 def plot_band_against_cost(rows, metric="agreement", beside="agreement"):
     """Two panels against the mean calls per run: the width of the 95% run band of
     ``metric`` (left) and what the runs score on ``beside`` (right: the mean over the
@@ -246,7 +248,7 @@ def plot_band_against_cost(rows, metric="agreement", beside="agreement"):
     """
     import matplotlib.pyplot as plt
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(FIGURE_WIDTH * 1.1, 4.6))
     series = {}
     for r in rows:
         series.setdefault(_series_name(r.setup), []).append(r)
@@ -261,7 +263,7 @@ def plot_band_against_cost(rows, metric="agreement", beside="agreement"):
                        label=name)
         for r, x, y in zip(members, xs, [r.width(metric) for r in members]):
             left.annotate(f"q{r.setup.quorum}", (x, y), textcoords="offset points",
-                          xytext=(5, 5), fontsize=8)
+                          xytext=(5, 5))
     seeds = len(rows[0].many)
     left.set_title(f"width of the 95% run band ({seeds:,} seeds)")
     left.set_ylabel(f"{metric.replace('_', ' ')}: band width")
@@ -272,7 +274,7 @@ def plot_band_against_cost(rows, metric="agreement", beside="agreement"):
         ax.set_xlabel("model calls per run (mean)")
         ax.set_xlim(0, max(r.mean_calls for r in rows) * 1.1)
         ax.grid(alpha=0.3)
-    left.legend(fontsize=8)
+    left.legend()
     fig.tight_layout()
     return fig
 

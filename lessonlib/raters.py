@@ -32,6 +32,7 @@ from .agreement_stats import (LEVELS, category_kappas, cohen_kappa, fleiss_kappa
                               krippendorff_alpha, rater_agreement)
 from .metrics import FIGURES, rates
 from .records import CLASSES, SEED, check_records, is_harmful
+from .figures import FIGURE_WIDTH, slide_figure
 
 __all__ = ["ANSWERS", "ANSWER_CLEAN", "ANSWER_HARMFUL", "GRADES", "JITTER", "LEVELS", "LINE",
            "RATERS", "RATER_GUIDELINES", "RATER_NAMES", "SCALES", "SEVERITY", "Rater",
@@ -391,11 +392,12 @@ def scale_rows(records, seed=SEED, raters=RATERS):
     return rows
 
 
+@slide_figure
 def plot_pairs(rows):
     """Notebook 13: raw agreement against kappa, one point per pair (``pair_rows``)."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(9, 4.2))
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.4))
     for i, row in enumerate(rows):
         marker = "x" if "always" in row["pair"] else "o"
         ax.scatter(row["agreement"], row["kappa"], color=f"C{i % 10}", marker=marker, s=50,
@@ -403,17 +405,18 @@ def plot_pairs(rows):
     ax.axhline(0, color="0.5", linestyle=":")
     ax.set(xlim=(0.5, 1.0), ylim=(-0.1, 1.02), xlabel="rater agreement (raw share)",
            ylabel="Cohen's kappa", title="raw agreement against chance-corrected agreement")
-    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     fig.tight_layout()
     return fig
 
 
+@slide_figure
 def plot_scales(rows):
     """Notebook 13: bars per guideline: two-point kappa, graded alpha at three levels."""
     import matplotlib.pyplot as plt
 
     keys = [k for k in rows[0] if k != "guideline"]
-    fig, ax = plt.subplots(figsize=(7.5, 3.8))
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.2))
     width = 0.8 / len(keys)
     for j, key in enumerate(keys):
         xs = [i + (j - (len(keys) - 1) / 2) * width for i in range(len(rows))]
@@ -421,7 +424,7 @@ def plot_scales(rows):
     ax.set_xticks(range(len(rows)), [f"{row['guideline']} guideline" for row in rows])
     ax.set(ylim=(0, 1), ylabel="kappa / alpha",
            title="three simulated raters: scale, level and guideline")
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=len(keys),
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=len(keys),
               frameon=False)
     fig.tight_layout()
     return fig

@@ -26,6 +26,7 @@ import numpy as np
 
 from ._frozen import ReadOnlyDict
 from .criteria import rule_filter
+from .figures import FIGURE_WIDTH, slide_figure
 from .many import run_judge_many
 from .records import is_harmful
 from .metrics import FIGURES, RATES, _agreement, _measure, steps
@@ -276,26 +277,27 @@ def gap_steps(records, run1, run2, decide=rule_filter):
     return rows
 
 
+@slide_figure
 def plot_gap_steps(rows):
     """Notebook 04: the rows of :func:`gap_steps` as bars - the gap next to the two-run
     difference, both in steps."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8, 2.8))
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 3.6))
     y = np.arange(len(rows))
     gaps = [abs(r["gap"]) for r in rows]
     diffs = [abs(r["two-run difference"]) for r in rows]
     ax.barh(y - 0.2, gaps, height=0.4, color="C3", label="gap: judge run 1 - filter")
     ax.barh(y + 0.2, diffs, height=0.4, color="0.6", label="the judge's two-run difference")
     for k, (g, d) in enumerate(zip(gaps, diffs)):
-        ax.text(g + 0.2, k - 0.2, f"{g}", va="center", fontsize=9)
-        ax.text(d + 0.2, k + 0.2, f"{d}", va="center", fontsize=9)
+        ax.text(g + 0.2, k - 0.2, f"{g}", va="center")
+        ax.text(d + 0.2, k + 0.2, f"{d}", va="center")
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_yticks(y, [f"{TITLES[r['figure']]}\n(1 step = 1/{r['count']})" for r in rows])
     ax.invert_yaxis()
     ax.set(xlabel="steps (records)", title="each gap against the judge's two-run difference")
     ax.set_xlim(0, max(gaps + diffs) * 1.15 + 1)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(loc="lower right")
     fig.tight_layout()
     return fig
 
@@ -304,13 +306,14 @@ def plot_gap_steps(rows):
 # Figures for notebook 06 (matplotlib; each returns the Figure, the notebook calls plt.show())
 # ---------------------------------------------------------------------------------------------
 
+@slide_figure
 def plot_figures(records, runs, marks=(0, 1)):
     """Histograms of the four figures over the runs, with the marked runs and the criteria."""
     import matplotlib.pyplot as plt
 
     _matched(records, runs)
     values, crit = figures(runs), criteria_figures(records)
-    fig, axes = plt.subplots(2, 2, figsize=(10, 6.5))
+    fig, axes = plt.subplots(2, 2, figsize=(FIGURE_WIDTH, 5.8))
     for ax, name in zip(axes.ravel(), FIGURES):
         v = values[name]
         edges = np.unique(v)
@@ -324,17 +327,18 @@ def plot_figures(records, runs, marks=(0, 1)):
             ax.axvline(v[i], color=f"C{k}", linestyle="--", label=f"lesson run {k}")
         ax.axvline(crit[name], color="C3", label="criteria filter")
         ax.set(title=TITLES[name], xlabel=TITLES[name], ylabel="runs")
-    axes[0, 0].legend(fontsize=8)
+    axes[0, 0].legend()
     fig.suptitle(f"{len(runs)} judge runs on {len(runs.record_nos)} records")
     fig.tight_layout()
     return fig
 
 
+@slide_figure
 def plot_changes(changes, mark=None):
     """Histogram of changed records between two runs; ``mark`` draws the lesson's count."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8, 3.5))
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 3.8))
     counts = np.bincount(changes)
     ax.bar(np.arange(len(counts)), counts / counts.sum(), color="0.6", width=0.9)
     if mark is not None:
@@ -346,6 +350,7 @@ def plot_changes(changes, mark=None):
     return fig
 
 
+@slide_figure
 def plot_sweep(rows, records=None):
     """The temperature sweep as a picture: the 95% run bands of recall and FBR (left) and
     the expected changed records between two runs (right), against temperature."""
@@ -353,7 +358,7 @@ def plot_sweep(rows, records=None):
 
     crit = None if records is None else criteria_figures(records)
     t = [r["temperature"] for r in rows]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(FIGURE_WIDTH * 1.1, 4.4))
     for name, colour in (("recall", "C3"), ("false_block_rate", "C0")):
         left.fill_between(t, [r[f"{name} low"] for r in rows], [r[f"{name} high"] for r in rows],
                           color=colour, alpha=0.3, label=f"judge {TITLES[name]}: 95% run band")
@@ -362,11 +367,11 @@ def plot_sweep(rows, records=None):
                          label=f"criteria {TITLES[name]}")
     for ax in (left, right):
         ax.axvline(TEMPERATURE, color="0.4", linestyle=":", linewidth=1)
-    left.text(TEMPERATURE, 1.0, f" lesson {TEMPERATURE:.2f}", fontsize=8, color="0.3",
+    left.text(TEMPERATURE, 1.0, f" lesson {TEMPERATURE:.2f}", color="0.3",
               va="top", transform=left.get_xaxis_transform())
     left.set(title="the 95% run band against temperature", xlabel="temperature",
              ylabel="rate")
-    left.legend(fontsize=8)
+    left.legend()
     right.plot(t, [r["mean changes"] for r in rows], marker="o", color="0.3")
     right.set(title="expected changed records between two runs", xlabel="temperature",
               ylabel="records")

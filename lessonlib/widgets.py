@@ -258,9 +258,10 @@ def _panel_rows(name, records, panel, seeds, guideline, actual):
     scores = _measure(records, decide)
     scores["agreement"] = _agreement(records, decide)
     per_seed = rates_many(many.harmful, actual)
-    at_seed = f"{name:<21}" + "".join(f"{scores[k]:>14.4f}" for k in METRICS)
+    at_seed = f"{name:<20}" + "".join(f"{scores[k]:>15.4f}" for k in METRICS)
     bands = [run_band(per_seed[k]) for k in METRICS]
-    in_band = f"{'  95% run band':<21}" + "".join(f"{lo:>7.4f}-{hi:.4f}" for lo, hi in bands)
+    # a band cell is 'low-high' (13 characters) in a 15-wide column: two spaces apart
+    in_band = f"{'  95% run band':<20}" + "".join(f"{lo:>8.4f}-{hi:.4f}" for lo, hi in bands)
     return [at_seed, in_band], run, many, per_seed["agreement"]
 
 
@@ -317,7 +318,7 @@ def _panel_text(records, s, alone):
     lesson, lesson_run, lesson_many, lesson_agree = alone
     scores = list(run.scores.values())
     split = sum(1 for x in scores if 0.0 < x < 1.0)
-    head = "".join(f"{FIGURES[k].short:>14}" for k in METRICS)
+    head = "".join(f"{FIGURES[k].short:>15}" for k in METRICS)
     n = s["band_seeds"]
     return "\n".join([
         f"judges {', '.join(s['judges'])} , quorum {s['quorum']}",
@@ -328,7 +329,7 @@ def _panel_text(records, s, alone):
         f"95% run band over {n:,} runs (panel seeds {SEED} to {SEED + n - 1}): it holds",
         "the middle 95% of the runs, so one run in twenty falls outside it.",
         "",
-        f"{'setup':<21}{head}",
+        f"{'setup':<20}{head}",
         *yours, *lesson,
         "",
         f"agreement at the lesson's seed is above this share of the {n:,} runs:",
@@ -553,7 +554,11 @@ def raters_text(records, judge_decide, miss=RATERS[0].miss,
                 for row in graded)
     labels = label_sets(records, two)
     human = labels["human"]
-    lines = [f"simulated raters, {guideline} guideline: each against the human label"]
+    # every setting is named (the slides show a snapshot, with no controls): the sliders'
+    # words and values, then the guideline
+    lines = [f"lenient: miss {miss:.2f} , strict: false alarm {false_alarm:.2f} , "
+             f"careless: guess {careless:.2f}",
+             f"simulated raters, {guideline} guideline: each against the human label"]
     for name in RATER_NAMES:
         lines.append(f"  {name:<9} rater agreement {rater_agreement(labels[name], human):.4f}"
                      f" , kappa {cohen_kappa(labels[name], human):.4f}")
@@ -575,16 +580,20 @@ def raters_explorer(records=None):
     """
     records = _records(records)
     decide = run_judge(records, SEED).decide
-    style = {"description_width": "initial"}
+    # one label width for every control, so the sliders start at the same x; the guideline
+    # buttons sit on their label's line (a flex row; alone they would go below it)
+    style = {"description_width": "10em"}
 
     def slider(value, label):
         return widgets.FloatSlider(value=value, min=0.0, max=1.0, step=0.05, readout_format=".2f",
-                                   continuous_update=False, description=label, style=style)
+                                   continuous_update=False, description=label, style=style,
+                                   layout=widgets.Layout(width="420px"))
 
     controls = {"miss": slider(RATERS[0].miss, "lenient: miss"),
                 "false_alarm": slider(RATERS[1].false_alarm, "strict: false alarm"),
                 "careless": slider(RATERS[2].careless, "careless: guess"),
-                "guideline": widgets.ToggleButtons(options=list(RATER_GUIDELINES), value="short",
-                                                   description="guideline", style=style)}
+                "guideline": widgets.ToggleButtons(
+                    options=list(RATER_GUIDELINES), value="short", description="guideline",
+                    style=style, layout=widgets.Layout(display="flex", align_items="center"))}
     return Explorer("raters explorer", controls,
                     lambda **s: raters_text(records, decide, **s))

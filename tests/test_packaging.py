@@ -169,3 +169,26 @@ def test_make_stops_a_pytest_run_past_its_whole_run_timeout(tmp_path):
     assert run.returncode != 0
     assert ("make test-oldest: pytest stopped after TEST_TIMEOUT=1 s (whole-run timeout)"
             in run.stdout)
+
+
+def test_make_lab_turns_the_jupyter_news_question_off():
+    """`make lab` puts scripts/jupyterlab/overrides.json where JupyterLab reads its
+    environment's setting overrides; the override names a setting JupyterLab's own schema
+    has, with a value the schema allows, that stops the "Jupyter news?" question (the
+    announcements plugin asks while fetchNews is "none")."""
+    import json
+
+    overrides = json.loads((ROOT / "scripts" / "jupyterlab" / "overrides.json").read_text())
+    assert overrides["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
+    schemas = pathlib.Path(sys.prefix) / "share" / "jupyter" / "lab" / "schemas"
+    if not schemas.is_dir():
+        pytest.skip("no JupyterLab in this environment")
+    for plugin, settings in overrides.items():
+        package, name = plugin.rsplit(":", 1)
+        schema = json.loads((schemas / package / f"{name}.json").read_text())["properties"]
+        for key, value in settings.items():
+            allowed = [c["const"] for c in schema[key].get("oneOf", [])]
+            assert value in allowed if allowed else isinstance(value, bool), (key, value)
+    make = (ROOT / "Makefile").read_text()
+    assert "LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json" in make
+    assert re.search(r"^lab: .*\$\(LAB_OVERRIDES\)", make, re.M)
