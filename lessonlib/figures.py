@@ -18,7 +18,8 @@ from .records import CLASSES
 from .metrics import class_recall, confusion
 
 __all__ = ["FIGURE_DPI", "FIGURE_STYLE", "FIGURE_WIDTH", "SMALLEST_POINTS", "class_recall_bars",
-           "confusion_picture", "noise_bands", "slide_figure"]
+           "confusion_picture", "noise_bands", "plot_class_sources",
+           "plot_harmful_probability", "slide_figure"]
 
 FIGURE_DPI = 100
 """Pixels per inch of every lessonlib figure (the notebook's PNG is drawn at this)."""
@@ -165,7 +166,7 @@ def noise_bands(bands, observed, ax=None, title="Two sources of noise in one dif
     import matplotlib.pyplot as plt
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(8, 3.6))
+        _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.4))
     names = list(bands)
     for i, name in enumerate(names):
         for k, (source, (low, high)) in enumerate(bands[name].items()):
@@ -181,5 +182,58 @@ def noise_bands(bands, observed, ax=None, title="Two sources of noise in one dif
     ax.invert_yaxis()
     ax.set_xlabel("difference, judge - filter")
     ax.set_title(title)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(loc="lower right")
+    return ax
+
+
+@slide_figure
+def plot_class_sources(records, ax=None):
+    """Notebook 01: one horizontal bar per class, split by source, its total at the end;
+    the counts of :func:`class_source_counts`.  Returns the Axes."""
+    import matplotlib.pyplot as plt
+
+    from .records import SOURCES, class_source_counts
+
+    counts = class_source_counts(records)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
+    names = list(counts)[::-1]                     # clean on top
+    left = [0] * len(names)
+    for k, src in enumerate(SOURCES):
+        widths = [counts[cls][src] for cls in names]
+        ax.barh(names, widths, left=left, color=f"C{k}", label=src.replace("_", " "))
+        left = [a + b for a, b in zip(left, widths)]
+    for y, total in enumerate(left):
+        ax.text(total + 1.5, y, str(total), va="center")
+    ax.set_xlim(0, max(left) * 1.12)
+    ax.set_xlabel("records")
+    ax.set_title("Records per class, by source")
+    ax.legend(loc="lower right", title="source")
+    return ax
+
+
+@slide_figure
+def plot_harmful_probability(records, temperatures=None, flags=(0, 1, 2, 3), ax=None):
+    """Notebook 03: the lines of :func:`harmful_probability_curves`, one per number of
+    flags, with the lesson's temperature marked.  Returns the Axes."""
+    import matplotlib.pyplot as plt
+
+    from .judge import HARMFUL, harmful_probability_curves
+    from .simulator import TEMPERATURE
+
+    curves, temps = harmful_probability_curves(records, temperatures, flags)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
+    for k, (count, (no, probs)) in enumerate(curves.items()):
+        ax.plot(temps, probs, color=f"C{k}",
+                label=f"{count} flag{'' if count == 1 else 's'} (record {no})")
+    ax.axvline(TEMPERATURE, color="0.4", linestyle=":", linewidth=1)
+    ax.annotate(f"lesson's {TEMPERATURE:.2f}", (TEMPERATURE, 0.5), xytext=(4, 0),
+                textcoords="offset points", color="0.3")
+    ax.set_xlabel("temperature")
+    ax.set_ylabel("P(zararli)")
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_title("How likely the judge says harmful, by number of flags")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), title="flags on")
+    ax.grid(alpha=0.3)
     return ax

@@ -255,26 +255,3 @@ def harmful_probability_curves(records, temperatures=None, flags=(0, 1, 2, 3)):
         prompt = build_prompt(record)
         curves[count] = (record.no, [label_probabilities(prompt, t)[HARMFUL] for t in temps])
     return curves, temps
-
-
-def plot_harmful_probability(records, temperatures=None, flags=(0, 1, 2, 3), ax=None):
-    """Notebook 03: the lines of :func:`harmful_probability_curves`, one per number of
-    flags, with the lesson's temperature marked.  Returns the Axes."""
-    import matplotlib.pyplot as plt
-
-    curves, temps = harmful_probability_curves(records, temperatures, flags)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(8.5, 4), layout="constrained")
-    for k, (count, (no, probs)) in enumerate(curves.items()):
-        ax.plot(temps, probs, color=f"C{k}",
-                label=f"{count} flag{'' if count == 1 else 's'} (record {no})")
-    ax.axvline(TEMPERATURE, color="0.4", linestyle=":", linewidth=1)
-    ax.annotate(f"lesson's {TEMPERATURE:.2f}", (TEMPERATURE, 0.5), xytext=(4, 0),
-                textcoords="offset points", fontsize=11, color="0.3")
-    ax.set_xlabel("temperature")
-    ax.set_ylabel("P(zararli)")
-    ax.set_ylim(-0.03, 1.03)
-    ax.set_title("How likely the judge says harmful, by number of flags")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), title="flags on")
-    ax.grid(alpha=0.3)
-    return ax

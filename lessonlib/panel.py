@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from ._checks import (check_choice, check_collection, check_int, check_names, check_number,
                       check_seed, check_str)
+from .figures import FIGURE_WIDTH, slide_figure
 from .records import SEED, check_records
 from .judge import CLEAN, GUIDELINE, HARMFUL, Run, ask_each, build_prompt, tally
 from .simulator import CUE_TABLE, PRIOR, SPURIOUS, TEMPERATURE, SimulatedModel
@@ -420,6 +421,7 @@ def quorum_noise(records, names=("lesson", "greedy"), quorums=(1, 3, 5), seeds=N
     return rows
 
 
+@slide_figure
 def plot_quorum_noise(rows, ax=None):
     """Notebook 09: expected changed records (noise) against the mean calls of a run (cost),
     one line per judge, each point marked with its quorum; ``rows`` from
@@ -427,14 +429,14 @@ def plot_quorum_noise(rows, ax=None):
     import matplotlib.pyplot as plt
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(8, 4), layout="constrained")
+        _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
     for k, name in enumerate(dict.fromkeys(row["judge"] for row in rows)):
         mine = [row for row in rows if row["judge"] == name]
         ax.plot([r["calls"] for r in mine], [r["changed"] for r in mine], marker="o",
                 color=f"C{k}", label=f"{name} judge")
         for r in mine:
             ax.annotate(f"quorum {r['quorum']}", (r["calls"], r["changed"]),
-                        textcoords="offset points", xytext=(6, 6), fontsize=11)
+                        textcoords="offset points", xytext=(6, 6))
     ax.set_xlabel("calls per run (the cost)")
     ax.set_ylabel("expected changed records")
     ax.set_title("What quorum buys: noise against cost")

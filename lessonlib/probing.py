@@ -27,6 +27,7 @@ from ._frozen import ReadOnlyDict
 from .judge import GUIDELINE, HARMFUL, run_judge
 from .criteria import rule_filter
 from .judge import build_prompt
+from .figures import FIGURE_WIDTH, slide_figure
 from .metrics import agreement
 from .records import (CLASSES, SEED, SOURCES, TEXTS, Flags, Record, check_record,
                       check_records)
@@ -294,6 +295,7 @@ def moved_counts(probes, yardstick) -> dict:
     return {**{p.change: len(p.changed) for p in probes}, "new seed": len(yardstick)}
 
 
+@slide_figure
 def plot_moved(counts: dict):
     """Bars: decisions moved per change, per temperature, beside the two-run difference
     (notebook 11).  ``counts`` maps a temperature label to what ``moved_counts`` returns."""
@@ -306,15 +308,15 @@ def plot_moved(counts: dict):
 
     groups = list(counts)
     names = list(counts[groups[0]])
-    fig, ax = plt.subplots(figsize=(8, 3.2))
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.4))
     width = 0.8 / len(groups)
     for g, label in enumerate(groups):
         xs = [i + (g - (len(groups) - 1) / 2) * width for i in range(len(names))]
         bars = ax.bar(xs, [counts[label][n] for n in names], width, label=label)
-        ax.bar_label(bars, fontsize=8)
+        ax.bar_label(bars)
     ax.set_xticks(range(len(names)), names)
     ax.set_ylabel("decisions moved")
     ax.set_title("What a one-thing change moves, against a new seed")
-    ax.legend(title="temperature", fontsize=8)
+    ax.legend(title="temperature")
     fig.tight_layout()
     return fig

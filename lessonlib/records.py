@@ -179,26 +179,3 @@ def class_source_counts(records):
     classes with no record left out (notebook 01)."""
     return {cls: {src: sum(1 for r in members if r.source == src) for src in SOURCES}
             for cls, members in by_class(check_records(records)).items()}
-
-
-def plot_class_sources(records, ax=None):
-    """Notebook 01: one horizontal bar per class, split by source, its total at the end;
-    the counts of :func:`class_source_counts`.  Returns the Axes."""
-    import matplotlib.pyplot as plt
-
-    counts = class_source_counts(records)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(8, 3.8), layout="constrained")
-    names = list(counts)[::-1]                     # clean on top
-    left = [0] * len(names)
-    for k, src in enumerate(SOURCES):
-        widths = [counts[cls][src] for cls in names]
-        ax.barh(names, widths, left=left, color=f"C{k}", label=src.replace("_", " "))
-        left = [a + b for a, b in zip(left, widths)]
-    for y, total in enumerate(left):
-        ax.text(total + 1.5, y, str(total), va="center", fontsize=11)
-    ax.set_xlim(0, max(left) * 1.12)
-    ax.set_xlabel("records")
-    ax.set_title("Records per class, by source")
-    ax.legend(loc="lower right", title="source")
-    return ax

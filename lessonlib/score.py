@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from ._checks import (check_choice, check_collection, check_int, check_label_table,
                       check_number, check_seed, check_str)
+from .figures import FIGURE_WIDTH, slide_figure
 from .criteria import DEFAULT_RULES, make_rule_filter
 from .judge import (CLEAN, GUIDELINE, HARMFUL, UNREADABLE_RULES, JudgeRun, build_prompt,
                     run_judge)
@@ -442,13 +443,14 @@ def calibration_text(rows):
     return "\n".join(lines)
 
 
+@slide_figure
 def plot_roc(truth, scores, marks=None):
     """ROC (left) and precision-recall (right) curves of a score; ``marks`` maps a name to a
     decide function's (false block rate, recall, precision), drawn as points."""
     import matplotlib.pyplot as plt
 
     points = roc_points(truth, scores)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(FIGURE_WIDTH, 5))
     left.plot([p[1] for p in points], [p[2] for p in points], marker=".", color="0.3",
               label="the judge's score, every threshold")
     left.plot([0, 1], [0, 1], linestyle=":", color="0.6", label="a score that ranks by chance")
@@ -465,19 +467,20 @@ def plot_roc(truth, scores, marks=None):
              ylabel="recall")
     right.set(title="precision against recall", xlabel="recall", ylabel="precision",
               ylim=(0, 1.02))
-    left.legend(fontsize=8, loc="lower right")
-    right.legend(fontsize=8, loc="lower left")
+    left.legend(loc="lower right")
+    right.legend(loc="lower left")
     fig.tight_layout()
     return fig
 
 
+@slide_figure
 def plot_reliability(tables):
     """Reliability diagram: ``tables`` maps a name to its :func:`calibration_table` rows (or
     to a :func:`variant_tables` entry); each non-empty bin is a point (mean P(zararli), share
     harmful), its area growing with the bin's records."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 5))
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH * 0.75, 5.6))
     ax.plot([0, 1], [0, 1], linestyle=":", color="0.5", label="perfectly calibrated")
     for k, (name, rows) in enumerate(tables.items()):
         rows = rows[2] if isinstance(rows, tuple) else rows
@@ -487,7 +490,7 @@ def plot_reliability(tables):
     ax.set(title="reliability diagram (dot area: records in the bin)",
            xlabel="mean P(zararli) in the bin", ylabel="share of the bin that is harmful",
            xlim=(-0.02, 1.02), ylim=(-0.02, 1.02))
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(loc="upper left")
     fig.tight_layout()
     return fig
 
@@ -586,13 +589,14 @@ def design_text(rows):
     return "\n".join(lines)
 
 
+@slide_figure
 def plot_designs(rows):
     """Cost against agreement: judge calls (x) and agreement (y) of each design, the first
     seed's run as a dot and the 95% run band over the seeds as a vertical bar; designs with
     the same calls stand side by side, and the records sent to a person are in the legend."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 5))
     same = {}
     for r in rows:
         same.setdefault(r["calls"], []).append(r["design"])
@@ -606,6 +610,6 @@ def plot_designs(rows):
                 label=r["design"] + (f" (+{r['people']} to a person)" if r["people"] else ""))
     ax.set(title="cost against agreement (bar: 95% run band over the seeds)",
            xlabel="judge calls (one run)", ylabel="agreement with the human label")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(loc="upper left")
     fig.tight_layout()
     return fig

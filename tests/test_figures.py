@@ -75,7 +75,8 @@ def test_an_axes_is_drawn_into():
 def test_class_sources_bars_are_the_counts_per_class_and_source():
     from collections import Counter
 
-    from lessonlib.records import CLASSES, SOURCES, plot_class_sources
+    from lessonlib.figures import plot_class_sources
+    from lessonlib.records import CLASSES, SOURCES
 
     records = lessonlib.make_records()
     counts = Counter((r.cls, r.source) for r in records)
@@ -98,7 +99,8 @@ def test_class_sources_bars_are_the_counts_per_class_and_source():
 def test_harmful_probability_is_the_softmax_of_prior_and_cues_worked_by_hand():
     import math
 
-    from lessonlib.judge import harmful_probability_curves, plot_harmful_probability
+    from lessonlib.figures import plot_harmful_probability
+    from lessonlib.judge import harmful_probability_curves
 
     # k real flags: zararli scores 0.15 + k, temiz 0.75 (plus 1.0 for 'yok' when k = 0);
     # P(zararli) = 1 / (1 + exp((temiz - zararli) / T)).
@@ -245,3 +247,24 @@ def test_the_deck_check_knows_the_smallest_figure_text():
     import check_slides
 
     assert abs(F.SMALLEST_POINTS * F.FIGURE_DPI / 72 - check_slides.FIGURE_TEXT_PX) < 0.1
+
+
+def test_every_function_that_draws_a_figure_is_drawn_in_the_slide_style():
+    """Any lessonlib function that makes a figure (calls plt.subplots) goes through
+    slide_figure, so a new step's plot cannot come out in matplotlib's small defaults."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    from lessonlib import figures as F
+
+    unstyled = []
+    for info in pkgutil.walk_packages(lessonlib.__path__, "lessonlib."):
+        module = importlib.import_module(info.name)
+        for name, fn in vars(module).items():
+            if not inspect.isfunction(fn) or fn.__module__ != module.__name__:
+                continue
+            inner = inspect.unwrap(fn)
+            if "plt.subplots(" in inspect.getsource(inner) and fn is inner:
+                unstyled.append(f"{info.name}.{name}")
+    assert unstyled == [], f"draw these with @{F.slide_figure.__name__}: {unstyled}"
