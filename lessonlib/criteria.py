@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Iterable
 
 from ._checks import check_names
 from .records import FEATURES, Record, check_record
@@ -14,7 +14,7 @@ DEFAULT_RULES = ("instruction_mode", "hidden_field_name", "side_effect_tool_name
 __all__ = ["DEFAULT_RULES", "make_rule_filter", "rule_filter"]
 
 
-def rule_filter(record: Record, rules: Collection[str] = DEFAULT_RULES) -> bool:
+def rule_filter(record: Record, rules: Iterable[str] = DEFAULT_RULES) -> bool:
     """True (block) when ``record`` has any of the flags named in ``rules`` (notebook 02)."""
     check_record(record)
     if rules is not DEFAULT_RULES:          # the lesson's rules are known to be good
@@ -32,7 +32,7 @@ def lesson_rules(record):
     return _blocks(record, DEFAULT_RULES)
 
 
-def make_rule_filter(rules: Collection[str] = DEFAULT_RULES) -> Callable[[Record], bool]:
+def make_rule_filter(rules: Iterable[str] = DEFAULT_RULES) -> Callable[[Record], bool]:
     """A one-argument decision function for ``measure`` using the given rules (notebook 02)."""
     rules = check_names("rules", rules, FEATURES)
 

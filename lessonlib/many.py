@@ -157,8 +157,8 @@ def plan_blocks(records: Sequence[Record], model: SimulatedModel, guideline: str
     table = np.array([[read_label(reply_text(label, None if f == BARE else f,
                                              model.max_output)[0]) is not None
                        for f in range(BARE + 1)] for label in LABELS])
-    free_any: np.ndarray = table[:, :BARE].any(axis=1)
-    free_all: np.ndarray = table[:, :BARE].all(axis=1)
+    free_any: np.ndarray = table[:, :BARE].any(axis=1)  # type: ignore[assignment]  # an array
+    free_all: np.ndarray = table[:, :BARE].all(axis=1)  # type: ignore[assignment]
     form_cuts = tuple(_U32(_threshold(t)) for t in accumulate(FREE_FORM_SHARE[:-1]))
     relevant = set(model.cues) | set(model.spurious)
     shared = guideline if guideline[-1:].isspace() else ""

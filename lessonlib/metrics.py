@@ -54,7 +54,8 @@ def _checked(records, decide):
     return records, trusted(records, check_callable("decide", decide, "a function record -> bool"))
 
 
-def trusted(records: Sequence[Record], decide: Callable[[Record], bool]) -> Callable[[Record], bool]:
+def trusted(records: Sequence[Record],
+            decide: Callable[[Record], bool]) -> Callable[[Record], bool]:
     """``decide`` for checked ``records`` without its own per-record door checks: a run's
     ``decide`` checks once here that the records are the run's own (else ValueError); the
     lesson's rule filter needs no check.  Any other function is returned as it is."""
@@ -63,7 +64,8 @@ def trusted(records: Sequence[Record], decide: Callable[[Record], bool]) -> Call
     return lesson_rules if decide is rule_filter else decide
 
 
-def confusion(records: Iterable[Record], decide: Callable[[Record], bool]) -> tuple[int, int, int, int]:
+def confusion(records: Iterable[Record],
+              decide: Callable[[Record], bool]) -> tuple[int, int, int, int]:
     """Counts (tp, fp, fn, tn) of ``decide`` against the human label (notebook 02)."""
     pairs = Counter((bool(decide(r)), is_harmful(r)) for r in records)
     return pairs[True, True], pairs[True, False], pairs[False, True], pairs[False, False]
@@ -78,7 +80,8 @@ def _exact(part, whole):
     return part / whole if whole else 0.0
 
 
-def rates(tp: int | np.ndarray, fp: int | np.ndarray, fn: int | np.ndarray, tn: int | np.ndarray, *, rounded: bool = True) -> dict[str, Any]:
+def rates(tp: int | np.ndarray, fp: int | np.ndarray, fn: int | np.ndarray, tn: int | np.ndarray, *,
+          rounded: bool = True) -> dict[str, Any]:
     """The four figures from the four counts: ``{name: value}`` in :data:`FIGURES` order.
 
     Precision, recall and false block rate are rounded by :func:`share` (``rounded=False``:
@@ -140,7 +143,8 @@ def _agreement(records, decide):
     return sum(1 for r in records if bool(decide(r)) == is_harmful(r)) / len(records)
 
 
-def class_recall(records: Sequence[Record], decide: Callable[[Record], bool]) -> dict[str, tuple[int, float]]:
+def class_recall(records: Sequence[Record],
+                 decide: Callable[[Record], bool]) -> dict[str, tuple[int, float]]:
     """Per class present: (number of records, share that ``decide`` blocks) (notebook 02)."""
     return _class_recall(*_checked(records, decide))
 
