@@ -319,6 +319,7 @@ def plot_moved(counts: dict) -> Figure:
         xs = [i + (g - (len(groups) - 1) / 2) * width for i in range(len(names))]
         bars = ax.bar(xs, [counts[label][n] for n in names], width, label=label)
         ax.bar_label(bars)
+    ax.margins(y=0.12)   # room above the tallest bar for its label
     ax.set_xticks(range(len(names)), names)
     ax.set_ylabel("decisions moved")
     ax.set_title("What a one-thing change moves, against a new seed")

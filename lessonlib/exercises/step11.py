@@ -52,9 +52,10 @@ def check_text_against_seed(moved: Any) -> bool:
                        "the records whose label differs",
                "new seed": "judge the records at seed s and at s + 1 and count the records "
                            "whose label differs"}
-        return _say(False, f"the figure for {', '.join(map(repr, off))} is not it. For each "
-                           f"of the {len(TEXT_SEEDS)} seeds s, "
-                           + "; for the other key, ".join(how[k] for k in off)
+        which = (f"the figures for {off[0]!r} and {off[1]!r} are" if len(off) == 2
+                 else f"the figure for {off[0]!r} is")
+        return _say(False, f"{which} not it. For each of the {len(TEXT_SEEDS)} seeds s: "
+                           + "; ".join(f"for {k!r}, {how[k]}" for k in off)
                            + "; then average the counts over the seeds.")
     ratio = truth["text"] / truth["new seed"]
     return _say(True, f"over {len(TEXT_SEEDS)} seeds the text twins move {truth['text']:.2f} "

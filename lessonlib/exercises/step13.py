@@ -107,9 +107,13 @@ def check_substantial_miss(answer: Any) -> bool:
     human = human_labels(records)
     here = _lenient_kappa(records, human, truth)
     above = _lenient_kappa(records, human, truth + GRID)
+    lesson = rate(records, RATERS[0])
+    harmful = [x for x, h in zip(lesson, human) if h == "harmful"]
     return _say(True, f"at miss {truth:.2f} kappa is {here:.4f}; one step more gives "
-                      f"{above:.4f}. The lesson's lenient rater (miss {RATERS[0].miss:.2f}) is "
-                      "well inside 'substantial', yet it lets many harmful records through.")
+                      f"{above:.4f}. The lesson's lenient rater (miss {RATERS[0].miss:.2f}, "
+                      f"kappa {cohen_kappa(lesson, human):.4f}) is inside 'substantial', yet "
+                      f"it calls {harmful.count('clean')} of the {len(harmful)} harmful "
+                      "records clean.")
 
 
 ANSWERS = ReadOnlyDict({
