@@ -14,7 +14,7 @@ TEST_TIMEOUT ?= 900
 .PHONY: lesson test test-oldest lab data notebooks bench clean-venv help
 
 help:
-	@echo "make lesson  - print the lesson's three blocks (creates .venv if missing)"
+	@echo "make lesson  - print the lesson's three blocks at once: the standard library only, no .venv"
 	@echo "make test    - every test: unit, golden, packaging, reliability, nbval on the notebooks, then test-slides"
 	@echo "make test-oldest - unit tests and notebooks again in .venv-oldest (requirements-oldest.txt: the oldest supported numpy, pandas, matplotlib)"
 	@echo "make lab     - open JupyterLab on notebooks/"
@@ -39,8 +39,16 @@ $(READY): requirements.txt pyproject.toml
 	$(BIN)/python -c "import matplotlib.pyplot"
 	@touch $(READY)
 
-lesson: $(READY)
-	@$(BIN)/python -m lessonlib
+# The lesson's core path (records to report) is pure Python, so `make lesson` needs no .venv:
+# python3 -S runs it with the standard library only (no site-packages, so no numpy, even if
+# one is installed), with this folder first on the path so this clone's lessonlib is the one
+# run.  tests/test_packaging.py runs it in a copy of the clone where numpy cannot be imported.
+LESSON_PY := PYTHONPATH="$(CURDIR)" $(PYTHON) -S
+
+lesson:
+	@$(LESSON_PY) -c "import sys; sys.exit(0 if sys.version_info >= (3, 10) else \
+	  'make lesson: needs Python 3.10 or newer; $(PYTHON) is ' + sys.version.split()[0])"
+	@$(LESSON_PY) -m lessonlib
 
 # $(call pytest,PYTHON): every test and notebook, stopped after TEST_TIMEOUT seconds; sets rc.
 # Bytecode is written even where PYTHONDONTWRITEBYTECODE is set: without its cache pytest

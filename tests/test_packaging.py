@@ -169,3 +169,40 @@ def test_make_stops_a_pytest_run_past_its_whole_run_timeout(tmp_path):
     assert run.returncode != 0
     assert ("make test-oldest: pytest stopped after TEST_TIMEOUT=1 s (whole-run timeout)"
             in run.stdout)
+
+
+# ---------------------------------------------------------------- make lesson with nothing installed
+
+EXPECTED = "\n".join(p.read_text(encoding="utf-8")
+                     for p in sorted((ROOT / "data" / "expected").glob("*.txt")))
+
+
+def test_make_lesson_needs_no_venv_and_no_numpy(tmp_path):
+    """A fresh clone: `make lesson` prints the three blocks at once with the standard library
+    only.  The copy has no .venv, and numpy, pandas and matplotlib there fail on import
+    (they shadow any installed ones), so a core path that needs them fails here."""
+    if not shutil.which("make"):
+        pytest.skip("no make")
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    shutil.copytree(ROOT / "lessonlib", tmp_path / "lessonlib",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for heavy in ("numpy", "pandas", "matplotlib"):
+        (tmp_path / heavy).mkdir()
+        (tmp_path / heavy / "__init__.py").write_text(
+            f"raise ImportError('{heavy} is not installed in this clone')\n")
+    make = ["make", "--no-print-directory", "-C", str(tmp_path), "lesson",
+            f"PYTHON={sys.executable}"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    plan = subprocess.run([*make, "-n"], capture_output=True, text=True, timeout=30, env=env,
+                          stdin=subprocess.DEVNULL)
+    planned = plan.stdout.replace(sys.executable, "PYTHON").replace(str(tmp_path), "CLONE")
+    assert plan.returncode == 0 and "PYTHON -S -m lessonlib" in planned
+    assert not [w for w in ("pip", "venv", ".ready") if w in planned], planned
+    start = time.monotonic()
+    run = subprocess.run(make, capture_output=True, text=True, timeout=60, env=env,
+                         stdin=subprocess.DEVNULL)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == EXPECTED
+    assert run.stderr == ""
+    assert not (tmp_path / ".venv").exists()
+    assert time.monotonic() - start < 30
