@@ -58,7 +58,8 @@ def tokenize(text):
 
 
 def label_scores(tokens, prior=PRIOR, cues=CUE_TABLE, spurious=SPURIOUS):
-    """The prior plus, for every token in order, the weight of each cue it matches (notebook 03)."""
+    """The prior plus, for every token in order, the weight of each cue it matches
+    (notebook 03)."""
     scores = dict(prior)
     for token in tokens:
         for table, weight in ((cues, CUE_WEIGHT), (spurious, SPURIOUS_WEIGHT)):

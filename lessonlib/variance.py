@@ -104,7 +104,8 @@ def pair_changes(harmful):
 
 
 def flip_probability(harmful):
-    """Per record: the chance that two different runs (drawn without replacement) decide it differently.
+    """Per record: the chance that two different runs (drawn without replacement) decide it
+    differently.
 
     With k of S runs blocking the record it is 2 k (S - k) / (S (S - 1)); summed
     over the records it equals the mean of :func:`pair_changes`.

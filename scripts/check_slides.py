@@ -476,7 +476,7 @@ GOTO_JS = """async ([where, present]) => {
   }
   if (window.MathJax && MathJax.Hub) await new Promise(r => MathJax.Hub.Queue(r));
   return now();
-}""" % TIMEOUT_MS
+}""" % TIMEOUT_MS  # noqa: UP031 - JavaScript: its braces would all need doubling
 
 # Every leaf slide in turn, all its fragments shown, measured by MEASURE_JS: one call per deck.
 FIT_JS = """async ([leaves, present, measure, go]) => {
@@ -719,7 +719,8 @@ def why_check(inputs, stamp, force=False):
     if not isinstance(stamp, dict) or not isinstance(stamp.get("inputs"), dict):
         return "no passing check recorded"
     old = stamp["inputs"]
-    changed = [name for name in sorted(set(inputs) | set(old)) if inputs.get(name) != old.get(name)]
+    changed = [name for name in sorted(set(inputs) | set(old))
+               if inputs.get(name) != old.get(name)]
     return "changed since its last pass: " + ", ".join(changed) if changed else None
 
 

@@ -135,7 +135,8 @@ def test_no_rule_agreement_is_the_clean_share(capsys):
 
 
 @pytest.mark.parametrize("answer, words", [
-    (None, "in place of None"), (0.612, "close"), (61.25, "percentage"), (147, "number of records"),
+    (None, "in place of None"), (0.612, "close"), (61.25, "percentage"),
+    (147, "number of records"),
     (0, "not always wrong"), (93 / 240, "blocks EVERYTHING"), (0.825, "is not it"),
     ("0.6125", "number between 0 and 1"), (float("nan"), "number between 0 and 1")])
 def test_no_rule_agreement_wrong_answers_get_a_hint(capsys, answer, words):
@@ -249,7 +250,8 @@ def test_placeholder_says_what_to_fill_in(capsys, check):
 # ---- 05
 
 def test_class_resolutions_exact_and_rounded_pass(capsys):
-    out = passes(capsys, step05.check_class_resolutions({c: 1 / n for c, n in CLASS_COUNTS.items()}))
+    exact = {c: 1 / n for c, n in CLASS_COUNTS.items()}
+    out = passes(capsys, step05.check_class_resolutions(exact))
     assert "privilege_escalation (10 records" in out
     passes(capsys, step05.check_class_resolutions(
         {c: round(1 / n, 4) for c, n in CLASS_COUNTS.items()}))
@@ -339,11 +341,13 @@ def _overlap_temperature_by_hand(records):
     raise AssertionError("no temperature up to 2.0 closes the gap")
 
 
+@pytest.mark.slow      # many-seed runs, about 1 s of CPU: make test runs it, make check does not
 def test_overlap_temperature_right_answer_passes_and_one_step_lower_hints(capsys):
     t = _overlap_temperature_by_hand(L.make_records())
     # notebook 06: at 0.30 even the lowest of 1,000 recalls (0.8280) beats the filter's 0.7957
     assert t > 0.30
-    assert f"{t:.2f} is the lowest temperature" in passes(capsys, step06.check_overlap_temperature(t))
+    out = passes(capsys, step06.check_overlap_temperature(t))
+    assert f"{t:.2f} is the lowest temperature" in out
     hints(capsys, step06.check_overlap_temperature(round(t - 0.05, 2)))
 
 
@@ -401,6 +405,7 @@ def test_check_vetoed(capsys):
         hints(capsys, step09.check_vetoed(wrong))
 
 
+@pytest.mark.slow      # many-seed runs, about 1 s of CPU: make test runs it, make check does not
 def test_moved_by_rule_is_the_seed_by_seed_difference():
     # the engine path against Panel.run seed by seed, on two seeds
     seeds = range(L.SEED, L.SEED + 2)
@@ -416,6 +421,7 @@ def test_moved_by_rule_is_the_seed_by_seed_difference():
         assert got[rule] == sum(counts) / len(counts)
 
 
+@pytest.mark.slow      # many-seed runs, about 1 s of CPU: make test runs it, make check does not
 def test_check_moved_by_rule(capsys):
     moved = step10.moved_by_rule()
     assert min(moved, key=moved.get) == "abstain"

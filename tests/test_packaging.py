@@ -171,7 +171,7 @@ def test_make_stops_a_pytest_run_past_its_whole_run_timeout(tmp_path):
             in run.stdout)
 
 
-# ---------------------------------------------------------------- make lesson with nothing installed
+# ------------------------------------------------------------ make lesson with nothing installed
 
 EXPECTED = "\n".join(p.read_text(encoding="utf-8")
                      for p in sorted((ROOT / "data" / "expected").glob("*.txt")))

@@ -40,7 +40,7 @@ def test_rates_many_equals_the_scalar_confusion_row_by_row(records):
     r = rates_many(harmful, actual)
     for i, row in enumerate(harmful.tolist()):
         decided = dict(zip((rec.no for rec in records), row))
-        tp, fp, fn, tn = L.confusion(records, lambda rec: decided[rec.no])
+        tp, fp, fn, tn = L.confusion(records, lambda rec: decided[rec.no])  # noqa: B023
         assert r["agreement"][i] == (tp + tn) / len(records)
         assert r["precision"][i] == (tp / (tp + fp) if tp + fp else 0.0)
         assert r["recall"][i] == tp / (tp + fn)

@@ -40,7 +40,8 @@ def check_fbr_without_spurious(answer):
 
 
 def lowest_overlap_temperature(records=None, seeds=EXERCISE_SEEDS, step=0.05, top=2.0):
-    """Lowest temperature on a ``step`` grid whose 95% run band of recall reaches the criteria's."""
+    """Lowest temperature on a ``step`` grid whose 95% run band of recall reaches the
+    criteria's."""
     step = check_number("step", step)
     if step <= 0:
         raise ValueError(f"step must be a number > 0, got {step!r}")
