@@ -57,6 +57,7 @@ def post(url, payload, raw=None):
 
 # ------------------------------------------------------------------ same figures as in process
 
+@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
 def test_the_lessons_judge_through_server_and_sdk_is_the_lessons_judge(server):
     run = L.Panel([sdk_ask(server)], on_unreadable="clean").run(RECORDS, L.SEED)
     lesson = L.run_judge(RECORDS, L.SEED)
@@ -66,6 +67,7 @@ def test_the_lessons_judge_through_server_and_sdk_is_the_lessons_judge(server):
     assert server.requests == run.calls                           # every call went over HTTP
 
 
+@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
 def test_a_diverse_panel_through_the_server_equals_the_panel_in_process(server):
     records = RECORDS[:20]          # 40 calls a judge: the rate limit strikes once, in sample 2
     through = L.Panel([sdk_ask(server, name) for name in L.DIVERSE], quorum=2)
@@ -317,6 +319,7 @@ def test_fold_handles_both_turkish_is():
 
 # ------------------------------------------------------------------ the reply cache
 
+@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
 def test_a_cached_run_reproduces_its_figures_without_http(tmp_path):
     cache = C.ReplyCache(tmp_path / "replies")
     with C.SimulatorServer() as srv:
@@ -378,6 +381,7 @@ def test_server_ask_is_the_three_values_with_the_models_temperature(server):
     assert (ask.base_url, ask.model, ask.temperature) == (server.base_url, "greedy", 0.0)
 
 
+@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
 def test_the_sdks_own_retries_hide_calls_from_the_panel(server):
     run = L.Panel([sdk_ask(server, max_retries=2)], on_unreadable="clean").run(RECORDS)
     assert run.calls == len(RECORDS) and run.retries == 0

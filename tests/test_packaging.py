@@ -206,3 +206,30 @@ def test_make_lesson_needs_no_venv_and_no_numpy(tmp_path):
     assert run.stderr == ""
     assert not (tmp_path / ".venv").exists()
     assert time.monotonic() - start < 30
+
+
+# ------------------------------------------------------------ make check and the linters
+
+def test_make_check_is_the_linters_and_the_unit_tests_without_the_slow_ones():
+    if not shutil.which("make"):
+        pytest.skip("no make")
+    plan = subprocess.run(["make", "--no-print-directory", "-n", "-o", ".venv/.ready", "check"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=30,
+                          stdin=subprocess.DEVNULL)
+    assert plan.returncode == 0, plan.stderr
+    assert "ruff check ." in plan.stdout and "mypy lessonlib" in plan.stdout
+    pytest_run = plan.stdout.split("-m pytest", 1)[1].split(";", 1)[0]
+    assert '-m "not slow" tests' in pytest_run and "--nbval" not in pytest_run
+    ini = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    assert any(m.startswith("slow:") for m in ini["markers"])
+    for heavy in ("test_lab_explorers.py", "test_nb_idempotence.py"):
+        assert "pytest.mark.slow" in (ROOT / "tests" / heavy).read_text(), heavy
+
+
+def test_make_test_runs_the_linters_and_everything():
+    """Read, not run: `make -n test` would run pytest (its recipe calls $(MAKE))."""
+    text = (ROOT / "Makefile").read_text()
+    recipe = text.split("\ntest: $(READY)\n", 1)[1].split("\n\n", 1)[0]
+    assert "$(lint)" in recipe and "$$lrc -eq 0" in recipe
+    assert "$(call pytest,$(BIN)/python)" in recipe        # the default: --nbval notebooks tests
+    assert "--nbval notebooks tests" in text
