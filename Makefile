@@ -64,10 +64,15 @@ lint = $(BIN)/ruff check .; lrc=$$?; $(BIN)/mypy lessonlib || lrc=1; \
 lint: $(READY)
 	@$(lint); exit $$lrc
 
-# The inner loop: the linters and the unit tests without the slow ones (kernels, JupyterLab;
-# the `slow` marker in pyproject.toml), no notebooks and no decks.  make test runs all of it.
+# The inner loop: the linters and the unit tests without the slow ones (kernels, JupyterLab,
+# a second of CPU or more: the `slow` marker in pyproject.toml), no notebooks and no decks.
+# The linters (about 1 s) run beside pytest's start-up; their report follows pytest's.
+# make test runs all of it.
 check: $(READY)
-	@$(lint); $(call pytest,$(BIN)/python,-m "not slow" tests); [ $$lrc -eq 0 ] && [ $$rc -eq 0 ]
+	@log=$$(mktemp); { $(lint); exit $$lrc; } >$$log 2>&1 & lint=$$!; \
+	$(call pytest,$(BIN)/python,-m "not slow" tests); \
+	wait $$lint; lrc=$$?; echo "== make lint (ran beside pytest)"; cat $$log; rm -f $$log; \
+	[ $$lrc -eq 0 ] && [ $$rc -eq 0 ]
 
 # $(call pytest,PYTHON[,ARGS]): pytest over ARGS (default: every test and notebook), stopped
 # after TEST_TIMEOUT seconds; sets rc.
