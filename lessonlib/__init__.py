@@ -1,29 +1,87 @@
 """lessonlib - the library behind every notebook of the course "Automated Evaluation".
 
-One module per lesson step, in the lesson's words (the notebook that uses it first):
+The map: one module per lesson step, in the lesson's words, listed lowest layer first (a
+module imports only modules above it in this list).  The number is the notebook it serves.
 
-* :mod:`lessonlib.records`   - 01: the fictional record set and the human label
-* :mod:`lessonlib.criteria`  - 02: the criteria-based approach (rule filter)
-* :mod:`lessonlib.metrics`   - 02: measure, agreement, per-class recall
-* :mod:`lessonlib.simulator` - 03: the language-model simulator
-* :mod:`lessonlib.judge`     - 03: the model-as-judge built on the simulator
-* :mod:`lessonlib.report`    - 02-06: the lesson's printed blocks
-* :mod:`lessonlib.many`      - 06: many judge runs at once (numpy)
-* :mod:`lessonlib.panel`     - 09: a panel of judges: quorum, aggregate, min_agreement
+=====================  =====  ==========================================================
+module                 nb     what it holds
+=====================  =====  ==========================================================
+``_checks``            all    argument checks at the doors (TypeError/ValueError naming
+                              the parameter and what is allowed)
+``_frozen``            all    ReadOnlyDict, the read-only constant tables
+``_rng``               01 03  the generator and the hash, their constants named
+``records``            01     the fictional record set and the human label
+``criteria``           02     the criteria-based approach (rule filter)
+``simulator``          03     the language-model simulator (no network)
+``connections``        12     calls side by side: up to max_connections at once
+``judge``              03     the model-as-judge: prompt, the ask-retry loop, runs
+``metrics``            02     the figures: FIGURES (names, titles), rates() from the four
+                              counts, measure, agreement, per-class recall
+``report``             02-06  the lesson's three printed blocks
+``figures``            02 05  the step plots of 02 and 05
+``many``               06     the judge over many seeds at once (numpy)
+``variance``           04 06  run bands, changed records, the temperature sweep
+``sample``             07     the records as a sample: paired test, records' band
+``score``              08     the judge's score: ROC/AUC, calibration, a cascade
+``panel``              09     a panel of judges: quorum, aggregate, min_agreement
+``panel_study``        10     panel designs over many panel seeds
+``probing``            11     probing the judge from outside (door: ``probe``)
+``client``             12     a real model client and the local simulator server
+``agreement_stats``    13     Cohen's and Fleiss' kappa, Krippendorff's alpha
+``raters``             13     simulated raters and the lesson re-scored
+``widgets``            02-13  every explorer (ipywidgets), the top layer
+``exercises.stepNN``   NN     the exercise checks of notebook NN
+=====================  =====  ==========================================================
+
+The three contracts every step builds on:
+
+* **an ask** - ``ask(prompt, seed)`` returns reply text or an object with a str ``.text``
+  (optionally ``.input_tokens``, ``.status``): a SimulatedModel, a plain function, a real
+  client.  ``judge.ask_for_label`` asks once and retries an unreadable reply with
+  ``seed + 1``; ``judge.ask_each`` and ``judge.tally`` are the one loop of run_judge and
+  Panel.run.
+* **a run's decide** - every run (``judge.Run``: JudgeRun, PanelRun) has ``labels``, the
+  counts ``calls``, ``retries``, ``unreadable``, ``input_tokens``, and ``decide(record)``,
+  a decision for ``measure``: True blocks the record; a record the run did not judge (other
+  number, other seed's record) is refused with ValueError.
+* **the (seeds x records) matrix** - many runs are a boolean array ``harmful`` of shape
+  (seeds, records) beside ``actual`` (the human label); ``many.confusion_many`` gives the
+  four counts per run and ``metrics.rates`` the figures, as ``measure`` would one by one.
+
+Where a new step's parts go:
+
+* **code** - a module named in the step's words, placed in the list above; its doors (what
+  a notebook calls) check their arguments once with ``_checks`` and call unchecked helpers;
+  it takes figure names and titles from ``metrics.FIGURES``, never its own copy; pure Python
+  unless it needs numpy, and then it is lazy here (``_LAZY``) so that the core path
+  (records to report) imports without numpy.
+* **a text table** - a ``*_text(...) -> str`` function in the step's module, lines of at
+  most 80 columns; the notebook prints it.
+* **a plot** - a ``plot_*(...) -> Figure`` function in the step's module (matplotlib imported
+  inside it); the notebook ends the cell with ``plt.show()``.
+* **an explorer** - a text function and an ``Explorer`` in ``widgets`` (see its docstring).
+* **exercise checks** - ``exercises/stepNN.py``; solutions in
+  ``notebooks/solutions/NN_name_solutions.ipynb``.
+* **names** - every module lists its public names in ``__all__``; the ones a notebook reaches
+  as ``L.name`` are imported here.
 
 The core path (records to report) is pure Python; nothing calls a network.
 """
 from .criteria import DEFAULT_RULES, make_rule_filter, rule_filter
-from .judge import (GUIDELINE, Answer, JudgeRun, ask_for_label, build_prompt, read_label,
+from .judge import (GUIDELINE, Answer, JudgeRun, Run, ask_for_label, build_prompt, read_label,
                     run_judge)
-from .metrics import agreement, class_recall, confusion, disagreements, measure, resolution
+from .metrics import (FIGURES, RATES, agreement, class_recall, confusion, disagreements, measure,
+                      rates, resolution)
 from .records import (CLASS_SHARE, CLASSES, FEATURES, PROFILE, SEED, SOURCE_SHARE, SOURCES,
                       TEXTS, Flags, Record, generator, is_harmful, make_records, pick, trace_id,
                       write_records_csv)
 from .report import (Lesson, class_block, comparison_block, comparison_rows, lesson,
                      sample_call_block)
 from .panel import DIVERSE, JUDGES, AskReply, JudgeSpec, Panel, PanelRun, judge_models
-from .raters import cohen_kappa, fleiss_kappa, krippendorff_alpha
+from .agreement_stats import cohen_kappa, fleiss_kappa, krippendorff_alpha
+from .probing import probe
+from .score import (CalibrationRow, CascadeRun, brier, calibration_table, cascade,
+                    judge_probabilities, roc_auc)
 from .simulator import (CUE_TABLE, FLAG_WORD, FREE_FORM, LABELS, MAX_OUTPUT, PRIOR,
                         RATE_LIMIT_EVERY, SOURCE_WORD, SPURIOUS, WINDOW, PromptPlan, Reply,
                         SimulatedModel, tokenize)
@@ -31,7 +89,21 @@ from .simulator import (CUE_TABLE, FLAG_WORD, FREE_FORM, LABELS, MAX_OUTPUT, PRI
 __version__ = "1.0.0"
 
 # numpy-backed parts load on first use, so the lesson's core path imports without numpy.
-_LAZY = (("ManyRuns", "many"), ("run_judge_many", "many"))
+_LAZY = (("ManyRuns", "many"), ("run_judge_many", "many"), ("paired_table", "sample"),
+         ("mcnemar_p", "sample"), ("paired_bootstrap", "sample"), ("records_needed", "sample"))
+
+__all__ = ["CLASSES", "CLASS_SHARE", "CUE_TABLE", "DEFAULT_RULES", "DIVERSE", "FEATURES",
+           "FIGURES", "FLAG_WORD", "FREE_FORM", "GUIDELINE", "JUDGES", "LABELS", "MAX_OUTPUT",
+           "PRIOR", "PROFILE", "RATES", "RATE_LIMIT_EVERY", "SEED", "SOURCES", "SOURCE_SHARE",
+           "SOURCE_WORD", "SPURIOUS", "TEXTS", "WINDOW", "Answer", "AskReply", "Flags",
+           "JudgeRun", "JudgeSpec", "Lesson", "ManyRuns", "Panel", "PanelRun", "PromptPlan",
+           "Record", "Reply", "Run", "SimulatedModel", "agreement", "ask_for_label",
+           "build_prompt", "class_block", "class_recall", "cohen_kappa", "comparison_block",
+           "comparison_rows", "confusion", "disagreements", "fleiss_kappa", "generator",
+           "is_harmful", "judge_models", "krippendorff_alpha", "lesson", "make_records",
+           "make_rule_filter", "measure", "pick", "rates", "read_label", "resolution",
+           "rule_filter", "run_judge", "run_judge_many", "sample_call_block", "tokenize",
+           "trace_id", "write_records_csv"]
 
 
 def __getattr__(name):

@@ -2,6 +2,8 @@
 
 from .report import lesson
 
+__all__ = ["main"]
+
 
 def main():
     print("\n\n".join(lesson().blocks()))

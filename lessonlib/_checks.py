@@ -13,6 +13,10 @@ import numbers
 import reprlib
 from collections.abc import Mapping
 
+__all__ = ["check_callable", "check_choice", "check_collection", "check_instance", "check_int",
+           "check_items", "check_label_table", "check_names", "check_number", "check_seed",
+           "check_str"]
+
 
 def check_int(name, value, *, minimum=None):
     """Return ``value`` as an int if it is a whole number (int or numpy integer, not a bool)

@@ -7,6 +7,8 @@ one, and it prints like one) whose every mutating method raises TypeError.
 Copy it with ``dict(table)`` to make a variant.
 """
 
+__all__ = ["ReadOnlyDict"]
+
 
 class ReadOnlyDict(dict):
     """A dict that refuses changes: copy it with ``dict(...)`` to make a variant."""

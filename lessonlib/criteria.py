@@ -9,11 +9,25 @@ DEFAULT_RULES = ("instruction_mode", "hidden_field_name", "side_effect_tool_name
                  "source_stamp_mismatch")
 """The lesson's four rules.  Note what is missing: the two flags of corrupted_input."""
 
+__all__ = ["DEFAULT_RULES", "make_rule_filter", "rule_filter"]
+
 
 def rule_filter(record, rules=DEFAULT_RULES):
     """True (block) when ``record`` has any of the flags named in ``rules`` (notebook 02)."""
     check_record(record)
-    return any(record.features[name] for name in check_names("rules", rules, FEATURES))
+    if rules is not DEFAULT_RULES:          # the lesson's rules are known to be good
+        rules = check_names("rules", rules, FEATURES)
+    return _blocks(record, rules)
+
+
+def _blocks(record, rules):
+    """:func:`rule_filter` for a checked record and checked rules."""
+    return any(record.features[name] for name in rules)
+
+
+def lesson_rules(record):
+    """:func:`rule_filter` with the lesson's rules, for a record already checked."""
+    return _blocks(record, DEFAULT_RULES)
 
 
 def make_rule_filter(rules=DEFAULT_RULES):
@@ -21,7 +35,7 @@ def make_rule_filter(rules=DEFAULT_RULES):
     rules = check_names("rules", rules, FEATURES)
 
     def decide(record):
-        return any(record.features[name] for name in rules)
+        return _blocks(record, rules)
 
     decide.__name__ = "rule_filter[" + ",".join(rules) + "]"
     return decide

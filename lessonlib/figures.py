@@ -1,4 +1,5 @@
-"""Notebooks 02 and 05 - figures: the confusion matrix (02) and recall per class (05).
+"""Notebooks 02, 05 and 07 - figures: the confusion matrix (02), recall per class (05) and the
+two sources of noise (07).
 
 matplotlib is imported inside each function: the rest of lessonlib stays pure
 Python, and only a notebook that draws a figure needs matplotlib.
@@ -7,8 +8,11 @@ Python, and only a notebook that draws a figure needs matplotlib.
 from __future__ import annotations
 
 
+from ._frozen import ReadOnlyDict
 from .records import CLASSES
 from .metrics import class_recall, confusion
+
+__all__ = ["class_recall_bars", "confusion_picture"]
 
 
 def confusion_picture(records, decide, ax=None, title="Decisions against the human label"):
@@ -87,4 +91,42 @@ def class_recall_bars(records, decisions, ax=None,
     ax.set_xlabel("harmful class")
     ax.set_title(title)
     ax.legend(loc="upper center", ncol=len(decisions), frameon=False)
+    return ax
+
+
+SOURCES = ReadOnlyDict({"seed": ("the seed: 95% run band over judge runs", "0.55"),
+                       "records": ("the records: records' band, judge run 1", "C0"),
+                       "both": ("both: records resampled, runs re-drawn", "C3")})
+"""The sources of noise :func:`noise_bands` can draw: key -> (legend text, colour)."""
+
+
+def noise_bands(bands, observed, ax=None, title="Two sources of noise in one difference"):
+    """Notebook 07: per figure, the 95% band of a difference from each source of noise.
+
+    ``bands`` maps a figure's title to ``{source: (low, high)}`` with sources
+    from ``SOURCES`` (seed, records, both); ``observed`` maps the same titles to
+    the difference measured on the lesson's run 1.  One row per figure, one bar
+    per source, a dot at the observed difference and a line at zero: a band
+    that crosses the line leaves the difference unmeasured.  Returns the Axes.
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 3.6))
+    names = list(bands)
+    for i, name in enumerate(names):
+        for k, (source, (low, high)) in enumerate(bands[name].items()):
+            label, colour = SOURCES[source]
+            y = i + (k - 1) * 0.22
+            ax.plot([low, high], [y, y], color=colour, linewidth=5, solid_capstyle="butt",
+                    label=label if i == 0 else None)
+        ax.plot([observed[name]], [i], marker="o", color="black", markersize=5,
+                label="judge run 1 - filter" if i == 0 else None)
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_yticks(range(len(names)))
+    ax.set_yticklabels(names)
+    ax.invert_yaxis()
+    ax.set_xlabel("difference, judge - filter")
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="lower right")
     return ax

@@ -8,11 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ._checks import check_choice, check_int, check_seed, check_str
+from ._checks import check_choice, check_instance, check_int, check_seed, check_str
 from ._frozen import ReadOnlyDict
+from .connections import map_calls
 from .records import FEATURES, SEED, check_record, check_records
-from .simulator import (CUE_TABLE, FLAG_WORD, LABELS, MAX_OUTPUT, NO_FLAG_WORD, SOURCE_WORD,
-                        SPURIOUS, TEMPERATURE, SimulatedModel, tokenize)
+from .simulator import (CUE_TABLE, FLAG_WORD, LABELS, MAX_OUTPUT, NO_FLAG_WORD, PRIOR,
+                        SOURCE_WORD, SPURIOUS, TEMPERATURE, Reply, SimulatedModel, tokenize)
+
+__all__ = ["GUIDELINE", "CLEAN", "HARMFUL", "RETRY_CAUSE", "UNREADABLE_RULES", "Answer",
+           "JudgeRun", "Run", "Tally", "ask_each", "ask_for_label", "build_prompt",
+           "judge_model", "read_label", "reply_parts", "run_judge", "tally"]
 
 GUIDELINE = ("Su kaydin ozniteliklerine bak ve tek etiket yaz : temiz ya da zararli . "
              "Oznitelikler : ")
@@ -40,6 +45,8 @@ def reply_parts(prompt, reply):
     """(text, input_tokens, status) of what an ``ask`` returned; plain text counts as 'ok'."""
     if isinstance(reply, str):
         return reply, len(tokenize(prompt)), "ok"
+    if type(reply) is Reply:            # the simulator's own reply: nothing to check
+        return reply.text, reply.input_tokens, reply.status
     text = getattr(reply, "text", None)
     if not isinstance(text, str):
         raise TypeError("an ask must return reply text (str) or an object with a str .text, "
@@ -75,56 +82,199 @@ def ask_for_label(ask, prompt, seed):
 
 
 @dataclass(frozen=True)
-class JudgeRun:
-    """The labels of one judge run and what it cost (notebook 03)."""
+class Run:
+    """What every run has: a label per record, the four counts, and :meth:`decide`.
+
+    The base of :class:`JudgeRun` (notebook 03) and :class:`~lessonlib.panel.PanelRun`
+    (notebook 09): both decide the same way whether a record belongs to the run.
+    """
 
     labels: dict = field(repr=False)   # record no -> 'temiz' | 'zararli'
     calls: int
     retries: int
     unreadable: int
     input_tokens: int
-    seed: int = 0
-    retry_causes: dict = field(default_factory=dict)  # why first calls failed -> count
-    judged: dict = field(default_factory=dict, repr=False, compare=False)  # no -> the Record
+
+    _WHAT = "run"
+
+    def _judged(self):
+        """Record no -> the Record this run judged (empty: the labels alone say)."""
+        return {}
 
     def decide(self, record):
         """True when this run labelled ``record`` harmful; a record it did not judge is refused."""
         check_record(record)
-        label = self.labels.get(record.no)
-        known = self.judged.get(record.no, record)
-        if label is None or (known is not record and known != record):
-            raise ValueError(f"record {record.no} is not one this run judged: the run does not "
-                             f"belong to these records (other seed or number of records?)")
-        return label == HARMFUL
+        return self._decider((record,))(record)
+
+    def _decider(self, records):
+        """A decision for ``records`` (checked once here, not per call): record -> bool.
+
+        Refuses a record the run did not judge: one it has no label for, or one that
+        differs from the record it judged under that number (another seed's records)."""
+        labels, judged = self.labels, self._judged()
+        for record in records:
+            known = judged.get(record.no, record)
+            if record.no not in labels or (known is not record and known != record):
+                raise ValueError(f"record {record.no} is not one this {self._WHAT} judged: the "
+                                 f"run does not belong to these records (other seed or number "
+                                 f"of records?)")
+        return lambda record: labels[record.no] == HARMFUL
+
+
+@dataclass(frozen=True)
+class JudgeRun(Run):
+    """The labels of one judge run and what it cost (notebook 03)."""
+
+    seed: int = 0
+    retry_causes: dict = field(default_factory=dict)  # why first calls failed -> count
+    judged: dict = field(default_factory=dict, repr=False, compare=False)  # no -> the Record
+
+    def _judged(self):
+        return self.judged
 
 
 UNREADABLE_RULES = ("clean", "harmful")
 RETRY_CAUSE = ReadOnlyDict({"rate_limit": "rate limit", "context_overflow": "context overflow"})
 
 
-def run_judge(records, seed=SEED, temperature=TEMPERATURE,
-              guideline=GUIDELINE, cues=CUE_TABLE, spurious=SPURIOUS, max_output=MAX_OUTPUT,
-              *, unreadable_as="clean"):
-    """Ask a fresh SimulatedModel about every record, retrying once if unreadable (notebook 03).
+@dataclass(frozen=True)
+class Tally:
+    """What a pass of answers cost: calls, retries, unreadable, input tokens, retry causes."""
 
-    A record still unreadable is counted as ``unreadable_as`` (the lesson: 'clean', fail-open).
+    calls: int
+    retries: int
+    unreadable: int
+    input_tokens: int
+    causes: dict
+
+
+def ask_each(asks, prompts, seed, where=None, max_connections=1):
+    """The one ask-retry loop of the judge and the panel: ``ask_for_label(asks[i],
+    prompts[i], seed)`` for every prompt, answers in order (a list of :class:`Answer`).
+
+    ``asks`` is one ask for every prompt or a sequence of one ask per prompt.  ``where(i)``,
+    when given, names the ask and record in the error a reply that is not one raises.
+    ``max_connections`` > 1 runs that many calls at once (notebook 12, asks over HTTP).
     """
-    records = check_records(records)
-    check_seed(seed)
-    check_str("guideline", guideline)
-    check_choice("unreadable_as", unreadable_as, UNREADABLE_RULES)
-    model = SimulatedModel(temperature, cues, spurious, max_output=max_output)
-    fallback = CLEAN if unreadable_as == "clean" else HARMFUL
-    labels, retries, unreadable, tokens, causes = {}, 0, 0, 0, {}
-    for record in records:
-        answer = ask_for_label(model.call, build_prompt(record, guideline), seed)
+    def answer(i):
+        try:
+            return ask_for_label(asks if callable(asks) else asks[i], prompts[i], seed)
+        except (TypeError, ValueError) as exc:
+            if where is None:
+                raise
+            raise type(exc)(f"{exc} (from {where(i)})") from None
+
+    return map_calls(answer, range(len(prompts)), max_connections)
+
+
+def tally(answers):
+    """The :class:`Tally` of a pass's answers (a retried first call counted by its cause)."""
+    retries, unreadable, tokens, calls, causes = 0, 0, 0, 0, {}
+    for answer in answers:
+        calls += answer.calls
         tokens += answer.input_tokens
         if answer.retried:
             retries += 1
             cause = RETRY_CAUSE.get(answer.statuses[0], "unreadable reply")
             causes[cause] = causes.get(cause, 0) + 1
-        if answer.label is None:
-            unreadable += 1
-        labels[record.no] = fallback if answer.label is None else answer.label
-    return JudgeRun(labels, model.calls, retries, unreadable, tokens, seed, causes,
-                    {r.no: r for r in records})
+        unreadable += answer.label is None
+    return Tally(calls, retries, unreadable, tokens, causes)
+
+
+def judge_model(model=None, temperature=TEMPERATURE, cues=CUE_TABLE, spurious=SPURIOUS,
+                prior=PRIOR, max_output=MAX_OUTPUT):
+    """The model a judge run asks: a fresh copy of ``model`` (its counter at zero, the
+    caller's object untouched), or a new SimulatedModel with the settings given.
+
+    Where every judge setting enters (run_judge, run_judge_many): give ``model`` or the
+    settings, not both."""
+    if model is None:
+        return SimulatedModel(temperature, cues, spurious, prior, max_output=max_output)
+    check_instance("model", model, SimulatedModel)
+    given = [name for name, value, default in (
+        ("temperature", temperature, TEMPERATURE), ("cues", cues, CUE_TABLE),
+        ("spurious", spurious, SPURIOUS), ("prior", prior, PRIOR),
+        ("max_output", max_output, MAX_OUTPUT)) if value != default]
+    if given:
+        raise ValueError(f"model= carries the judge's settings; give either model or "
+                         f"{', '.join(given)}, not both")
+    return model.fresh()
+
+
+def run_judge(records, seed=SEED, temperature=TEMPERATURE,
+              guideline=GUIDELINE, cues=CUE_TABLE, spurious=SPURIOUS, max_output=MAX_OUTPUT,
+              *, unreadable_as="clean", prior=PRIOR, model=None):
+    """Ask a fresh SimulatedModel about every record, retrying once if unreadable (notebook 03).
+
+    A record still unreadable is counted as ``unreadable_as`` (the lesson: 'clean', fail-open).
+    The model is built from ``temperature``, ``cues``, ``spurious``, ``prior`` and
+    ``max_output``, or given whole as ``model`` (a SimulatedModel; the run asks a fresh copy
+    of it, so the caller's model is not changed).
+    """
+    records = check_records(records)
+    seed = check_seed(seed)
+    check_str("guideline", guideline)
+    check_choice("unreadable_as", unreadable_as, UNREADABLE_RULES)
+    model = judge_model(model, temperature, cues, spurious, prior, max_output)
+    return _run_judge(records, seed, model, guideline, unreadable_as)
+
+
+def _run_judge(records, seed, model, guideline=GUIDELINE, unreadable_as="clean"):
+    """:func:`run_judge` for checked arguments and a model with its counter at zero."""
+    fallback = CLEAN if unreadable_as == "clean" else HARMFUL
+    # the model's own loop: prompts and seeds are known to be good, so no check per call
+    ask = model._reply if type(model).call is SimulatedModel.call else model.call
+    answers = ask_each(ask, [build_prompt(r, guideline) for r in records], seed)
+    counts = tally(answers)
+    labels = {r.no: fallback if a.label is None else a.label for r, a in zip(records, answers)}
+    return JudgeRun(labels, model.calls, counts.retries, counts.unreadable,
+                    counts.input_tokens, seed, counts.causes, {r.no: r for r in records})
+
+
+def harmful_probability_curves(records, temperatures=None, flags=(0, 1, 2, 3)):
+    """Notebook 03: P('zararli') against temperature, per number of flags on a record.
+
+    For each count in ``flags``: the first record with exactly that many flags on and
+    ``excessive_length`` off (so the spurious cue plays no part), and
+    :func:`lessonlib.simulator.label_probabilities` of its prompt at each temperature
+    (default 0 to 3 in steps of 0.05).  Returns ``{count: (record number, [P, ...])}`` and
+    the temperatures, as ``(curves, temperatures)``.
+    """
+    from .simulator import label_probabilities
+
+    records = check_records(records)
+    temps = [round(0.05 * k, 2) for k in range(61)] if temperatures is None else list(temperatures)
+    curves = {}
+    for count in flags:
+        count = check_int("flags", count, minimum=0)
+        record = next((r for r in records if len(r.features.on()) == count
+                       and not r.features["excessive_length"]), None)
+        if record is None:
+            raise ValueError(f"flags: no record has exactly {count} flags with "
+                             "excessive_length off")
+        prompt = build_prompt(record)
+        curves[count] = (record.no, [label_probabilities(prompt, t)[HARMFUL] for t in temps])
+    return curves, temps
+
+
+def plot_harmful_probability(records, temperatures=None, flags=(0, 1, 2, 3), ax=None):
+    """Notebook 03: the lines of :func:`harmful_probability_curves`, one per number of
+    flags, with the lesson's temperature marked.  Returns the Axes."""
+    import matplotlib.pyplot as plt
+
+    curves, temps = harmful_probability_curves(records, temperatures, flags)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8.5, 4), layout="constrained")
+    for k, (count, (no, probs)) in enumerate(curves.items()):
+        ax.plot(temps, probs, color=f"C{k}",
+                label=f"{count} flag{'' if count == 1 else 's'} (record {no})")
+    ax.axvline(TEMPERATURE, color="0.4", linestyle=":", linewidth=1)
+    ax.annotate(f"lesson's {TEMPERATURE:.2f}", (TEMPERATURE, 0.5), xytext=(4, 0),
+                textcoords="offset points", fontsize=11, color="0.3")
+    ax.set_xlabel("temperature")
+    ax.set_ylabel("P(zararli)")
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_title("How likely the judge says harmful, by number of flags")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), title="flags on")
+    ax.grid(alpha=0.3)
+    return ax

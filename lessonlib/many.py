@@ -15,12 +15,17 @@ from itertools import accumulate
 import numpy as np
 
 from ._checks import check_choice, check_collection, check_int, check_str
-from .records import M32, check_records, is_harmful, trace_id
-from .judge import CLEAN, GUIDELINE, HARMFUL, UNREADABLE_RULES, JudgeRun, build_prompt, read_label
-from .metrics import COUNTS, share
-from .simulator import (CUE_TABLE, FREE_FORM, FREE_FORM_SHARE, LABELS, MAX_OUTPUT,
-                        SINGLE_LABEL_WORD, SPURIOUS, TEMPERATURE, SimulatedModel, reply_text,
-                        tokenize)
+from ._rng import (FNV_PRIME, LCG_INCREMENT, LCG_MULTIPLIER, M32, MIX_FIRST, MIX_SECOND,
+                   trace_id)
+from .records import check_records, is_harmful
+from .judge import (CLEAN, GUIDELINE, HARMFUL, UNREADABLE_RULES, JudgeRun, build_prompt,
+                    judge_model, read_label)
+from .metrics import COUNTS, RATES, rates
+from .simulator import (CUE_TABLE, FREE_FORM, FREE_FORM_SHARE, LABELS, MAX_OUTPUT, PRIOR,
+                        SINGLE_LABEL_WORD, SPURIOUS, TEMPERATURE, reply_text, tokenize)
+
+__all__ = ["BARE", "CAUSES", "CHUNK_CELLS", "LONG_PROMPT", "RECORD_BLOCK", "ManyRuns", "Plan",
+           "check_seeds", "confusion_many", "plan_blocks", "run_judge_many", "run_plans"]
 
 CAUSES = ("context overflow", "rate limit", "unreadable reply")
 """Why a first call had to be retried (the names ``JudgeRun.retry_causes`` uses)."""
@@ -34,9 +39,9 @@ LONG_PROMPT = 4096
 """A prompt whose record part is longer than this is hashed by ``trace_id`` itself."""
 
 _U32 = np.uint32
-_MIX = (_U32(2246822507), _U32(3266489909))     # records.mix32's multipliers
-_LCG = (_U32(1664525), _U32(1013904223))        # records.generator's step
-_FNV_PRIME = _U32(16777619)                     # records.trace_id's multiplier
+_MIX = (_U32(MIX_FIRST), _U32(MIX_SECOND))      # mix32's multipliers
+_LCG = (_U32(LCG_MULTIPLIER), _U32(LCG_INCREMENT))   # generator's step
+_FNV_PRIME = _U32(FNV_PRIME)                    # trace_id's multiplier
 
 
 def check_seeds(seeds, name="seeds"):
@@ -116,7 +121,7 @@ def _traces(prompts, prefix):
 
 
 @dataclass(frozen=True)
-class _Plan:
+class Plan:
     """A block of records as the model sees them, whatever the seed (one entry a record)."""
 
     actual: np.ndarray      # bool: the human label says harmful
@@ -139,8 +144,8 @@ class _Plan:
         return len(self.actual)
 
 
-def _plans(records, model, guideline, block=RECORD_BLOCK):
-    """The :class:`_Plan` of each block of ``block`` records, in order (a generator).
+def plan_blocks(records, model, guideline, block=RECORD_BLOCK):
+    """The :class:`Plan` of each block of ``block`` records, in order (a generator).
 
     Whether a reply can be read depends on its label and form only (a 2 x (BARE + 1) table);
     the label weights on the prompt's cue tokens only (``model.plan`` asked once per such
@@ -180,7 +185,7 @@ def _plans(records, model, guideline, block=RECORD_BLOCK):
         some = (can[0] & read_any[0]) | (can[1] & read_any[1])
         every = (~can[0] | read_all[0]) & (~can[1] | read_all[1])
         traces = _traces(prompts, guideline)
-        yield _Plan(actual=np.array([is_harmful(r) for r in part], dtype=bool),
+        yield Plan(actual=np.array([is_harmful(r) for r in part], dtype=bool),
                     tokens=tokens, overflow=overflow,
                     word=(traces ^ (traces >> 16)).astype(_U32),
                     cut=np.minimum(cut, M32).astype(_U32), never=cut > M32, fixed=fixed,
@@ -304,8 +309,10 @@ def _block(plan, a1, a2, start, fallback, harmful_out, lost_out):
     return counts
 
 
-def _run(plans, record_nos, seeds, start, unreadable_as, chunk=None):
-    """Every seed (counters ``start``, (S,) int64) over every block of ``plans``: a ManyRuns."""
+def run_plans(plans, records, seeds, start, unreadable_as, chunk=None):
+    """Every seed (counters ``start``, (S,) int64) over every block of ``plans`` (from
+    :func:`plan_blocks` of ``records``): a :class:`ManyRuns`.  Trusts its caller."""
+    record_nos = tuple(r.no for r in records)
     total, n = len(seeds), len(record_nos)
     a1, a2 = _seed_words(seeds)
     harmful = np.empty((total, n), dtype=bool)
@@ -332,7 +339,8 @@ def _run(plans, record_nos, seeds, start, unreadable_as, chunk=None):
     for array in (harmful, unreadable, sums, first, actual):
         array.flags.writeable = False
     return ManyRuns(seeds, record_nos, harmful, unreadable, *sums[:4],
-                    dict(zip(CAUSES, sums[4:])), dict(zip(CAUSES, first)), actual)
+                    dict(zip(CAUSES, sums[4:])), dict(zip(CAUSES, first)), actual,
+                    tuple(records))
 
 
 @dataclass(frozen=True, eq=False)
@@ -351,6 +359,7 @@ class ManyRuns:
     retry_causes: dict = field(repr=False)   # cause -> (S,) count of first calls retried
     cause_first: dict = field(repr=False)    # cause -> (S,) its first record (N: none)
     actual: np.ndarray = field(repr=False)   # (N,) the human label: harmful
+    records: tuple = field(default=(), repr=False)   # the records judged (decide checks them)
 
     def __len__(self):
         return len(self.seeds)
@@ -363,20 +372,22 @@ class ManyRuns:
                        if self.retry_causes[c][i])
         return JudgeRun(labels, int(self.calls[i]), int(self.retries[i]),
                         int(self.unreadable[i]), int(self.input_tokens[i]), self.seeds[i],
-                        {c: int(self.retry_causes[c][i]) for _, c in order})
+                        {c: int(self.retry_causes[c][i]) for _, c in order},
+                        {r.no: r for r in self.records})
 
     def confusion(self):
         """(tp, fp, fn, tn), one int64 array each, one entry a seed."""
         return confusion_many(self.harmful, self.actual)
 
     def measure(self):
-        """Per seed what ``measure`` gives; each distinct (tp, fp, fn, tn) is rounded by
-        ``share`` once (numpy's rounding is not always Python's)."""
-        counts = np.stack(self.confusion())
-        rows, inverse = np.unique(counts, axis=1, return_inverse=True)
-        rates = np.array([(share(tp, tp + fp), share(tp, tp + fn), share(fp, fp + tn))
-                          for tp, fp, fn, tn in rows.T.tolist()])[inverse.reshape(-1)]
-        return dict(zip(COUNTS + ("precision", "recall", "false_block_rate"), [*counts, *rates.T]))
+        """Per seed what ``measure`` gives (counts, then the rates of :func:`metrics.rates`)."""
+        counts = self.confusion()
+        figures = rates(*counts)
+        return {**dict(zip(COUNTS, counts)), **{name: figures[name] for name in RATES}}
+
+    def figures(self):
+        """Per seed the four figures of :data:`metrics.FIGURES` (rates rounded by ``share``)."""
+        return rates(*self.confusion())
 
     def agreement(self):
         """Per seed: share of records whose decision matches the human label (as ``agreement``)."""
@@ -394,20 +405,19 @@ def confusion_many(harmful, actual):
 
 def run_judge_many(records, seeds, temperature=TEMPERATURE, guideline=GUIDELINE, cues=CUE_TABLE,
                    spurious=SPURIOUS, max_output=MAX_OUTPUT, *, unreadable_as="clean",
-                   chunk=None):
+                   chunk=None, prior=PRIOR, model=None):
     """``run_judge(records, seed, ...)`` for every seed in ``seeds``, as one :class:`ManyRuns`.
 
     Defined in notebook 06.  Same arguments as :func:`~lessonlib.judge.run_judge` except
     ``seeds`` (integers >= 0, e.g. a range or a numpy array) and ``chunk`` (seeds decided at
     once; default: blocks of about ``CHUNK_CELLS`` cells).
     """
-    model = SimulatedModel(temperature, cues, spurious, max_output=max_output)
     records = check_records(records)
     seeds = check_seeds(seeds)
     check_str("guideline", guideline)
     check_choice("unreadable_as", unreadable_as, UNREADABLE_RULES)
     if chunk is not None:
         check_int("chunk", chunk, minimum=1)
-    return _run(_plans(records, model, guideline), tuple(r.no for r in records), seeds,
-                np.zeros(len(seeds), dtype=np.int64), unreadable_as, chunk)
-
+    model = judge_model(model, temperature, cues, spurious, prior, max_output)
+    return run_plans(plan_blocks(records, model, guideline), records, seeds,
+                     np.zeros(len(seeds), dtype=np.int64), unreadable_as, chunk)

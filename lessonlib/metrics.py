@@ -1,18 +1,61 @@
-"""Notebook 02 - how a decision (a function record -> bool, True = block) is scored."""
+"""Notebook 02 - how a decision (a function record -> bool, True = block) is scored.
+
+The one home of the course's figures: :data:`FIGURES` names each figure and its titles,
+:func:`rates` turns the four counts into the figures (for one run, or for arrays of runs).
+Every table, plot and explorer takes its figure names and titles from here.
+"""
 
 from __future__ import annotations
 
+import numbers
 from collections import Counter
+from dataclasses import dataclass
 
 from ._checks import check_callable
+from ._frozen import ReadOnlyDict
+from .criteria import lesson_rules, rule_filter
+from .judge import Run
 from .records import by_class, check_records, is_harmful
+
+__all__ = ["COUNTS", "FIGURES", "RATES", "Figure", "agreement", "class_recall", "confusion",
+           "disagreements", "measure", "rates", "resolution", "share", "steps", "trusted"]
 
 COUNTS = ("tp", "fp", "fn", "tn")
 
 
+@dataclass(frozen=True)
+class Figure:
+    """How a figure is printed: its ``title`` and a ``short`` one for narrow columns."""
+
+    title: str
+    short: str
+
+
+FIGURES = ReadOnlyDict({
+    "precision": Figure("precision", "precision"),
+    "recall": Figure("recall", "recall"),
+    "false_block_rate": Figure("false block rate", "FBR"),
+    "agreement": Figure("agreement", "agreement"),
+})
+"""The course's four figures, in the order the lesson prints them: name -> :class:`Figure`.
+The three rates are rounded to four places (:func:`share`); agreement is not."""
+RATES = ("precision", "recall", "false_block_rate")
+"""The figures of :data:`FIGURES` that ``measure`` gives (rounded rates)."""
+
+
 def _checked(records, decide):
-    """The door's check of measure, agreement and class_recall."""
-    return check_records(records), check_callable("decide", decide, "a function record -> bool")
+    """The door's check of measure, agreement and class_recall: once per call, not per record."""
+    records = check_records(records)
+    return records, trusted(records, check_callable("decide", decide, "a function record -> bool"))
+
+
+def trusted(records, decide):
+    """``decide`` for checked ``records`` without its own per-record door checks: a run's
+    ``decide`` checks once here that the records are the run's own (else ValueError); the
+    lesson's rule filter needs no check.  Any other function is returned as it is."""
+    if getattr(decide, "__func__", None) is Run.decide:
+        return decide.__self__._decider(records)
+    return lesson_rules if decide is rule_filter else decide
 
 
 def confusion(records, decide):
@@ -26,24 +69,78 @@ def share(part, whole):
     return round(part / whole, 4) if whole else 0.0
 
 
+def _exact(part, whole):
+    return part / whole if whole else 0.0
+
+
+def rates(tp, fp, fn, tn, *, rounded=True):
+    """The four figures from the four counts: ``{name: value}`` in :data:`FIGURES` order.
+
+    Precision, recall and false block rate are rounded by :func:`share` (``rounded=False``:
+    not rounded, still 0.0 where a rate has no denominator); agreement is never rounded.
+    The counts are ints (one run) or numpy integer arrays of one shape (many runs, e.g.
+    :meth:`ManyRuns.confusion`); then each figure is an array of that shape, and each
+    distinct (tp, fp, fn, tn) is rounded by ``share`` once, as Python rounds.  Notebook 02.
+    """
+    counts = (tp, fp, fn, tn)
+    if all(isinstance(c, numbers.Integral) for c in counts):
+        ratio = share if rounded else _exact
+        total = tp + fp + fn + tn
+        return {"precision": ratio(tp, tp + fp), "recall": ratio(tp, tp + fn),
+                "false_block_rate": ratio(fp, fp + tn),
+                "agreement": (tp + tn) / total if total else 0.0}
+    return _rates_array(counts, rounded)
+
+
+def _rates_array(counts, rounded):
+    """:func:`rates` for arrays of counts (numpy is imported here, not by the core path)."""
+    import numpy as np
+
+    counts = np.stack(np.broadcast_arrays(*(np.asarray(c, dtype=np.int64) for c in counts)))
+    tp, fp, fn, tn = counts
+    total = tp + fp + fn + tn
+    agree = np.divide(tp + tn, total, out=np.zeros(total.shape), where=total > 0)
+    if not rounded:
+        def ratio(num, den):
+            return np.divide(num, den, out=np.zeros(num.shape), where=den > 0)
+        out = (ratio(tp, tp + fp), ratio(tp, tp + fn), ratio(fp, fp + tn))
+    else:
+        flat = counts.reshape(4, -1)
+        rows, inverse = np.unique(flat, axis=1, return_inverse=True)
+        table = np.array([(share(a, a + b), share(a, a + c), share(b, b + d))
+                          for a, b, c, d in rows.T.tolist()], dtype=float).reshape(-1, 3)
+        out = tuple(col[inverse.reshape(-1)].reshape(tp.shape) for col in table.T)
+    return dict(zip(FIGURES, (*out, agree)))
+
+
 def measure(records, decide):
     """The four counts plus precision, recall and false block rate, rounded (notebook 02)."""
-    counts = dict(zip(COUNTS, confusion(*_checked(records, decide))))
-    tp, fp, fn, tn = counts.values()
-    counts.update(precision=share(tp, tp + fp), recall=share(tp, tp + fn),
-                  false_block_rate=share(fp, fp + tn))
+    return _measure(*_checked(records, decide))
+
+
+def _measure(records, decide):
+    """:func:`measure` for checked arguments (the library's own callers)."""
+    counts = dict(zip(COUNTS, confusion(records, decide)))
+    figures = rates(*counts.values())
+    counts.update((name, figures[name]) for name in RATES)
     return counts
 
 
 def agreement(records, decide):
     """Share of records on which ``decide`` matches the human label, not rounded (notebook 02)."""
-    records, decide = _checked(records, decide)
+    return _agreement(*_checked(records, decide))
+
+
+def _agreement(records, decide):
     return sum(1 for r in records if bool(decide(r)) == is_harmful(r)) / len(records)
 
 
 def class_recall(records, decide):
     """Per class present: (number of records, share that ``decide`` blocks) (notebook 02)."""
-    records, decide = _checked(records, decide)
+    return _class_recall(*_checked(records, decide))
+
+
+def _class_recall(records, decide):
     return {cls: (len(members), sum(1 for r in members if decide(r)) / len(members))
             for cls, members in by_class(records).items()}
 

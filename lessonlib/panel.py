@@ -8,14 +8,19 @@ and so is a small wrapper around a real model client.  :class:`Panel` states the
 from __future__ import annotations
 
 import math
+import numbers
 import threading
 from dataclasses import dataclass, field
 
 from ._checks import (check_choice, check_collection, check_int, check_names, check_number,
                       check_seed, check_str)
-from .records import SEED, check_record, check_records
-from .judge import CLEAN, GUIDELINE, HARMFUL, ask_for_label, build_prompt
+from .records import SEED, check_records
+from .judge import CLEAN, GUIDELINE, HARMFUL, Run, ask_each, build_prompt, tally
 from .simulator import CUE_TABLE, PRIOR, SPURIOUS, TEMPERATURE, SimulatedModel
+
+__all__ = ["AGGREGATES", "DIVERSE", "JUDGES", "JUDGE_NAMES", "MAX_SAMPLES", "ON_ERROR",
+           "ON_UNREADABLE", "SLOT_STRIDE", "AskReply", "JudgeError", "JudgeSpec", "Panel",
+           "PanelMany", "PanelRun", "judge_models"]
 
 AGGREGATES = ("median", "mean", "min")
 ON_UNREADABLE = ("harmful", "clean", "abstain")
@@ -44,17 +49,13 @@ class JudgeError(RuntimeError):
 
 
 @dataclass(frozen=True)
-class PanelRun:
+class PanelRun(Run):
     """The verdicts of one panel run, the scores behind them and what they cost: totals over
-    every judge and sample, split per judge by the ``judge_*`` tuples."""
+    every judge and sample, split per judge by the ``judge_*`` tuples.  ``decide`` is the
+    judge run's (:class:`~lessonlib.judge.Run`): a record the panel did not judge is refused."""
 
-    labels: dict = field(repr=False)        # record no -> 'temiz' | 'zararli'
     scores: dict = field(repr=False)        # record no -> aggregated score
     judge_scores: dict = field(repr=False)  # record no -> per-judge score (None = abstained)
-    calls: int
-    retries: int
-    unreadable: int
-    input_tokens: int
     judge_calls: tuple
     judge_retries: tuple
     judge_unreadable: tuple
@@ -62,13 +63,10 @@ class PanelRun:
     seed: int
     records: dict = field(repr=False)       # record no -> the record judged
 
-    def decide(self, record):
-        """True when the panel flagged ``record`` harmful (a decision for ``measure``)."""
-        check_record(record)
-        if self.records.get(record.no) != record:
-            raise ValueError(f"record {record.no} is not one this panel run judged: the run "
-                             f"does not belong to these records (run the panel on them)")
-        return self.labels[record.no] == HARMFUL
+    _WHAT = "panel run"
+
+    def _judged(self):
+        return self.records
 
 
 def _combine(votes, harmful, aggregate, min_agreement):
@@ -100,6 +98,30 @@ def _combine(votes, harmful, aggregate, min_agreement):
     return judge, verdict, np.where(k > 0, score, 1.0)
 
 
+def _clamped_share(value):
+    """``min_agreement`` read as the production panel reads it: clamped into [0, 1]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"min_agreement must be a real number (a share of the judges, clamped "
+                        f"into [0, 1]), got {type(value).__name__} {value!r}")
+    value = float(value)
+    if math.isnan(value):
+        raise ValueError("min_agreement must be a number (a share of the judges, clamped into "
+                         "[0, 1]), got nan")
+    return min(max(value, 0.0), 1.0)
+
+
+def _own_clock(ask):
+    """The ask a run uses, its clock at zero: a fresh copy of a SimulatedModel (the caller's
+    model is not changed), or the ask itself after its ``reset()`` when it has one (a real
+    client's way to start a server's clock), else the ask as it is."""
+    if isinstance(ask, SimulatedModel):
+        return ask.fresh()
+    reset = getattr(ask, "reset", None)
+    if callable(reset):
+        reset()
+    return ask
+
+
 def _outcome(ask, prompt, seed):
     try:
         return ask(prompt, seed)
@@ -120,9 +142,16 @@ class Panel:
       Judge *j*'s sample *q* is one pass over the records with the seed
       ``seed + (q * len(asks) + j) * SLOT_STRIDE``; an unreadable reply is asked
       once more with that seed + 1 (:func:`~lessonlib.judge.ask_for_label`).
-    * **clocks** - a judge with a ``reset()`` method is reset once at the start
-      of a run, and its call counter (a rate limit) runs on across its samples.
-      With one judge and quorum 1 the panel is ``run_judge`` with that judge.
+    * **clocks** - each judge's call counter (a rate limit) starts at zero once a
+      run and runs on across its samples.  A SimulatedModel judge is asked through
+      a fresh copy, so the caller's model is not changed; another ask with a
+      ``reset()`` method (a real client, e.g. to start a server's clock) is reset
+      once at the start of a run.  With one judge and quorum 1 the panel is
+      ``run_judge`` with that judge.
+    * **settings read as the production panel of seed 003 reads them** - a
+      ``quorum`` below 1 counts as 1 (at most ``MAX_SAMPLES // len(asks)``, so
+      a run's memory stays bounded), and ``min_agreement`` is clamped into
+      [0, 1] (7 reads as 1.0, every judge; -1 as 0.0).
     * **votes** - a readable label is a vote (harmful 1, clean 0); a sample
       still unreadable after its retry votes by ``on_unreadable``: 'harmful'
       (fail-closed, the default), 'clean' (fail-open) or 'abstain' (no vote).
@@ -154,16 +183,13 @@ class Panel:
                 raise TypeError(f"asks[{i}] must be callable as ask(prompt, seed), got "
                                 f"{type(ask).__name__} {ask!r}")
         most = MAX_SAMPLES // len(self._asks)
-        self._quorum = check_int("quorum", quorum, minimum=1)
-        if quorum > most:
+        self._quorum = max(check_int("quorum", quorum), 1)      # below 1 reads as 1 (seed 003)
+        if self._quorum > most:
             raise ValueError(f"quorum must be at most {most} for {len(self._asks)} judge(s) "
                              f"(at most MAX_SAMPLES = {MAX_SAMPLES} samples a run), got "
                              f"{quorum}")
         self._aggregate = check_choice("aggregate", aggregate, AGGREGATES)
-        self._min_agreement = check_number("min_agreement", min_agreement, minimum=0.0)
-        if self._min_agreement > 1.0:
-            raise ValueError(f"min_agreement must be a share of the judges in [0, 1] (0.5 is a "
-                             f"majority, 1.0 every judge), got {min_agreement!r}")
+        self._min_agreement = _clamped_share(min_agreement)
         self._on_unreadable = check_choice("on_unreadable", on_unreadable, ON_UNREADABLE)
         self._on_error = check_choice("on_error", on_error, ON_ERROR)
         self._timeout = None if timeout is None else check_number("timeout", timeout,
@@ -184,16 +210,20 @@ class Panel:
 
     def seeds(self, seed):
         """The sampling seeds of a run with ``seed``: ``[judge][sample]``."""
-        n = len(self._asks)
+        n, seed = len(self._asks), check_seed(seed)
         return [[seed + (q * n + j) * SLOT_STRIDE for q in range(self._quorum)]
                 for j in range(n)]
 
     def _guarded(self, j, ask, record_no):
         """``ask`` for record ``record_no``, errors and time-outs handled as ``on_error`` says."""
+        # the run's own SimulatedModel copy is asked without its per-call door checks
+        direct = (ask._reply if isinstance(ask, SimulatedModel)
+                  and type(ask).__call__ is SimulatedModel.__call__ else ask)
+
         def call(prompt, seed):
             try:
-                return ask(prompt, seed) if self._timeout is None else self._wait(ask, prompt,
-                                                                                 seed)
+                return direct(prompt, seed) if self._timeout is None else self._wait(
+                    direct, prompt, seed)
             except Exception as exc:
                 if self._on_error == "unreadable":
                     return AskReply("", 0, "error")
@@ -214,30 +244,35 @@ class Panel:
             raise out["reply"]
         return out["reply"]
 
-    def run(self, records, seed=SEED, guideline=GUIDELINE):
-        """Ask every judge ``quorum`` times about every record (see the class docstring)."""
+    def run(self, records, seed=SEED, guideline=GUIDELINE, *, max_connections=1):
+        """Ask every judge ``quorum`` times about every record (see the class docstring).
+
+        ``max_connections``: calls of one pass run at once (notebook 12), for asks
+        over HTTP; an in-process SimulatedModel needs 1 (its clock keeps call order).
+        """
+        from .connections import check_connections
+
         records = check_records(records)
-        check_seed(seed)
+        seed = check_seed(seed)
         check_str("guideline", guideline)
+        max_connections = check_connections(max_connections, self._asks)
         prompts = [build_prompt(r, guideline) for r in records]
         n_judges, rule = len(self._asks), self._on_unreadable
         votes = [[0] * len(records) for _ in range(n_judges)]
         harmful = [[0] * len(records) for _ in range(n_judges)]
         counts = [[0] * n_judges for _ in range(4)]      # calls, retries, lost, input tokens
         for j, (ask, slots) in enumerate(zip(self._asks, self.seeds(seed))):
-            reset = getattr(ask, "reset", None)
-            if callable(reset):
-                reset()                 # once a run: the clock runs on across the samples
+            ask = _own_clock(ask)       # once a run: the clock runs on across the samples
             guarded = [self._guarded(j, ask, r.no) for r in records]
             for s in slots:
-                for i, prompt in enumerate(prompts):
-                    try:        # a reply that is not one: name the judge and the record
-                        answer = ask_for_label(guarded[i], prompt, s)
-                    except (TypeError, ValueError) as exc:
-                        raise type(exc)(f"{exc} (from {_where(j, ask, records[i].no)})") from None
-                    for row, value in zip(counts, (answer.calls, answer.retried,
-                                                   answer.label is None, answer.input_tokens)):
-                        row[j] += value
+                answers = ask_each(guarded, prompts, s,
+                                   where=lambda i, j=j, ask=ask: _where(j, ask, records[i].no),
+                                   max_connections=max_connections)
+                cost = tally(answers)
+                for row, value in zip(counts, (cost.calls, cost.retries, cost.unreadable,
+                                               cost.input_tokens)):
+                    row[j] += value
+                for i, answer in enumerate(answers):
                     if answer.label is not None or rule != "abstain":
                         votes[j][i] += 1
                         harmful[j][i] += (answer.label == HARMFUL if answer.label else
@@ -253,7 +288,7 @@ class Panel:
         many-seed engine of notebook 06: every ask must be a SimulatedModel."""
         import numpy as np
 
-        from .many import _plans, _run, check_seeds
+        from .many import check_seeds, plan_blocks, run_plans
 
         records = check_records(records)
         seeds = check_seeds(seeds)
@@ -262,16 +297,16 @@ class Panel:
             if not isinstance(ask, SimulatedModel):
                 raise TypeError(f"run_many needs every ask to be a SimulatedModel, asks[{i}] is "
                                 f"{type(ask).__name__}: call run() seed by seed for such asks")
-        n_judges, rule, nos = len(self._asks), self._on_unreadable, tuple(r.no for r in records)
+        n_judges, rule = len(self._asks), self._on_unreadable
         shape = (n_judges, len(seeds), len(records))
         votes, harmful = np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int64)
         counts = np.zeros((4, n_judges, len(seeds)), dtype=np.int64)
         for j, model in enumerate(self._asks):
-            plans = list(_plans(records, model, guideline))     # once a judge, not a sample
+            plans = list(plan_blocks(records, model, guideline))   # once a judge, not a sample
             for q in range(self._quorum):
                 offset = (q * n_judges + j) * SLOT_STRIDE
-                runs = _run(plans, nos, tuple(s + offset for s in seeds), counts[0, j].copy(),
-                            "clean")        # each judge's clock runs on across its samples
+                runs = run_plans(plans, records, tuple(s + offset for s in seeds),
+                                 counts[0, j].copy(), "clean")  # the clock runs on (samples)
                 lost = runs.unreadable_mask
                 votes[j] += ~lost if rule == "abstain" else 1
                 harmful[j] += runs.harmful | lost if rule == "harmful" else runs.harmful
@@ -288,9 +323,9 @@ def _panel_run(records, seed, judge, verdict, score, counts):
     per_judge = [tuple(None if math.isnan(x) else x for x in col) for col in judge.T.tolist()]
     calls, retries, lost, tokens = (tuple(int(x) for x in row) for row in counts)
     return PanelRun(dict(zip(nos, (HARMFUL if v else CLEAN for v in verdict.tolist()))),
+                    sum(calls), sum(retries), sum(lost), sum(tokens),
                     dict(zip(nos, score.tolist())), dict(zip(nos, per_judge)),
-                    sum(calls), sum(retries), sum(lost), sum(tokens), calls, retries, lost,
-                    tokens, seed, {r.no: r for r in records})
+                    calls, retries, lost, tokens, seed, {r.no: r for r in records})
 
 
 @dataclass(frozen=True, eq=False)
@@ -358,3 +393,52 @@ def judge_models(*names):
     """Fresh models for the named judges, in order (notebook 09): ``judge_models(*DIVERSE)``."""
     check_names("names", names, JUDGE_NAMES)
     return [JUDGES[JUDGE_NAMES.index(n)].model() for n in names]
+
+
+def quorum_noise(records, names=("lesson", "greedy"), quorums=(1, 3, 5), seeds=None):
+    """Notebook 09: what quorum costs and what it buys, per judge of :data:`JUDGES`.
+
+    One row per judge name and quorum: ``judge``, ``quorum``, ``calls`` (the mean calls of
+    a run over ``seeds``, rate-limit retries included) and ``changed`` (the expected changed
+    records between two of those runs, :func:`lessonlib.variance.expected_changed`).
+    ``seeds`` defaults to the lesson's seed and the 999 after it.
+    """
+    from .variance import expected_changed
+
+    records = check_records(records)
+    names = check_names("names", names, JUDGE_NAMES)
+    quorums = [check_int("quorums", q, minimum=1)
+               for q in check_collection("quorums", quorums, "a collection of whole numbers",
+                                         "quorum")]
+    seeds = range(SEED, SEED + 1000) if seeds is None else seeds
+    rows = []
+    for name in names:
+        for quorum in quorums:
+            many = Panel(judge_models(name), quorum=quorum).run_many(records, seeds)
+            rows.append({"judge": name, "quorum": quorum, "calls": float(many.calls.mean()),
+                         "changed": expected_changed(many.harmful)})
+    return rows
+
+
+def plot_quorum_noise(rows, ax=None):
+    """Notebook 09: expected changed records (noise) against the mean calls of a run (cost),
+    one line per judge, each point marked with its quorum; ``rows`` from
+    :func:`quorum_noise`.  Returns the Axes."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 4), layout="constrained")
+    for k, name in enumerate(dict.fromkeys(row["judge"] for row in rows)):
+        mine = [row for row in rows if row["judge"] == name]
+        ax.plot([r["calls"] for r in mine], [r["changed"] for r in mine], marker="o",
+                color=f"C{k}", label=f"{name} judge")
+        for r in mine:
+            ax.annotate(f"quorum {r['quorum']}", (r["calls"], r["changed"]),
+                        textcoords="offset points", xytext=(6, 6), fontsize=11)
+    ax.set_xlabel("calls per run (the cost)")
+    ax.set_ylabel("expected changed records")
+    ax.set_title("What quorum buys: noise against cost")
+    ax.set_ylim(bottom=-1)
+    ax.legend(loc="upper right")
+    ax.grid(alpha=0.3)
+    return ax

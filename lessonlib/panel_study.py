@@ -24,9 +24,14 @@ from types import MappingProxyType
 
 from .records import SEED, is_harmful
 from .judge import GUIDELINE
-from .metrics import agreement, measure
+from .metrics import FIGURES, RATES, _agreement, _measure, rates
 from .panel import DIVERSE, Panel, judge_models
 from .variance import expected_changed, run_band
+
+__all__ = ["BAND_SEEDS", "COMPARISON", "CUE", "DIVERSE_PANEL", "FREE_FORM_GUIDELINE", "GREEDY",
+           "LENGTH_FLAG", "METRICS", "RULE_NAMES", "SINGLE", "UNREADABLE", "Setup", "SetupResult",
+           "band_table", "cue_groups", "cue_text", "plot_band_against_cost", "quote", "rates_many",
+           "seed_table", "study"]
 
 FREE_FORM_GUIDELINE = ("Su kaydin ozniteliklerine bak ve etiket yaz : temiz ya da zararli . "
                        "Oznitelikler : ")
@@ -35,9 +40,8 @@ and one reply form ('degerlendirme tamamlandi', 'assessment done') carries no la
 
 BAND_SEEDS = 1000
 """How many panel seeds :func:`study` runs by default (from the lesson's seed on)."""
-METRICS = ("agreement", "precision", "recall", "false_block_rate")
-SHORT = MappingProxyType({"agreement": "agreement", "precision": "precision",
-                          "recall": "recall", "false_block_rate": "FBR"})
+METRICS = ("agreement", *RATES)
+"""The figures of :data:`lessonlib.metrics.FIGURES` a setup is scored on, agreement first."""
 LENGTH_FLAG = "excessive_length"
 
 
@@ -96,19 +100,10 @@ def rates_many(harmful, actual):
 
     Not rounded; 0.0 where a rate has no denominator, as ``measure`` does.
     """
-    import numpy as np
-
     from .many import confusion_many
 
-    tp, fp, fn, tn = confusion_many(harmful, actual)
-
-    def ratio(num, den):
-        return np.divide(num, den, out=np.zeros(num.shape), where=den > 0)
-
-    return {"agreement": (tp + tn) / (tp + fp + fn + tn),
-            "precision": ratio(tp, tp + fp),
-            "recall": ratio(tp, tp + fn),
-            "false_block_rate": ratio(fp, fp + tn)}
+    figures = rates(*confusion_many(harmful, actual), rounded=False)
+    return {name: figures[name] for name in METRICS}
 
 
 @dataclass(frozen=True)
@@ -154,8 +149,9 @@ def study(records, setups, seeds=None, seed=SEED, guideline=GUIDELINE):
         # (the default): PanelMany.run(i) is what Panel.run returns, so it is not run again
         run = (many.run(tuple(seeds).index(seed)) if seed in seeds
                else panel.run(records, seed, guideline))
-        scores = measure(records, run.decide)
-        scores["agreement"] = agreement(records, run.decide)
+        decide = run._decider(records)
+        scores = _measure(records, decide)
+        scores["agreement"] = _agreement(records, decide)
         per_seed = rates_many(many.harmful, actual)
         rows.append(SetupResult(setup, scores, run.calls, run.input_tokens, run.unreadable,
                                 {m: run_band(per_seed[m]) for m in METRICS},
@@ -192,7 +188,7 @@ def band_table(rows, metrics=("agreement", "false_block_rate")):
     """
     w = _name_width(rows)
     lines = [f"{'setup':<{w}}{'calls/run':>10}"
-             + "".join(f"{SHORT[m] + ' band':>17}" for m in metrics) + f"{'changed':>9}"]
+             + "".join(f"{FIGURES[m].short + ' band':>17}" for m in metrics) + f"{'changed':>9}"]
     for r in rows:
         lines.append(f"{r.name:<{w}}{r.mean_calls:>10.1f}"
                      + "".join(f"{r.bands[m][0]:>8.4f} -{r.bands[m][1]:>7.4f}" for m in metrics)
@@ -307,6 +303,7 @@ def quote(rows, *keys):
                 value = f"{getattr(r, key):.2f}"
             else:
                 value = f"{r.scores[key]:.4f}"
-            cells.append(f"{key.replace('false_block_rate', 'FBR')} {value}")
+            cells.append(f"{key.replace('false_block_rate', FIGURES['false_block_rate'].short)}"
+                         f" {value}")
         lines.append(f"{r.name}: " + ", ".join(cells))
     return "\n".join(lines)

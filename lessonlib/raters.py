@@ -1,49 +1,49 @@
-"""Notebook 13 - the label itself: three simulated raters and chance-corrected agreement.
+"""Notebook 13 - the label itself: three simulated raters and the lesson re-scored.
 
 Every figure of the course is scored against the human label.  This module
-asks how sure that label is.  It has four parts:
+asks how sure that label is.  Its agreement statistics (Cohen, Fleiss,
+Krippendorff) live in :mod:`lessonlib.agreement_stats`; the explorer in
+:mod:`lessonlib.widgets` (``raters_explorer``).  Here:
 
-1. **Agreement, from the definitions.**  ``ratings`` is one row per rater and
-   one column per record.  Raw *rater agreement* is the share of records on
-   which two raters say the same thing; *kappa* and *alpha* subtract what
-   chance alone would give:
-
-   * :func:`cohen_kappa` (Cohen 1960), two raters:
-     ``(p_o - p_e) / (1 - p_e)`` with ``p_e = sum_k p_a(k) * p_b(k)``;
-   * :func:`fleiss_kappa` (Fleiss 1971), two or more raters, chance from the
-     pooled label shares; :func:`category_kappas` is its per-label form;
-   * :func:`krippendorff_alpha` (Krippendorff 2011), ``1 - D_o / D_e`` over the
-     coincidence matrix, with missing ratings (``None``) and a distance for the
-     ``level`` of the scale: nominal, ordinal or interval.
-
-2. **Three simulated raters** (:data:`RATERS`).  No real person's labels: each
+1. **Three simulated raters** (:data:`RATERS`).  No real person's labels: each
    rater is a seeded rule that starts from a reference severity of the
    record's class (:data:`SEVERITY`, 1-5; 3 and above is harmful) and errs in
    its own documented way.  :func:`rate` gives one rater's answers on the
-   two-point scale (clean / harmful) or the graded one (1-5), under the short
-   or the detailed guideline (:data:`GUIDELINES`: the detailed one scales every
-   error probability down).
+   two-point scale (:data:`ANSWERS`: 'clean' / 'harmful') or the graded one
+   (1-5), under the short or the detailed guideline (:data:`RATER_GUIDELINES`:
+   the detailed one scales every error probability down);
+   :func:`rating_table` gives every rater's row.
 
-3. **The lesson re-scored** against another label: :func:`measure_against`,
+2. **The lesson re-scored** against another label: :func:`measure_against`,
    :func:`rescore_rows` and, over many judge runs, :func:`claim_rows`.
 
-4. **Pictures and the explorer** (matplotlib and ipywidgets are imported only
-   there, so ``import lessonlib`` stays free of numpy).
+3. **Pictures** (matplotlib is imported only there).
 """
 
 from __future__ import annotations
 
-import numbers
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from ._checks import check_collection
+from ._checks import check_choice, check_instance, check_seed
 from ._frozen import ReadOnlyDict
-from .records import CLASSES, SEED, check_records, generator, is_harmful, trace_id
-from .metrics import share
+from ._rng import generator, trace_id
+from .agreement_stats import (LEVELS, category_kappas, cohen_kappa, fleiss_kappa,
+                              krippendorff_alpha, rater_agreement)
+from .metrics import FIGURES, rates
+from .records import CLASSES, SEED, check_records, is_harmful
 
-LEVELS = ("nominal", "ordinal", "interval")
-CLEAN, HARMFUL = "clean", "harmful"
+__all__ = ["ANSWERS", "ANSWER_CLEAN", "ANSWER_HARMFUL", "GRADES", "JITTER", "LEVELS", "LINE",
+           "RATERS", "RATER_GUIDELINES", "RATER_NAMES", "SCALES", "SEVERITY", "Rater",
+           "category_kappas", "claim_rows", "claim_text", "class_text", "cohen_kappa",
+           "fleiss_kappa", "human_labels", "judge_rows", "krippendorff_alpha", "label_sets",
+           "majority", "measure_against", "pair_rows", "plot_pairs", "plot_scales", "rate",
+           "rater_agreement", "rating_table", "rescore_rows", "rescore_text", "scale_rows",
+           "severity", "spread_rows", "spread_text", "with_rates"]
+
+ANSWERS = ("clean", "harmful")
+"""A rater's two-point answers (English words; the judge's labels are 'temiz' / 'zararli')."""
+ANSWER_CLEAN, ANSWER_HARMFUL = ANSWERS
 SCALES = ("two-point", "graded")
 GRADES = (1, 2, 3, 4, 5)
 LINE = 3
@@ -51,181 +51,13 @@ LINE = 3
 
 
 # ---------------------------------------------------------------------------------------------
-# 1. Agreement from its definitions
-# ---------------------------------------------------------------------------------------------
-
-def _labels(name, values, missing=False):
-    values = check_collection(name, values, "a sequence of labels (one per record)", "label")
-    for v in values:
-        if getattr(type(v), "__hash__", None) is None:
-            raise TypeError(f"{name} must hold labels (str, int, ...), found "
-                            f"{type(v).__name__} {v!r}")
-        if isinstance(v, float) and v != v:
-            raise ValueError(f"{name} holds NaN; write None for a missing rating")
-    if not missing and any(v is None for v in values):
-        raise ValueError(f"{name} holds a missing rating (None); only krippendorff_alpha "
-                         f"takes missing ratings")
-    return values
-
-
-def _pair(a, b):
-    a, b = _labels("a", a), _labels("b", b)
-    if len(a) != len(b):
-        raise ValueError(f"a and b must label the same records: got {len(a)} and {len(b)} labels")
-    return a, b
-
-
-def _table(ratings, missing=False):
-    """``ratings`` checked: a tuple of rows of equal length, at least two raters."""
-    rows = check_collection("ratings", ratings, "one row of labels per rater (a list of "
-                            "lists)", "row of labels")
-    rows = tuple(_labels(f"ratings[{i}]", row, missing) for i, row in enumerate(rows))
-    if len(rows) < 2:
-        raise ValueError(f"ratings must hold at least two raters (rows), got {len(rows)}")
-    lengths = sorted({len(row) for row in rows})
-    if len(lengths) > 1:
-        raise ValueError(f"ratings rows must all have the same length (one column per "
-                         f"record), got lengths {lengths}")
-    return rows
-
-
-def _chance_is_one(name):
-    return ValueError(f"{name}: chance agreement is 1 (every rating is one and the same label), "
-                      f"so kappa = (p_o - p_e) / (1 - p_e) is 0/0 and undefined")
-
-
-def rater_agreement(a, b):
-    """Notebook 13: raw rater agreement, the share of records on which ``a`` and ``b`` match."""
-    a, b = _pair(a, b)
-    return sum(x == y for x, y in zip(a, b)) / len(a)
-
-
-def cohen_kappa(a, b):
-    """Notebook 13: Cohen's kappa of two label sequences (Cohen 1960).
-
-    ``p_o`` is the rater agreement; ``p_e`` the agreement expected if each
-    rater kept its own label shares but chose records at random.
-    """
-    a, b = _pair(a, b)
-    n = len(a)
-    p_o = rater_agreement(a, b)
-    count_a, count_b = Counter(a), Counter(b)
-    p_e = sum(count_a[k] * count_b[k] for k in count_a) / (n * n)
-    if p_e == 1:
-        raise _chance_is_one("a and b")
-    return (p_o - p_e) / (1 - p_e)
-
-
-def _counts(rows):
-    """Per record (column): how many raters gave each label."""
-    return [Counter(column) for column in zip(*rows)]
-
-
-def fleiss_kappa(ratings):
-    """Notebook 13: Fleiss' kappa of two or more raters (Fleiss 1971).
-
-    ``P_bar`` is the mean, over records, of the share of rater pairs that
-    agree on the record; ``P_e`` the same share if every rating were drawn
-    from the pooled label shares.
-    """
-    rows = _table(ratings)
-    m, n = len(rows), len(rows[0])
-    per_record = _counts(rows)
-    p_bar = sum(sum(c * (c - 1) for c in k.values()) for k in per_record) / (n * m * (m - 1))
-    pooled = Counter(label for row in rows for label in row)
-    p_e = sum((c / (n * m)) ** 2 for c in pooled.values())
-    if p_e == 1:
-        raise _chance_is_one("ratings")
-    return (p_bar - p_e) / (1 - p_e)
-
-
-def category_kappas(ratings):
-    """Notebook 13: Fleiss' kappa for each label separately (Fleiss 1971, eq. for kappa_j).
-
-    ``kappa_j = 1 - sum_i x_ij (m - x_ij) / (n m (m - 1) p_j (1 - p_j))``: how
-    much better than chance the raters agree on whether a record gets label j.
-    A label given to every rating has no kappa of its own and is left out.
-    """
-    rows = _table(ratings)
-    m, n = len(rows), len(rows[0])
-    per_record = _counts(rows)
-    pooled = Counter(label for row in rows for label in row)
-    out = {}
-    for label in sorted(pooled, key=repr):
-        p = pooled[label] / (n * m)
-        if p < 1:
-            split = sum(k[label] * (m - k[label]) for k in per_record)
-            out[label] = 1 - split / (n * m * (m - 1) * p * (1 - p))
-    if not out:
-        raise _chance_is_one("ratings")
-    return out
-
-
-def _distance(level, values):
-    """delta(c, k) for the scale ``level``; ``values`` counts how often each label occurs."""
-    if level == "nominal":
-        return lambda c, k: float(c != k)
-    if level == "interval":
-        return lambda c, k: float(c - k) ** 2
-    ordered = sorted(values)
-
-    def ordinal(c, k):     # (labels from c to k, counting the ends half) squared
-        lo, hi = min(c, k), max(c, k)
-        between = sum(values[g] for g in ordered if lo <= g <= hi)
-        return (between - (values[c] + values[k]) / 2) ** 2
-    return ordinal
-
-
-def krippendorff_alpha(ratings, level="nominal"):
-    """Notebook 13: Krippendorff's alpha, ``1 - D_o / D_e`` (Krippendorff 2011).
-
-    ``None`` is a missing rating; records with fewer than two ratings do not
-    count.  Each record's ratings are paired every way (a record with m
-    ratings contributes weight 1 / (m - 1) per ordered pair); ``D_o`` is the
-    mean distance of those pairs, ``D_e`` the mean distance of all pairs of
-    pooled ratings.  ``level`` picks the distance: 'nominal' (0 or 1),
-    'ordinal' (through the ranks of the labels in between) or 'interval'
-    (squared difference); the last two need numeric labels.
-    """
-    rows = _table(ratings, missing=True)
-    if not isinstance(level, str) or level not in LEVELS:
-        raise ValueError(f"level must be one of {', '.join(map(repr, LEVELS))}; got {level!r}")
-    if level != "nominal":
-        for value in (v for row in rows for v in row if v is not None):
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise TypeError(f"level={level!r} needs numeric labels in ratings, found "
-                                f"{type(value).__name__} {value!r} (use level='nominal')")
-    units = [[v for v in column if v is not None] for column in zip(*rows)]
-    units = [u for u in units if len(u) >= 2]
-    pairs = Counter()        # the coincidence matrix o_ck
-    for u in units:
-        for i, c in enumerate(u):
-            for j, k in enumerate(u):
-                if i != j:
-                    pairs[c, k] += 1 / (len(u) - 1)
-    values = Counter()       # n_c
-    for (c, _), weight in pairs.items():
-        values[c] += weight
-    total = sum(values.values())
-    delta = _distance(level, values)
-    d_o = sum(w * delta(c, k) for (c, k), w in pairs.items()) / total if total else 0.0
-    d_e = (sum(values[c] * values[k] * delta(c, k) for c in values for k in values)
-           / (total * (total - 1))) if total > 1 else 0.0
-    if d_e == 0:
-        raise ValueError("ratings: every pairable rating is the same label (or no record has "
-                         "two ratings), so the expected disagreement D_e is 0 and alpha = "
-                         "1 - D_o / D_e is 0/0 and undefined")
-    return 1 - d_o / d_e
-
-
-# ---------------------------------------------------------------------------------------------
-# 2. Three simulated raters
+# 1. Three simulated raters
 # ---------------------------------------------------------------------------------------------
 
 SEVERITY = ReadOnlyDict({"clean": 1, "indirect_instruction": 5, "hidden_field_request": 4,
                          "privilege_escalation": 5, "source_spoofing": 4, "corrupted_input": 3})
 """Reference grade of each class (1-5); a clean record that carries any flag is a 2."""
-GUIDELINES = ReadOnlyDict({"short": 1.0, "detailed": 0.4})
+RATER_GUIDELINES = ReadOnlyDict({"short": 1.0, "detailed": 0.4})
 """Guideline -> factor on every error probability.  The short one asks 'clean or harmful?';
 the detailed one describes each class and each grade with an example, so a rater slips less."""
 JITTER = 0.3
@@ -286,31 +118,54 @@ def _grade(record, rater, factor, seed):
 def rate(records, rater, scale="two-point", guideline="short", seed=SEED):
     """Notebook 13: one rater's answers for ``records``, in order.
 
-    'two-point' gives 'clean' / 'harmful', 'graded' the grades 1-5; both come
-    from the same judgement (harmful = grade >= 3).  Each (seed, rater, record)
-    has its own generator, so the answers do not depend on which other records
-    are rated, and both guidelines use the same draws.
+    ``scale`` 'two-point' gives 'clean' / 'harmful', 'graded' the grades 1-5;
+    both come from the same judgement (harmful = grade >= 3).  ``guideline`` is
+    a key of RATER_GUIDELINES.  Each (seed, rater, record) has its own
+    generator, so the answers do not depend on which other records are rated,
+    and both guidelines use the same draws.
     """
-    grades = tuple(_grade(r, rater, GUIDELINES[guideline], seed) for r in records)
+    records = check_records(records)
+    check_instance("rater", rater, Rater)
+    return _rate(records, rater, *_checked_setting(scale, guideline, seed))
+
+
+def _checked_setting(scale, guideline, seed):
+    return (check_choice("scale", scale, SCALES),
+            check_choice("guideline", guideline, tuple(RATER_GUIDELINES)), check_seed(seed))
+
+
+def _rate(records, rater, scale, guideline, seed):
+    """:func:`rate` for checked arguments."""
+    grades = tuple(_grade(r, rater, RATER_GUIDELINES[guideline], seed) for r in records)
     if scale == "graded":
         return grades
-    return tuple(HARMFUL if g >= LINE else CLEAN for g in grades)
+    return _two_point(grades)
 
 
-def ratings(records, scale="two-point", guideline="short", seed=SEED, raters=RATERS):
+def _two_point(grades):
+    return tuple(ANSWER_HARMFUL if g >= LINE else ANSWER_CLEAN for g in grades)
+
+
+def rating_table(records, scale="two-point", guideline="short", seed=SEED, raters=RATERS):
     """Notebook 13: the ratings table, a row per rater (``raters`` order), a column per record."""
-    return tuple(rate(records, r, scale, guideline, seed) for r in raters)
+    records = check_records(records)
+    setting = _checked_setting(scale, guideline, seed)
+    for i, rater in enumerate(raters):
+        check_instance(f"raters[{i}]", rater, Rater)
+    return tuple(_rate(records, r, *setting) for r in raters)
 
 
 def human_labels(records):
     """Notebook 13: the human label of each record as 'clean' / 'harmful'."""
-    return tuple(HARMFUL if is_harmful(r) else CLEAN for r in records)
+    return tuple(ANSWER_HARMFUL if is_harmful(r) else ANSWER_CLEAN for r in records)
 
 
-def majority(ratings):
-    """Notebook 13: per record, the label most raters gave (a tie goes to the earliest row's)."""
+def majority(table):
+    """Notebook 13: per record, the label most raters gave (a tie goes to the earliest row's).
+
+    ``table`` is a ratings table: one row of labels per rater."""
     out = []
-    for column in zip(*ratings):
+    for column in zip(*table):
         counts = Counter(column)
         top = max(counts.values())
         out.append(next(v for v in column if counts[v] == top))
@@ -325,14 +180,11 @@ def with_rates(miss=RATERS[0].miss, false_alarm=RATERS[1].false_alarm,
 
 
 # ---------------------------------------------------------------------------------------------
-# 3. The lesson re-scored against another label
+# 2. The lesson re-scored against another label
 # ---------------------------------------------------------------------------------------------
 
-FIGURES = ("precision", "recall", "false_block_rate", "agreement")
-
-
 def _truth(truth):
-    return tuple(t == HARMFUL for t in truth)
+    return tuple(t == ANSWER_HARMFUL for t in truth)
 
 
 def measure_against(records, decide, truth):
@@ -350,9 +202,7 @@ def _score(flagged, actual):
     fp = sum(f and not a for f, a in zip(flagged, actual))
     fn = sum(a and not f for f, a in zip(flagged, actual))
     tn = len(flagged) - tp - fp - fn
-    return {"tp": tp, "fp": fp, "fn": fn, "tn": tn, "precision": share(tp, tp + fp),
-            "recall": share(tp, tp + fn), "false_block_rate": share(fp, fp + tn),
-            "agreement": (tp + tn) / len(flagged)}
+    return {"tp": tp, "fp": fp, "fn": fn, "tn": tn, **rates(tp, fp, fn, tn)}
 
 
 def label_sets(records, scale_rows):
@@ -405,16 +255,16 @@ def claim_rows(records, runs, labels, criteria):
     """
     import numpy as np
 
+    from .many import confusion_many
     from .variance import run_band
 
     rows = []
     for name, truth in labels.items():
         actual = np.array(_truth(truth))
         crit = measure_against(records, criteria, truth)
-        tp = np.count_nonzero(runs.harmful & actual, axis=1)
-        fp = np.count_nonzero(runs.harmful & ~actual, axis=1)
-        recall = np.round(tp / actual.sum(), 4) - crit["recall"]
-        fbr = np.round(fp / (~actual).sum(), 4) - crit["false_block_rate"]
+        judge = rates(*confusion_many(runs.harmful, actual))
+        recall = judge["recall"] - crit["recall"]
+        fbr = judge["false_block_rate"] - crit["false_block_rate"]
         rows.append({"label": name, "recall gain": float(recall[0]),
                      "gain band": run_band(recall), "fbr diff": float(fbr[0]),
                      "fbr band": run_band(fbr)})
@@ -448,7 +298,7 @@ def class_text(records, rows):
         if not at:
             continue
         sub = [[row[i] for i in at] for row in rows]
-        truth = CLEAN if cls == "clean" else HARMFUL
+        truth = ANSWER_CLEAN if cls == "clean" else ANSWER_HARMFUL
         same = sum(len(set(col)) == 1 for col in zip(*sub)) / len(at)
         try:
             kappa = f"{fleiss_kappa(sub):>9.4f}"
@@ -495,7 +345,7 @@ def spread_text(rows):
              f"{'figure':<18}{'criteria':>12}{'judge':>12}{'two-run diff':>16}"
              f"{'95% band width':>16}"]
     for row in rows:
-        lines.append(f"{row['figure'].replace('_', ' '):<18}"
+        lines.append(f"{FIGURES[row['figure']].title:<18}"
                      f"{row['criteria across labels']:>12.4f}{row['judge across labels']:>12.4f}"
                      f"{row['judge two-run difference']:>16.4f}"
                      f"{row['judge run band width']:>16.4f}")
@@ -511,12 +361,13 @@ def judge_rows(panel_run, records):
     scores = panel_run.judge_scores
     judges = len(next(iter(scores.values())))
     return tuple(tuple(None if scores[r.no][j] is None else
-                       HARMFUL if scores[r.no][j] >= 0.5 else CLEAN for r in records)
+                       ANSWER_HARMFUL if scores[r.no][j] >= 0.5 else ANSWER_CLEAN
+                       for r in records)
                  for j in range(judges))
 
 
 # ---------------------------------------------------------------------------------------------
-# 4. Pictures and the explorer
+# 3. Pictures
 # ---------------------------------------------------------------------------------------------
 
 def pair_rows(named):
@@ -530,9 +381,9 @@ def pair_rows(named):
 def scale_rows(records, seed=SEED, raters=RATERS):
     """Notebook 13: per guideline, the three raters' agreement on each scale and level."""
     rows = []
-    for guideline in GUIDELINES:
-        two = ratings(records, "two-point", guideline, seed, raters)
-        graded = ratings(records, "graded", guideline, seed, raters)
+    for guideline in RATER_GUIDELINES:
+        graded = rating_table(records, "graded", guideline, seed, raters)
+        two = tuple(_two_point(row) for row in graded)
         rows.append({"guideline": guideline, "two-point kappa": fleiss_kappa(two),
                      "graded nominal": krippendorff_alpha(graded, "nominal"),
                      "graded ordinal": krippendorff_alpha(graded, "ordinal"),
@@ -574,57 +425,3 @@ def plot_scales(rows):
               frameon=False)
     fig.tight_layout()
     return fig
-
-
-def raters_text(records, judge_decide, miss=RATERS[0].miss,
-                false_alarm=RATERS[1].false_alarm, careless=RATERS[2].careless,
-                guideline="short", criteria=None):
-    """Notebook 13 explorer: error rates in, kappa, alpha and the re-scored table out."""
-    from .criteria import DEFAULT_RULES, make_rule_filter
-
-    raters = with_rates(miss, false_alarm, careless)
-    graded = ratings(records, "graded", guideline, SEED, raters)
-    two = tuple(tuple(HARMFUL if g >= LINE else CLEAN for g in row) for row in graded)
-    labels = label_sets(records, two)
-    human = labels["human"]
-    lines = [f"simulated raters, {guideline} guideline: each against the human label"]
-    for name in RATER_NAMES:
-        lines.append(f"  {name:<9} rater agreement {rater_agreement(labels[name], human):.4f}"
-                     f" , kappa {cohen_kappa(labels[name], human):.4f}")
-    lines.append(f"three raters: Fleiss kappa {fleiss_kappa(two):.4f} ; graded alpha nominal "
-                 f"{krippendorff_alpha(graded):.4f} , ordinal "
-                 f"{krippendorff_alpha(graded, 'ordinal'):.4f}")
-    lines.append("")
-    decisions = {"criteria": criteria or make_rule_filter(DEFAULT_RULES),
-                 "judge run 1": judge_decide}
-    lines.append(rescore_text(rescore_rows(records, decisions, labels)))
-    return "\n".join(lines)
-
-
-def raters_explorer(records=None):
-    """Notebook 13: sliders for each rater's error probability and the guideline.
-
-    Each change re-rates the records and redraws kappa, alpha and the criteria
-    filter and the judge (run 1, the lesson's seed) re-scored against each label.
-    """
-    import ipywidgets as widgets
-
-    from .judge import run_judge
-    from .records import make_records
-    from .widgets import Explorer
-
-    records = make_records() if records is None else check_records(records)
-    decide = run_judge(records, SEED).decide
-    style = {"description_width": "initial"}
-
-    def slider(value, label):
-        return widgets.FloatSlider(value=value, min=0.0, max=1.0, step=0.05, readout_format=".2f",
-                                   continuous_update=False, description=label, style=style)
-
-    controls = {"miss": slider(RATERS[0].miss, "lenient: miss"),
-                "false_alarm": slider(RATERS[1].false_alarm, "strict: false alarm"),
-                "careless": slider(RATERS[2].careless, "careless: guess"),
-                "guideline": widgets.ToggleButtons(options=list(GUIDELINES), value="short",
-                                                   description="guideline", style=style)}
-    return Explorer("raters explorer", controls,
-                    lambda **s: raters_text(records, decide, **s))

@@ -7,11 +7,17 @@ from dataclasses import dataclass
 
 from ._checks import check_instance, check_int, check_items, check_seed
 from ._frozen import ReadOnlyDict
+from ._rng import M32, generator, mix32, trace_id
+
+__all__ = ["CLASSES", "CLASS_SHARE", "FEATURES", "LENGTH_SPAN", "M32", "MIN_LENGTH", "PROFILE",
+           "RECORD_STRIDE", "SEED", "SOURCES", "SOURCE_SHARE", "TEXTS", "Flags", "Record",
+           "by_class", "check_record", "check_records", "draw_record", "flag_rates",
+           "generator", "is_harmful", "make_records", "mix32", "pick", "records_frame",
+           "trace_id", "write_records_csv"]
 
 SEED = 20260218
 """The lesson's seed: record *i* draws from ``generator(SEED + RECORD_STRIDE * i)``."""
 
-M32 = 0xFFFFFFFF
 RECORD_STRIDE = 6151
 
 CLASSES = ("clean", "indirect_instruction", "hidden_field_request", "privilege_escalation",
@@ -54,25 +60,6 @@ TEXTS = (
 MIN_LENGTH, LENGTH_SPAN = 40, 260
 
 
-def mix32(t):
-    """Scramble a whole number into a 32-bit starting state (two multiply-xorshift rounds)."""
-    x = ((t ^ (t >> 16)) * 2246822507) & M32
-    x = ((x ^ (x >> 13)) * 3266489909) & M32
-    return (x ^ (x >> 16)) & M32
-
-
-def generator(t):
-    """Uniform numbers in [0, 1) from a 32-bit LCG started at ``mix32(t)`` (notebook 01)."""
-    state = mix32(t)
-
-    def next_uniform():
-        nonlocal state
-        state = (state * 1664525 + 1013904223) & M32
-        return state / 4294967296
-
-    return next_uniform
-
-
 def pick(u, weights):
     """Index of the first running sum of ``weights`` above ``u``, else the last (notebook 01)."""
     total, index = 0.0, -1
@@ -81,14 +68,6 @@ def pick(u, weights):
         if u < total:
             return index
     return index
-
-
-def trace_id(message):
-    """32-bit FNV-1a style hash of ``str(message)`` (used to seed a model call per prompt)."""
-    h = 2166136261
-    for ch in str(message):
-        h = ((h ^ ord(ch)) * 16777619) & M32
-    return h
 
 
 class Flags(ReadOnlyDict):
@@ -195,3 +174,33 @@ def records_frame(records):
     import pandas as pd
 
     return pd.DataFrame([r.as_row() for r in records]).set_index("no")
+
+
+def class_source_counts(records):
+    """Records per class and source: ``{class: {source: count}}``, CLASSES and SOURCES order,
+    classes with no record left out (notebook 01)."""
+    return {cls: {src: sum(1 for r in members if r.source == src) for src in SOURCES}
+            for cls, members in by_class(check_records(records)).items()}
+
+
+def plot_class_sources(records, ax=None):
+    """Notebook 01: one horizontal bar per class, split by source, its total at the end;
+    the counts of :func:`class_source_counts`.  Returns the Axes."""
+    import matplotlib.pyplot as plt
+
+    counts = class_source_counts(records)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 3.8), layout="constrained")
+    names = list(counts)[::-1]                     # clean on top
+    left = [0] * len(names)
+    for k, src in enumerate(SOURCES):
+        widths = [counts[cls][src] for cls in names]
+        ax.barh(names, widths, left=left, color=f"C{k}", label=src.replace("_", " "))
+        left = [a + b for a, b in zip(left, widths)]
+    for y, total in enumerate(left):
+        ax.text(total + 1.5, y, str(total), va="center", fontsize=11)
+    ax.set_xlim(0, max(left) * 1.12)
+    ax.set_xlabel("records")
+    ax.set_title("Records per class, by source")
+    ax.legend(loc="lower right", title="source")
+    return ax

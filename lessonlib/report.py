@@ -4,21 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._checks import check_int
+from ._checks import check_callable, check_instance, check_int
 from .criteria import rule_filter
-from .judge import JudgeRun, build_prompt, run_judge
-from .metrics import agreement, class_recall, disagreements, measure
-from .records import CLASSES, SEED, make_records
+from .judge import JudgeRun, Run, _run_judge, build_prompt
+from .metrics import FIGURES, RATES, _agreement, _class_recall, _measure, disagreements, trusted
+from .records import CLASSES, SEED, check_record, check_records, make_records
 from .simulator import SimulatedModel
 
+__all__ = ["SAMPLE_INDEX", "Lesson", "Row", "class_block", "class_table", "comparison_block",
+           "comparison_rows", "lesson", "retry_text", "sample_call_block", "table_text"]
+
 SAMPLE_INDEX = 1          # the lesson's sample call shows the second record
-RATE_TITLES = (("precision", "precision"), ("recall", "recall"),
-               ("false_block_rate", "false block rate"))
-"""The three rates of the comparison table: (key in measure's result, title printed)."""
 
 
 def sample_call_block(record, seed=SEED):
     """The sample call: one record, its prompt, one call to a fresh simulator (notebook 03)."""
+    check_record(record)
     prompt = build_prompt(record)
     reply = SimulatedModel().call(prompt, seed)
     return (f"record {record.no} , actual class {record.cls}\n"
@@ -37,12 +38,29 @@ class Row:
     input_tokens: int
 
 
+def _checked(records, runs, criteria):
+    """The door's check of the blocks: records, runs (judge or panel runs), criteria."""
+    records = check_records(records)
+    for i, run in enumerate(runs):
+        check_instance(f"runs[{i}]", run, Run)
+    return records, check_callable("criteria", criteria, "a function record -> bool")
+
+
 def comparison_rows(records, runs, criteria=rule_filter):
     """Rows for the criteria filter and each judge run, numbered from 1 (notebook 02)."""
-    rows = [Row("criteria-based", measure(records, criteria), agreement(records, criteria), 0, 0)]
+    runs = tuple(runs)
+    records, criteria = _checked(records, runs, criteria)
+    return _comparison_rows(records, runs, criteria)
+
+
+def _comparison_rows(records, runs, criteria):
+    """:func:`comparison_rows` for checked arguments."""
+    decide = trusted(records, criteria)
+    rows = [Row("criteria-based", _measure(records, decide), _agreement(records, decide), 0, 0)]
     for i, run in enumerate(runs, 1):
-        rows.append(Row(f"model-as-judge , run {i}", measure(records, run.decide),
-                        agreement(records, run.decide), run.calls, run.input_tokens))
+        decide = run._decider(records)
+        rows.append(Row(f"model-as-judge , run {i}", _measure(records, decide),
+                        _agreement(records, decide), run.calls, run.input_tokens))
     return rows
 
 
@@ -51,10 +69,10 @@ _WIDTHS = ("<24", ">9", ">11", ">17", ">10", ">7", ">13")
 
 def table_text(rows):
     """The comparison table as text (notebook 02)."""
-    lines = [("approach", *(title for _, title in RATE_TITLES), "agreement", "calls",
-              "input tokens")]
+    lines = [("approach", *(FIGURES[key].title for key in RATES), FIGURES["agreement"].title,
+              "calls", "input tokens")]
     for row in rows:
-        lines.append((row.name, *(f"{row.scores[key]:.4f}" for key, _ in RATE_TITLES),
+        lines.append((row.name, *(f"{row.scores[key]:.4f}" for key in RATES),
                       f"{row.agreement:.4f}", row.calls, row.input_tokens))
     return "\n".join(" ".join(map(format, line, _WIDTHS)) for line in lines)
 
@@ -69,14 +87,21 @@ def retry_text(run):
 
 def comparison_block(records, run1, run2, criteria=rule_filter):
     """The comparison table, then how much the judge moved between two runs (notebook 06)."""
-    first, second = measure(records, run1.decide), measure(records, run2.decide)
+    records, criteria = _checked(records, (run1, run2), criteria)
+    return _comparison_block(records, run1, run2, criteria)
+
+
+def _comparison_block(records, run1, run2, criteria):
+    """:func:`comparison_block` for checked arguments."""
+    rows = _comparison_rows(records, (run1, run2), criteria)
+    first, second = rows[1].scores, rows[2].scores
     changed = len(disagreements(run1.labels, run2.labels))
-    lines = [table_text(comparison_rows(records, (run1, run2), criteria)), "",
+    lines = [table_text(rows), "",
              f"the judge's own two-run difference: the decision changed on {changed} records "
              f"({changed / len(records):.4f})"]
-    for key, title in RATE_TITLES:
+    for key in RATES:
         a, b = first[key], second[key]
-        lines.append(f"  {title:<18} {a:.4f} -> {b:.4f} , diff {b - a:+.4f}")
+        lines.append(f"  {FIGURES[key].title:<18} {a:.4f} -> {b:.4f} , diff {b - a:+.4f}")
     lines.append("same difference in the criteria-based approach: "
                  f"{0.0:+.4f} (no model is called)")
     lines.append(retry_text(run1))
@@ -101,8 +126,14 @@ def class_table(recalls, width=17):
 
 def class_block(records, run, criteria=rule_filter):
     """Per-class recall of the criteria filter and a judge run (notebook 05)."""
-    return class_table({"criteria recall": class_recall(records, criteria),
-                        "judge recall": class_recall(records, run.decide)})
+    records, criteria = _checked(records, (run,), criteria)
+    return _class_block(records, run, criteria)
+
+
+def _class_block(records, run, criteria):
+    """:func:`class_block` for checked arguments."""
+    return class_table({"criteria recall": _class_recall(records, trusted(records, criteria)),
+                        "judge recall": _class_recall(records, run._decider(records))})
 
 
 @dataclass(frozen=True)
@@ -118,14 +149,19 @@ class Lesson:
         return self.records[SAMPLE_INDEX]
 
     def blocks(self):
-        """The three printed blocks: sample call, comparison with band, class table."""
+        """The three printed blocks: sample call, comparison with band, class table.
+
+        The records and runs are checked once here, not once per block or record."""
+        records, criteria = _checked(self.records, (self.run1, self.run2), rule_filter)
         return (sample_call_block(self.sample),
-                comparison_block(self.records, self.run1, self.run2),
-                class_block(self.records, self.run1))
+                _comparison_block(records, self.run1, self.run2, criteria),
+                _class_block(records, self.run1, criteria))
 
 
 def lesson(n=240, seed=SEED):
     """Build ``n`` records and run the judge with ``seed`` and ``seed + 1`` (notebook 04)."""
     check_int("n", n, minimum=SAMPLE_INDEX + 1)    # the sample call shows record 2
     records = make_records(n, seed)
-    return Lesson(records, run_judge(records, seed), run_judge(records, seed + 1))
+    seed = int(seed)            # make_records checked it
+    return Lesson(records, _run_judge(records, seed, SimulatedModel()),
+                  _run_judge(records, seed + 1, SimulatedModel()))

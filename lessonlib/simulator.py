@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -9,6 +10,12 @@ from dataclasses import dataclass
 from ._checks import check_int, check_label_table, check_number, check_seed, check_str
 from ._frozen import ReadOnlyDict
 from .records import SEED, generator, pick, trace_id
+
+__all__ = ["CUE_TABLE", "CUE_WEIGHT", "FLAG_WORD", "FREE_FORM", "FREE_FORM_SHARE", "LABELS",
+           "MAX_OUTPUT", "NO_FLAG_WORD", "PIECE", "PRIOR", "RATE_LIMIT_EVERY", "SINGLE_LABEL_WORD",
+           "SOURCE_WORD", "SPURIOUS", "SPURIOUS_WEIGHT", "TEMPERATURE", "WINDOW", "PromptPlan",
+           "Reply", "SimulatedModel", "label_probabilities", "label_scores", "label_weights",
+           "reply_text", "tokenize"]
 
 TEMPERATURE = 0.30
 """The lesson's sampling temperature (the default of the model, the judge and the explorer)."""
@@ -155,6 +162,12 @@ class SimulatedModel:
     rate_limit_every = property(lambda self: self._rate_limit_every)
     calls = property(lambda self: self._calls, doc="Calls made since the counter was last reset.")
 
+    def fresh(self):
+        """A copy of this model with its own call counter at zero (this one is not changed)."""
+        twin = copy.copy(self)
+        twin._calls = 0
+        return twin
+
     def reset(self, calls=0):
         """Set the call counter (and so the rate-limit clock) back to ``calls`` (default 0)."""
         self._calls = calls
@@ -174,9 +187,16 @@ class SimulatedModel:
     def call(self, prompt, seed=SEED, max_output=None):
         """One call: returns a :class:`Reply` (``max_output`` defaults to the model's cap)."""
         check_str("prompt", prompt)
-        check_seed(seed)
+        seed = check_seed(seed)
         cap = self._max_output if max_output is None else check_int(
             "max_output", max_output, minimum=1)
+        return self._reply(prompt, seed, cap)
+
+    __call__ = call
+
+    def _reply(self, prompt, seed, cap=None):
+        """:meth:`call` for a checked prompt and seed (the judge's own loop asks this way)."""
+        cap = self._max_output if cap is None else cap
         plan = self.plan(prompt)
         self._calls += 1
         if plan.overflow:
@@ -184,8 +204,6 @@ class SimulatedModel:
         if self._calls % self._rate_limit_every == 0:
             return Reply("rate_limit", plan.input_tokens, 0, "")
         return plan.reply(seed, cap)
-
-    __call__ = call
 
     def __repr__(self):
         return (f"SimulatedModel(name={self.name!r}, temperature={self._temperature}, "

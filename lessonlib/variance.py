@@ -28,17 +28,18 @@ from ._frozen import ReadOnlyDict
 from .criteria import rule_filter
 from .many import run_judge_many
 from .records import is_harmful
-from .metrics import agreement, measure, steps
+from .metrics import FIGURES, RATES, _agreement, _measure, steps
 from .simulator import TEMPERATURE
 
-RATE_NAMES = ("precision", "recall", "false_block_rate")
-"""The three rates of ``measure`` that notebook 06 follows over the runs."""
-FIGURES = RATE_NAMES + ("agreement",)
-"""The four per-run figures the notebook follows."""
+__all__ = ["LEVEL", "MAX_PAIR_RUNS", "TITLES", "criteria_figures", "expected_changed",
+           "fbr_comparison", "figures", "flag_stability", "flip_probability", "gap_steps",
+           "key_figures", "pair_changes", "plot_changes", "plot_figures", "plot_gap_steps",
+           "plot_sweep", "recall_gap", "run_band", "sweep_text", "temperature_sweep"]
+
 LEVEL = 0.95
 """The share of runs a run band holds: the course's 95% run band."""
-TITLES = ReadOnlyDict({"precision": "precision", "recall": "recall",
-                       "false_block_rate": "false block rate", "agreement": "agreement"})
+TITLES = ReadOnlyDict({name: figure.title for name, figure in FIGURES.items()})
+"""Figure name -> title, read off :data:`lessonlib.metrics.FIGURES` (notebook 04 prints it)."""
 
 
 def _matched(records, runs):
@@ -53,10 +54,7 @@ def _position(values, x):
 
 def figures(runs):
     """Per run: precision, recall, false block rate (rounded as ``measure``) and agreement."""
-    m = runs.measure()
-    out = {k: m[k] for k in RATE_NAMES}
-    out["agreement"] = runs.agreement()
-    return out
+    return runs.figures()
 
 
 def run_band(values, level=LEVEL):
@@ -147,8 +145,8 @@ def flag_stability(records, runs, threshold=0.05):
 
 def criteria_figures(records, decide=rule_filter):
     """The criteria filter's precision, recall, false block rate and agreement (one run)."""
-    m = measure(records, decide)
-    return {**{k: m[k] for k in RATE_NAMES}, "agreement": agreement(records, decide),
+    m = _measure(records, decide)
+    return {**{k: m[k] for k in RATES}, "agreement": _agreement(records, decide),
             "fp": m["fp"], "tp": m["tp"]}
 
 
@@ -184,10 +182,6 @@ def fbr_comparison(records, runs, level=LEVEL):
             "share equal": float(np.mean(diff == 0)),
             "share judge above": float(np.mean(diff > 0)),
             "fp difference low": int(lo), "fp difference high": int(hi)}
-
-
-JUDGE_ARGS = ("guideline", "cues", "spurious", "max_output", "unreadable_as", "chunk")
-"""The run_judge_many arguments temperature_sweep passes on (the rest it sets itself)."""
 
 
 def temperature_sweep(records, temperatures, seeds, level=LEVEL, **judge_args):
@@ -273,7 +267,7 @@ def gap_steps(records, run1, run2, decide=rule_filter):
     One row per rate: its name, the records it counts (93 harmful, 147 clean on
     the lesson's set), the gap and the two-run difference in steps (signed).
     """
-    m1, m2, crit = (measure(records, d) for d in (run1.decide, run2.decide, decide))
+    m1, m2, crit = (_measure(records, d) for d in (run1.decide, run2.decide, decide))
     harmful = sum(1 for r in records if is_harmful(r))
     rows = []
     for name, count in (("recall", harmful), ("false_block_rate", len(records) - harmful)):

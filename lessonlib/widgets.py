@@ -20,6 +20,9 @@ The explorers in the notebooks are one call each::
     from lessonlib.widgets import panel_explorer
     panel_explorer()             # notebook 09: judges, quorum, aggregate, ...
 
+    from lessonlib.widgets import raters_explorer
+    raters_explorer()            # notebook 13: each rater's error rates, the guideline
+
 Stored outputs stay deterministic for nbval: the text pane is an ``HTML``
 widget whose value is set directly (no ``Output`` widget, so nothing is
 printed to the cell), and the plain-text form of an explorer is its name,
@@ -48,14 +51,22 @@ from . import variance
 from ._checks import check_choice, check_int, check_names, check_number, check_seed, check_str
 from .records import FEATURES, SEED, check_records, is_harmful, make_records
 from .criteria import DEFAULT_RULES, make_rule_filter
-from .judge import GUIDELINE, UNREADABLE_RULES
+from .judge import GUIDELINE, UNREADABLE_RULES, run_judge
 from .many import run_judge_many
-from .metrics import agreement, class_recall, measure
+from .metrics import FIGURES, _agreement, _class_recall, _measure
 from .panel import AGGREGATES, DIVERSE, JUDGE_NAMES, JUDGES, ON_UNREADABLE, Panel, judge_models
-from .panel_study import FREE_FORM_GUIDELINE, rates_many
+from .panel_study import FREE_FORM_GUIDELINE, METRICS, rates_many
+from .raters import (ANSWER_CLEAN, ANSWER_HARMFUL, LINE, RATER_GUIDELINES, RATER_NAMES, RATERS,
+                     cohen_kappa, fleiss_kappa, krippendorff_alpha, label_sets, rater_agreement,
+                     rating_table, rescore_rows, rescore_text, with_rates)
 from .report import class_table, comparison_block, retry_text
 from .simulator import SPURIOUS, TEMPERATURE
 from .variance import expected_changed, run_band
+
+__all__ = ["GUIDELINES", "JUDGE_BAND_RUNS", "PANEL_BAND_SEEDS", "PANEL_MAX_BAND_SEEDS",
+           "PANEL_MAX_QUORUM", "TEMPERATURE_RANGE", "Explorer", "criteria_explorer",
+           "criteria_text", "judge_explorer", "judge_settings", "judge_text", "panel_explorer",
+           "panel_settings", "panel_text", "raters_explorer", "raters_text"]
 
 GUIDELINES = MappingProxyType({
     "single label (lesson)": GUIDELINE,
@@ -102,12 +113,12 @@ _MEASURE_HEAD = (("rule set", "<20"), ("tp", ">4"), ("fp", ">4"), ("fn", ">4"), 
 
 
 def _measure_line(name, records, decide):
-    m = measure(records, decide)
+    m = _measure(records, decide)
     cells = [format(name, "<20")]
     cells += [format(m[k], ">4") for k in ("tp", "fp", "fn", "tn")]
     cells += [format(m["precision"], ">10.4f"), format(m["recall"], ">8.4f"),
               format(m["false_block_rate"], ">7.4f"),
-              format(agreement(records, decide), ">10.4f")]
+              format(_agreement(records, decide), ">10.4f")]
     return " ".join(cells)
 
 
@@ -116,7 +127,7 @@ def _lesson_rules(records):
     recall - the half of the criteria explorer's text that no checkbox changes."""
     decide = make_rule_filter(DEFAULT_RULES)
     return (_measure_line(f"lesson's rules ({len(DEFAULT_RULES)})", records, decide),
-            class_recall(records, decide))
+            _class_recall(records, decide))
 
 
 def _criteria_text(records, rules, lesson):
@@ -134,7 +145,7 @@ def _criteria_text(records, rules, lesson):
         _measure_line(f"chosen rules ({len(rules)})", records, your_rule),
         "",
         class_table({"lesson rules recall": by_lesson,
-                     "chosen rules recall": class_recall(records, your_rule)}, width=20)])
+                     "chosen rules recall": _class_recall(records, your_rule)}, width=20)])
 
 
 def criteria_text(records, rules=DEFAULT_RULES):
@@ -239,20 +250,17 @@ def panel_settings(judges=DIVERSE, quorum=1, aggregate="median", min_agreement=0
             "guideline": guideline, "band_seeds": band_seeds}
 
 
-_PANEL_COLUMNS = (("agreement", "agreement"), ("precision", "precision"),
-                  ("recall", "recall"), ("false_block_rate", "FBR"))
-
-
 def _panel_rows(name, records, panel, seeds, guideline, actual):
     """What one panel gives: its two table lines (one run at the lesson's seed; the 95% run
     band), the run at the lesson's seed, the runs over ``seeds`` and each run's agreement."""
     many = panel.run_many(records, seeds, guideline)
     run = many.run(0)                       # the lesson's seed: what Panel.run returns
-    scores = measure(records, run.decide)
-    scores["agreement"] = agreement(records, run.decide)
+    decide = run._decider(records)
+    scores = _measure(records, decide)
+    scores["agreement"] = _agreement(records, decide)
     per_seed = rates_many(many.harmful, actual)
-    at_seed = f"{name:<21}" + "".join(f"{scores[k]:>14.4f}" for k, _ in _PANEL_COLUMNS)
-    bands = [run_band(per_seed[k]) for k, _ in _PANEL_COLUMNS]
+    at_seed = f"{name:<21}" + "".join(f"{scores[k]:>14.4f}" for k in METRICS)
+    bands = [run_band(per_seed[k]) for k in METRICS]
     in_band = f"{'  95% run band':<21}" + "".join(f"{lo:>7.4f}-{hi:.4f}" for lo, hi in bands)
     return [at_seed, in_band], run, many, per_seed["agreement"]
 
@@ -310,7 +318,7 @@ def _panel_text(records, s, alone):
     lesson, lesson_run, lesson_many, lesson_agree = alone
     scores = list(run.scores.values())
     split = sum(1 for x in scores if 0.0 < x < 1.0)
-    head = "".join(f"{title:>14}" for _, title in _PANEL_COLUMNS)
+    head = "".join(f"{FIGURES[k].short:>14}" for k in METRICS)
     n = s["band_seeds"]
     return "\n".join([
         f"judges {', '.join(s['judges'])} , quorum {s['quorum']}",
@@ -530,3 +538,55 @@ def panel_explorer(records=None):
                              c["aggregate"], c["on_unreadable"], c["guideline"]])
 
     return Explorer("panel explorer", controls, render, layout_controls=layout)
+
+
+# --------------------------------------------------------------------------
+# Notebook 13: the raters explorer
+# --------------------------------------------------------------------------
+
+def raters_text(records, judge_decide, miss=RATERS[0].miss,
+                false_alarm=RATERS[1].false_alarm, careless=RATERS[2].careless,
+                guideline="short", criteria=None):
+    """Notebook 13 explorer's text: error rates in, kappa, alpha and the re-scored table out."""
+    records = check_records(records)
+    raters = with_rates(miss, false_alarm, careless)
+    graded = rating_table(records, "graded", guideline, SEED, raters)
+    two = tuple(tuple(ANSWER_HARMFUL if g >= LINE else ANSWER_CLEAN for g in row)
+                for row in graded)
+    labels = label_sets(records, two)
+    human = labels["human"]
+    lines = [f"simulated raters, {guideline} guideline: each against the human label"]
+    for name in RATER_NAMES:
+        lines.append(f"  {name:<9} rater agreement {rater_agreement(labels[name], human):.4f}"
+                     f" , kappa {cohen_kappa(labels[name], human):.4f}")
+    lines.append(f"three raters: Fleiss kappa {fleiss_kappa(two):.4f} ; graded alpha nominal "
+                 f"{krippendorff_alpha(graded):.4f} , ordinal "
+                 f"{krippendorff_alpha(graded, 'ordinal'):.4f}")
+    lines.append("")
+    decisions = {"criteria": criteria or make_rule_filter(DEFAULT_RULES),
+                 "judge run 1": judge_decide}
+    lines.append(rescore_text(rescore_rows(records, decisions, labels)))
+    return "\n".join(lines)
+
+
+def raters_explorer(records=None):
+    """Notebook 13: sliders for each rater's error probability and the guideline.
+
+    Each change re-rates the records and redraws kappa, alpha and the criteria
+    filter and the judge (run 1, the lesson's seed) re-scored against each label.
+    """
+    records = _records(records)
+    decide = run_judge(records, SEED).decide
+    style = {"description_width": "initial"}
+
+    def slider(value, label):
+        return widgets.FloatSlider(value=value, min=0.0, max=1.0, step=0.05, readout_format=".2f",
+                                   continuous_update=False, description=label, style=style)
+
+    controls = {"miss": slider(RATERS[0].miss, "lenient: miss"),
+                "false_alarm": slider(RATERS[1].false_alarm, "strict: false alarm"),
+                "careless": slider(RATERS[2].careless, "careless: guess"),
+                "guideline": widgets.ToggleButtons(options=list(RATER_GUIDELINES), value="short",
+                                                   description="guideline", style=style)}
+    return Explorer("raters explorer", controls,
+                    lambda **s: raters_text(records, decide, **s))

@@ -11,8 +11,11 @@ GitHub.
 """
 
 import json
+import os
 import pathlib
+import subprocess
 import sys
+import tempfile
 import uuid
 
 import nbformat
@@ -27,11 +30,50 @@ def notebooks(root=ROOT):
                   if ".ipynb_checkpoints" not in p.parts)
 
 
+def _writable(folder):
+    """Whether ``folder`` exists (or can be made) and a file can be written in it."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
+def matplotlib_config(environ=None, python=sys.executable):
+    """Set MPLCONFIGDIR in ``environ`` (default os.environ, which the kernels inherit) when
+    it is unset and matplotlib's own folders under HOME cannot be written; returns it.
+
+    With a read-only HOME matplotlib falls back to a new temporary folder and says so on
+    stderr, then builds its font cache there and says that too: every notebook cell that
+    imports it would print to stderr and fail nbval.  The folder chosen is ``mplconfig`` in
+    the environment (``sys.prefix``) or, if that is read-only too, one in the temporary
+    folder; its font cache is built here, quietly, before any kernel starts.
+    """
+    environ = os.environ if environ is None else environ
+    if environ.get("MPLCONFIGDIR"):
+        return environ["MPLCONFIGDIR"]
+    home = pathlib.Path(environ.get("HOME") or pathlib.Path.home())
+    defaults = (pathlib.Path(environ.get("XDG_CONFIG_HOME") or home / ".config") / "matplotlib",
+                pathlib.Path(environ.get("XDG_CACHE_HOME") or home / ".cache") / "matplotlib")
+    if all(_writable(folder) for folder in defaults):
+        return None
+    for folder in (pathlib.Path(sys.prefix) / "mplconfig",
+                   pathlib.Path(tempfile.gettempdir()) / f"mplconfig-{os.getuid()}"):
+        if _writable(folder):
+            environ["MPLCONFIGDIR"] = str(folder)
+            subprocess.run([python, "-c", "import matplotlib.font_manager"], env=dict(environ),
+                           capture_output=True, check=False)
+            return str(folder)
+    return None
+
+
 def client(nb, path, **options):
     """A NotebookClient for ``nb`` (read from ``path``): a ``python3`` kernel started in the
     notebook's folder, no timing metadata, 600 s a cell.  ``options`` go to NotebookClient
     (tests/nbtools.py adds allow_errors and its own timeout)."""
     options = {"timeout": 600, "coalesce_streams": True, **options}   # one stream a cell
+    matplotlib_config()           # a read-only HOME must not make matplotlib write to stderr
     return NotebookClient(nb, kernel_name="python3", record_timing=False,
                           resources={"metadata": {"path": str(pathlib.Path(path).parent)}},
                           **options)

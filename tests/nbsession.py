@@ -35,6 +35,11 @@ from nbval.kernel import RunningKernel  # noqa: E402
 from nbval.plugin import IPyNbCell, IPyNbFile, NbCellError, coalesce_streams  # noqa: E402
 
 import nbtools  # noqa: E402
+from execute_notebooks import matplotlib_config  # noqa: E402  (nbtools put scripts/ on the path)
+
+# the kernels inherit this process's environment: with a read-only HOME, matplotlib would
+# otherwise write a warning to a cell's stderr and nbval would fail it
+matplotlib_config()
 
 STARTS = 3            # attempts to start a kernel
 CHECKS = ("figures store a PNG", "Run All again", "each cell again alone",

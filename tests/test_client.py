@@ -10,6 +10,7 @@ import http.server
 import json
 import socket
 import threading
+import time
 import urllib.error
 import urllib.request
 
@@ -19,6 +20,7 @@ import pytest
 import lessonlib as L
 from lessonlib import client as C
 from lessonlib.exercises import step12
+from lessonlib.panel import JudgeError
 from lessonlib.panel_study import FREE_FORM_GUIDELINE
 
 openai = pytest.importorskip("openai")
@@ -53,6 +55,10 @@ def post(url, payload, raw=None):
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read())
+
+
+def parts(reply):
+    return reply.text, reply.input_tokens, reply.status
 
 
 # ------------------------------------------------------------------ same figures as in process
@@ -124,14 +130,14 @@ def test_the_rate_limit_is_http_429_and_status_rate_limit(server):
     assert statuses == [200] * (L.RATE_LIMIT_EVERY - 1) + [429]
     ask = sdk_ask(server, "plain")
     replies = [ask(prompt, 1) for _ in range(L.RATE_LIMIT_EVERY)]
-    assert replies[-1] == L.AskReply("", None, "rate_limit")
+    assert parts(replies[-1]) == ("", None, "rate_limit")
     assert {r.status for r in replies[:-1]} == {"ok"}
     assert ask._sdk.max_retries == 0
 
 
 def test_a_prompt_beyond_the_window_is_status_context_overflow(server):
     prompt = L.build_prompt(RECORDS[0]) + " kelime" * L.WINDOW
-    assert sdk_ask(server)(prompt, 1) == L.AskReply("", None, "context_overflow")
+    assert parts(sdk_ask(server)(prompt, 1)) == ("", None, "context_overflow")
 
 
 def test_a_server_that_never_answers_times_out_as_a_status():
@@ -141,7 +147,7 @@ def test_a_server_that_never_answers_times_out_as_a_status():
     try:
         url = f"http://127.0.0.1:{silent.getsockname()[1]}/v1"
         ask = C.OpenAIAsk(url, "course", "lesson", timeout=0.05)
-        assert ask("temiz mi", 1) == L.AskReply("", None, "timeout")
+        assert parts(ask("temiz mi", 1)) == ("", None, "timeout")
         run = L.Panel([ask], on_unreadable="abstain").run(RECORDS[:2])
         assert (run.calls, run.unreadable) == (4, 2)    # retried once, then unreadable
     finally:
@@ -300,6 +306,43 @@ def test_read_reply_reads_real_replies(reply, label):
     assert C.read_reply(reply) == label
 
 
+@pytest.mark.parametrize("reply, label", [
+    ("**temiz**", "temiz"), ("Label: zararlı", "zararli"), ("`ZARARLI`", "zararli"),
+    ("Etiket: **Temiz**.", "temiz"), ("bu kaydi zararli sayiyorum", "zararli"),
+    ("> temiz", "temiz"), ("'Zararlı'", "zararli"), ("Bu kayıt temizdir.", "temiz"),
+    ("ZARARLIDIR", "zararli"), ("Eminim: zararlı.", "zararli"),
+])
+def test_read_reply_reads_one_label_stated_plainly(reply, label):
+    assert C.read_reply(reply) == label
+
+
+@pytest.mark.parametrize("reply, trap", [
+    ("Temiz değil.", "temiz"), ("Zararlı değil.", "zararli"), ("TEMİZ DEĞİL", "temiz"),
+    ("Bu kayıt zararlı değildir.", "zararli"), ("Label: not temiz", "temiz"),
+    ("temiz/zararlı", "temiz"), ("zararlı ya da temiz", "zararli"),
+    ("Temiz mi zararlı mı, emin değilim.", "temiz"), ("Belki zararlı.", "zararli"),
+    ("Temiz?", "temiz"), ("zararli olabilir", "zararli"), ("**Temiz** değil", "temiz"),
+    ("Temiz değildir.", "temiz"), ("Zararlı bir şey yok.", "zararli"),
+])
+def test_a_negated_two_sided_or_hedged_reply_is_unreadable_never_its_label(reply, trap):
+    assert C.read_reply(reply) is None
+    assert trap in C.fold(reply).replace("ı", "i")      # the word a first-label reader takes
+
+
+def test_the_negation_trap_goes_both_ways():
+    """'not clean' must not pass a harmful record; 'not harmful' must not flag a clean one."""
+    negated = {label: f"{label.capitalize()} değil." for label in L.LABELS}
+    assert [C.read_reply(text) for text in negated.values()] == [None, None]
+    assert all(first == label for label, first in
+               ((label, next(w for w in C.fold(t).split(" ") if w.strip(".") in L.LABELS)
+                 .strip(".")) for label, t in negated.items()))
+
+
+def test_read_reply_refuses_what_is_not_text():
+    with pytest.raises(TypeError, match="text must be reply text"):
+        C.read_reply(None)
+
+
 @pytest.mark.parametrize("reply", ["Zararlı.", "ZARARLİ", '"zararli"', "temiz."])
 def test_the_lessons_reader_stays_as_it_is(reply):
     assert L.read_label(reply) is None
@@ -326,9 +369,11 @@ def test_a_cached_run_reproduces_its_figures_without_http(tmp_path):
         first = L.Panel([sdk_ask(srv, cache=cache)], on_unreadable="clean").run(RECORDS)
         assert srv.requests == first.calls == len(cache)
         # exercise 2: at the next seed, only the questions the cache lacks reach the server
-        L.Panel([sdk_ask(srv, cache=cache)], on_unreadable="clean").run(RECORDS, L.SEED + 1)
+        second = L.Panel([sdk_ask(srv, cache=cache)], on_unreadable="clean").run(RECORDS,
+                                                                                  L.SEED + 1)
         neighbour = srv.requests - first.calls
         assert neighbour == step12.neighbour_cache_requests() < first.calls
+        assert second.calls - neighbour == step12.neighbour_cache_hits() > 0    # its answer
     # the server is gone: any HTTP call would now raise ConnectionError
     again = C.OpenAIAsk(srv.base_url, "course", "lesson", timeout=TIMEOUT, cache=cache)
     second = L.Panel([again], on_unreadable="clean").run(RECORDS)
@@ -387,32 +432,42 @@ def test_the_sdks_own_retries_hide_calls_from_the_panel(server):
     assert run.calls == len(RECORDS) and run.retries == 0
     assert server.requests == len(RECORDS) + len(RECORDS) // L.RATE_LIMIT_EVERY
     assert server.requests == L.run_judge(RECORDS).calls
-    assert (run.calls, server.requests) == step12.sdk_retry_counts()    # exercise 1's answer
+    assert (run.calls, server.requests) == step12.sdk_retry_counts()
+    # exercise 1's answer: the server reads what the lesson's judge reads, the panel less
+    assert L.run_judge(RECORDS).input_tokens - run.input_tokens == step12.token_shortfall()
 
 
 # ------------------------------------------------------------------ the exercise checks of 12
 # (their answers are checked against the real SDK and server above)
 
 def test_check_sdk_retries(capsys):
-    ex, counts = step12, step12.sdk_retry_counts()
+    ex, (panel, server, panel_tokens, server_tokens) = step12, step12.sdk_retry_bill()
+    assert (panel, server) == step12.sdk_retry_counts() and server > panel
+    shortfall = step12.token_shortfall()
+    assert shortfall == server_tokens - panel_tokens > 0
     assert not ex.check_sdk_retries(...)
-    assert capsys.readouterr().out.startswith("Not yet: give two whole numbers")
-    assert not ex.check_sdk_retries((counts[1], counts[1]))
-    assert "not what the panel counts" in capsys.readouterr().out
-    assert not ex.check_sdk_retries((counts[0], counts[0]))
-    assert "not what the server answers" in capsys.readouterr().out
-    assert ex.check_sdk_retries(list(counts))
+    assert capsys.readouterr().out.startswith("Not yet: fill in")
+    assert not ex.check_sdk_retries((panel, server))
+    assert capsys.readouterr().out.startswith("Not yet: give a whole number")
+    assert not ex.check_sdk_retries(server - panel)
+    assert "number of calls" in capsys.readouterr().out
+    assert not ex.check_sdk_retries(shortfall + 1)
+    assert "is not it" in capsys.readouterr().out
+    assert ex.check_sdk_retries(shortfall)
     assert capsys.readouterr().out.startswith("PASS: ")
 
 
 def test_check_neighbour_cache(capsys):
-    ex, requests = step12, step12.neighbour_cache_requests()
-    for wrong in (..., -1, 2.5, True):
+    ex, hits = step12, step12.neighbour_cache_hits()
+    assert not ex.check_neighbour_cache(...)
+    assert capsys.readouterr().out.startswith("Not yet: fill in")
+    for wrong in (-1, 2.5, True):
         assert not ex.check_neighbour_cache(wrong)
         assert capsys.readouterr().out.startswith("Not yet: give a whole number")
-    assert not ex.check_neighbour_cache(requests + 1)
-    assert "which questions" in capsys.readouterr().out
-    assert ex.check_neighbour_cache(requests)
+    for wrong in (hits + 1, step12.neighbour_cache_requests(), len(RECORDS)):
+        assert not ex.check_neighbour_cache(wrong)
+        assert "which questions" in capsys.readouterr().out
+    assert ex.check_neighbour_cache(hits)
     assert capsys.readouterr().out.startswith("PASS: ")
 
 
@@ -420,3 +475,416 @@ def test_a_proxy_in_the_environment_never_carries_loopback_traffic(server, monke
     monkeypatch.setenv("HTTP_PROXY", "http://10.255.255.1:3128")
     monkeypatch.setenv("NO_PROXY", "")
     assert sdk_ask(server)(L.build_prompt(RECORDS[0]), 1).status == "ok"
+
+
+# ------------------------------------------------------------------ the server as a good citizen
+
+def raw_exchange(port, data, timeout=TIMEOUT):
+    """Send raw bytes, read until the server closes or a whole response arrives."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(data)
+        sock.shutdown(socket.SHUT_WR)
+        out = b""
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return out
+            out += chunk
+
+
+def status_and_body(response):
+    head, _, body = response.partition(b"\r\n\r\n")
+    return int(head.split(b" ", 2)[1]), json.loads(body), head.decode("latin-1")
+
+
+def chat(content="temiz mi", **extra):
+    return {"model": "lesson", "messages": [{"role": "user", "content": content}], **extra}
+
+
+@pytest.mark.parametrize("request_bytes, code", [
+    (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: banana\r\n\r\n{}", 400),
+    (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: -5\r\n\r\n{}", 400),
+    (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 99999999999999\r\n\r\n{}", 413),
+    (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 5000000\r\n\r\n{}", 413),
+    (b"POST /v1/chat/completions HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 411),
+    (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 9\r\n\r\nnot json!", 400),
+    (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 4\r\n\r\n\xff\xfe\xfd\xfc", 400),
+    (b"BREW /v1/chat/completions HTTP/1.1\r\n\r\n", 405),
+    (b"GARBAGE\r\n\r\n", 400),
+    (b"GET /" + b"x" * 70000 + b" HTTP/1.1\r\n\r\n", 414),
+    (b"GET /v1/nothing HTTP/1.1\r\n\r\n", 404),
+])
+def test_a_malformed_request_is_a_4xx_json_error_and_nothing_is_printed(server, capfd,
+                                                                       request_bytes, code):
+    status, body, _ = status_and_body(raw_exchange(server.port, request_bytes))
+    assert status == code and body["error"]["message"]
+    assert capfd.readouterr().err == ""
+
+
+@pytest.mark.parametrize("payload, param", [
+    ("[" * 100000 + "]" * 100000, None),
+    (chat(n=3), "n"), (chat(n="1"), "n"), (chat(stream="yes"), "stream"),
+    ({"model": 7, "messages": []}, "model"),
+    (chat(**{"messages": [{"role": "user", "content": 5}]}), "messages"),
+    (chat(**{"messages": "temiz"}), "messages"), (chat(seed=1.5), "seed"),
+    (chat(temperature=[1]), "temperature"), (chat(max_tokens=True), "max_tokens"),
+])
+def test_wrong_types_and_deep_nesting_are_400s_naming_the_field(server, capfd, payload, param):
+    raw = payload.encode() if isinstance(payload, str) else None
+    status, body = post(server.base_url + "/chat/completions", payload, raw)
+    assert status == 400 and body["error"]["param"] == param
+    assert capfd.readouterr().err == ""
+
+
+def test_a_huge_body_is_refused_with_413_while_others_are_served(server):
+    big = json.dumps(chat("a " * (C.MAX_BODY // 2 + 10))).encode()
+    status, body = post(server.base_url + "/chat/completions", None, big)
+    assert status == 413 and str(C.MAX_BODY) in body["error"]["message"]
+    assert post(server.base_url + "/chat/completions", chat())[0] == 200
+
+
+def test_get_models_lists_the_judges_and_the_sdk_reads_them(server):
+    ids = [m.id for m in openai.OpenAI(base_url=server.base_url, api_key="k").models.list()]
+    assert ids == [s.name for s in L.JUDGES] == list(server.models)
+    with urllib.request.urlopen(server.base_url + "/models/wary", timeout=TIMEOUT) as r:
+        assert json.loads(r.read())["id"] == "wary"
+
+
+def test_stream_is_served_as_server_sent_events_the_sdk_reads(server):
+    sdk = openai.OpenAI(base_url=server.base_url, api_key="k", max_retries=0)
+    prompt = L.build_prompt(RECORDS[1])
+    chunks = list(sdk.chat.completions.create(
+        model="lesson", messages=[{"role": "user", "content": prompt}], seed=L.SEED,
+        temperature=0.3, stream=True, stream_options={"include_usage": True}))
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == L.SimulatedModel().call(prompt, L.SEED).text
+    assert chunks[-1].usage.prompt_tokens == len(L.tokenize(prompt))
+
+
+def test_each_429_says_when_to_come_back(server):
+    fast = C.SimulatorServer(retry_after=1.5)
+    try:
+        url = fast.base_url + "/chat/completions"
+        connection = http.client.HTTPConnection("127.0.0.1", fast.port, timeout=TIMEOUT)
+        for _ in range(L.RATE_LIMIT_EVERY):
+            connection.request("POST", "/v1/chat/completions", json.dumps(chat()))
+            response = connection.getresponse()
+            response.read()
+        assert response.status == 429
+        assert (response.getheader("Retry-After"), response.getheader("Retry-After-Ms")) == (
+            "2", "1500")
+        connection.close()
+        assert url
+    finally:
+        fast.close()
+
+
+def test_the_rate_limit_can_be_switched_off():
+    with C.SimulatorServer(rate_limit=False) as srv:
+        ask = srv.ask("lesson", timeout=TIMEOUT)
+        replies = [ask("temiz mi", 1) for _ in range(L.RATE_LIMIT_EVERY + 1)]
+    assert {r.status for r in replies} == {"ok"}
+
+
+def test_64_clients_at_once_are_all_served_over_http():
+    with C.SimulatorServer(latency=0.05, rate_limit=False) as srv:
+        url = srv.base_url + "/chat/completions"
+        barrier = threading.Barrier(64)
+        statuses = [None] * 64
+
+        def client(i):
+            barrier.wait()
+            statuses[i] = post(url, chat(seed=i))[0]
+        threads = [threading.Thread(target=client, args=(i,)) for i in range(64)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(TIMEOUT * 2)
+    assert statuses == [200] * 64
+
+
+def test_a_slow_client_does_not_stall_the_others():
+    with C.SimulatorServer(rate_limit=False) as srv:
+        slow = socket.create_connection(("127.0.0.1", srv.port), timeout=TIMEOUT)
+        try:       # headers and half a body, then silence
+            slow.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 900\r\n\r\n{")
+            ask = srv.ask("lesson", timeout=2.0)
+            started = time.perf_counter()
+            replies = [ask(L.build_prompt(r), 1) for r in RECORDS[:10]]
+            assert time.perf_counter() - started < 2.0
+            assert {r.status for r in replies} == {"ok"}
+        finally:
+            slow.close()
+
+
+def test_server_ask_names_an_unknown_model_and_the_known_ones(server):
+    with pytest.raises(ValueError, match="model must be one this server serves") as info:
+        server.ask("gpt-4o")
+    assert "gpt-4o" in str(info.value) and "lesson, plain, wary, greedy" in str(info.value)
+
+
+def test_dropping_the_last_reference_stops_the_server():
+    srv = C.SimulatorServer()
+    port, thread = srv.port, srv._thread
+    del srv
+    import gc
+    gc.collect()
+    thread.join(TIMEOUT)
+    assert not thread.is_alive()
+    with C.SimulatorServer(port=port) as again:     # the port is free again
+        assert again.port == port
+
+
+@pytest.mark.parametrize("options, error, words", [
+    ({"latency": -0.1}, ValueError, "latency"), ({"latency": "slow"}, TypeError, "latency"),
+    ({"rate_limit": 1}, TypeError, "rate_limit"), ({"retry_after": -1}, ValueError,
+                                                   "retry_after"),
+])
+def test_bad_server_options_are_refused_naming_them(options, error, words):
+    with pytest.raises(error, match=words):
+        C.SimulatorServer(**options)
+
+
+@pytest.mark.parametrize("timeout, error", [(0, ValueError), (-1, ValueError),
+                                             (float("nan"), ValueError), ("5", TypeError),
+                                             (True, TypeError)])
+def test_a_bad_timeout_is_blamed_on_the_client_side(timeout, error):
+    with pytest.raises(error, match="timeout must be a number of seconds"):
+        C.OpenAIAsk("http://127.0.0.1:9/v1", "k", "lesson", timeout=timeout)
+
+
+def test_a_lone_surrogate_is_a_clear_client_side_error(server):
+    with pytest.raises(ValueError, match="lone surrogate"):
+        server.ask("lesson")("temiz \ud800 mi", 1)
+    assert server.requests == 0
+
+
+def test_a_numpy_seed_goes_through_http_as_an_int(server, tmp_path):
+    np = pytest.importorskip("numpy")
+    ask = server.ask("lesson", cache=C.ReplyCache(tmp_path))
+    prompt = L.build_prompt(RECORDS[1])
+    assert parts(ask(prompt, np.int64(L.SEED))) == parts(server.ask("lesson")(prompt, L.SEED))
+
+
+# ------------------------------------------------------------------ judge_records
+
+def test_concurrent_calls_give_the_labels_and_cost_of_one_connection():
+    with C.SimulatorServer(rate_limit=False, latency=0.01) as srv:
+        ask = srv.ask("lesson", timeout=TIMEOUT)
+        one = C.judge_records(ask, RECORDS[:60], max_connections=1)
+        many = C.judge_records(ask, RECORDS[:60], max_connections=16)
+    assert one == many
+    assert (one.calls, one.waits, one.cached) == (60 + one.retries, 0, 0)
+
+
+def test_with_back_off_the_rate_limit_costs_calls_not_labels():
+    """The simulator's 429s, waited out and asked again with the same seed: the labels are
+    those of a run without any rate limit, at one connection or many."""
+    records = RECORDS[:45]
+    with C.SimulatorServer(rate_limit=False) as srv:
+        free = C.judge_records(srv.ask("lesson", timeout=TIMEOUT), records, max_connections=1)
+    with C.SimulatorServer(retry_after=0.01) as srv:
+        runs = [C.judge_records(srv.ask("lesson", timeout=TIMEOUT), records, max_connections=n)
+                for n in (1, 8)]
+    for run in runs:
+        assert run.labels == free.labels and run.unreadable == free.unreadable
+        assert run.waits == (free.calls + run.waits) // L.RATE_LIMIT_EVERY > 0
+        assert run.calls == free.calls + run.waits
+        assert run.refused == 0
+
+
+def test_a_429_with_retry_after_is_waited_for():
+    with C.SimulatorServer(retry_after=0.3) as srv:
+        ask = srv.ask("lesson", timeout=TIMEOUT, on_reset=None)   # the clock runs on
+        for _ in range(L.RATE_LIMIT_EVERY - 2):
+            ask("temiz mi", 1)
+        refused = ask("temiz mi", 1), ask("temiz mi", 2)
+        assert refused[1].retry_after == 0.3            # the SDK hands the header over
+        for _ in range(L.RATE_LIMIT_EVERY - 1):
+            ask("temiz mi", 1)
+        started = time.perf_counter()                   # the next call is refused
+        run = C.judge_records(ask, RECORDS[:1], max_connections=1)
+        assert time.perf_counter() - started >= 0.3
+    assert (run.waits, run.waited, run.calls - run.retries, run.refused) == (1, 0.3, 2, 0)
+
+
+def test_refusals_that_outlast_the_back_off_are_counted_then_the_rule_applies():
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(16)
+    try:
+        ask = C.OpenAIAsk(f"http://127.0.0.1:{silent.getsockname()[1]}/v1", "k", "lesson",
+                          timeout=0.05)
+        run = C.judge_records(ask, RECORDS[:2], max_connections=2,
+                              backoff=C.Backoff(max_waits=2, base=0.01))
+    finally:
+        silent.close()
+    assert (run.unreadable, run.refused, run.retries) == (2, 2, 2)
+    assert (run.waits, run.calls) == (8, 12)            # 2 records x 2 seeds x (1 + 2 waits)
+    assert set(run.labels.values()) == {"temiz"}        # the lesson's fail-open, reported
+
+
+def test_the_lessons_rule_without_back_off_is_the_lessons_judge():
+    with C.SimulatorServer() as srv:
+        run = C.judge_records(srv.ask("lesson", timeout=TIMEOUT), RECORDS,
+                              backoff=C.NO_BACKOFF, max_connections=1)
+    lesson = L.run_judge(RECORDS)
+    assert run.labels == lesson.labels
+    assert (run.calls, run.input_tokens, run.retries) == (lesson.calls, lesson.input_tokens,
+                                                          lesson.retries)
+
+
+class _Interrupt(Exception):
+    pass
+
+
+def test_an_interrupted_run_resumed_with_a_cache_makes_no_call_it_already_made(tmp_path):
+    records = RECORDS[:40]
+    with C.SimulatorServer(rate_limit=False) as srv:
+        whole = C.judge_records(srv.ask("lesson", timeout=TIMEOUT), records)
+        full_cost = srv.requests
+        srv.requests = 0
+        ask = srv.ask("lesson", timeout=TIMEOUT, cache=C.ReplyCache(tmp_path))
+        made = []
+
+        def flaky(prompt, seed):
+            if len(made) >= 15:
+                raise _Interrupt("stopped half-way")
+            made.append(seed)
+            return ask(prompt, seed)
+        with pytest.raises(_Interrupt):
+            C.judge_records(flaky, records, max_connections=4)
+        before = srv.requests
+        assert 0 < before == len(made) < full_cost
+        resumed = C.judge_records(ask, records, max_connections=4)
+        assert srv.requests == full_cost                 # nothing asked twice
+        assert resumed.cached == before and resumed.calls == full_cost - before
+        assert resumed.labels == whole.labels
+
+
+def test_the_cache_takes_many_writers_at_once(tmp_path):
+    cache = C.ReplyCache(tmp_path)
+    reply = C.ClientReply("temiz", 3, "ok")
+    questions = [{"q": i % 5} for i in range(200)]     # five files, forty writers each
+    errors = []
+
+    def write(q):
+        try:
+            cache.put(q, reply)
+            assert cache.get(q).text == "temiz"
+        except Exception as exc:        # noqa: BLE001 - collected for the assert below
+            errors.append(exc)
+    threads = [threading.Thread(target=write, args=(q,)) for q in questions]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and len(cache) == 5
+    assert not list(tmp_path.glob("*.part"))
+
+
+def test_the_cache_takes_two_processes_at_once(tmp_path):
+    import subprocess
+    import sys
+    code = ("import sys; from lessonlib import client as C\n"
+            "c = C.ReplyCache(sys.argv[1])\n"
+            "for i in range(300): c.put({'q': i % 3}, C.ClientReply('temiz', 1, 'ok'))\n")
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path)],
+                              stderr=subprocess.PIPE) for _ in range(2)]
+    errs = [p.communicate(timeout=60)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], errs
+    assert len(C.ReplyCache(tmp_path)) == 3
+
+
+def test_progress_draws_a_bar_on_stdout_only_when_asked(server, capsys):
+    ask = server.ask("lesson", timeout=TIMEOUT)
+    C.judge_records(ask, RECORDS[:10], progress=False)
+    assert capsys.readouterr() == ("", "")
+    C.judge_records(ask, RECORDS[:10], progress=True)
+    out, err = capsys.readouterr()
+    assert err == "" and out.endswith("] 10/10\n") and out.count("\r") == 11
+
+
+@pytest.mark.parametrize("value, error", [(0, ValueError), (-2, ValueError),
+                                          (2.0, TypeError), ("8", TypeError),
+                                          (True, TypeError)])
+def test_max_connections_must_be_a_whole_number_at_least_1(server, value, error):
+    ask = server.ask("lesson", timeout=TIMEOUT)
+    with pytest.raises(error, match="max_connections"):
+        C.judge_records(ask, RECORDS[:2], max_connections=value)
+    with pytest.raises(error, match="max_connections"):
+        L.Panel([ask]).run(RECORDS[:2], max_connections=value)
+
+
+def test_a_stateful_in_process_ask_is_refused_more_than_one_connection():
+    model = L.SimulatedModel()
+    for ask in (model, model.call):
+        with pytest.raises(ValueError, match="max_connections must be 1 for an in-process"):
+            C.judge_records(ask, RECORDS[:2], max_connections=2)
+        with pytest.raises(ValueError, match="max_connections must be 1 for an in-process"):
+            L.Panel([ask]).run(RECORDS[:2], max_connections=2)
+    assert L.Panel([model]).run(RECORDS[:5], max_connections=1).calls >= 5
+
+
+def test_a_panel_of_http_asks_runs_side_by_side_with_the_figures_of_one_connection():
+    with C.SimulatorServer(rate_limit=False) as srv:
+        panel = L.Panel([srv.ask(n, timeout=TIMEOUT) for n in L.DIVERSE], quorum=2)
+        one = panel.run(RECORDS[:15], max_connections=1)
+        many = panel.run(RECORDS[:15], max_connections=8)
+    assert one == many
+
+
+def test_an_error_in_one_call_stops_a_concurrent_panel_naming_judge_and_record(server):
+    def broken(prompt, seed):
+        raise OSError("cable cut")
+    broken.concurrent = True
+    with pytest.raises(JudgeError, match="cable cut"):
+        L.Panel([broken]).run(RECORDS[:20], max_connections=4)
+
+
+def test_32_simultaneous_async_sdk_requests_all_get_an_answer():
+    import asyncio
+
+    async def main(url):
+        sdk = openai.AsyncOpenAI(base_url=url, api_key="k", max_retries=0, timeout=TIMEOUT,
+                                 http_client=openai.DefaultAsyncHttpxClient(trust_env=False))
+        async with sdk:
+            replies = await asyncio.gather(*(sdk.chat.completions.create(
+                model="lesson", seed=i, messages=[{"role": "user", "content": "temiz mi"}])
+                for i in range(32)))
+        return [r.choices[0].message.content for r in replies]
+
+    with C.SimulatorServer(latency=0.05, rate_limit=False) as srv:
+        texts = asyncio.run(main(srv.base_url))
+    assert len(texts) == 32 and all(texts)
+
+
+def _completion(content):
+    return json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+                       "choices": [{"index": 0, "finish_reason": "stop",
+                                    "message": {"role": "assistant", "content": content}}],
+                       "usage": {"prompt_tokens": 3, "completion_tokens": 2,
+                                 "total_tokens": 5}})
+
+
+@pytest.mark.parametrize("content, label", [("Temiz değil.", None), ("Zararlı değil.", None),
+                                            ("temiz/zararlı", None), ("**Zararlı**", "zararli")])
+def test_a_negated_reply_through_the_sdk_never_reaches_a_reader_as_its_label(content, label):
+    """The lesson's read_label, used by the panel, would read "Temiz değil." as temiz: the
+    ask hands it the label read_reply found, or nothing."""
+    fixed = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Fixed)
+    fixed.body, fixed.content_type = _completion(content), "application/json"
+    thread = threading.Thread(target=fixed.serve_forever, args=(0.01,), daemon=True)
+    thread.start()
+    try:
+        ask = C.OpenAIAsk(f"http://127.0.0.1:{fixed.server_address[1]}/v1", "k", "m",
+                          timeout=TIMEOUT)
+        reply = ask("temiz mi", 1)
+        assert reply.raw == content and L.read_label(reply.text) == label
+        run = L.Panel([ask], on_unreadable="abstain").run(RECORDS[:2])
+        assert run.unreadable == (2 if label is None else 0)
+        assert C.judge_records(ask, RECORDS[:2]).unreadable == (2 if label is None else 0)
+    finally:
+        fixed.shutdown()
+        fixed.server_close()
+        thread.join(timeout=TIMEOUT)

@@ -66,3 +66,52 @@ def test_figures_get_the_nearest_heading_as_alternative_text():
     assert first.outputs[0].metadata["image/png"]["alt"] == "Figure: Recall by class"
     assert "metadata" not in first.outputs[1] or not first.outputs[1].get("metadata")
     assert second.outputs[0]["metadata"]["image/png"]["alt"] == "Figure: Recall by class"
+
+
+# ---- a read-only HOME: matplotlib must not write to a cell's stderr (issue 18) ----------------
+
+def unwritable_home(tmp_path):
+    """Environment variables whose HOME cannot be written (even by root): it lies under a file."""
+    import os
+
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")}
+    env["HOME"] = str(blocker / "home")
+    return env
+
+
+def stderr_of_importing_pyplot(env):
+    import subprocess
+
+    return subprocess.run([sys.executable, "-c", "import matplotlib.pyplot"], env=env,
+                          capture_output=True, text=True, check=True).stderr
+
+
+def test_a_read_only_home_gets_its_own_matplotlib_folder(tmp_path):
+    env = unwritable_home(tmp_path)
+    assert "MPLCONFIGDIR" in stderr_of_importing_pyplot(env)    # the trouble, without the fix
+    folder = ex.matplotlib_config(env)
+    assert folder and env["MPLCONFIGDIR"] == folder
+    assert stderr_of_importing_pyplot(env) == ""
+
+
+def test_a_writable_home_or_a_set_folder_is_left_alone(tmp_path):
+    env = {"HOME": str(tmp_path)}
+    assert ex.matplotlib_config(env) is None and "MPLCONFIGDIR" not in env
+    env = {"HOME": str(tmp_path / "x"), "MPLCONFIGDIR": "/somewhere"}
+    assert ex.matplotlib_config(env) == "/somewhere"
+
+
+def test_a_kernel_under_a_read_only_home_writes_nothing_to_stderr(tmp_path, monkeypatch):
+    for key, value in unwritable_home(tmp_path).items():
+        monkeypatch.setenv(key, value)
+    for key in ("MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(key, raising=False)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import matplotlib.pyplot as plt\nprint('ok')")]
+    path = tmp_path / "nb.ipynb"
+    ex.client(nb, path, timeout=120).execute()
+    outputs = nb.cells[0].outputs
+    assert [o.get("name") for o in outputs] == ["stdout"], outputs

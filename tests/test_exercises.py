@@ -53,7 +53,7 @@ def test_flagged_clean_count_right_answer_passes(capsys):
 
 
 @pytest.mark.parametrize("answer, words", [
-    (None, "in place of None"), (147, "every clean record"), (0, "too few"),
+    (..., "fill in"), (None, "whole number"), (147, "every clean record"), (0, "too few"),
     (10**6, "is not it"), ("32", "whole number"), (32.0, "whole number"),
     (True, "whole number")])
 def test_flagged_clean_count_wrong_answers_get_a_hint(capsys, answer, words):
@@ -71,24 +71,21 @@ def test_flagged_clean_count_near_misses_name_the_slip(capsys):
         capsys, step01.check_flagged_clean_count(harmful_flagged))
 
 
-def test_record_seed_right_answer_passes(capsys):
-    # the lesson: record i + 1 is drawn from rng(SEED + 6151 * i); record 200 has i = 199
-    out = passes(capsys, step01.check_record_seed(20260218 + 6151 * 199))
-    assert "21484267" in out and draw_record(199).cls in out
+def test_unflagged_harmful_count_right_answer_passes(capsys):
+    truth = sum(1 for r in L.make_records() if r.cls != "clean" and not any(r.features.values()))
+    out = passes(capsys, step01.check_unflagged_harmful_count(truth))
+    assert f"{truth} of the 93 harmful records" in out
 
 
-@pytest.mark.parametrize("answer, words", [
-    (None, "in place of None"), (20260218 + 6151 * 200, "one too far"),
-    (6151 * 199, "stride part"), (20260218, "record 1 only"), (7, "which index"),
-    (21484267.0, "whole number"), ("21484267", "whole number")])
-def test_record_seed_wrong_answers_get_a_hint(capsys, answer, words):
-    assert words in hints(capsys, step01.check_record_seed(answer))
-
-
-@pytest.mark.parametrize("no, error", [(0, ValueError), (2.5, TypeError), (True, TypeError)])
-def test_record_seed_bad_record_number_is_refused(no, error):
-    with pytest.raises(error, match="no must be"):
-        step01.check_record_seed(1, no=no)
+def test_unflagged_harmful_count_wrong_answers_get_a_hint(capsys):
+    records = L.make_records()
+    no_flag = sum(1 for r in records if not any(r.features.values()))
+    assert "clean ones included" in hints(capsys, step01.check_unflagged_harmful_count(no_flag))
+    truth = step01.unflagged_harmful_count()
+    assert "WITH a flag" in hints(capsys, step01.check_unflagged_harmful_count(93 - truth))
+    assert "is not it" in hints(capsys, step01.check_unflagged_harmful_count(truth + 1))
+    assert "fill in" in hints(capsys, step01.check_unflagged_harmful_count(...))
+    assert "whole number" in hints(capsys, step01.check_unflagged_harmful_count("3"))
 
 
 # ---- 02
@@ -107,7 +104,7 @@ def test_corrupted_rule_too_many_false_blocks_gets_a_hint(capsys):
 
 
 @pytest.mark.parametrize("rules, words", [
-    (None, "in place of None"),
+    (..., "fill in"), (None, "tuple of flag names"),
     (L.DEFAULT_RULES, "add one flag name"),
     (L.DEFAULT_RULES + ("role_change_request",), "PROFILE['corrupted_input']"),
     (L.DEFAULT_RULES + ("excessive_length", "unusual_stamp_distribution"), "exactly one"),
@@ -135,7 +132,8 @@ def test_no_rule_agreement_is_the_clean_share(capsys):
 
 
 @pytest.mark.parametrize("answer, words", [
-    (None, "in place of None"), (0.612, "close"), (61.25, "percentage"),
+    (..., "fill in"), (None, "number between 0 and 1"), (0.612, "close"),
+    (61.25, "percentage"),
     (147, "number of records"),
     (0, "not always wrong"), (93 / 240, "blocks EVERYTHING"), (0.825, "is not it"),
     ("0.6125", "number between 0 and 1"), (float("nan"), "number between 0 and 1")])
@@ -160,7 +158,7 @@ def test_flagless_probability_right_answer_passes(capsys):
 
 
 @pytest.mark.parametrize("answer, words", [
-    (None, "in place of None"), (0.005, "close"), (1 - flagless_by_hand(), "temiz"),
+    (..., "fill in"), (None, "a probability"), (0.005, "close"), (1 - flagless_by_hand(), "temiz"),
     (0.48, "percentage"), (1 / (1 + math.exp((0.75 - 0.15) / 0.30)), "prior alone"),
     (1 / (1 + math.exp((0.75 - 1.15) / 0.30)), "ONE real flag"), (0, "not zero"),
     (2, "not a probability"), (0.3, "is not it"), ("0.0048", "a probability")])
@@ -182,17 +180,19 @@ def test_output_cap_wrong_counts_get_a_hint(capsys):
     assert "number of retries" in hints(capsys, step03.check_output_cap_unreadable(run.retries))
     assert "Tokenize" in hints(capsys, step03.check_output_cap_unreadable(0))
     assert "is not it" in hints(capsys, step03.check_output_cap_unreadable(5))
-    assert "in place of None" in hints(capsys, step03.check_output_cap_unreadable(None))
+    assert "fill in" in hints(capsys, step03.check_output_cap_unreadable(...))
+    assert "whole number" in hints(capsys, step03.check_output_cap_unreadable(None))
     assert "whole number" in hints(capsys, step03.check_output_cap_unreadable("107"))
 
 
-@pytest.mark.parametrize("check", [step01.check_flagged_clean_count, step01.check_record_seed,
+@pytest.mark.parametrize("check", [step01.check_flagged_clean_count,
+                                   step01.check_unflagged_harmful_count,
                                    step02.check_corrupted_rule, step02.check_no_rule_agreement,
                                    step03.check_flagless_probability,
                                    step03.check_output_cap_unreadable])
 def test_the_starter_hint_says_what_to_fill_in_and_gives_no_code(capsys, check):
-    out = hints(capsys, check(None))
-    assert "in place of None" in out
+    out = hints(capsys, check(...))
+    assert "fill in" in out and "Ellipsis" not in out
     for code in ("L.", "df[", "(records", ".unreadable", "draw_record", "label_probabilities"):
         assert code not in out
 
@@ -206,17 +206,27 @@ def placeholder(capsys, check):
 
 
 def test_agreement_steps_worked_by_hand(capsys):
-    # The lesson's table: agreement 0.8250 (criteria), 0.8833 and 0.8500 (judge runs 1, 2)
-    # over 240 records: 198, 212 and 204 records agree -> gap 14 steps, two-run difference 8.
-    out = passes(capsys, step04.check_agreement_steps((14, 8)))
-    assert "14 more records" in out and "moved by 8 records" in out and "1.75 times" in out
-    passes(capsys, step04.check_agreement_steps((14, -8)))    # the signed run 2 - run 1
+    # Agreement counts records that match the label, one step per record: count them for the
+    # filter and the judge's runs at SEED + 2 and SEED + 3.
+    records = L.make_records()
+
+    def agree(decide):
+        return sum(decide(r) == L.is_harmful(r) for r in records)
+    run2, run3 = (L.run_judge(records, L.SEED + k) for k in (2, 3))
+    gap, diff = agree(run2.decide) - agree(L.rule_filter), agree(run3.decide) - agree(run2.decide)
+    out = passes(capsys, step04.check_agreement_steps((gap, diff)))
+    assert f"on {abs(gap)} records" in out and f"by {abs(diff)} records" in out
+    assert "lesson's pair moved by 8" in out            # 0.8833 - 0.8500 = 8 records of 240
+    passes(capsys, step04.check_agreement_steps((gap, -diff)))
+    assert "lesson's two runs" in hints(capsys, step04.check_agreement_steps((14, 8)))
+    if abs(gap) != abs(diff):
+        assert "wrong way round" in hints(capsys, step04.check_agreement_steps((diff, gap)))
+    assert "one record of all" in hints(capsys, step04.check_agreement_steps((gap + 1, diff)))
 
 
 @pytest.mark.parametrize("answer, words", [
-    ((8, 14), "wrong way round"), ((0.0583, 0.0333), "whole numbers"),
-    ((15, 3), "agreement counts every record"), ("14, 8", "two numbers"), (14, "two numbers"),
-    (None, "fill in")])
+    ((0.0583, 0.0333), "whole numbers"), ("14, 8", "two numbers"), (14, "two numbers"),
+    (..., "fill in"), (None, "two numbers")])
 def test_agreement_steps_wrong_answers_get_a_hint(capsys, answer, words):
     assert words in hints(capsys, step04.check_agreement_steps(answer))
 
@@ -239,7 +249,7 @@ def test_cold_judge_steps_wrong_answers_get_a_hint(capsys, answer, words):
 
 
 @pytest.mark.parametrize("check", [step04.check_agreement_steps, step04.check_cold_judge_steps,
-                                   step05.check_class_resolutions,
+                                   step05.check_class_run_steps,
                                    step05.check_classes_beyond_one_step,
                                    step06.check_fbr_without_spurious,
                                    step06.check_overlap_temperature])
@@ -249,32 +259,37 @@ def test_placeholder_says_what_to_fill_in(capsys, check):
 
 # ---- 05
 
-def test_class_resolutions_exact_and_rounded_pass(capsys):
-    exact = {c: 1 / n for c, n in CLASS_COUNTS.items()}
-    out = passes(capsys, step05.check_class_resolutions(exact))
-    assert "privilege_escalation (10 records" in out
-    passes(capsys, step05.check_class_resolutions(
-        {c: round(1 / n, 4) for c, n in CLASS_COUNTS.items()}))
+def class_run_steps_by_hand(records):
+    """Per harmful class: recall of run 2 minus run 1, times the class size (one step a record)."""
+    runs = [L.run_judge(records, L.SEED + k) for k in (0, 1)]
+    out = {}
+    for cls in CLASS_COUNTS:
+        members = [r for r in records if r.cls == cls]
+        caught = [sum(run.decide(r) for r in members) for run in runs]
+        out[cls] = caught[1] - caught[0]
+    return out
 
 
-def test_class_resolutions_with_clean_checks_clean_too(capsys):
-    good = {c: 1 / n for c, n in CLASS_COUNTS.items()}
-    passes(capsys, step05.check_class_resolutions({**good, "clean": 1 / 147}))
-    assert "clean" in hints(capsys, step05.check_class_resolutions({**good, "clean": 1 / 93}))
+def test_class_run_steps_right_answer_passes(capsys):
+    truth = class_run_steps_by_hand(L.make_records())
+    out = passes(capsys, step05.check_class_run_steps(truth))
+    assert "can come from the seed alone" in out
+    passes(capsys, step05.check_class_run_steps({c: float(n) for c, n in truth.items()}))
 
 
-@pytest.mark.parametrize("answer, words", [
-    ({"hidden_field_request": 1 / 17}, "still missing"),
-    ({**{c: 1 / n for c, n in CLASS_COUNTS.items()}, "source_spoofing": 1 / 24},
-     "source_spoofing"),
-    ({**{c: 1 / n for c, n in CLASS_COUNTS.items()}, "phishing": 0.1}, "unknown class"),
-    ({**{c: 1 / n for c, n in CLASS_COUNTS.items()}, "corrupted_input": "1/19"},
-     "corrupted_input"),
-    ([1 / 17], "give a dict"),
-    (None, "fill in"),
-])
-def test_class_resolutions_wrong_answers_get_a_hint(capsys, answer, words):
-    assert words in hints(capsys, step05.check_class_resolutions(answer))
+def test_class_run_steps_wrong_answers_get_a_hint(capsys):
+    truth = class_run_steps_by_hand(L.make_records())
+    moved = next(c for c, n in truth.items() if n)
+    assert "sign" in hints(capsys, step05.check_class_run_steps({**truth, moved: -truth[moved]}))
+    assert "1 of the 5 rows" in hints(capsys, step05.check_class_run_steps(
+        {**truth, moved: truth[moved] + 1}))
+    assert "still missing" in hints(capsys, step05.check_class_run_steps({moved: truth[moved]}))
+    assert "unknown or non-harmful" in hints(capsys, step05.check_class_run_steps(
+        {**truth, "clean": 0}))
+    assert "whole number" in hints(capsys, step05.check_class_run_steps(
+        {**truth, moved: 0.0588}))
+    assert "give a dict" in hints(capsys, step05.check_class_run_steps([1, 2]))
+    assert "fill in" in hints(capsys, step05.check_class_run_steps(...))
 
 
 def test_classes_beyond_one_step(capsys):
@@ -290,7 +305,7 @@ def test_classes_beyond_one_step(capsys):
     ({"corrupted_input", "source_spoofing", "hidden_field_request"}, "1 step(s)"),
     ({"clean"}, "non-harmful"),
     ("corrupted_input", "give a set"),
-    (None, "fill in"),
+    (..., "fill in"), (None, "give a set"),
 ])
 def test_classes_beyond_one_step_wrong_answers(capsys, answer, words):
     assert words in hints(capsys, step05.check_classes_beyond_one_step(answer))
@@ -316,9 +331,14 @@ def test_fbr_without_spurious_right_share_passes(capsys):
     assert f"{share:.3f} of the 1,000 runs" in out
 
 
-@pytest.mark.parametrize("answer", [0.9, "0.05", None, -0.1, math.nan, True])
+@pytest.mark.parametrize("answer", [0.9, -0.1, 92.2])
 def test_fbr_without_spurious_wrong_answers_get_a_hint(capsys, answer):
     assert "not a percentage" in hints(capsys, step06.check_fbr_without_spurious(answer))
+
+
+@pytest.mark.parametrize("answer", ["0.05", None, math.nan, True])
+def test_fbr_without_spurious_wrong_types_get_a_type_message(capsys, answer):
+    assert "give the share as a number" in hints(capsys, step06.check_fbr_without_spurious(answer))
 
 
 def test_fbr_without_spurious_percentage_gets_a_hint(capsys):
@@ -351,9 +371,14 @@ def test_overlap_temperature_right_answer_passes_and_one_step_lower_hints(capsys
     hints(capsys, step06.check_overlap_temperature(round(t - 0.05, 2)))
 
 
-@pytest.mark.parametrize("answer", [0.05, "0.55", -1.0, math.inf])
+@pytest.mark.parametrize("answer", [0.05, -1.0])
 def test_overlap_temperature_wrong_answers_get_a_hint(capsys, answer):
     assert "steps of 0.05" in hints(capsys, step06.check_overlap_temperature(answer))
+
+
+@pytest.mark.parametrize("answer", ["0.55", None, math.inf])
+def test_overlap_temperature_wrong_types_get_a_type_message(capsys, answer):
+    assert "as a number" in hints(capsys, step06.check_overlap_temperature(answer))
 
 
 # ---- 09
@@ -383,8 +408,8 @@ def test_check_rule_ask_hints(capsys, answer):
 @pytest.mark.parametrize("check", [step09.check_rule_ask, step09.check_vetoed,
                                    step10.check_moved_by_rule, step10.check_share_above_greedy])
 def test_a_placeholder_is_told_what_to_fill_in(capsys, check):
-    for placeholder in (None, ...):
-        assert "fill in" in hints(capsys, check(placeholder))
+    assert "fill in" in hints(capsys, check(...))
+    assert "fill in" not in hints(capsys, check(None))
 
 
 def test_check_rule_ask_hint_points_at_the_prompt_not_the_words(capsys):
@@ -423,13 +448,17 @@ def test_moved_by_rule_is_the_seed_by_seed_difference():
 
 @pytest.mark.slow      # many-seed runs, about 1 s of CPU: make test runs it, make check does not
 def test_check_moved_by_rule(capsys):
-    moved = step10.moved_by_rule()
+    by_rule = step10.moved_by_rule()
+    # the prose's words: fail-open counts an unreadable reply clean, fail-closed harmful
+    moved = {"fail-open": by_rule["clean"], "fail-closed": by_rule["harmful"],
+             "abstain": by_rule["abstain"]}
     assert min(moved, key=moved.get) == "abstain"
     out = passes(capsys, step10.check_moved_by_rule(moved))
     assert "over 200 panel seeds" in out and "'abstain' moves the fewest" in out
-    for wrong in ({**moved, "clean": moved["clean"] + 0.1}, {"abstain": 0.1}, "abstain",
-                  {**moved, "harmful": "0.65"}):
+    for wrong in ({**moved, "fail-open": moved["fail-open"] + 0.1}, {"abstain": 0.1}, "abstain",
+                  {**moved, "fail-closed": "0.65"}):
         hints(capsys, step10.check_moved_by_rule(wrong))
+    assert "words of the notebook" in hints(capsys, step10.check_moved_by_rule(by_rule))
 
 
 def test_share_above_greedy_counts_runs_with_higher_agreement():

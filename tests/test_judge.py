@@ -260,3 +260,31 @@ def test_a_run_decides_only_the_records_it_judged():
     for foreign in (L.make_records(12, 1)[10], L.make_records(10, 2)[3]):
         with pytest.raises(ValueError, match=r"^record\b.*does not belong"):
             run.decide(foreign)
+
+
+# ---- one door for the judge's settings; seeds as Python ints (issue 18) ----------------------
+
+def test_run_judge_takes_a_model_or_its_settings_and_leaves_the_model_alone():
+    records = L.make_records(60)
+    model = L.SimulatedModel(0.7, prior={"temiz": 0.5, "zararli": 0.4}, name="mine")
+    model.reset(11)
+    by_model = L.run_judge(records, 3, model=model)
+    assert model.calls == 11                      # the caller's counter is not touched
+    assert by_model == L.run_judge(records, 3, 0.7, prior={"temiz": 0.5, "zararli": 0.4})
+    assert by_model != L.run_judge(records, 3, 0.7)
+    with pytest.raises(ValueError, match="model.*temperature"):
+        L.run_judge(records, 3, 0.5, model=model)
+    with pytest.raises(TypeError, match="model"):
+        L.run_judge(records, 3, model="gpt")
+
+
+def test_a_numpy_seed_is_a_python_int_at_the_door():
+    np = pytest.importorskip("numpy")
+    records = L.make_records(80)
+    big = 2 ** 63 - 1                  # its retry seed, big + 1, does not fit an int64
+    run = L.run_judge(records, np.int64(big))
+    assert run.retries > 0 and type(run.seed) is int
+    assert run == L.run_judge(records, big)
+    panel = L.Panel([L.SimulatedModel()])
+    assert panel.run(records, np.int64(big)) == panel.run(records, big)
+    assert panel.seeds(np.int64(big))[0] == [big]

@@ -29,7 +29,7 @@ def engine(records, seeds, model, guideline=L.GUIDELINE, start=None, unreadable_
            chunk=None, block=many.RECORD_BLOCK):
     """The engine with any SimulatedModel, each seed's call counter at ``start`` (default 0)."""
     start = np.zeros(len(seeds), dtype=np.int64) if start is None else np.array(start)
-    return many._run(many._plans(records, model, guideline, block), tuple(r.no for r in records),
+    return many.run_plans(many.plan_blocks(records, model, guideline, block), records,
                      tuple(seeds), start, unreadable_as, chunk)
 
 
@@ -182,7 +182,7 @@ def test_a_draw_is_an_integer_comparison():
 def test_readability_table_for_small_output_caps():
     """max_output 1: 'zararli' (two pieces) is cut to 'zarar' and cannot be read; 'temiz' can."""
     def table(cap):
-        return next(many._plans(RECORDS[:1], L.SimulatedModel(max_output=cap), L.GUIDELINE)).table
+        return next(many.plan_blocks(RECORDS[:1], L.SimulatedModel(max_output=cap), L.GUIDELINE)).table
 
     bare = many.BARE
     assert table(1)[:, bare].tolist() == [True, False]
@@ -299,7 +299,7 @@ def test_measure_matches_lessonlib_measure_per_seed():
        temperature=temperature_st, cues=cues_st, spurious=spurious_st)
 def test_the_plan_equals_model_plan(records, guideline, temperature, cues, spurious):
     model = L.SimulatedModel(temperature, cues, spurious)
-    plan = next(many._plans(records, model, guideline, block=len(records)))
+    plan = next(many.plan_blocks(records, model, guideline, block=len(records)))
     want = [model.plan(build_prompt(r, guideline)) for r in records]
     assert plan.tokens.tolist() == [p.input_tokens for p in want]
     assert plan.overflow.tolist() == [p.overflow for p in want]
@@ -413,7 +413,7 @@ def seed_word_for(state, record_word, steps=1):
 def test_label_draw_on_its_threshold():
     """pick: 'temiz' when u < w_temiz, so the state ceil(w * 2**32) is the first 'zararli'."""
     model = L.SimulatedModel()
-    plan = next(many._plans(RECORDS[:1], model, L.GUIDELINE))
+    plan = next(many.plan_blocks(RECORDS[:1], model, L.GUIDELINE))
     w = model.plan(build_prompt(RECORDS[0])).weights[0]
     cut = math.ceil(w * M)
     assert int(plan.cut[0]) == cut
@@ -432,7 +432,7 @@ def test_label_draw_on_its_threshold():
 def test_free_form_draw_on_its_thresholds():
     """The forms split [0, 1) at 0.42 and 0.42 + 0.26; the second draw picks the form, and
     the third form ('degerlendirme tamamlandi') cannot be read."""
-    plan = next(many._plans(RECORDS[:1], L.SimulatedModel(), NO_SINGLE))
+    plan = next(many.plan_blocks(RECORDS[:1], L.SimulatedModel(), NO_SINGLE))
     cuts = [math.ceil(0.42 * M), math.ceil((0.42 + 0.26) * M)]
     assert [int(c) for c in plan.form_cuts] == cuts
     g = int(plan.word[0])
@@ -452,3 +452,25 @@ def test_a_counter_start_moves_the_rate_limit_clock():
     assert runs.run(0).retry_causes == {"rate limit": 1}
     fresh = engine(RECORDS[:3], (L.SEED, 9), L.SimulatedModel())
     assert fresh.calls.tolist() == [3, 3] and fresh.retries.tolist() == [0, 0]
+
+
+def test_a_run_of_many_refuses_another_seeds_records():
+    # the README promises a run refuses records it did not judge; run(i) once accepted any
+    # record with a known number
+    records, other = L.make_records(30), L.make_records(30, seed=L.SEED + 99)
+    run = L.run_judge_many(records, [L.SEED, L.SEED + 1]).run(1)
+    assert run == L.run_judge(records, L.SEED + 1)
+    assert [run.decide(r) for r in records] == [run.labels[r.no] == "zararli" for r in records]
+    changed = [o for r, o in zip(records, other) if r != o]
+    assert changed
+    with pytest.raises(ValueError, match="does not belong"):
+        run.decide(changed[0])
+    with pytest.raises(ValueError, match="does not belong"):
+        L.measure(other, run.decide)
+
+
+def test_run_judge_many_takes_a_model_like_run_judge():
+    model = L.SimulatedModel(0.9, spurious={})
+    runs = L.run_judge_many(RECORDS[:40], [4, 5], model=model)
+    assert runs.run(1) == L.run_judge(RECORDS[:40], 5, model=model)
+    assert model.calls == 0

@@ -3,6 +3,7 @@
 import pytest
 
 import lessonlib as L
+from lessonlib import metrics as M
 from lesson_defs import record
 
 H, C = "indirect_instruction", "clean"
@@ -94,3 +95,41 @@ def test_share_rounds_like_the_lesson_and_is_zero_for_an_empty_whole():
     # 89 of 93 = 0.956989... -> 0.9570 ; 24 of 147 = 0.163265... -> 0.1633
     assert share(89, 93) == 0.957 and share(24, 147) == 0.1633
     assert share(0, 0) == 0.0 and share(3, 3) == 1.0
+
+
+# ---- metrics is the one home of the figures (issue 18) ---------------------------------------
+
+def test_rates_from_counts_match_measure_and_share():
+    scores = L.measure(six(), blocks(1, 2, 4))
+    figures = M.rates(2, 1, 1, 2)
+    assert list(figures) == list(M.FIGURES) == ["precision", "recall", "false_block_rate",
+                                                "agreement"]
+    assert {k: figures[k] for k in M.RATES} == {k: scores[k] for k in M.RATES}
+    assert figures["agreement"] == L.agreement(six(), blocks(1, 2, 4)) == 4 / 6
+    assert M.rates(0, 0, 0, 5) == {"precision": 0.0, "recall": 0.0, "false_block_rate": 0.0,
+                                   "agreement": 1.0}
+    assert M.rates(1, 2, 0, 0, rounded=False)["precision"] == 1 / 3
+
+
+def test_rates_on_arrays_round_each_cell_as_share_does():
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(5)
+    tp, fp, fn, tn = (rng.integers(0, 40, size=(3, 50)) for _ in range(4))
+    tp[0, :3] = fp[0, :3] = 0                # no denominator: 0.0, as share gives
+    arrays = M.rates(tp, fp, fn, tn)
+    exact = M.rates(tp, fp, fn, tn, rounded=False)
+    for idx in np.ndindex(tp.shape):
+        one = M.rates(*(int(c[idx]) for c in (tp, fp, fn, tn)))
+        loose = M.rates(*(int(c[idx]) for c in (tp, fp, fn, tn)), rounded=False)
+        assert {k: float(v[idx]) for k, v in arrays.items()} == one
+        assert {k: float(v[idx]) for k, v in exact.items()} == loose
+
+
+def test_every_table_takes_its_figure_titles_from_metrics():
+    from lessonlib import panel_study, report, variance
+
+    assert dict(variance.TITLES) == {k: f.title for k, f in M.FIGURES.items()}
+    assert panel_study.METRICS == ("agreement", *M.RATES)
+    for module in (report, variance, panel_study):
+        for old in ("RATE_TITLES", "RATE_NAMES", "SHORT", "JUDGE_ARGS"):
+            assert not hasattr(module, old), (module.__name__, old)

@@ -11,6 +11,8 @@ from lessonlib._frozen import ReadOnlyDict
 MUTABLE = (dict, list, set, bytearray)
 READ_ONLY = (ReadOnlyDict,)
 MODULES = sorted(m.name for m in pkgutil.iter_modules(lessonlib.__path__) if m.name != "__main__")
+MODULES += sorted(f"exercises.{m.name}" for m in
+                  pkgutil.iter_modules(importlib.import_module("lessonlib.exercises").__path__))
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -1,7 +1,8 @@
 """Size and reading rules of the step notebooks (issue 10), read from the stored files.
 
 Each step notebook (notebooks/NN_name.ipynb): at most 1,000 words of markdown
-and 45 cells; no stored text output line wider than 80 columns (except lines of
+as a reader sees it (link targets, fenced code and HTML tags left out) and 45
+cells; no stored text output line wider than 80 columns (except lines of
 the lesson's three printed blocks in data/expected/, which stay byte-identical);
 a link to GLOSSARY.md and a "Further reading" heading; and no committed
 exercise check output that gives away the worked solution (20 or more
@@ -37,10 +38,21 @@ def load(path):
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def as_read(markdown):
+    """Markdown as a reader sees it: no fenced code, no link targets (the link text stays),
+    no HTML tags; words split at white space and at slashes ('p_o/p_e' is two words)."""
+    markdown = re.sub(r"```.*?```", " ", markdown, flags=re.S)
+    markdown = re.sub(r"(!?\[[^\]]*\])\([^)]*\)", r"\1", markdown)
+    markdown = re.sub(r"<[^>]+>", " ", markdown)
+    return re.split(r"[\s/]+", markdown)
+
+
 def markdown_words(nb):
-    """Words of the markdown cells: tokens with a letter or digit ('##', '|', '-' are not)."""
+    """Words of the markdown cells as a reader sees them: tokens with a letter or digit
+    ('##', '|', '-' are not); notes cells count (JupyterLab shows them), a cell's
+    ``speaker_notes`` metadata does not (only the deck shows it)."""
     return sum(1 for c in nb["cells"] if c["cell_type"] == "markdown"
-               for token in text(c["source"]).split() if WORD.search(token))
+               for token in as_read(text(c["source"])) if WORD.search(token))
 
 
 def output_lines(cell):
@@ -94,6 +106,12 @@ def markdown(source):
 def test_words_are_counted_in_markdown_only():
     nb = {"cells": [markdown("# Title\n\nthree more words | -"), code("a b c d e f", "g h")]}
     assert markdown_words(nb) == 4
+
+
+def test_words_are_counted_as_a_reader_sees_them():
+    nb = {"cells": [markdown("see [the glossary](GLOSSARY.md#a-very-long-anchor-name) and "
+                             "p_o/p_e <a id=\"x\"></a>\n```python\nx = 1 + 2\n```\nend")]}
+    assert markdown_words(nb) == 7      # see the glossary and p_o p_e end
 
 
 def test_a_wide_line_is_found_unless_it_is_a_block_line():

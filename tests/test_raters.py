@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import lessonlib as L
 from lessonlib import raters as R
+from lessonlib import widgets as W
 
 RECORDS = L.make_records()
 
@@ -156,7 +157,7 @@ def test_category_kappas_average_to_fleiss_kappa():
 
 
 def test_two_labels_have_one_category_kappa():
-    rows = R.ratings(RECORDS)
+    rows = R.rating_table(RECORDS)
     per = R.category_kappas(rows)
     assert set(per) == {"clean", "harmful"}
     assert per["clean"] == pytest.approx(per["harmful"]) == pytest.approx(R.fleiss_kappa(rows))
@@ -221,8 +222,8 @@ def test_always_clean_agrees_on_the_clean_share_with_kappa_zero():
 
 def test_raters_are_reproducible_and_seeded():
     for scale in R.SCALES:
-        assert R.ratings(RECORDS, scale) == R.ratings(RECORDS, scale)
-        assert R.ratings(RECORDS, scale) != R.ratings(RECORDS, scale, seed=L.SEED + 1)
+        assert R.rating_table(RECORDS, scale) == R.rating_table(RECORDS, scale)
+        assert R.rating_table(RECORDS, scale) != R.rating_table(RECORDS, scale, seed=L.SEED + 1)
 
 
 def test_a_record_is_rated_the_same_alone_or_in_the_set():
@@ -232,9 +233,9 @@ def test_a_record_is_rated_the_same_alone_or_in_the_set():
 
 
 def test_two_point_answer_is_the_graded_one_read_at_the_line():
-    for guideline in R.GUIDELINES:
-        for graded, two in zip(R.ratings(RECORDS, "graded", guideline),
-                               R.ratings(RECORDS, "two-point", guideline)):
+    for guideline in R.RATER_GUIDELINES:
+        for graded, two in zip(R.rating_table(RECORDS, "graded", guideline),
+                               R.rating_table(RECORDS, "two-point", guideline)):
             assert set(graded) <= set(R.GRADES)
             assert two == tuple("harmful" if g >= R.LINE else "clean" for g in graded)
 
@@ -245,7 +246,7 @@ def errors(row):
 
 
 def test_each_rater_errs_only_in_its_documented_way():
-    lenient, strict, careless = R.ratings(RECORDS)
+    lenient, strict, careless = R.rating_table(RECORDS)
     assert errors(lenient) and all(h == "harmful" for _, h, _ in errors(lenient))
     assert errors(strict) and all(r.cls == "clean" and r.features.on()
                                   for r, _, _ in errors(strict))
@@ -254,12 +255,13 @@ def test_each_rater_errs_only_in_its_documented_way():
 
 
 def test_without_error_rates_every_rater_gives_the_human_label():
-    rows = R.ratings(RECORDS, raters=R.with_rates(0.0, 0.0, 0.0))
+    rows = R.rating_table(RECORDS, raters=R.with_rates(0.0, 0.0, 0.0))
     assert all(row == R.human_labels(RECORDS) for row in rows)
 
 
 def test_the_detailed_guideline_errs_on_a_subset_of_the_records():
-    for short, detailed in zip(R.ratings(RECORDS), R.ratings(RECORDS, guideline="detailed")):
+    for short, detailed in zip(R.rating_table(RECORDS),
+                               R.rating_table(RECORDS, guideline="detailed")):
         wrong_short = {r.no for r, _, _ in errors(short)}
         wrong_detailed = {r.no for r, _, _ in errors(detailed)}
         assert wrong_detailed < wrong_short
@@ -306,21 +308,21 @@ def test_the_panel_judges_as_raters_give_the_panel_verdict_by_majority():
 
 def test_tables_stay_within_80_columns():
     runs = L.run_judge_many(RECORDS, range(L.SEED, L.SEED + 50))
-    labels = R.label_sets(RECORDS, R.ratings(RECORDS))
+    labels = R.label_sets(RECORDS, R.rating_table(RECORDS))
     texts = [R.claim_text(R.claim_rows(RECORDS, runs, labels, L.rule_filter)),
              R.spread_text(R.spread_rows(RECORDS, runs, labels, L.rule_filter)),
-             R.raters_text(RECORDS, runs.run(0).decide)]
+             W.raters_text(RECORDS, runs.run(0).decide)]
     assert all(len(line) <= 80 for text in texts for line in text.splitlines())
 
 
 def test_the_explorer_redraws_when_an_error_rate_moves():
-    explorer = R.raters_explorer(RECORDS)
+    explorer = W.raters_explorer(RECORDS)
     before = explorer.text
     assert "lenient   rater agreement" in before
     explorer.controls["miss"].value = 0.0
     assert explorer.text != before
     run = L.run_judge(RECORDS)
-    assert explorer.text == R.raters_text(RECORDS, run.decide, miss=0.0)
+    assert explorer.text == W.raters_text(RECORDS, run.decide, miss=0.0)
 
 
 # ---------------------------------------------------------------- bad input
@@ -347,8 +349,8 @@ BAD = [
     (lambda: R.fleiss_kappa(5), TypeError, "ratings", "one row"),
     (lambda: R.krippendorff_alpha([[1.0, np.nan], [1.0, 2.0]]), ValueError, "ratings[0]",
      "None"),
-    (lambda: R.raters_explorer([]), ValueError, "records", "at least one"),
-    (lambda: R.raters_explorer(5), TypeError, "records", "Record"),
+    (lambda: W.raters_explorer([]), ValueError, "records", "at least one"),
+    (lambda: W.raters_explorer(5), TypeError, "records", "Record"),
 ]
 
 
@@ -386,7 +388,7 @@ def test_judge_kappa_check(capsys):
     assert step13.check_judge_kappa(np.float64(kappa)) is True
     capsys.readouterr()
     for wrong, words in ((None, "as a number"), (p_o, "raw agreement"), (kappa + 0.01, "p_e"),
-                         ("0.76", "as a number")):
+                         ("0.76", "as a number"), (..., "fill in")):
         assert step13.check_judge_kappa(wrong) is False
         out = said(capsys)
         assert out.startswith("Not yet: ") and words in out, out
@@ -402,15 +404,16 @@ def test_substantial_miss_check(capsys):
     assert 0 < right < 1 and all(kappa[m] >= 0.61 for m in grid if m <= right)
     assert step13.check_substantial_miss(right) is True
     assert said(capsys).startswith("PASS: ")
-    for wrong, words in ((None, "probability"), (right + 0.05, "go lower"),
-                         (right - 0.05, "larger"), (0.33, "multiple"), (1.5, "probability")):
+    for wrong, words in ((None, "probability"), (right + 0.05, "along the grid"),
+                         (right - 0.05, "along the grid"), (0.33, "multiple"),
+                         (1.5, "probability"), (..., "fill in")):
         assert step13.check_substantial_miss(wrong) is False
         out = said(capsys)
         assert out.startswith("Not yet: ") and words in out, out
 
 
 def test_class_text_counts_every_record_once_and_reads_the_raters():
-    rows = R.ratings(RECORDS)
+    rows = R.rating_table(RECORDS)
     lines = R.class_text(RECORDS, rows).splitlines()
     assert len(lines) == 1 + len(L.CLASSES)
     assert sum(int(line.split()[1]) for line in lines[1:]) == len(RECORDS)
@@ -418,3 +421,56 @@ def test_class_text_counts_every_record_once_and_reads_the_raters():
     assert clean[0] == "clean" and float(clean[3]) == 1.0    # the lenient rater never blocks
     same = R.class_text(RECORDS, [R.human_labels(RECORDS)] * 3).splitlines()
     assert all(line.split()[2] == "1.0000" and line.endswith("n/a") for line in same[1:])
+
+
+# ---- issue 18: the split, the names, the doors, the speed ------------------------------------
+
+def test_the_statistics_live_in_their_own_low_module():
+    from lessonlib import agreement_stats as A
+
+    for name in ("cohen_kappa", "fleiss_kappa", "category_kappas", "krippendorff_alpha",
+                 "rater_agreement"):
+        assert getattr(R, name) is getattr(A, name) is getattr(L, name, getattr(A, name))
+    assert "from .widgets" not in open(R.__file__, encoding="utf-8").read()
+    for old in ("ratings", "GUIDELINES", "CLEAN", "HARMFUL", "raters_explorer", "raters_text"):
+        assert not hasattr(R, old), old
+
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    ({"scale": "five-point"}, ValueError, "scale"),
+    ({"scale": None}, ValueError, "scale"),
+    ({"guideline": "long"}, ValueError, "guideline"),
+    ({"seed": -1}, ValueError, "seed"),
+])
+def test_rate_refuses_unknown_settings_naming_the_parameter(kwargs, error, words):
+    with pytest.raises(error, match=words):
+        R.rate(RECORDS, R.RATERS[0], **kwargs)
+    with pytest.raises(error, match=words):
+        R.rating_table(RECORDS, **kwargs)
+    with pytest.raises(TypeError, match="rater"):
+        R.rate(RECORDS, "lenient")
+
+
+def test_ordinal_alpha_with_many_distinct_values_is_fast_and_right():
+    import time
+
+    rng = np.random.default_rng(18)
+    rows = rng.permutation(600).reshape(3, 200).astype(float)
+    rows[1] = rows[0] + rng.integers(-20, 20, 200)     # agreeing, roughly: 600 distinct values
+    rows = rows.tolist()
+    assert len({v for row in rows for v in row}) >= 400
+    start = time.perf_counter()
+    ours = R.krippendorff_alpha(rows, "ordinal")
+    took = time.perf_counter() - start
+    assert took < 0.5, f"{took:.2f} s"
+    assert ours == pytest.approx(kd_alpha(rows, "ordinal"), abs=1e-9)
+
+
+def test_interval_alpha_refuses_infinity_naming_the_parameter():
+    import math
+
+    with pytest.raises(ValueError, match="ratings.*finite"):
+        R.krippendorff_alpha([[1.0, math.inf, 2.0], [1.0, 3.0, 2.0]], "interval")
+    # ordinal reads only the order: infinity is the largest label there
+    assert math.isfinite(R.krippendorff_alpha([[1.0, math.inf, 2.0], [1.0, math.inf, 3.0]],
+                                              "ordinal"))

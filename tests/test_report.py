@@ -153,3 +153,54 @@ def test_a_run_on_other_records_is_refused(other):
 def test_a_lesson_needs_the_sample_record(n):
     with pytest.raises(ValueError, match=r"\bn\b.*>= 2"):
         L.lesson(n).blocks()
+
+
+# ---- argument checks once per door call, not per record (issue 18) --------------------------
+
+CHECKS = ("check_record", "check_records", "check_items", "check_names", "check_seed",
+          "check_str", "check_int", "check_instance", "check_collection", "check_callable")
+
+
+@pytest.fixture
+def check_calls(monkeypatch):
+    """Counts every call of a _checks helper, under whatever name a module imported it."""
+    import collections
+    import importlib
+    import pkgutil
+
+    counts = collections.Counter()
+    for info in pkgutil.iter_modules(L.__path__):
+        if info.name in ("widgets", "__main__"):
+            continue
+        module = importlib.import_module(f"lessonlib.{info.name}")
+        for name in CHECKS:
+            real = getattr(module, name, None)
+            if callable(real):
+                def counted(*args, _real=real, _name=name, **kwargs):
+                    counts[_name] += 1
+                    return _real(*args, **kwargs)
+                monkeypatch.setattr(module, name, counted)
+    return counts
+
+
+def test_one_lesson_checks_its_records_once_whatever_their_number(check_calls):
+    seen = []
+    for n in (60, 240):
+        check_calls.clear()
+        L.lesson(n).blocks()
+        seen.append(dict(check_calls))
+    assert seen[0] == seen[1], seen            # nothing grows with the records
+    assert seen[1].get("check_records", 0) == 1 and seen[1].get("check_record", 0) <= 1
+    assert "check_names" not in seen[1]
+
+
+def test_measure_checks_a_run_and_the_rule_filter_once(check_calls):
+    records = L.make_records(50)
+    run = L.run_judge(records, 3)
+    check_calls.clear()
+    L.measure(records, run.decide)
+    L.measure(records, L.rule_filter)
+    L.measure(records, lambda r: L.rule_filter(r))      # the lesson's rules are not re-checked
+    assert check_calls["check_records"] == 3
+    assert check_calls["check_names"] == 0
+    assert check_calls["check_record"] == 50               # only the lambda's own door calls

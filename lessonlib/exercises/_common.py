@@ -7,6 +7,8 @@ import numbers
 import sys
 import textwrap
 
+__all__ = ["WIDTH"]
+
 WIDTH = 80
 
 

@@ -7,18 +7,30 @@ toward the idea, never at the code that computes the answer.
 
 from __future__ import annotations
 
-from .._checks import check_int
-from ..records import RECORD_STRIDE, SEED, draw_record, is_harmful, make_records
+from ..records import is_harmful, make_records
+from .._frozen import ReadOnlyDict
 from ._common import _is_whole, _say
+
+__all__ = ["check_flagged_clean_count", "check_unflagged_harmful_count"]
+
+
+def flagged_clean_count():
+    """The answer of 01, exercise 1: clean records with at least one flag on."""
+    return sum(1 for r in make_records() if not is_harmful(r) and r.features.on())
+
+
+def unflagged_harmful_count():
+    """The answer of 01, exercise 2: harmful records with no flag on at all."""
+    return sum(1 for r in make_records() if is_harmful(r) and not r.features.on())
 
 
 def check_flagged_clean_count(answer):
     """01, exercise 1: how many clean records carry at least one flag?"""
     records = make_records()
     clean = [r for r in records if not is_harmful(r)]
-    truth = sum(1 for r in clean if r.features.on())
-    if answer is None or answer is ...:
-        return _say(False, "put a whole number in place of None: the number of clean records "
+    truth = flagged_clean_count()
+    if answer is ...:
+        return _say(False, "fill in answer: replace ... with the number of clean records "
                            "with one or more of the seven flags switched on.")
     if not _is_whole(answer):
         return _say(False, f"give a whole number of records (got {answer!r}).")
@@ -43,27 +55,32 @@ def check_flagged_clean_count(answer):
                        "at least one flag on (any of the seven).")
 
 
-def check_record_seed(answer, no=200):
-    """01, exercise 2: the seed of record number ``no``'s own generator."""
-    no = check_int("no", no, minimum=1)
-    truth = SEED + RECORD_STRIDE * (no - 1)
-    if answer is None or answer is ...:
-        return _say(False, f"put a whole number in place of None: the seed that record number "
-                           f"{no}'s own generator starts from.")
+def check_unflagged_harmful_count(answer):
+    """01, exercise 2: how many harmful records carry no flag at all?"""
+    records = make_records()
+    truth = unflagged_harmful_count()
+    if answer is ...:
+        return _say(False, "fill in answer: replace ... with the number of harmful records "
+                           "with none of the seven flags switched on.")
     if not _is_whole(answer):
-        return _say(False, f"give the seed as a whole number (got {answer!r}).")
+        return _say(False, f"give a whole number of records (got {type(answer).__name__}).")
+    harmful = [r for r in records if is_harmful(r)]
     if answer == truth:
-        record = draw_record(no - 1)
-        return _say(True, f"record {no} ({record.cls}) is drawn from its own generator, "
-                          f"seeded with {truth}.")
-    if answer == SEED + RECORD_STRIDE * no:
-        return _say(False, f"{answer} is the seed of record {no + 1}, one too far: record "
-                           "numbers start at 1, the index i in the formula starts at 0.")
-    if answer == RECORD_STRIDE * (no - 1) or answer == RECORD_STRIDE * no:
-        return _say(False, f"{answer} is only the stride part; the formula starts from the "
-                           "lesson's SEED.")
-    if answer == SEED:
-        return _say(False, f"{answer} is the lesson's SEED itself, the seed of record 1 only. "
-                           "Each later record moves the seed on by the stride.")
-    return _say(False, f"{answer} is not it. The notebook gives the seed of record i + 1 as a "
-                       f"formula of its index i; which index does record {no} have?")
+        return _say(True, f"{truth} of the {len(harmful)} harmful records carry no flag: "
+                          "nothing in them tells a flag reader they are harmful, so only "
+                          "the human label knows.")
+    if answer == sum(1 for r in records if not r.features.on()):
+        return _say(False, f"{answer} counts every record with no flag, clean ones included. "
+                           "Keep only the harmful records.")
+    if answer == len(harmful) - truth:
+        return _say(False, f"{answer} is the harmful records WITH a flag - the other side of "
+                           "the question.")
+    return _say(False, f"{answer} is not it. Keep the records whose class is not clean, then "
+                       "count those whose seven flags are all off.")
+
+
+ANSWERS = ReadOnlyDict({
+    "check_flagged_clean_count": flagged_clean_count,
+    "check_unflagged_harmful_count": unflagged_harmful_count,
+})
+"""Each check's right answer, computed (read by tests/test_course_read.py)."""

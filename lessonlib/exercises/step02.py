@@ -11,16 +11,19 @@ from .._checks import check_number
 from ..criteria import DEFAULT_RULES, make_rule_filter
 from ..metrics import agreement, class_recall, measure
 from ..records import FEATURES, is_harmful, make_records
+from .._frozen import ReadOnlyDict
 from ._common import _is_number, _names, _names_hint, _say
+
+__all__ = ["check_corrupted_rule", "check_no_rule_agreement"]
 
 
 def check_corrupted_rule(rules, max_fbr=0.20):
     """02: add ONE rule that closes most of the corrupted_input gap, FBR <= ``max_fbr``."""
     max_fbr = check_number("max_fbr", max_fbr, minimum=0.0)
     records = make_records()
-    if rules is None or rules is ...:
-        return _say(False, "put a tuple of flag names in place of None: the four default rules "
-                           "plus the one flag you add.")
+    if rules is ...:
+        return _say(False, "fill in answer: replace ... with a tuple of flag names, the four "
+                           "default rules plus the one flag you add.")
     names = _names(rules)
     if names is None:
         return _say(False, "give the rules as a tuple of flag names, e.g. "
@@ -70,8 +73,8 @@ def check_no_rule_agreement(answer):
     records = make_records()
     truth = agreement(records, make_rule_filter(()))
     clean = sum(1 for r in records if not is_harmful(r))
-    if answer is None or answer is ...:
-        return _say(False, "put a number in place of None: the agreement with the human label "
+    if answer is ...:
+        return _say(False, "fill in answer: replace ... with the agreement with the human label "
                            "of a filter that has no rules, as a share between 0 and 1.")
     if not _is_number(answer):
         return _say(False, f"give the agreement as a number between 0 and 1 (got {answer!r}).")
@@ -94,3 +97,32 @@ def check_no_rule_agreement(answer):
                            "blocks EVERYTHING gets right. This one blocks nothing.")
     return _say(False, f"{answer} is not it. A filter with no rules never blocks: which "
                        "records does it then decide correctly?")
+
+
+def corrupted_rule():
+    """The answer of 02, exercise 1: the default rules plus the one flag that lifts
+    corrupted_input recall most with the false block rate at or below 0.20."""
+    records = make_records()
+    best = None
+    for flag in FEATURES:
+        if flag in DEFAULT_RULES:
+            continue
+        decide = make_rule_filter(DEFAULT_RULES + (flag,))
+        recall = class_recall(records, decide)["corrupted_input"][1]
+        if measure(records, decide)["false_block_rate"] <= 0.20 and (
+                best is None or recall > best[0]):
+            best = (recall, flag)
+    return DEFAULT_RULES + (best[1],)
+
+
+def no_rule_agreement():
+    """The answer of 02, exercise 2: the agreement of a filter that blocks nothing."""
+    records = make_records()
+    return agreement(records, make_rule_filter(()))
+
+
+ANSWERS = ReadOnlyDict({
+    "check_corrupted_rule": corrupted_rule,
+    "check_no_rule_agreement": no_rule_agreement,
+})
+"""Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -13,7 +13,10 @@ from ..metrics import measure
 from ..records import make_records
 from ..judge import HARMFUL
 from ..simulator import TEMPERATURE, label_probabilities
+from .._frozen import ReadOnlyDict
 from ._common import _is_number, _is_whole, _say
+
+__all__ = ["CLOSE", "check_flagless_probability", "check_output_cap_unreadable"]
 
 CLOSE = 5e-5
 """An answer within this of the truth passes: a share rounded to four places is right."""
@@ -33,8 +36,8 @@ def check_flagless_probability(answer):
     one_flag = next(label_probabilities(build_prompt(r), TEMPERATURE)[HARMFUL]
                     for r in records if r.cls == "clean" and len(r.features.on()) == 1
                     and r.features["excessive_length"] is False)
-    if answer is None or answer is ...:
-        return _say(False, "put a number in place of None: the probability (between 0 and 1) "
+    if answer is ...:
+        return _say(False, "fill in answer: replace ... with the probability (between 0 and 1) "
                            "that the judge answers zararli, at temperature 0.30, for a record "
                            "with no flag switched on.")
     if not _is_number(answer):
@@ -70,8 +73,8 @@ def check_flagless_probability(answer):
 def check_output_cap_unreadable(answer, max_output=1):
     """03, exercise 2: with ``max_output`` = 1, how many records stay unreadable?"""
     max_output = check_int("max_output", max_output, minimum=1)
-    if answer is None or answer is ...:
-        return _say(False, f"put a whole number in place of None: how many of the 240 records "
+    if answer is ...:
+        return _say(False, f"fill in answer: replace ... with how many of the records "
                            f"are still unreadable after the retry when no reply may be longer "
                            f"than {max_output} output token" + ("s." if max_output > 1 else "."))
     if not _is_whole(answer):
@@ -91,3 +94,21 @@ def check_output_cap_unreadable(answer, max_output=1):
     return _say(False, f"{answer} is not it. Which of the two labels survives a one-token cap? "
                        "Each record whose answer is the other one ends up unreadable, unless "
                        "a retry changes the answer.")
+
+
+def flagless_probability():
+    """The answer of 03, exercise 1: P('zararli') at the lesson's temperature, no flag on."""
+    prompt = build_prompt(_flagless_clean(make_records()))
+    return label_probabilities(prompt, TEMPERATURE)[HARMFUL]
+
+
+def output_cap_unreadable(max_output=1):
+    """The answer of 03, exercise 2: records still unreadable with a one-token output cap."""
+    return run_judge(make_records(), max_output=max_output).unreadable
+
+
+ANSWERS = ReadOnlyDict({
+    "check_flagless_probability": flagless_probability,
+    "check_output_cap_unreadable": output_cap_unreadable,
+})
+"""Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -11,7 +11,11 @@ from ..judge import run_judge
 from ..metrics import agreement, disagreements, measure, steps
 from ..records import SEED, make_records
 from ..simulator import TEMPERATURE
+from .._frozen import ReadOnlyDict
 from ._common import _is_number, _is_whole, _say
+
+__all__ = ["COLD", "agreement_steps", "check_agreement_steps", "check_cold_judge_steps",
+           "cold_fp_steps"]
 
 COLD = 0.0
 """The temperature of exercise 2: no draw, the most likely label every time."""
@@ -24,41 +28,53 @@ def _pair(answer):
     return tuple(answer) if all(_is_number(x) for x in answer) else None
 
 
-def agreement_steps(records=None):
-    """Agreement gap (judge run 1 - filter) and the judge's two-run difference, in steps of
-    1/len(records): the answer of 04, exercise 1 (run 2 - run 1, sign kept)."""
+PAIR = (SEED + 2, SEED + 3)
+"""The two seeds of exercise 1: a pair of judge runs the notebook does not print."""
+
+
+def agreement_steps(records=None, seeds=PAIR):
+    """Agreement gap (judge run at ``seeds[0]`` - filter) and the judge's difference between
+    its runs at ``seeds[1]`` and ``seeds[0]``, in steps of 1/len(records): the answer of 04,
+    exercise 1 (sign kept)."""
     records = make_records() if records is None else records
-    run1, run2 = run_judge(records, SEED), run_judge(records, SEED + 1)
+    run1, run2 = run_judge(records, seeds[0]), run_judge(records, seeds[1])
     a1, a2 = agreement(records, run1.decide), agreement(records, run2.decide)
     n = len(records)
     return steps(a1 - agreement(records, rule_filter), n), steps(a2 - a1, n)
 
 
 def check_agreement_steps(answer):
-    """04, exercise 1: (agreement gap, the judge's two-run difference in agreement), both
-    in steps of 1/240."""
-    if answer is ... or answer is None:
+    """04, exercise 1: for the judge's runs at SEED + 2 and SEED + 3, (agreement gap over the
+    filter, the two-run difference in agreement), both in steps of 1/240."""
+    if answer is ...:
         return _say(False, "fill in answer = (gap, difference): two whole numbers of steps, "
-                           "the gap between judge run 1 and the filter first.")
+                           "the gap between the run at SEED + 2 and the filter first.")
     pair = _pair(answer)
     if pair is None:
         return _say(False, f"give two numbers in parentheses, (gap, difference); got "
                            f"{answer!r}.")
     gap, diff = agreement_steps()
+    lesson = agreement_steps(seeds=(SEED, SEED + 1))
     if not all(_is_whole(x) for x in pair):
         return _say(False, "give whole numbers of steps, not rates: a step is what one record "
                            "moves the agreement.")
+    if (abs(pair[0]), abs(pair[1])) == (abs(lesson[0]), abs(lesson[1])) != (abs(gap), abs(diff)):
+        return _say(False, "those are the steps of the lesson's two runs. Run the judge again "
+                           "at the two seeds of the exercise.")
     if (abs(pair[0]), abs(pair[1])) == (abs(diff), abs(gap)):
         return _say(False, "the two numbers are the wrong way round: the gap between the "
                            "approaches comes first, the judge's own movement second.")
     if abs(pair[0]) != abs(gap) or abs(pair[1]) != abs(diff):
-        return _say(False, "agreement counts every record, clean or harmful, so its step is "
-                           "smaller than recall's or the false block rate's. Count each "
+        return _say(False, "agreement counts every record, clean or harmful, so one step is "
+                           "one record of all of them. Measure both runs, then count each "
                            "difference in that step.")
-    return _say(True, f"judge run 1 agrees with the label on {abs(gap)} more records than the "
-                      f"filter; between its two runs its agreement moved by {abs(diff)} "
-                      f"records. The gap is {abs(gap) / abs(diff):.2f} times the two-run "
-                      "difference.")
+    verdict = ("larger than" if abs(gap) > abs(diff) else
+               "no larger than")
+    return _say(True, f"the judge's run at seed {PAIR[0]} agrees with the label on {abs(gap)} "
+                      f"records {'more' if gap >= 0 else 'fewer'} than the filter; its run at "
+                      f"seed {PAIR[1]} moves its agreement by {abs(diff)} records. This pair's "
+                      f"gap is {verdict} its own two-run difference, and the lesson's pair "
+                      f"moved by {abs(lesson[1])}: the two-run difference is itself a draw.")
 
 
 def cold_fp_steps(records=None, temperature=COLD):
@@ -74,7 +90,7 @@ def cold_fp_steps(records=None, temperature=COLD):
 def check_cold_judge_steps(answer):
     """04, exercise 2: at temperature 0, the judge's false block rate minus the filter's,
     in steps of 1 / (clean records)."""
-    if answer is ... or answer is None:
+    if answer is ...:
         return _say(False, "fill in answer: a whole number of steps, judge at temperature 0 "
                            "minus the filter.")
     if not _is_whole(answer):
@@ -100,3 +116,15 @@ def check_cold_judge_steps(answer):
     return _say(False, "count the clean records the cold judge blocks and compare with the "
                        "filter's count; the explorer above can show you the table at any "
                        "temperature.")
+
+
+def cold_judge_steps():
+    """The answer of 04, exercise 2."""
+    return cold_fp_steps()[0]
+
+
+ANSWERS = ReadOnlyDict({
+    "check_agreement_steps": agreement_steps,
+    "check_cold_judge_steps": cold_judge_steps,
+})
+"""Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -12,41 +12,62 @@ from ..criteria import DEFAULT_RULES, make_rule_filter
 from ..judge import run_judge
 from ..metrics import class_recall, resolution, steps
 from ..records import CLASSES, SEED, make_records
+from .._frozen import ReadOnlyDict
 from ._common import _is_number, _names, _names_hint, _say
+
+__all__ = ["check_class_run_steps", "check_classes_beyond_one_step"]
 
 
 def _class_counts(records):
     return {c: n for c, (n, _) in class_recall(records, lambda r: False).items()}
 
 
-def check_class_resolutions(answer):
-    """05, exercise 1: every harmful class's recall resolution (1 / its record count)."""
-    counts = _class_counts(make_records())
-    wanted = [c for c in CLASSES[1:] if c in counts]
-    if answer is ... or answer is None:
-        return _say(False, "fill in my_resolutions: a dict from each harmful class name to "
-                           "its recall resolution (a number).")
+def class_run_steps(records=None):
+    """The answer of 05, exercise 1: per harmful class, the judge's recall of run 2
+    (SEED + 1) minus run 1 (SEED), in steps of the class's resolution."""
+    records = make_records() if records is None else records
+    run1 = class_recall(records, run_judge(records, SEED).decide)
+    run2 = class_recall(records, run_judge(records, SEED + 1).decide)
+    return {c: steps(run2[c][1] - run1[c][1], run1[c][0]) for c in CLASSES[1:] if c in run1}
+
+
+def check_class_run_steps(answer):
+    """05, exercise 1: the judge's two-run difference class by class, in steps."""
+    records = make_records()
+    truth = class_run_steps(records)
+    counts = _class_counts(records)
+    wanted = list(truth)
+    if answer is ...:
+        return _say(False, "fill in my_steps: a dict from each harmful class name to a whole "
+                           "number of steps, recall of run 2 minus recall of run 1.")
     if not isinstance(answer, Mapping):
-        return _say(False, f"give a dict from class name to resolution, got "
+        return _say(False, f"give a dict from class name to a whole number of steps, got "
                            f"{type(answer).__name__}.")
-    hint = _names_hint(tuple(answer), CLASSES,
-                       "unknown class name(s) {}; the harmful classes are: "
+    hint = _names_hint(tuple(answer), wanted,
+                       "unknown or non-harmful class name(s) {}; the harmful classes are: "
                        + ", ".join(wanted) + ".",
-                       wanted, "still missing: {}. Every harmful class has its own "
-                               "resolution.")
+                       wanted, "still missing: {}. Every harmful class has its own row.")
     if hint:
         return _say(False, hint)
-    for cls in list(wanted) + (["clean"] if "clean" in answer else []):
+    for cls in wanted:
         value = answer[cls]
-        if not _is_number(value) or abs(value - resolution(counts[cls])) > 5e-5:
-            return _say(False, f"{cls}: {value!r} is not its resolution. Ask how far one "
-                               "record moves the class's recall.")
-    coarsest = max(wanted, key=lambda c: resolution(counts[c]))
-    finest = min(wanted, key=lambda c: resolution(counts[c]))
-    return _say(True, f"every resolution is right. The coarsest class is {coarsest} "
-                      f"({counts[coarsest]} records, one step = "
-                      f"{resolution(counts[coarsest]):.4f}), the finest {finest} "
-                      f"({counts[finest]} records, {resolution(counts[finest]):.4f}).")
+        if not (_is_number(value) and float(value).is_integer()):
+            return _say(False, f"{cls}: give a whole number of steps (one step is one record "
+                               f"of the class), got {value!r}.")
+    off = [c for c in wanted if int(answer[c]) != truth[c]]
+    if off and all(int(answer[c]) == -truth[c] for c in off):
+        return _say(False, "mind the sign: recall of run 2 minus recall of run 1.")
+    if off:
+        return _say(False, f"{len(off)} of the {len(wanted)} rows are not it. Run the judge at "
+                           "the second seed, take recall class by class, and count each "
+                           "difference in steps of that class's own resolution.")
+    moved = {c: n for c, n in truth.items() if n}
+    big = max(wanted, key=lambda c: (abs(truth[c]), -counts[c]))
+    detail = ", ".join(f"{c} {n:+d}" for c, n in moved.items()) or "no class"
+    return _say(True, f"between run 1 and run 2 recall moves {detail} (in steps); the largest "
+                      f"move, {abs(truth[big])} step(s) on {big} ({counts[big]} records), is "
+                      f"{abs(truth[big]) * resolution(counts[big]):.4f} of recall: a class "
+                      "difference of that size can come from the seed alone.")
 
 
 def check_classes_beyond_one_step(classes):
@@ -58,7 +79,7 @@ def check_classes_beyond_one_step(classes):
     gap = {c: abs(steps(by_judge[c][1] - by_rule[c][1], by_rule[c][0]))
            for c in CLASSES[1:] if c in by_rule}
     truth = {c for c, n in gap.items() if n > 1}
-    if classes is ... or classes is None:
+    if classes is ...:
         return _say(False, "fill in my_classes: a set of harmful class names.")
     names = _names(classes)
     if names is None:
@@ -79,3 +100,21 @@ def check_classes_beyond_one_step(classes):
     rest = max((n for c, n in gap.items() if c not in truth), default=0)
     return _say(True, f"{detail}. Every other row differs by at most {rest} step(s) of its "
                       "class's resolution.")
+
+
+def classes_beyond_one_step():
+    """The answer of 05, exercise 2: the harmful classes whose criteria/judge recall gap is
+    more than one step."""
+    records = make_records()
+    decide = run_judge(records, SEED).decide
+    by_rule = class_recall(records, make_rule_filter(DEFAULT_RULES))
+    by_judge = class_recall(records, decide)
+    return {c for c in CLASSES[1:] if c in by_rule
+            and abs(steps(by_judge[c][1] - by_rule[c][1], by_rule[c][0])) > 1}
+
+
+ANSWERS = ReadOnlyDict({
+    "check_class_run_steps": class_run_steps,
+    "check_classes_beyond_one_step": classes_beyond_one_step,
+})
+"""Each check's right answer, computed (read by tests/test_course_read.py)."""

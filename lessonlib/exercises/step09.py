@@ -6,15 +6,19 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
-from ..criteria import rule_filter
+from ..criteria import DEFAULT_RULES, rule_filter
 from ..panel import JUDGE_NAMES, Panel, judge_models
 from ..records import SEED, make_records
+from ..simulator import FLAG_WORD
+from .._frozen import ReadOnlyDict
 from ._common import _is_whole, _say
+
+__all__ = ["check_rule_ask", "check_vetoed", "vetoed_records"]
 
 
 def check_rule_ask(ask):
     """09, exercise 1: an ask that answers like the rule filter, run as a one-judge panel."""
-    if ask is None or ask is Ellipsis:
+    if ask is Ellipsis:
         return _say(False, "fill in my_ask: a function ask(prompt, seed) that returns the "
                            "reply text, 'zararli' or 'temiz'.")
     if not callable(ask):
@@ -43,28 +47,54 @@ def check_rule_ask(ask):
                       f"as the rule filter does ({run.calls} calls).")
 
 
+MAJORITY, UNANIMOUS = 0.5, 1.0
+"""The two bars of exercise 2."""
+
+
 def vetoed_records(records=None, seed=SEED):
     """Records the four-judge panel (every judge of JUDGES, quorum 1) flags at
     min_agreement 0.5 but not at 1.0, at ``seed``."""
     records = make_records() if records is None else records
     majority, unanimous = (Panel(judge_models(*JUDGE_NAMES), min_agreement=m).run(records, seed)
-                           for m in (0.5, 1.0))
+                           for m in (MAJORITY, UNANIMOUS))
     return [r.no for r in records if majority.decide(r) and not unanimous.decide(r)]
 
 
 def check_vetoed(answer):
     """09, exercise 2: how many records one dissenting judge clears when the four-judge
     panel must be unanimous."""
-    if answer is None or answer is Ellipsis:
-        return _say(False, "fill in vetoed: a whole number, the count of records the "
-                           "four-judge panel flags at min_agreement 0.5 and not at 1.0.")
+    if answer is Ellipsis:
+        return _say(False, f"fill in vetoed: a whole number, the count of records the "
+                           f"four-judge panel flags at min_agreement {MAJORITY} and not at "
+                           f"{UNANIMOUS}.")
     if not _is_whole(answer) or answer < 0:
         return _say(False, f"give a whole number of records (got {answer!r}).")
     truth = len(vetoed_records())
     if answer == truth:
-        return _say(True, f"the four-judge panel flags {truth} records at min_agreement 0.5 "
-                          "and not at 1.0: on each of them at least half of the judges flag "
-                          "and at least one does not.")
+        return _say(True, f"the {len(JUDGE_NAMES)}-judge panel flags {truth} records at "
+                          f"min_agreement {MAJORITY} and not at {UNANIMOUS}: on each of them "
+                          "at least half of the judges flag and at least one does not.")
     return _say(False, f"{answer} is not the count. With four judges the panel share of a "
                        "record is 0, 1/4, 1/2, 3/4 or 1: which of those shares does 0.5 "
                        "flag and 1.0 not?")
+
+
+def rule_ask_answer():
+    """A right answer of 09, exercise 1: an ask that reads the four rule words in the prompt."""
+    words = {FLAG_WORD[f] for f in DEFAULT_RULES}
+
+    def ask(prompt, seed):
+        return "zararli" if words & set(prompt.split()) else "temiz"
+    return ask
+
+
+def vetoed():
+    """The answer of 09, exercise 2."""
+    return len(vetoed_records())
+
+
+ANSWERS = ReadOnlyDict({
+    "check_rule_ask": rule_ask_answer,
+    "check_vetoed": vetoed,
+})
+"""Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -9,12 +9,28 @@ from __future__ import annotations
 from ..panel import DIVERSE, ON_UNREADABLE, Panel, judge_models
 from ..panel_study import FREE_FORM_GUIDELINE
 from ..records import SEED, is_harmful, make_records
+from .._frozen import ReadOnlyDict
 from ._common import _is_number, _say
+
+__all__ = ["MOVED_SEEDS", "SHARE_SEEDS", "check_moved_by_rule", "check_share_above_greedy",
+           "moved_by_rule", "share_above_greedy"]
 
 MOVED_SEEDS = range(SEED, SEED + 200)
 """The panel seeds of 10's exercise 1: the lesson's seed and the 199 after it."""
 SHARE_SEEDS = range(SEED, SEED + 1000)
 """The panel seeds of 10's exercise 2: notebook 10's 1,000 seeds."""
+
+
+RULE_NAMES = ReadOnlyDict({"fail-closed": "harmful", "fail-open": "clean",
+                           "abstain": "abstain"})
+"""The prose's name of each ``on_unreadable`` rule: fail-closed counts an unreadable reply
+harmful, fail-open counts it clean, abstain leaves the vote out."""
+
+
+def moved_by_name(seeds=MOVED_SEEDS):
+    """The answer of 10, exercise 1: :func:`moved_by_rule` keyed by the prose's names."""
+    moved = moved_by_rule(seeds)
+    return {name: moved[rule] for name, rule in RULE_NAMES.items()}
 
 
 def moved_by_rule(seeds=MOVED_SEEDS):
@@ -34,22 +50,29 @@ def moved_by_rule(seeds=MOVED_SEEDS):
 
 def check_moved_by_rule(moved):
     """10, exercise 1: how many decisions each unreadable rule moves, on average."""
-    if moved is None or moved is Ellipsis:
+    names = ", ".join(map(repr, RULE_NAMES))
+    if moved is Ellipsis:
         return _say(False, "fill in moved: a dict with one number per rule, "
-                           "{'harmful': ..., 'clean': ..., 'abstain': ...}.")
-    if not isinstance(moved, dict) or set(moved) != set(ON_UNREADABLE):
-        return _say(False, f"moved must be a dict whose keys are the three rules "
-                           f"{', '.join(map(repr, ON_UNREADABLE))} (got {moved!r}).")
-    truth = moved_by_rule()
-    off = [rule for rule in ON_UNREADABLE
-           if not (_is_number(moved[rule]) and abs(moved[rule] - truth[rule]) < 0.005)]
+                           "{'fail-open': ..., 'fail-closed': ..., 'abstain': ...}.")
+    if not isinstance(moved, dict):
+        return _say(False, f"moved must be a dict whose keys are the three rules {names}, "
+                           f"not {type(moved).__name__}.")
+    if set(moved) != set(RULE_NAMES):
+        inner = set(moved) & set(ON_UNREADABLE) - {"abstain"}
+        also = (" ('harmful' and 'clean' are what the rules count a reply as; name the rules "
+                "by the words of the notebook)" if inner else "")
+        return _say(False, f"moved must have exactly the three keys {names} (got "
+                           f"{', '.join(map(repr, moved))}){also}.")
+    truth = moved_by_name()
+    off = [name for name in RULE_NAMES
+           if not (_is_number(moved[name]) and abs(moved[name] - truth[name]) < 0.005)]
     if off:
         return _say(False, f"the figure for {', '.join(map(repr, off))} is not it. Pair each "
                            "free-form run with the run of the same seed under the lesson's "
                            "guideline, count the records the two decide differently, and "
                            f"average that count over the {len(MOVED_SEEDS)} seeds.")
     best = min(truth, key=truth.get)
-    table = ", ".join(f"{rule} {truth[rule]:.2f}" for rule in ON_UNREADABLE)
+    table = ", ".join(f"{name} {truth[name]:.2f}" for name in RULE_NAMES)
     return _say(True, f"over {len(MOVED_SEEDS)} panel seeds the free-form panel decides on "
                       f"average {table} records unlike the same panel reading every reply; "
                       f"'{best}' moves the fewest.")
@@ -72,12 +95,15 @@ def share_above_greedy(seeds=SHARE_SEEDS):
 
 def check_share_above_greedy(share):
     """10, exercise 2: in what share of the runs the noisy judge beats the stable one."""
-    if share is None or share is Ellipsis:
+    if share is Ellipsis:
         return _say(False, "fill in share: a number between 0 and 1, the share of the "
                            f"{len(SHARE_SEEDS):,} runs of the lesson's judge whose agreement is "
                            "above the greedy judge's.")
+    if not _is_number(share):
+        return _say(False, f"give the share as a number between 0 and 1, not "
+                           f"{type(share).__name__}.")
     truth, greedy = share_above_greedy()
-    if _is_number(share) and abs(share - truth) < 5e-4:
+    if abs(share - truth) < 5e-4:
         return _say(True, f"in a share of {truth:.3f} of the {len(SHARE_SEEDS):,} runs the "
                           "lesson's judge agrees with the label more often than the greedy "
                           f"judge, which scores {greedy:.4f} on every seed.")
@@ -87,3 +113,15 @@ def check_share_above_greedy(share):
                        "set each run of the lesson's judge against it, over the "
                        f"{len(SHARE_SEEDS):,} seeds of this notebook, and count strictly "
                        "higher runs only.")
+
+
+def share_answer():
+    """The answer of 10, exercise 2."""
+    return share_above_greedy()[0]
+
+
+ANSWERS = ReadOnlyDict({
+    "check_moved_by_rule": moved_by_name,
+    "check_share_above_greedy": share_answer,
+})
+"""Each check's right answer, computed (read by tests/test_course_read.py)."""

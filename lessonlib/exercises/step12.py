@@ -10,7 +10,11 @@ from __future__ import annotations
 
 from ..panel import Panel, judge_models
 from ..records import SEED, make_records
+from .._frozen import ReadOnlyDict
 from ._common import _is_whole, _say
+
+__all__ = ["SDK_RETRIES", "check_neighbour_cache", "check_sdk_retries", "neighbour_cache_requests",
+           "sdk_retry_counts"]
 
 SDK_RETRIES = 2
 """The SDK's own default number of retries, turned back on in exercise 1."""
@@ -27,17 +31,20 @@ class _Served:
 
     def __init__(self, retries=0, cache=None):
         self.model = judge_models("lesson")[0]
-        self.retries, self.cache, self.requests = retries, cache, 0
+        self.retries, self.cache, self.requests, self.tokens = retries, cache, 0, 0
+        self.questions = 0
 
     def reset(self):
         self.model.reset()
 
     def __call__(self, prompt, seed):
+        self.questions += 1
         if self.cache is not None and (prompt, seed) in self.cache:
             return self.cache[prompt, seed]
         for _ in range(1 + self.retries):
             self.requests += 1
             reply = self.model.call(prompt, seed)
+            self.tokens += reply.input_tokens or 0
             if reply.status != "rate_limit":
                 break
         if self.cache is not None:
@@ -50,41 +57,52 @@ def _lesson_run(served, seed):
     return Panel([served], on_unreadable="clean").run(make_records(), seed)
 
 
-def sdk_retry_counts():
+def sdk_retry_counts(retries=SDK_RETRIES):
     """(calls the panel counts, requests the server answers) for the lesson's judge with the
     SDK's own retries on."""
-    served = _Served(retries=SDK_RETRIES)
-    return _lesson_run(served, SEED).calls, served.requests
+    return sdk_retry_bill(retries)[:2]
 
 
-def _pair(answer):
-    if isinstance(answer, (str, bytes)) or not hasattr(answer, "__len__") or len(answer) != 2:
-        return None
-    return tuple(answer) if all(_is_whole(x) for x in answer) else None
+def sdk_retry_bill(retries=SDK_RETRIES):
+    """(calls the panel counts, requests the server answers, input tokens the panel counts,
+    input tokens the server reads) for the lesson's judge with ``retries`` SDK retries."""
+    served = _Served(retries=retries)
+    run = _lesson_run(served, SEED)
+    return run.calls, served.requests, run.input_tokens, served.tokens
+
+
+def token_shortfall():
+    """The answer of 12, exercise 1: input tokens the server reads that the panel's count
+    leaves out when the SDK resends refused requests itself."""
+    _, _, panel_tokens, server_tokens = sdk_retry_bill()
+    return server_tokens - panel_tokens
 
 
 def check_sdk_retries(answer):
-    """12, exercise 1: with ``max_retries=2``, (calls the panel counts, requests the server
-    answers)."""
-    pair = _pair(answer)
-    if pair is None:
-        return _say(False, "give two whole numbers as a pair: the calls the panel counts and "
-                           f"the requests the server answers (got {answer!r}). Build the "
-                           f"lesson's ask with max_retries={SDK_RETRIES} and run it.")
-    panel, server = sdk_retry_counts()
-    if pair == (panel, server):
-        return _say(True, f"the panel counts {panel} calls, the server answers {server} "
-                          f"requests: {server - panel} calls the panel never saw, resent by "
-                          "the SDK with the same seed, their tokens missing from the bill. "
-                          "With max_retries=0 the two counts agree, and the panel's own "
-                          "retry (seed + 1) is the only one.")
-    if pair[0] != panel:
-        return _say(False, f"{pair[0]} is not what the panel counts. A refusal the SDK "
-                           "retries by itself never comes back to the panel: how many "
-                           "replies does the panel see, and how many of them does it ask "
-                           "again?")
-    return _say(False, f"{pair[1]} is not what the server answers. The server counts every "
-                       "request that reaches it, the SDK's resent ones included.")
+    """12, exercise 1: with ``max_retries=2``, the input tokens the server reads that the
+    panel's count leaves out."""
+    if answer is ...:
+        return _say(False, "fill in answer: a whole number, the input tokens the server reads "
+                           "that the panel's count leaves out.")
+    if not _is_whole(answer):
+        return _say(False, "give a whole number of input tokens (got "
+                           f"{type(answer).__name__}).")
+    panel, server, panel_tokens, server_tokens = sdk_retry_bill()
+    truth = server_tokens - panel_tokens
+    if answer == truth:
+        return _say(True, f"the panel counts {panel} calls and {panel_tokens} input tokens; "
+                          f"the server answers {server} requests and reads {server_tokens} "
+                          f"tokens. The {server - panel} requests the SDK resent with the same "
+                          f"seed never reached the panel, and neither did their {truth} tokens.")
+    if answer == server - panel:
+        return _say(False, f"{answer} is a number of calls, the resent requests. The question "
+                           "asks for the input tokens those requests carried.")
+    if answer in (panel_tokens, server_tokens):
+        return _say(False, f"{answer} is a whole bill; the question asks for the difference "
+                           "between what the server reads and what the panel counts.")
+    return _say(False, f"{answer} is not it. Run the lesson's judge with the SDK's retries on "
+                       "and read the panel's input tokens; the server reads every request it "
+                       "answers, resent ones included, as a run with max_retries=0 shows.")
 
 
 def neighbour_cache_requests():
@@ -96,19 +114,38 @@ def neighbour_cache_requests():
     return served.requests - before
 
 
-def check_neighbour_cache(requests):
-    """12, exercise 2: requests a run at SEED + 1 sends to the server with the cache of a run
-    at SEED."""
-    if not _is_whole(requests) or requests < 0:
-        return _say(False, "give a whole number >= 0: the requests the second run sends to "
-                           f"the server (got {requests!r}).")
-    right = neighbour_cache_requests()
-    if requests == right:
-        return _say(True, f"{right} requests: every question of the second run that the "
-                          "first run had already asked (a retry of the first run asks with "
-                          "seed + 1, the second run's own seed) came from the disk, and the "
-                          "server's rate-limit clock never counted them.")
-    return _say(False, f"{requests} is not it. A question is the model, the prompt, the "
+def neighbour_cache_hits():
+    """Questions a run at SEED + 1 takes from the cache of a run at SEED (they never reach
+    the server): the answer of 12, exercise 2."""
+    served = _Served(cache={})
+    _lesson_run(served, SEED)
+    asked, sent = served.questions, served.requests
+    _lesson_run(served, SEED + 1)
+    return (served.questions - asked) - (served.requests - sent)
+
+
+def check_neighbour_cache(hits):
+    """12, exercise 2: how many questions a run at SEED + 1 takes from the cache of a run at
+    SEED instead of sending them to the server."""
+    if hits is ...:
+        return _say(False, "fill in hits: a whole number, the second run's questions "
+                           "answered from the cache, never sent to the server.")
+    if not _is_whole(hits) or hits < 0:
+        return _say(False, "give a whole number >= 0: the second run's questions the cache "
+                           f"answers (got {type(hits).__name__} {hits!r}).")
+    right = neighbour_cache_hits()
+    if hits == right:
+        return _say(True, f"{right} questions of the second run came from the disk: each is "
+                          "a retry of the first run, asked with seed + 1, which is the second "
+                          "run's own seed. The server's rate-limit clock never counted them.")
+    return _say(False, f"{hits} is not it. A question is the model, the prompt, the "
                        "temperature, the seed and max_tokens: which questions of the run at "
-                       "the lesson's seed does the run at the next seed ask again? Run the "
-                       "two and count the server's requests in between.")
+                       "the lesson's seed does the run at the next seed ask again? Count the "
+                       "second run's questions and the server's requests in between.")
+
+
+ANSWERS = ReadOnlyDict({
+    "check_sdk_retries": token_shortfall,
+    "check_neighbour_cache": neighbour_cache_hits,
+})
+"""Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -1,0 +1,106 @@
+"""Exercise checks for notebooks/07_records_sample.ipynb.
+
+Each check prints ``PASS: ...`` or ``Not yet: ...`` (a hint) and returns True or False;
+the right answer is computed here from lessonlib, never typed in.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..criteria import rule_filter
+from ..judge import run_judge
+from ..records import SEED, is_harmful, make_records
+from ..sample import paired_bootstrap, records_needed
+from .._frozen import ReadOnlyDict
+from ._common import _is_number, _is_whole, _say
+
+FBR_GUESS, HALF_WIDTH = 0.16, 0.02
+"""Exercise 1: a false block rate near 0.16, to be known to +/- 0.02 (at the 95% level)."""
+COLD = 0.0
+__all__ = ["ANSWERS", "COLD", "FBR_GUESS", "HALF_WIDTH", "check_cold_fbr_band",
+           "check_records_to_label", "cold_fbr_band", "records_to_label"]
+"""Exercise 2: the judge at temperature 0, the most likely label every time."""
+
+
+def records_to_label(records=None, p=FBR_GUESS, half_width=HALF_WIDTH):
+    """07, exercise 1: records to label by hand so that the clean ones among them (the clean
+    share of ``records``) are enough for a false block rate near ``p`` to +/- ``half_width``."""
+    records = make_records() if records is None else records
+    clean_share = sum(1 for r in records if not is_harmful(r)) / len(records)
+    return math.ceil(records_needed(p, half_width) / clean_share)
+
+
+def check_records_to_label(answer):
+    """07, exercise 1: how many records in all a team must label by hand."""
+    if answer is ...:
+        return _say(False, "fill in answer: a whole number of records to label by hand.")
+    if not _is_whole(answer):
+        return _say(False, f"give a whole number of records; got {answer!r}.")
+    truth = records_to_label()
+    clean = records_needed(FBR_GUESS, HALF_WIDTH)
+    if abs(answer - truth) <= 1:
+        return _say(True, f"about {truth:,} records: {clean:,} clean ones for the false block "
+                          f"rate, and only a share of what is labelled turns out clean.")
+    if answer == clean:
+        return _say(False, "that is how many clean records the rate counts. The team labels "
+                           "records before it knows which are clean: how many must it label "
+                           "so that enough of them are clean?")
+    if answer < clean:
+        return _say(False, "too few: the false block rate counts only clean records, and "
+                           "they are only a share of the records labelled. Divide, do not "
+                           "multiply, by that share.")
+    return _say(False, "not that number. Ask records_needed for the clean records (p near "
+                       "0.16, half_width 0.02), then divide by the share of clean records "
+                       "and round up.")
+
+
+def cold_fbr_band(records=None, temperature=COLD):
+    """07, exercise 2: the records' band of the false block rate of the judge at
+    ``temperature`` (one run, the lesson's seed) minus the filter's, with the defaults."""
+    records = make_records() if records is None else records
+    run = run_judge(records, SEED, temperature)
+    truth = [is_harmful(r) for r in records]
+    return paired_bootstrap(truth, [run.decide(r) for r in records],
+                            [rule_filter(r) for r in records], "false_block_rate")
+
+
+def _pair(answer):
+    if isinstance(answer, (str, bytes)) or not hasattr(answer, "__len__") or len(answer) != 2:
+        return None
+    return tuple(answer) if all(_is_number(x) for x in answer) else None
+
+
+def check_cold_fbr_band(answer):
+    """07, exercise 2: (low, high), the records' band of FBR(cold judge) - FBR(filter)."""
+    if answer is ...:
+        return _say(False, "fill in answer = (low, high): the two ends of a records' band, "
+                           "low first.")
+    pair = _pair(answer)
+    if pair is None:
+        return _say(False, f"give two numbers in parentheses, (low, high); got {answer!r}.")
+    low, high = cold_fbr_band()
+    if pair[0] > pair[1]:
+        return _say(False, "the low end comes first.")
+    if abs(pair[0] + high) < 1e-4 and abs(pair[1] + low) < 1e-4:
+        return _say(False, "the band has the wrong sign: take the judge's rate minus the "
+                           "filter's (the judge as a, the filter as b).")
+    if abs(pair[0] - low) < 1e-4 and abs(pair[1] - high) < 1e-4:
+        return _say(True, f"the band runs from {low:+.4f} to {high:+.4f} and stays above "
+                          "zero: the greedy judge blocks measurably more clean records than "
+                          "the filter, on these records and, since it has no seed noise, "
+                          "on every run.")
+    if abs(pair[0] - low) < 0.03 and abs(pair[1] - high) < 0.03:
+        return _say(False, "close: keep paired_bootstrap's defaults (10,000 resamples, seed "
+                           "0) and one run of the judge at temperature 0 with the lesson's "
+                           "seed.")
+    return _say(False, "not that band. Run the judge at temperature 0, take one decision per "
+                       "record from it and from the filter, and pass both to "
+                       "paired_bootstrap with figure='false_block_rate'.")
+
+
+ANSWERS = ReadOnlyDict({
+    "check_records_to_label": records_to_label,
+    "check_cold_fbr_band": cold_fbr_band,
+})
+"""Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -1,0 +1,189 @@
+"""Notebook 07 - is the difference real? The records are a sample too.
+
+The 240 records are one sample of the traffic.  A difference between two
+approaches measured on them could come from which records happened to be drawn,
+just as a judge's figure can come from which seed was drawn.  Here:
+
+* :func:`paired_table` - the 2 x 2 table of who is right on the same records;
+* :func:`mcnemar_p` - the exact McNemar test on that table (only the records on
+  which the two disagree about being right count);
+* :func:`paired_bootstrap` - the records' band: the records resampled with
+  replacement, both approaches scored on each resample, and the middle share
+  of the difference kept;
+* :func:`records_needed` - how many labelled records a rate needs to be known
+  to +/- a half-width.
+
+Every function is a door a student calls: it checks its arguments first.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from statistics import NormalDist
+
+import numpy as np
+
+from ._checks import check_choice, check_int, check_number, check_seed
+from .variance import run_band
+
+__all__ = ["paired_table", "mcnemar_p", "paired_bootstrap", "records_needed"]
+
+FIGURES = ("agreement", "recall", "false_block_rate", "precision")
+"""The figures :func:`paired_bootstrap` can compare (the names ``measure`` uses)."""
+CELLS = 1 << 21
+"""(resample, record) cells decided at once, so memory stays bounded (about 2 MiB a mask)."""
+
+
+def _decisions(name, values, rows=False):
+    """A sequence of bools (or, with ``rows``, also one row of bools per run) as an array."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+        raise TypeError(f"{name} must be a sequence of bools (True = harmful), got "
+                        f"{type(values).__name__}")
+    try:
+        array = np.asarray(values)
+    except ValueError:                       # ragged rows in numpy >= 1.24
+        array = np.asarray(values, dtype=object)
+    shapes = (1, 2) if rows else (1,)
+    what = "a sequence of bools (True = harmful)" + (
+        " or one such row per judge run" if rows else "")
+    if array.size == 0:
+        raise ValueError(f"{name} must hold at least one decision, got none")
+    if array.dtype != bool or array.ndim not in shapes:
+        raise TypeError(f"{name} must be {what}; got an array of {array.dtype} with shape "
+                        f"{array.shape}")
+    return array
+
+
+def _three(truth, a, b, rows=False):
+    """The door's check of truth, a and b: bools, one per record, the same records."""
+    truth = _decisions("truth", truth)
+    a, b = _decisions("a", a, rows), _decisions("b", b, rows)
+    for name, x in (("a", a), ("b", b)):
+        if x.shape[-1] != len(truth):
+            raise ValueError(f"{name} has {x.shape[-1]} decisions per run but truth has "
+                             f"{len(truth)}; give one decision per record, the same records "
+                             f"in the same order")
+    return truth, a, b
+
+
+def paired_table(truth: Sequence[bool], a: Sequence[bool], b: Sequence[bool]) -> list:
+    """Who is right on the same records (notebook 07).
+
+    ``truth``, ``a`` and ``b`` hold one bool per record (True = harmful): the
+    human label and two approaches' decisions.  Returns ``[[both right, only a
+    right], [only b right, both wrong]]``; the two off-diagonal cells are the
+    **discordant** records, the only ones a paired comparison reads.
+    """
+    truth, a, b = _three(truth, a, b)
+    right_a, right_b = a == truth, b == truth
+    return [[int(np.count_nonzero(right_a & right_b)), int(np.count_nonzero(right_a & ~right_b))],
+            [int(np.count_nonzero(~right_a & right_b)), int(np.count_nonzero(~right_a & ~right_b))]]
+
+
+def _table(table):
+    """The door's check of a 2 x 2 table of counts: two rows of two whole numbers >= 0."""
+    if isinstance(table, (str, bytes)) or not hasattr(table, "__len__") or len(table) != 2 or \
+            any(isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != 2
+                for row in table):
+        raise ValueError(f"table must be 2 rows of 2 counts, [[both right, only a right], "
+                         f"[only b right, both wrong]]; got {table!r}")
+    return [[check_int(f"table[{i}][{j}]", table[i][j], minimum=0) for j in range(2)]
+            for i in range(2)]
+
+
+def mcnemar_p(table: Sequence[Sequence[int]]) -> float:
+    """The exact two-sided McNemar p-value of a :func:`paired_table` (notebook 07).
+
+    Only the discordant cells count: if a and b were equally good, each of the
+    ``n = only a + only b`` records would fall on either side with chance 1/2.
+    The p-value is twice the binomial(n, 1/2) chance of a split at least as
+    uneven as the one seen, at most 1; 1.0 when no record is discordant.
+    """
+    (_, only_a), (only_b, _) = _table(table)
+    n, k = only_a + only_b, min(only_a, only_b)
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(k + 1))      # exact, in whole numbers
+    return min(1.0, 2 * tail / 2 ** n)
+
+
+def _rates(figure, tp, fp, fn, tn):
+    """``figure`` from count arrays, as ``metrics.measure`` defines it (0.0 when nothing
+    is counted), not rounded."""
+    part, whole = {"agreement": (tp + tn, tp + fp + fn + tn), "recall": (tp, tp + fn),
+                   "false_block_rate": (fp, fp + tn), "precision": (tp, tp + fp)}[figure]
+    return np.divide(part, whole, out=np.zeros(len(part)), where=whole > 0)
+
+
+def _counts(truth, decisions):
+    """(tp, fp, fn, tn) per row of a (resamples, records) decision matrix; ``truth`` alike."""
+    tp = np.count_nonzero(decisions & truth, axis=1)
+    fp = np.count_nonzero(decisions & ~truth, axis=1)
+    harmful = np.count_nonzero(truth, axis=1)
+    return tp, fp, harmful - tp, truth.shape[1] - harmful - fp
+
+
+def paired_bootstrap(truth: Sequence[bool], a: Sequence[bool] | np.ndarray,
+                     b: Sequence[bool] | np.ndarray, figure: str = "agreement",
+                     n_resamples: int = 10_000, level: float = 0.95,
+                     seed: int = 0) -> tuple:
+    """The records' band of ``figure(a) - figure(b)`` (notebook 07).
+
+    Each resample draws as many records as there are, with replacement, and
+    scores ``a`` and ``b`` on the *same* drawn records (paired), so what both
+    get right or wrong together cancels.  Returns the (low, high) ends that hold
+    the middle ``level`` of the ``n_resamples`` differences, read as the 95% run
+    band is (:func:`lessonlib.variance.run_band`).  ``figure`` is one of
+    agreement, recall, false_block_rate, precision.  The same ``seed`` gives the
+    same band.
+
+    ``a`` (or ``b``) may also be one row of decisions per judge run, e.g.
+    ``ManyRuns.harmful``: each resample then also draws one of the runs, so the
+    band holds both sources of noise, the records and the seed.
+    """
+    truth, a, b = _three(truth, a, b, rows=True)
+    figure = check_choice("figure", figure, FIGURES)
+    n_resamples = check_int("n_resamples", n_resamples, minimum=1)
+    level = check_number("level", level)
+    if not 0 < level < 1:
+        raise ValueError(f"level must be a share strictly between 0 and 1, got {level!r}")
+    seed = check_seed(seed)
+    # records and runs from two streams: rows of identical runs give the 1-D band exactly
+    rng, runs_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])
+    n, out = len(truth), []
+    block = max(1, CELLS // n)
+    for start in range(0, n_resamples, block):
+        size = min(block, n_resamples - start)
+        rows = rng.integers(0, n, size=(size, n))
+        drawn = truth[rows]
+        figures = []
+        for x in (a, b):
+            if x.ndim == 2:     # one row per run: each resample also draws a run
+                x = x[runs_rng.integers(0, len(x), size=size)[:, None], rows]
+            else:
+                x = x[rows]
+            figures.append(_rates(figure, *_counts(drawn, x)))
+        out.append(figures[0] - figures[1])
+    return run_band(np.concatenate(out), level)
+
+
+def records_needed(p: float, half_width: float, level: float = 0.95) -> int:
+    """Labelled records needed to know a rate near ``p`` to +/- ``half_width`` (notebook 07).
+
+    The normal approximation: n = z**2 p (1 - p) / half_width**2, rounded up,
+    with z the standard normal quantile that leaves (1 - level) / 2 in each tail
+    (1.96 for 0.95).  For a rate that may come out 0 or 1, see the rule of three.
+    """
+    p = check_number("p", p)
+    if not 0 < p < 1:
+        raise ValueError(f"p must be a rate strictly between 0 and 1, got {p!r}")
+    half_width = check_number("half_width", half_width)
+    if half_width <= 0:
+        raise ValueError(f"half_width must be a number > 0, got {half_width!r}")
+    level = check_number("level", level)
+    if not 0 < level < 1:
+        raise ValueError(f"level must be a share strictly between 0 and 1, got {level!r}")
+    z = NormalDist().inv_cdf(1 - (1 - level) / 2)
+    # round away the last-bit noise before taking the ceiling (0.5**2 * 4 must give 1, not 2)
+    return max(1, math.ceil(round(z * z * p * (1 - p) / half_width ** 2, 9)))

@@ -1,0 +1,611 @@
+"""Notebook 08 - the judge's score: threshold, calibration, and a cascade.
+
+Behind each label the simulated judge gives there is a score, P(zararli), the
+probability it answers 'zararli' for the record's prompt.  The doors:
+
+* :func:`judge_probabilities` - that score for every record, exactly the simulator's
+  ``label_probabilities`` (at temperature 0: 1.0 for the label with the top score);
+* :func:`roc_auc`, :func:`brier`, :func:`calibration_table` - how well a score ranks and how
+  well it is calibrated against the human label (truth as bools, True = harmful);
+* :func:`cascade` - the rule filter first, the judge on what it lets through, and optionally
+  the judge's confident records kept while the rest go to a person (a :class:`CascadeRun`).
+
+The study helpers after them (ROC points, the cost table, the designs over many seeds and
+the figures) serve notebook 08 and trust their caller.  This module imports no numpy at the
+top: the helpers that need it import it when called.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from ._checks import (check_choice, check_collection, check_int, check_label_table,
+                      check_number, check_seed, check_str)
+from .criteria import DEFAULT_RULES, make_rule_filter
+from .judge import (CLEAN, GUIDELINE, HARMFUL, UNREADABLE_RULES, JudgeRun, build_prompt,
+                    run_judge)
+from .records import SEED, Record, check_record, check_records, is_harmful
+from .simulator import (CUE_TABLE, LABELS, MAX_OUTPUT, PRIOR, SPURIOUS, TEMPERATURE,
+                        SimulatedModel, label_probabilities, label_scores, tokenize)
+
+__all__ = ["judge_probabilities", "roc_auc", "brier", "calibration_table", "cascade",
+           "CascadeRun", "CalibrationRow"]
+
+
+# ---------------------------------------------------------------------------------- the score
+
+def judge_probabilities(records: Iterable[Record], temperature: float = TEMPERATURE,
+                        guideline: str = GUIDELINE, cues: Mapping[str, str] = CUE_TABLE,
+                        spurious: Mapping[str, str] = SPURIOUS,
+                        prior: Mapping[str, float] = PRIOR) -> dict[int, float]:
+    """{record number: P(zararli)} for the judge with these settings (notebook 08).
+
+    Exactly ``label_probabilities(build_prompt(record, guideline), temperature, cues, spurious,
+    prior)['zararli']``: the probability that one call answers 'zararli'.  At temperature 0 it
+    is 1.0 for the label with the higher score and 0.0 for the other.  The context window and
+    the rate limit are not part of the score (they refuse a call, they do not weigh labels).
+    """
+    records = check_records(records)
+    check_str("guideline", guideline)
+    relevant = (set(check_label_table("cues", cues, LABELS))
+                | set(check_label_table("spurious", spurious, LABELS)))
+    out, seen = {}, {}
+    for record in records:
+        # the weights depend only on the cue tokens, in order: ask once per such sequence
+        # (its tokens are pieces of at most five characters, so they tokenize to themselves;
+        # the first ask checks the settings, before any other work)
+        key = " ".join(t for t in tokenize(build_prompt(record, guideline)) if t in relevant)
+        if key not in seen:
+            seen[key] = label_probabilities(key, temperature, cues, spurious, prior)[HARMFUL]
+        out[record.no] = seen[key]
+    return out
+
+
+# ------------------------------------------------------------------------- checks of the doors
+
+def _is_bool(value):
+    """A bool, or a numpy bool scalar (not an array of them)."""
+    return isinstance(value, bool) or (getattr(value, "shape", None) == ()
+                                       and getattr(value.dtype, "kind", "") == "b")
+
+
+def _check_truth(truth, *, both=False):
+    """A non-empty collection of bools (True = harmful); with ``both``, both values present."""
+    truth = check_collection("truth", truth, "a collection of bools (True = harmful), one per "
+                             "record", "bool")
+    for value in truth:
+        if not _is_bool(value):
+            raise TypeError(f"truth must hold bools (True = harmful), found "
+                            f"{type(value).__name__} {value!r}")
+    truth = tuple(bool(v) for v in truth)
+    if both and len(set(truth)) < 2:
+        raise ValueError(f"truth must hold both classes (True = harmful and False = clean); "
+                         f"got only {truth[0]} for all {len(truth)} records")
+    return truth
+
+
+def _check_values(name, values, n, *, unit=False):
+    """Finite real numbers, as many as ``n``; with ``unit``, each in [0, 1]."""
+    what = "probabilities in [0, 1]" if unit else "real numbers"
+    values = check_collection(name, values, f"a collection of {what}, one per record",
+                              "number")
+    if len(values) != n:
+        raise ValueError(f"{name} must hold one value per entry of truth: got {len(values)} "
+                         f"{name} for {n} truth values (unequal lengths)")
+    out = []
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"{name} must hold {what}, found {type(value).__name__} {value!r}")
+        value = float(value)
+        if not math.isfinite(value) or (unit and not 0.0 <= value <= 1.0):
+            raise ValueError(f"{name} must hold {what}, found {value!r}")
+        out.append(value)
+    return tuple(out)
+
+
+# --------------------------------------------------------------------- ranking and calibration
+
+def roc_auc(truth: Iterable[bool], scores: Iterable[float]) -> float:
+    """Area under the ROC curve of ``scores`` against ``truth`` (notebook 08).
+
+    The share of (harmful, clean) pairs in which the harmful record has the higher score,
+    a tie counting one half (Mann-Whitney); equals ``sklearn.metrics.roc_auc_score``.
+    ``truth`` needs both classes.
+    """
+    truth = _check_truth(truth, both=True)
+    scores = _check_values("scores", scores, len(truth))
+    groups = {}
+    for t, s in zip(truth, scores):
+        pos_neg = groups.setdefault(s, [0, 0])
+        pos_neg[0 if t else 1] += 1
+    below, twice_wins = 0, 0          # clean records with a lower score; 2 x the wins
+    for s in sorted(groups):
+        pos, neg = groups[s]
+        twice_wins += 2 * pos * below + pos * neg
+        below += neg
+    pos_total = sum(truth)
+    return twice_wins / (2 * pos_total * (len(truth) - pos_total))
+
+
+def brier(truth: Iterable[bool], probs: Iterable[float]) -> float:
+    """The Brier score: the mean of (P(zararli) - outcome)^2, outcome 1 for harmful (notebook 08).
+
+    0 is perfect; always saying 0.5 scores 0.25.  Equals ``sklearn.metrics.brier_score_loss``.
+    """
+    truth = _check_truth(truth)
+    probs = _check_values("probs", probs, len(truth), unit=True)
+    return sum((p - t) ** 2 for t, p in zip(truth, probs)) / len(truth)
+
+
+@dataclass(frozen=True)
+class CalibrationRow:
+    """One bin of a reliability diagram: the bin's ends, its records, their mean P(zararli)
+    (``predicted``) and the share of them that is harmful (``observed``)."""
+
+    low: float
+    high: float
+    count: int
+    predicted: float
+    observed: float
+
+
+def calibration_table(truth: Iterable[bool], probs: Iterable[float],
+                      n_bins: int = 10) -> list[CalibrationRow]:
+    """The reliability diagram as rows, one per non-empty bin (notebook 08).
+
+    ``n_bins`` equal-width bins over [0, 1], as ``sklearn.calibration.calibration_curve(...,
+    strategy="uniform")``: the edges are ``k / n_bins``; a probability on an inner edge goes
+    to the bin below it (0 and 1 to the first and the last bin); empty bins are left out.
+    ``predicted`` and ``observed`` of the rows are that function's ``prob_pred`` and
+    ``prob_true``.
+    """
+    truth = _check_truth(truth)
+    probs = _check_values("probs", probs, len(truth), unit=True)
+    n_bins = check_int("n_bins", n_bins, minimum=1)
+    step = 1.0 / n_bins
+    edges = [k * step for k in range(n_bins)] + [1.0]     # numpy.linspace(0, 1, n_bins + 1)
+    inner = edges[1:-1]
+    members = [[] for _ in range(n_bins)]
+    for t, p in zip(truth, probs):
+        members[_bisect_left(inner, p)].append((t, p))
+    return [CalibrationRow(edges[k], edges[k + 1], len(m), _mean(p for _, p in m),
+                           _mean(float(t) for t, _ in m))
+            for k, m in enumerate(members) if m]
+
+
+def _bisect_left(edges, value):
+    """numpy.searchsorted(edges, value) (side 'left'): edges strictly below ``value``."""
+    lo, hi = 0, len(edges)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if edges[mid] < value:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def _mean(values):
+    """Sum in order, then divide (numpy.bincount's weighted sum is sequential too)."""
+    total, n = 0.0, 0
+    for v in values:
+        total += v
+        n += 1
+    return total / n
+
+
+# ----------------------------------------------------------------------------------- a cascade
+
+@dataclass(frozen=True)
+class CascadeRun:
+    """One run of a cascade (notebook 08): the filter, then the judge, then maybe a person.
+
+    ``labels`` maps every record number to 'temiz' or 'zararli'; ``blocked`` are the records
+    the filter blocked (no judge call), ``escalated`` those sent to a person (their label is
+    the human label); ``judge`` is the judge's own run on the records the filter let through
+    (None when it let none through), and ``calls``, ``input_tokens``, ``retries`` and
+    ``unreadable`` are that run's.
+    """
+
+    labels: dict = field(repr=False)
+    calls: int
+    input_tokens: int
+    retries: int
+    unreadable: int
+    blocked: tuple = field(repr=False)
+    escalated: tuple = field(repr=False)
+    seed: int = SEED
+    judge: JudgeRun | None = field(default=None, repr=False, compare=False)
+    judged: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def people(self) -> int:
+        """Records sent to a person."""
+        return len(self.escalated)
+
+    def decide(self, record: Record) -> bool:
+        """True when the cascade labelled ``record`` harmful; a record it did not see is
+        refused (so ``lessonlib.measure`` works on a cascade run)."""
+        check_record(record)
+        label = self.labels.get(record.no)
+        known = self.judged.get(record.no, record)
+        if label is None or (known is not record and known != record):
+            raise ValueError(f"record {record.no} is not one this cascade decided: the run does "
+                             f"not belong to these records (other seed or number of records?)")
+        return label == HARMFUL
+
+
+def _check_band(low, high):
+    """The confident-or-escalate thresholds: both None, or 0 <= low <= high <= 1."""
+    if low is None and high is None:
+        return None
+    if low is None or high is None:
+        missing = "low" if low is None else "high"
+        raise ValueError(f"{missing} must be given too: pass both low and high (the judge "
+                         f"keeps P(zararli) <= low and >= high) or neither")
+    low, high = check_number("low", low), check_number("high", high)
+    for name, value in (("low", low), ("high", high)):
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"{name} must be a probability in [0, 1], got {value!r}")
+    if low > high:
+        raise ValueError(f"low must be <= high (thresholds out of order): got low={low!r}, "
+                         f"high={high!r}")
+    return low, high
+
+
+def cascade(records: Iterable[Record], seed: int = SEED, temperature: float = TEMPERATURE,
+            guideline: str = GUIDELINE, cues: Mapping[str, str] = CUE_TABLE,
+            spurious: Mapping[str, str] = SPURIOUS, max_output: int = MAX_OUTPUT, *,
+            unreadable_as: str = "clean", rules: Iterable[str] = DEFAULT_RULES,
+            low: float | None = None, high: float | None = None) -> CascadeRun:
+    """The rule filter first, the judge on the rest (notebook 08).
+
+    A record the filter (``rules``; ``()`` lets everything through) blocks is harmful, with
+    no judge call.  The records it lets through get exactly ``run_judge(passed, seed,
+    temperature, guideline, cues, spurious, max_output, unreadable_as=...)``: its labels,
+    calls and input tokens.  With ``low`` and ``high`` the judge keeps only the records where
+    its score is confident, P(zararli) <= low or >= high (``judge_probabilities`` with the
+    same settings); the others are escalated to a person, who gives the human label.  The
+    judge is still called on every record the filter lets through: its score comes with the
+    call.
+    """
+    records = check_records(records)
+    check_seed(seed)
+    band = _check_band(low, high)
+    block = make_rule_filter(rules)
+    passed = [r for r in records if not block(r)]
+    judge = None
+    if passed:
+        judge = run_judge(passed, seed, temperature, guideline, cues, spurious, max_output,
+                          unreadable_as=unreadable_as)
+    else:   # no judge call, but its arguments are still checked at the door
+        check_str("guideline", guideline)
+        check_choice("unreadable_as", unreadable_as, UNREADABLE_RULES)
+        SimulatedModel(temperature, cues, spurious, max_output=max_output)
+    escalated = ()
+    if band is not None and passed:
+        probs = judge_probabilities(passed, temperature, guideline, cues, spurious)
+        escalated = tuple(r.no for r in passed if band[0] < probs[r.no] < band[1])
+    sent = set(escalated)
+    labels = {}
+    for r in records:
+        if block(r):
+            labels[r.no] = HARMFUL
+        elif r.no in sent:
+            labels[r.no] = HARMFUL if is_harmful(r) else CLEAN
+        else:
+            labels[r.no] = judge.labels[r.no]
+    blocked = tuple(r.no for r in records if block(r))
+    cost = (judge.calls, judge.input_tokens, judge.retries, judge.unreadable) if judge else (
+        0, 0, 0, 0)
+    return CascadeRun(labels, *cost, blocked, escalated, seed, judge, {r.no: r for r in records})
+
+
+# ------------------------------------------------------------------ study helpers (notebook 08)
+
+def aligned(records, probs):
+    """(truth, scores) as two lists in the order of ``records``: the human label (True =
+    harmful) and ``probs[record.no]``."""
+    return [is_harmful(r) for r in records], [probs[r.no] for r in records]
+
+
+def score_groups(records, probs):
+    """One row per distinct score, highest first: the score, its records, how many of them
+    are harmful, the margin (the harmful label's weight minus the clean one's at the lesson's
+    settings) and the flag sets behind it (each as a tuple of flag names)."""
+    rows = {}
+    for r in records:
+        scores = label_scores(tokenize(build_prompt(r)))
+        row = rows.setdefault(probs[r.no], {"score": probs[r.no], "records": 0, "harmful": 0,
+                                            "margin": round(scores[HARMFUL] - scores[CLEAN], 6),
+                                            "flag sets": set()})
+        row["records"] += 1
+        row["harmful"] += is_harmful(r)
+        row["flag sets"].add(tuple(r.features.on()))
+    return [dict(row, **{"flag sets": sorted(row["flag sets"])})
+            for _, row in sorted(rows.items(), reverse=True)]
+
+
+def groups_text(groups):
+    """The rows of :func:`score_groups` as text (at most 80 columns): each distinct score,
+    its margin, its records, how many are harmful, and the flags its flag sets carry."""
+    lines = [f"{'P(zararli)':>10}  {'margin':>6}  {'records':>7}  {'harmful':>7}  "
+             f"{'flags on':>8}  length flag"]
+    for g in groups:
+        sizes = sorted({len(f) for f in g["flag sets"]})
+        length = sorted({"excessive_length" in f for f in g["flag sets"]})
+        lines.append(f"{g['score']:>10.4f}  {g['margin']:>+6.2f}  {g['records']:>7}  "
+                     f"{g['harmful']:>7}  {'/'.join(map(str, sizes)):>8}  "
+                     f"{'/'.join('yes' if x else 'no' for x in length)}")
+    return "\n".join(lines)
+
+
+def draw_shares(records, probs, harmful):
+    """Per distinct score: the score and the share of (run, record) decisions that block,
+    over the runs of a (runs, records) decision matrix (e.g. ``run_judge_many(...).harmful``)."""
+    import numpy as np
+
+    scores = np.array([probs[r.no] for r in records])
+    blocked = np.asarray(harmful, dtype=bool).mean(axis=0)
+    return [(float(s), float(blocked[scores == s].mean()))
+            for s in sorted(set(scores.tolist()), reverse=True)]
+
+
+def operating_points(records, decides):
+    """name -> (false block rate, recall, precision) of each decide function, as ``measure``
+    gives them: the points drawn on the ROC and precision-recall curves."""
+    from .metrics import measure
+
+    out = {}
+    for name, decide in decides.items():
+        m = measure(records, decide)
+        out[name] = (m["false_block_rate"], m["recall"], m["precision"])
+    return out
+
+
+def variant_tables(records, variants, n_bins=10):
+    """name -> (Brier score, AUC, calibration rows) of the judge's score under each variant
+    of the judge settings (e.g. {"no spurious cue": {"spurious": {}}})."""
+    out = {}
+    for name, settings in variants.items():
+        truth, scores = aligned(records, judge_probabilities(records, **settings))
+        out[name] = (brier(truth, scores), roc_auc(truth, scores),
+                     calibration_table(truth, scores, n_bins))
+    return out
+
+
+def variants_text(tables):
+    """The Brier score and AUC of each variant of :func:`variant_tables` (at most 80 columns)."""
+    lines = [f"{'judge':<32}{'Brier score':>12}{'AUC':>8}"]
+    for name, (b, auc, _) in tables.items():
+        lines.append(f"{name:<32}{b:>12.4f}{auc:>8.4f}")
+    return "\n".join(lines)
+
+
+def roc_points(truth, scores):
+    """The ROC curve: (threshold, false block rate, recall, precision) for blocking every
+    record with score >= threshold, one point per distinct score plus 'block nothing'."""
+    pos = sum(truth)
+    neg = len(truth) - pos
+    by_score = {}
+    for t, s in zip(truth, scores):
+        by_score.setdefault(s, [0, 0])[0 if t else 1] += 1
+    tp = fp = 0
+    points = [(math.inf, 0.0, 0.0, 1.0)]
+    for s in sorted(by_score, reverse=True):
+        tp, fp = tp + by_score[s][0], fp + by_score[s][1]
+        points.append((s, fp / neg, tp / pos, tp / (tp + fp)))
+    return points
+
+
+def threshold_costs(truth, scores, false_block=1.0, miss=1.0):
+    """The cost table: for each threshold (each distinct score, and 'block nothing'), the
+    false blocks, the misses and their cost ``false_block * fp + miss * fn``."""
+    rows = []
+    pos = sum(truth)
+    for threshold, fbr, recall, _ in roc_points(truth, scores):
+        fp = round(fbr * (len(truth) - pos))
+        fn = pos - round(recall * pos)
+        rows.append({"threshold": threshold, "false blocks": fp, "misses": fn,
+                     "cost": false_block * fp + miss * fn})
+    return rows
+
+
+def best_threshold(truth, scores, false_block=1.0, miss=1.0):
+    """The row of :func:`threshold_costs` with the lowest cost (the highest threshold on a
+    tie: fewer blocks for the same cost)."""
+    rows = threshold_costs(truth, scores, false_block, miss)
+    return min(rows, key=lambda row: row["cost"])
+
+
+def cost_text(rows, best=None):
+    """The cost table as text (at most 80 columns); the row equal to ``best`` is marked."""
+    lines = [f"{'block when P(zararli) >=':>24}  {'false blocks':>12}  {'misses':>6}  "
+             f"{'cost':>7}"]
+    for row in rows:
+        t = "(block nothing)" if math.isinf(row["threshold"]) else f"{row['threshold']:.4f}"
+        mark = "  <- lowest" if row == best else ""
+        lines.append(f"{t:>24}  {row['false blocks']:>12}  {row['misses']:>6}  "
+                     f"{row['cost']:>7g}{mark}")
+    return "\n".join(lines)
+
+
+def calibration_text(rows):
+    """A calibration table as text (at most 80 columns)."""
+    lines = [f"{'bin':>13}  {'records':>7}  {'mean P(zararli)':>15}  {'share harmful':>13}"]
+    for row in rows:
+        lines.append(f"{row.low:>5.2f} .. {row.high:.2f}  {row.count:>7}  "
+                     f"{row.predicted:>15.4f}  {row.observed:>13.4f}")
+    return "\n".join(lines)
+
+
+def plot_roc(truth, scores, marks=None):
+    """ROC (left) and precision-recall (right) curves of a score; ``marks`` maps a name to a
+    decide function's (false block rate, recall, precision), drawn as points."""
+    import matplotlib.pyplot as plt
+
+    points = roc_points(truth, scores)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    left.plot([p[1] for p in points], [p[2] for p in points], marker=".", color="0.3",
+              label="the judge's score, every threshold")
+    left.plot([0, 1], [0, 1], linestyle=":", color="0.6", label="a score that ranks by chance")
+    right.plot([p[2] for p in points[1:]], [p[3] for p in points[1:]], marker=".", color="0.3",
+               label="the judge's score, every threshold")
+    right.axhline(sum(truth) / len(truth), linestyle=":", color="0.6",
+                  label="share harmful (chance)")
+    for k, (name, (fbr, recall, precision)) in enumerate((marks or {}).items()):
+        left.plot([fbr], [recall], marker="os^D"[k % 4], linestyle="", markersize=8,
+                  color=f"C{k}", label=name)
+        right.plot([recall], [precision], marker="os^D"[k % 4], linestyle="", markersize=8,
+                   color=f"C{k}", label=name)
+    left.set(title="ROC: recall against false block rate", xlabel="false block rate",
+             ylabel="recall")
+    right.set(title="precision against recall", xlabel="recall", ylabel="precision",
+              ylim=(0, 1.02))
+    left.legend(fontsize=8, loc="lower right")
+    right.legend(fontsize=8, loc="lower left")
+    fig.tight_layout()
+    return fig
+
+
+def plot_reliability(tables):
+    """Reliability diagram: ``tables`` maps a name to its :func:`calibration_table` rows (or
+    to a :func:`variant_tables` entry); each non-empty bin is a point (mean P(zararli), share
+    harmful), its area growing with the bin's records."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 5))
+    ax.plot([0, 1], [0, 1], linestyle=":", color="0.5", label="perfectly calibrated")
+    for k, (name, rows) in enumerate(tables.items()):
+        rows = rows[2] if isinstance(rows, tuple) else rows
+        x, y = [r.predicted for r in rows], [r.observed for r in rows]
+        ax.plot(x, y, color=f"C{k}", marker="", label=name)
+        ax.scatter(x, y, s=[8 + 2 * r.count for r in rows], color=f"C{k}", alpha=0.7)
+    ax.set(title="reliability diagram (dot area: records in the bin)",
+           xlabel="mean P(zararli) in the bin", ylabel="share of the bin that is harmful",
+           xlim=(-0.02, 1.02), ylim=(-0.02, 1.02))
+    ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
+DESIGN_NAMES = ("rule filter alone", "judge alone", "filter, then judge",
+                "judge or a person", "filter, judge or a person")
+
+
+def designs(low, high):
+    """The five designs notebook 08 compares: name -> cascade settings (None: the filter
+    alone, no judge)."""
+    return {"rule filter alone": None,
+            "judge alone": {"rules": ()},
+            "filter, then judge": {},
+            "judge or a person": {"rules": (), "low": low, "high": high},
+            "filter, judge or a person": {"low": low, "high": high}}
+
+
+def design_many(records, seeds, settings, **judge_args):
+    """One design over many seeds: per seed the decisions (S, N bool), calls, input tokens
+    and the records sent to a person, exactly as :func:`cascade` for each seed.
+
+    The judge runs once per seed on the records the filter lets through
+    (``run_judge_many``); blocked records are harmful, escalated ones get the human label.
+    """
+    import numpy as np
+
+    from .many import check_seeds, run_judge_many
+
+    seeds = check_seeds(seeds)
+    truth = np.array([is_harmful(r) for r in records])
+    if settings is None:                        # the filter alone: no judge, no spread
+        block = make_rule_filter()
+        row = np.array([block(r) for r in records])
+        zeros = np.zeros(len(seeds), dtype=np.int64)
+        return {"harmful": np.tile(row, (len(seeds), 1)), "calls": zeros, "tokens": zeros,
+                "people": 0, "truth": truth}
+    settings = dict(settings)
+    band = _check_band(settings.pop("low", None), settings.pop("high", None))
+    block = make_rule_filter(settings.pop("rules", DEFAULT_RULES))
+    passed = np.array([not block(r) for r in records])
+    harmful = np.tile(~passed, (len(seeds), 1))
+    calls = tokens = np.zeros(len(seeds), dtype=np.int64)
+    people = 0
+    kept = [r for r, p in zip(records, passed) if p]
+    if kept:
+        runs = run_judge_many(kept, seeds, **judge_args)
+        harmful[:, passed] = runs.harmful
+        calls, tokens = np.asarray(runs.calls), np.asarray(runs.input_tokens)
+        if band is not None:
+            probs = judge_probabilities(kept, **{k: v for k, v in judge_args.items()
+                                                 if k in ("temperature", "guideline", "cues",
+                                                          "spurious")})
+            sent = np.zeros(len(records), dtype=bool)
+            sent[np.flatnonzero(passed)] = [band[0] < probs[r.no] < band[1] for r in kept]
+            harmful[:, sent] = truth[sent]
+            people = int(sent.sum())
+    return {"harmful": harmful, "calls": calls, "tokens": tokens, "people": people,
+            "truth": truth}
+
+
+def design_rows(records, seeds, low, high, **judge_args):
+    """Per design of :func:`designs`: the lesson's run (the first seed) and the 95% run band
+    over ``seeds`` of agreement and false block rate, the calls and input tokens of the
+    first seed (and their mean), and the records sent to a person."""
+    import numpy as np
+
+    from .variance import run_band
+
+    rows = []
+    for name, settings in designs(low, high).items():
+        d = design_many(records, seeds, settings, **judge_args)
+        truth, harmful = d["truth"], d["harmful"]
+        agree = (harmful == truth).mean(axis=1)
+        fbr = (harmful & ~truth).sum(axis=1) / max(int((~truth).sum()), 1)
+        rows.append({"design": name, "agreement": float(agree[0]),
+                     "agreement band": run_band(agree), "false block rate": float(fbr[0]),
+                     "fbr band": run_band(fbr), "calls": int(d["calls"][0]),
+                     "input tokens": int(d["tokens"][0]),
+                     "mean calls": float(np.mean(d["calls"])), "people": d["people"]})
+    return rows
+
+
+def design_text(rows):
+    """The designs as one table (at most 80 columns), two lines a design: its cost (judge
+    calls and input tokens of the first seed's run, records sent to a person), then its
+    agreement and false block rate in that run with the 95% run band over the seeds."""
+    lines = [f"{'design':<27}{'judge calls':>12}{'input tokens':>14}{'to a person':>13}",
+             f"{'  agreement (95% run band)':<37}{'false block rate (95% run band)':>31}"]
+    for r in rows:
+        (alo, ahi), (flo, fhi) = r["agreement band"], r["fbr band"]
+        lines.append(f"{r['design']:<27}{r['calls']:>12}{r['input tokens']:>14}"
+                     f"{r['people']:>13}")
+        lines.append(f"  {r['agreement']:.4f} ({alo:.4f} .. {ahi:.4f})"
+                     f"{'':>10}{r['false block rate']:.4f} ({flo:.4f} .. {fhi:.4f})")
+    return "\n".join(lines)
+
+
+def plot_designs(rows):
+    """Cost against agreement: judge calls (x) and agreement (y) of each design, the first
+    seed's run as a dot and the 95% run band over the seeds as a vertical bar; designs with
+    the same calls stand side by side, and the records sent to a person are in the legend."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    same = {}
+    for r in rows:
+        same.setdefault(r["calls"], []).append(r["design"])
+    width = max(max(same) * 0.03, 3)
+    for k, r in enumerate(rows):
+        group = same[r["calls"]]
+        x = r["calls"] + width * (group.index(r["design"]) - (len(group) - 1) / 2)
+        lo, hi = r["agreement band"]
+        ax.vlines(x, lo, hi, color=f"C{k}", linewidth=6, alpha=0.35)
+        ax.plot([x], [r["agreement"]], marker="o", color=f"C{k}", linestyle="",
+                label=r["design"] + (f" (+{r['people']} to a person)" if r["people"] else ""))
+    ax.set(title="cost against agreement (bar: 95% run band over the seeds)",
+           xlabel="judge calls (one run)", ylabel="agreement with the human label")
+    ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    return fig

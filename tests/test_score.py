@@ -1,0 +1,369 @@
+"""lessonlib.score (notebook 08): the judge's score, ROC/AUC, Brier, calibration, a cascade.
+
+The references are scikit-learn's ``roc_auc_score``, ``brier_score_loss`` and
+``calibration_curve`` (a test-only dependency, pinned in requirements.txt), imported where
+they are used; next to them, cases worked by hand with ties.  The cascade is checked against
+``run_judge`` on the records the filter lets through, seed by seed.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import lessonlib as L
+from lesson_defs import record
+from lessonlib import score as S
+from lessonlib.simulator import label_probabilities
+
+RECORDS = L.make_records()
+TRUTH = [L.is_harmful(r) for r in RECORDS]
+EVEN = {"temiz": 0.45, "zararli": 0.45}
+SETTINGS = [dict(), dict(temperature=1.0), dict(spurious={}), dict(prior=EVEN),
+            dict(temperature=0.0), dict(temperature=0.05, spurious={})]
+
+
+def scores_of(probs, records=RECORDS):
+    return [probs[r.no] for r in records]
+
+
+def sk_auc(truth, scores):
+    from sklearn.metrics import roc_auc_score
+
+    return roc_auc_score(truth, scores)
+
+
+def sk_brier(truth, probs):
+    from sklearn.metrics import brier_score_loss
+
+    return brier_score_loss(truth, probs)
+
+
+def sk_curve(truth, probs, n_bins):
+    from sklearn.calibration import calibration_curve
+
+    return calibration_curve(np.array(truth, dtype=int), probs, n_bins=n_bins,
+                             strategy="uniform")
+
+
+# ---------------------------------------------------------------- the score
+
+ODD_CUES = {",": "zararli", "YONER": "zararli", "kayit": "temiz", "ma": "zararli", "?": "temiz",
+            "yonerge": "zararli", "a b": "zararli", "gizli": "temiz", "yoner": "zararli"}
+
+
+@pytest.mark.parametrize("settings_", SETTINGS + [
+    dict(cues=ODD_CUES), dict(cues={}, spurious={}), dict(spurious={"yoner": "temiz"}),
+    dict(guideline="Kaydi incele , tek etiket : ")], ids=str)
+def test_judge_probabilities_are_the_simulators_label_probabilities(settings_):
+    probs = L.judge_probabilities(RECORDS, **settings_)
+    assert list(probs) == [r.no for r in RECORDS]
+    settings_ = dict(settings_)
+    guideline = settings_.pop("guideline", L.GUIDELINE)
+    for r in RECORDS:
+        expected = label_probabilities(L.build_prompt(r, guideline), **settings_)["zararli"]
+        assert probs[r.no] == expected
+
+
+def test_a_record_without_flags_worked_by_hand():
+    # 'yok' adds 1.0 to the clean prior 0.75; 'zararli' keeps its 0.15: softmax at 0.3
+    p = L.judge_probabilities([record(no=1)])[1]
+    assert p == pytest.approx(1 / (1 + math.exp((1.75 - 0.15) / 0.3)), rel=1e-12)
+    one = record(no=2, cls="indirect_instruction", flags=("instruction_mode",))
+    # 'yonerge' -> 'yoner' (harmful cue, 1.0): 1.15 against 0.75
+    assert L.judge_probabilities([one])[2] == pytest.approx(
+        1 / (1 + math.exp((0.75 - 1.15) / 0.3)), rel=1e-12)
+
+
+def test_at_temperature_zero_the_top_label_gets_one():
+    probs = L.judge_probabilities(RECORDS, temperature=0)
+    run = L.run_judge(RECORDS, temperature=0)
+    assert set(probs.values()) == {0.0, 1.0}
+    # every prompt fits the window at the lesson's settings, so each label is the top label
+    assert all((probs[no] == 1.0) == (label == "zararli") for no, label in run.labels.items())
+
+
+def test_the_lesson_records_get_one_score_per_cue_set():
+    probs = L.judge_probabilities(RECORDS)
+    groups = S.score_groups(RECORDS, probs)
+    assert len(groups) == len(set(probs.values()))
+    assert sum(g["records"] for g in groups) == len(RECORDS)
+    assert sum(g["harmful"] for g in groups) == sum(TRUTH)
+    # records with the same flags get the same score (the text carries no cue)
+    by_flags = {}
+    for r in RECORDS:
+        by_flags.setdefault(tuple(r.features.on()), set()).add(probs[r.no])
+    assert all(len(v) == 1 for v in by_flags.values())
+
+
+# ---------------------------------------------------------------- AUC, Brier, calibration
+
+@pytest.mark.parametrize("truth, scores, expected", [
+    # pairs (harmful, clean): (.8,.8) tie 1/2, (.8,.2) 1, (.4,.8) 0, (.4,.2) 1 -> 2.5 / 4
+    ([True, False, True, False], [0.8, 0.8, 0.4, 0.2], 0.625),
+    ([True, False], [0.3, 0.3], 0.5),                        # one tie: one half
+    ([True, True, False], [0.9, 0.5, 0.1], 1.0),
+    ([True, False, False], [0.1, 0.5, 0.9], 0.0),
+    # 2 harmful x 3 clean = 6 pairs: 5 (harmful at 7): 7>3, 7>5, 7=7 -> 2.5; 3: 3=3 -> .5
+    ([True, True, False, False, False], [7, 3, 3, 5, 7], 3 / 6),
+])
+def test_auc_worked_by_hand_with_ties(truth, scores, expected):
+    assert L.roc_auc(truth, scores) == pytest.approx(expected, abs=1e-15)
+    assert L.roc_auc(truth, scores) == pytest.approx(sk_auc(truth, scores), abs=1e-12)
+
+
+def test_brier_worked_by_hand():
+    assert L.brier([True, False], [0.8, 0.3]) == pytest.approx((0.2**2 + 0.3**2) / 2)
+    assert L.brier([True, False], [0.5, 0.5]) == 0.25
+    assert L.brier([True, False], [1, 0]) == 0.0
+    assert L.brier([False, False], [0.5, 0.0]) == 0.125      # one class is defined here
+
+
+def test_calibration_worked_by_hand_an_edge_goes_to_the_bin_below():
+    rows = L.calibration_table([False, True, False, True, True], [0.0, 0.5, 0.5, 0.75, 1.0], 2)
+    assert [(r.low, r.high, r.count) for r in rows] == [(0.0, 0.5, 3), (0.5, 1.0, 2)]
+    assert rows[0].predicted == pytest.approx(1 / 3) and rows[0].observed == pytest.approx(1 / 3)
+    assert rows[1].predicted == pytest.approx(0.875) and rows[1].observed == 1.0
+
+
+def test_calibration_leaves_empty_bins_out():
+    rows = L.calibration_table([True, False, True], [0.05, 0.05, 0.95])
+    assert [(r.low, r.high, r.count) for r in rows] == [(0.0, 0.1, 2), (0.9, 1.0, 1)]
+    assert rows[0].observed == 0.5 and rows[1].observed == 1.0
+
+
+@pytest.mark.parametrize("settings_", SETTINGS, ids=str)
+def test_the_lesson_scores_against_scikit_learn(settings_):
+    scores = scores_of(L.judge_probabilities(RECORDS, **settings_))
+    assert L.roc_auc(TRUTH, scores) == pytest.approx(sk_auc(TRUTH, scores), abs=1e-12)
+    assert L.brier(TRUTH, scores) == pytest.approx(sk_brier(TRUTH, scores), abs=1e-12)
+    for n_bins in (1, 3, 10, 17):
+        rows = L.calibration_table(TRUTH, scores, n_bins)
+        prob_true, prob_pred = sk_curve(TRUTH, scores, n_bins)
+        assert [r.observed for r in rows] == pytest.approx(list(prob_true), abs=1e-12)
+        assert [r.predicted for r in rows] == pytest.approx(list(prob_pred), abs=1e-12)
+
+
+GRID = st.sampled_from([0.0, 0.1, 0.2, 0.25, 0.3, 0.5, 0.7, 0.75, 0.8, 0.9, 1.0, 0.123, 0.61])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), GRID), min_size=2, max_size=30),
+       st.integers(min_value=1, max_value=12))
+def test_against_scikit_learn_on_many_ties_and_bin_edges(pairs, n_bins):
+    truth, probs = [t for t, _ in pairs], [p for _, p in pairs]
+    if len(set(truth)) == 2:
+        assert L.roc_auc(truth, probs) == pytest.approx(sk_auc(truth, probs), abs=1e-12)
+    assert L.brier(truth, probs) == pytest.approx(sk_brier(truth, probs), abs=1e-12)
+    rows = L.calibration_table(truth, probs, n_bins)
+    prob_true, prob_pred = sk_curve(truth, probs, n_bins)
+    assert [r.observed for r in rows] == pytest.approx(list(prob_true), abs=1e-12)
+    assert [r.predicted for r in rows] == pytest.approx(list(prob_pred), abs=1e-12)
+    assert sum(r.count for r in rows) == len(pairs)
+
+
+def test_numpy_arrays_are_accepted():
+    truth, scores = np.array(TRUTH), np.array(scores_of(L.judge_probabilities(RECORDS)))
+    assert L.roc_auc(truth, scores) == L.roc_auc(TRUTH, list(scores))
+    assert L.brier(truth, scores) == L.brier(TRUTH, list(scores))
+
+
+def test_roc_points_and_cost_table_agree_with_counting():
+    scores = scores_of(L.judge_probabilities(RECORDS))
+    rows = S.threshold_costs(TRUTH, scores, false_block=1, miss=3)
+    for row in rows:
+        blocked = [s >= row["threshold"] for s in scores]
+        fp = sum(b and not t for b, t in zip(blocked, TRUTH))
+        fn = sum(t and not b for b, t in zip(blocked, TRUTH))
+        assert (row["false blocks"], row["misses"], row["cost"]) == (fp, fn, fp + 3 * fn)
+    assert S.best_threshold(TRUTH, scores, 1, 3)["cost"] == min(r["cost"] for r in rows)
+    # a judge at temperature 0 is the threshold 0.5 on the score
+    zero = L.run_judge(RECORDS, temperature=0)
+    m = L.measure(RECORDS, zero.decide)
+    at_half = next(r for r in reversed(rows) if r["threshold"] >= 0.5)
+    assert (m["fp"], m["fn"]) == (at_half["false blocks"], at_half["misses"])
+
+
+# ---------------------------------------------------------------- the cascade
+
+JUDGE_SETTINGS = [dict(), dict(temperature=1.0), dict(temperature=0.0),
+                  dict(guideline="Kaydi incele ve karar ver : "),      # free-form, retries
+                  dict(max_output=2, unreadable_as="harmful")]
+
+
+@pytest.mark.parametrize("settings_", JUDGE_SETTINGS, ids=str)
+@pytest.mark.parametrize("seed", [L.SEED, 7, 2**33 + 5])
+def test_cascade_is_the_filter_then_run_judge_on_what_it_lets_through(settings_, seed):
+    run = L.cascade(RECORDS, seed, **settings_)
+    passed = [r for r in RECORDS if not L.rule_filter(r)]
+    judge = L.run_judge(passed, seed, **settings_)
+    for r in RECORDS:
+        expected = "zararli" if L.rule_filter(r) else judge.labels[r.no]
+        assert run.labels[r.no] == expected
+    assert (run.calls, run.input_tokens, run.retries, run.unreadable) == (
+        judge.calls, judge.input_tokens, judge.retries, judge.unreadable)
+    assert run.blocked == tuple(r.no for r in RECORDS if L.rule_filter(r))
+    assert run.escalated == () and run.people == 0
+    assert L.measure(RECORDS, run.decide)["tp"] == sum(
+        1 for r in RECORDS if L.is_harmful(r) and run.labels[r.no] == "zararli")
+
+
+def test_cascade_without_rules_is_the_judge():
+    run, judge = L.cascade(RECORDS, rules=()), L.run_judge(RECORDS)
+    assert run.labels == judge.labels
+    assert (run.calls, run.input_tokens) == (judge.calls, judge.input_tokens)
+    assert L.measure(RECORDS, run.decide) == L.measure(RECORDS, judge.decide)
+
+
+def test_cascade_when_the_filter_blocks_everything_calls_no_judge():
+    blocked = [record(no=1, cls="indirect_instruction", flags=("instruction_mode",))]
+    run = L.cascade(blocked)
+    assert run.labels == {1: "zararli"} and (run.calls, run.input_tokens) == (0, 0)
+    assert run.judge is None
+
+
+@pytest.mark.parametrize("rules", [L.DEFAULT_RULES, ()])
+@pytest.mark.parametrize("low, high", [(0.1, 0.9), (0.0, 1.0), (0.5, 0.5), (0.7914, 0.995)])
+def test_escalate_sends_the_unconfident_records_to_a_person(rules, low, high):
+    plain = L.cascade(RECORDS, rules=rules, temperature=0.6)
+    run = L.cascade(RECORDS, rules=rules, temperature=0.6, low=low, high=high)
+    sent = set()
+    for r in RECORDS:
+        if rules and L.rule_filter(r):
+            continue
+        p = label_probabilities(L.build_prompt(r), 0.6)["zararli"]
+        if low < p < high:
+            sent.add(r.no)
+    assert set(run.escalated) == sent and run.people == len(sent)
+    for r in RECORDS:
+        human = "zararli" if L.is_harmful(r) else "temiz"
+        assert run.labels[r.no] == (human if r.no in sent else plain.labels[r.no])
+    assert (run.calls, run.input_tokens) == (plain.calls, plain.input_tokens)
+
+
+def test_a_cascade_refuses_records_it_did_not_decide():
+    run = L.cascade(RECORDS[:10])
+    with pytest.raises(ValueError, match="record"):
+        L.measure(RECORDS[:11], run.decide)
+    other = record(no=1, cls="clean")
+    with pytest.raises(ValueError, match="does not belong"):
+        run.decide(other if other != RECORDS[0] else record(no=1, text="baska bir soru"))
+
+
+@pytest.mark.parametrize("name", S.DESIGN_NAMES)
+def test_design_many_is_cascade_seed_by_seed(name):
+    seeds = [L.SEED, L.SEED + 1, 99]
+    settings_ = S.designs(0.1, 0.9)[name]
+    d = S.design_many(RECORDS, seeds, settings_)
+    for i, seed in enumerate(seeds):
+        if settings_ is None:
+            harmful = [L.rule_filter(r) for r in RECORDS]
+            calls = tokens = people = 0
+        else:
+            run = L.cascade(RECORDS, seed, **settings_)
+            harmful = [run.decide(r) for r in RECORDS]
+            calls, tokens, people = run.calls, run.input_tokens, run.people
+        assert d["harmful"][i].tolist() == harmful
+        assert (int(d["calls"][i]), int(d["tokens"][i]), d["people"]) == (calls, tokens, people)
+
+
+def test_design_rows_read_the_first_seed_and_the_band():
+    rows = S.design_rows(RECORDS, range(L.SEED, L.SEED + 40), 0.1, 0.9)
+    assert [r["design"] for r in rows] == list(S.DESIGN_NAMES)
+    for row, (name, settings_) in zip(rows, S.designs(0.1, 0.9).items()):
+        decide = L.rule_filter if settings_ is None else L.cascade(RECORDS, **settings_).decide
+        assert row["agreement"] == L.agreement(RECORDS, decide)
+        assert round(row["false block rate"], 4) == L.measure(RECORDS, decide)[
+            "false_block_rate"]
+        lo, hi = row["agreement band"]
+        assert lo <= hi
+    assert rows[0]["agreement band"][0] == rows[0]["agreement band"][1]   # no spread
+    assert max(len(line) for line in S.design_text(rows).splitlines()) <= 80
+
+
+# ---------------------------------------------------------------- the exercise checks of 08
+# (kept here, not in test_exercises.py, so the new steps' branches do not collide there)
+
+def _said(capsys):
+    out = capsys.readouterr().out
+    assert all(len(line) <= 80 for line in out.splitlines())
+    return " ".join(out.split())
+
+
+def test_break_even_worked_from_the_flags(capsys):
+    from lessonlib.exercises import step08
+
+    # the two cheapest thresholds differ only in the records with one flag, not the length
+    # flag: blocking them adds their clean ones as false blocks, removes their harmful ones
+    # as misses; equal cost at m = clean / harmful among them
+    one = [r for r in RECORDS if len(r.features.on()) == 1 and not r.features["excessive_length"]]
+    clean = sum(1 for r in one if not L.is_harmful(r))
+    m = clean / (len(one) - clean)
+    assert step08.break_even_miss_cost() == pytest.approx(m, abs=1e-12)
+    assert step08.check_break_even(m) is True
+    assert _said(capsys).startswith("PASS: ")
+    for wrong, words in ((..., "fill in"), (1 / m, "other way round"), (0.5, "probability"),
+                         (2.0, "not that cost"), (None, "positive number"), ("1.27", "positive number"),
+                         (-1, "positive number"), (True, "positive number")):
+        assert step08.check_break_even(wrong) is False
+        out = _said(capsys)
+        assert out.startswith("Not yet: ") and words in out
+        assert f"{m:.4f}" not in out
+
+
+def test_best_temperature_worked_from_the_margins(capsys):
+    from lessonlib.exercises import step08
+
+    def margin(r):          # harmful weight minus clean weight (notebook 03's cue table)
+        on = r.features.on()
+        if not on:
+            return 0.15 - (0.75 + 1.0)
+        return 0.15 + sum(1.3 if f == "excessive_length" else 1.0 for f in on) - 0.75
+
+    def brier_at(t):
+        return sum((1 / (1 + math.exp(-margin(r) / t)) - L.is_harmful(r)) ** 2
+                   for r in RECORDS) / len(RECORDS)
+
+    grid = [round(0.1 * k, 1) for k in range(1, 21)]
+    best = min(grid, key=brier_at)
+    assert step08.best_brier_temperature() == best
+    assert step08.check_best_temperature(best) is True
+    assert _said(capsys).startswith("PASS: ")
+    near = min((t for t in grid if t != best), key=brier_at)
+    for wrong, words in ((..., "fill in"), (None, "grid"), (0.3, "lesson's temperature"), (near, "close"),
+                         (2.0, "not that temperature"), (0.75, "grid"), ("0.7", "grid")):
+        assert step08.check_best_temperature(wrong) is False
+        out = _said(capsys)
+        assert out.startswith("Not yet: ") and words in out
+
+
+# ---------------------------------------------------------------- the study helpers' output
+
+def test_texts_fit_80_columns_and_the_pictures_draw_the_points():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    probs = L.judge_probabilities(RECORDS)
+    truth, scores = S.aligned(RECORDS, probs)
+    tables = S.variant_tables(RECORDS, {"lesson": {}, "no cue": {"spurious": {}}})
+    texts = [S.groups_text(S.score_groups(RECORDS, probs)),
+             S.cost_text(S.threshold_costs(truth, scores), S.best_threshold(truth, scores)),
+             S.calibration_text(L.calibration_table(truth, scores)), S.variants_text(tables)]
+    for text in texts:
+        assert max(len(line) for line in text.splitlines()) <= 80
+    assert texts[1].count("<- lowest") == 1
+    points = S.roc_points(truth, scores)
+    fig = S.plot_roc(truth, scores, {"filter": (0.1, 0.8, 0.7)})
+    curve = fig.axes[0].lines[0]
+    assert list(curve.get_xdata()) == [p[1] for p in points]
+    assert list(curve.get_ydata()) == [p[2] for p in points]
+    assert L.roc_auc(truth, scores) == pytest.approx(
+        sum((x1 - x0) * (y0 + y1) / 2 for (_, x0, y0, _), (_, x1, y1, _)
+            in zip(points, points[1:])), abs=1e-12)      # the AUC is the area under the points
+    fig2 = S.plot_reliability(tables)
+    assert len(fig2.axes[0].collections) == 2
+    plt.close("all")
