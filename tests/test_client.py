@@ -668,6 +668,7 @@ def test_a_numpy_seed_goes_through_http_as_an_int(server, tmp_path):
 
 # ------------------------------------------------------------------ judge_records
 
+@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
 def test_concurrent_calls_give_the_labels_and_cost_of_one_connection():
     with C.SimulatorServer(rate_limit=False, latency=0.01) as srv:
         ask = srv.ask("lesson", timeout=TIMEOUT)
@@ -677,6 +678,7 @@ def test_concurrent_calls_give_the_labels_and_cost_of_one_connection():
     assert (one.calls, one.waits, one.cached) == (60 + one.retries, 0, 0)
 
 
+@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
 def test_with_back_off_the_rate_limit_costs_calls_not_labels():
     """The simulator's 429s, waited out and asked again with the same seed: the labels are
     those of a run without any rate limit, at one connection or many."""
@@ -724,6 +726,7 @@ def test_refusals_that_outlast_the_back_off_are_counted_then_the_rule_applies():
     assert set(run.labels.values()) == {"temiz"}        # the lesson's fail-open, reported
 
 
+@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
 def test_the_lessons_rule_without_back_off_is_the_lessons_judge():
     with C.SimulatorServer() as srv:
         run = C.judge_records(srv.ask("lesson", timeout=TIMEOUT), RECORDS,
@@ -826,6 +829,7 @@ def test_a_stateful_in_process_ask_is_refused_more_than_one_connection():
     assert L.Panel([model]).run(RECORDS[:5], max_connections=1).calls >= 5
 
 
+@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
 def test_a_panel_of_http_asks_runs_side_by_side_with_the_figures_of_one_connection():
     with C.SimulatorServer(rate_limit=False) as srv:
         panel = L.Panel([srv.ask(n, timeout=TIMEOUT) for n in L.DIVERSE], quorum=2)

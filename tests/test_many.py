@@ -338,6 +338,7 @@ def test_a_lone_surrogate_in_a_record_text():
     assert runs.run(1) == L.run_judge(records, 5)
 
 
+@pytest.mark.slow      # about 1 s of CPU or more: make test runs it, make check does not
 def test_memory_is_bounded_whatever_the_number_of_records():
     """Row 6: beyond the result (two bools a cell, the record numbers) memory does not grow
     with the records: planned RECORD_BLOCK at a time."""

@@ -698,6 +698,7 @@ def test_run_many_equals_run_seed_by_seed(lesson_records, setup, seeds, guidelin
         assert many.run(i) == panel.run(records, seed, guideline)
 
 
+@pytest.mark.slow      # about 1 s of CPU or more: make test runs it, make check does not
 def test_run_many_on_the_lesson_records(lesson_records):
     panel = Panel(judge_models(*DIVERSE), quorum=2, on_unreadable="abstain")
     seeds = [L.SEED, L.SEED + 1, 7]

@@ -119,6 +119,7 @@ def test_quorum_at_temperature_zero_changes_nothing(records):
     assert [row.calls for row in rows] == [246, 739, 1233]
 
 
+@pytest.mark.slow      # about 1 s of CPU or more: make test runs it, make check does not
 def test_tables_fit_80_columns_and_quote_the_rows(records):
     rows = study(records, UNREADABLE[3:] + CUE, seeds=range(3))
     for text in (seed_table(rows), band_table(rows), band_table(rows, ("recall",)),

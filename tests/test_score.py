@@ -149,6 +149,7 @@ def test_the_lesson_scores_against_scikit_learn(settings_):
 GRID = st.sampled_from([0.0, 0.1, 0.2, 0.25, 0.3, 0.5, 0.7, 0.75, 0.8, 0.9, 1.0, 0.123, 0.61])
 
 
+@pytest.mark.slow      # about 1 s of CPU or more: make test runs it, make check does not
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(st.booleans(), GRID), min_size=2, max_size=30),
        st.integers(min_value=1, max_value=12))
@@ -313,6 +314,7 @@ def test_break_even_worked_from_the_flags(capsys):
         assert f"{m:.4f}" not in out
 
 
+@pytest.mark.slow      # about 1 s of CPU or more: make test runs it, make check does not
 def test_best_temperature_worked_from_the_margins(capsys):
     from lessonlib.exercises import step08
 
