@@ -15,7 +15,7 @@ TEST_TIMEOUT ?= 900
 
 help:
 	@echo "make lesson  - print the lesson's three blocks at once: the standard library only, no .venv"
-	@echo "make check   - the inner loop: ruff check, mypy lessonlib and the unit tests (-m 'not slow': no notebooks, kernels, decks or JupyterLab), about 20 s"
+	@echo "make check   - the inner loop: ruff check, mypy lessonlib and the unit tests (-m 'not slow': no notebooks, kernels, decks or JupyterLab)"
 	@echo "make lint    - ruff check and mypy lessonlib alone (configured in pyproject.toml)"
 	@echo "make test    - everything: make lint, then unit, golden, packaging, reliability, nbval on the notebooks, the JupyterLab test and test-slides"
 	@echo "make test-oldest - unit tests and notebooks again in .venv-oldest (requirements-oldest.txt: the oldest supported numpy, pandas, matplotlib)"
