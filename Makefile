@@ -110,7 +110,17 @@ test-oldest: $(OLDEST)/.ready
 # JupyterLab refuses to start as root unless told; a normal user does not need the flag
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-lab: $(READY)
+# The course's JupyterLab defaults, in .venv only (JupyterLab reads
+# share/jupyter/lab/settings/overrides.json of its environment): never fetch Jupyter news or
+# look for updates, so no "Jupyter news?" pop-up over every notebook.  A student can still
+# turn them on in Settings.
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+
+$(LAB_OVERRIDES): scripts/jupyterlab/overrides.json $(READY)
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+lab: $(READY) $(LAB_OVERRIDES)
 	$(BIN)/jupyter lab $(LAB_ROOT) notebooks/
 
 data: $(READY)
@@ -120,7 +130,7 @@ data: $(READY)
 notebooks: $(READY)
 	$(BIN)/python scripts/execute_notebooks.py $(NB)
 
-bench: $(READY)
+bench: $(READY) $(LAB_OVERRIDES)
 	@for f in benchmarks/bench_*.py; do [ -f "$$f" ] || continue; echo "== $$f"; $(BIN)/python "$$f" || exit 1; done
 
 clean-venv:

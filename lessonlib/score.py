@@ -20,10 +20,12 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterable, Mapping
+from typing import Any
 from dataclasses import dataclass, field
 
 from ._checks import (check_choice, check_collection, check_int, check_label_table,
                       check_number, check_seed, check_str)
+from .figures import FIGURE_WIDTH, slide_figure
 from .criteria import DEFAULT_RULES, make_rule_filter
 from .judge import (CLEAN, GUIDELINE, HARMFUL, UNREADABLE_RULES, JudgeRun, build_prompt,
                     run_judge)
@@ -72,7 +74,7 @@ def _is_bool(value):
                                        and getattr(value.dtype, "kind", "") == "b")
 
 
-def _check_truth(truth, *, both=False):
+def _check_truth(truth: Iterable[bool], *, both: bool = False) -> tuple[bool, ...]:
     """A non-empty collection of bools (True = harmful); with ``both``, both values present."""
     truth = check_collection("truth", truth, "a collection of bools (True = harmful), one per "
                              "record", "bool")
@@ -87,7 +89,8 @@ def _check_truth(truth, *, both=False):
     return truth
 
 
-def _check_values(name, values, n, *, unit=False):
+def _check_values(name: str, values: Iterable[float], n: int, *,
+                  unit: bool = False) -> tuple[float, ...]:
     """Finite real numbers, as many as ``n``; with ``unit``, each in [0, 1]."""
     what = "probabilities in [0, 1]" if unit else "real numbers"
     values = check_collection(name, values, f"a collection of {what}, one per record",
@@ -117,7 +120,7 @@ def roc_auc(truth: Iterable[bool], scores: Iterable[float]) -> float:
     """
     truth = _check_truth(truth, both=True)
     scores = _check_values("scores", scores, len(truth))
-    groups = {}
+    groups: dict[float, list[int]] = {}
     for t, s in zip(truth, scores):
         pos_neg = groups.setdefault(s, [0, 0])
         pos_neg[0 if t else 1] += 1
@@ -168,7 +171,7 @@ def calibration_table(truth: Iterable[bool], probs: Iterable[float],
     step = 1.0 / n_bins
     edges = [k * step for k in range(n_bins)] + [1.0]     # numpy.linspace(0, 1, n_bins + 1)
     inner = edges[1:-1]
-    members = [[] for _ in range(n_bins)]
+    members: list[list[tuple[bool, float]]] = [[] for _ in range(n_bins)]
     for t, p in zip(truth, probs):
         members[_bisect_left(inner, p)].append((t, p))
     return [CalibrationRow(edges[k], edges[k + 1], len(m), _mean(p for _, p in m),
@@ -285,7 +288,7 @@ def cascade(records: Iterable[Record], seed: int = SEED, temperature: float = TE
         check_str("guideline", guideline)
         check_choice("unreadable_as", unreadable_as, UNREADABLE_RULES)
         SimulatedModel(temperature, cues, spurious, max_output=max_output)
-    escalated = ()
+    escalated: tuple[int, ...] = ()
     if band is not None and passed:
         probs = judge_probabilities(passed, temperature, guideline, cues, spurious)
         escalated = tuple(r.no for r in passed if band[0] < probs[r.no] < band[1])
@@ -297,7 +300,7 @@ def cascade(records: Iterable[Record], seed: int = SEED, temperature: float = TE
         elif r.no in sent:
             labels[r.no] = HARMFUL if is_harmful(r) else CLEAN
         else:
-            labels[r.no] = judge.labels[r.no]
+            labels[r.no] = judge.labels[r.no]  # type: ignore[union-attr]  # set: r passed
     blocked = tuple(r.no for r in records if block(r))
     cost = (judge.calls, judge.input_tokens, judge.retries, judge.unreadable) if judge else (
         0, 0, 0, 0)
@@ -316,7 +319,7 @@ def score_groups(records, probs):
     """One row per distinct score, highest first: the score, its records, how many of them
     are harmful, the margin (the harmful label's weight minus the clean one's at the lesson's
     settings) and the flag sets behind it (each as a tuple of flag names)."""
-    rows = {}
+    rows: dict[float, dict[str, Any]] = {}
     for r in records:
         scores = label_scores(tokenize(build_prompt(r)))
         row = rows.setdefault(probs[r.no], {"score": probs[r.no], "records": 0, "harmful": 0,
@@ -390,7 +393,7 @@ def roc_points(truth, scores):
     record with score >= threshold, one point per distinct score plus 'block nothing'."""
     pos = sum(truth)
     neg = len(truth) - pos
-    by_score = {}
+    by_score: dict[float, list[int]] = {}
     for t, s in zip(truth, scores):
         by_score.setdefault(s, [0, 0])[0 if t else 1] += 1
     tp = fp = 0
@@ -442,13 +445,14 @@ def calibration_text(rows):
     return "\n".join(lines)
 
 
+@slide_figure
 def plot_roc(truth, scores, marks=None):
     """ROC (left) and precision-recall (right) curves of a score; ``marks`` maps a name to a
     decide function's (false block rate, recall, precision), drawn as points."""
     import matplotlib.pyplot as plt
 
     points = roc_points(truth, scores)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(FIGURE_WIDTH, 5))
     left.plot([p[1] for p in points], [p[2] for p in points], marker=".", color="0.3",
               label="the judge's score, every threshold")
     left.plot([0, 1], [0, 1], linestyle=":", color="0.6", label="a score that ranks by chance")
@@ -465,19 +469,20 @@ def plot_roc(truth, scores, marks=None):
              ylabel="recall")
     right.set(title="precision against recall", xlabel="recall", ylabel="precision",
               ylim=(0, 1.02))
-    left.legend(fontsize=8, loc="lower right")
-    right.legend(fontsize=8, loc="lower left")
+    left.legend(loc="lower right")
+    right.legend(loc="lower left")
     fig.tight_layout()
     return fig
 
 
+@slide_figure
 def plot_reliability(tables):
     """Reliability diagram: ``tables`` maps a name to its :func:`calibration_table` rows (or
     to a :func:`variant_tables` entry); each non-empty bin is a point (mean P(zararli), share
     harmful), its area growing with the bin's records."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 5))
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH * 0.75, 5.6))
     ax.plot([0, 1], [0, 1], linestyle=":", color="0.5", label="perfectly calibrated")
     for k, (name, rows) in enumerate(tables.items()):
         rows = rows[2] if isinstance(rows, tuple) else rows
@@ -487,7 +492,7 @@ def plot_reliability(tables):
     ax.set(title="reliability diagram (dot area: records in the bin)",
            xlabel="mean P(zararli) in the bin", ylabel="share of the bin that is harmful",
            xlim=(-0.02, 1.02), ylim=(-0.02, 1.02))
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(loc="upper left")
     fig.tight_layout()
     return fig
 
@@ -586,14 +591,15 @@ def design_text(rows):
     return "\n".join(lines)
 
 
+@slide_figure
 def plot_designs(rows):
     """Cost against agreement: judge calls (x) and agreement (y) of each design, the first
     seed's run as a dot and the 95% run band over the seeds as a vertical bar; designs with
     the same calls stand side by side, and the records sent to a person are in the legend."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    same = {}
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 5))
+    same: dict[int, list[str]] = {}
     for r in rows:
         same.setdefault(r["calls"], []).append(r["design"])
     width = max(max(same) * 0.03, 3)
@@ -606,6 +612,6 @@ def plot_designs(rows):
                 label=r["design"] + (f" (+{r['people']} to a person)" if r["people"] else ""))
     ax.set(title="cost against agreement (bar: 95% run band over the seeds)",
            xlabel="judge calls (one run)", ylabel="agreement with the human label")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(loc="upper left")
     fig.tight_layout()
     return fig

@@ -42,14 +42,15 @@ from __future__ import annotations
 
 import html
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from types import MappingProxyType
+from typing import Any
 
 import ipywidgets as widgets
 
 from . import variance
 from ._checks import check_choice, check_int, check_names, check_number, check_seed, check_str
-from .records import FEATURES, SEED, check_records, is_harmful, make_records
+from .records import FEATURES, SEED, Record, check_records, is_harmful, make_records
 from .criteria import DEFAULT_RULES, make_rule_filter
 from .judge import GUIDELINE, UNREADABLE_RULES, run_judge
 from .many import run_judge_many
@@ -148,7 +149,7 @@ def _criteria_text(records, rules, lesson):
                      "chosen rules recall": _class_recall(records, your_rule)}, width=20)])
 
 
-def criteria_text(records, rules=DEFAULT_RULES):
+def criteria_text(records: Sequence[Record], rules: Collection[str] = DEFAULT_RULES) -> str:
     """The rule filter with ``rules`` next to the lesson's four rules.
 
     Notebook 02 (the criteria explorer's text).  Two blocks, each at most 80
@@ -163,8 +164,9 @@ def criteria_text(records, rules=DEFAULT_RULES):
     return _criteria_text(records, rules, _lesson_rules(records))
 
 
-def judge_settings(temperature=TEMPERATURE, seed=SEED,
-                   guideline="single label (lesson)", spurious=True, unreadable_as="clean"):
+def judge_settings(temperature: float = TEMPERATURE, seed: int = SEED,
+                   guideline: str = "single label (lesson)", spurious: bool = True,
+                   unreadable_as: str = "clean") -> dict[str, Any]:
     """Check the judge explorer's settings; return them as a dict (nothing is run)."""
     check_number("temperature", temperature, minimum=0.0)
     check_seed(seed)
@@ -176,8 +178,9 @@ def judge_settings(temperature=TEMPERATURE, seed=SEED,
             "spurious": spurious, "unreadable_as": unreadable_as}
 
 
-def judge_text(records, temperature=TEMPERATURE, seed=SEED,
-               guideline="single label (lesson)", spurious=True, unreadable_as="clean"):
+def judge_text(records: Sequence[Record], temperature: float = TEMPERATURE, seed: int = SEED,
+               guideline: str = "single label (lesson)", spurious: bool = True,
+               unreadable_as: str = "clean") -> str:
     """Notebook 04's judge explorer: two judge runs (``seed``, ``seed + 1``) as the lesson
     prints them, then the 95% run band over JUDGE_BAND_RUNS runs.
 
@@ -201,7 +204,7 @@ def _judge_text(records, s):
                           s["temperature"], GUIDELINES[s["guideline"]],
                           spurious=SPURIOUS if s["spurious"] else {},
                           unreadable_as=s["unreadable_as"])
-    runs = [many.run(0), many.run(1)]          # exactly run_judge with seed and seed + 1
+    runs = (many.run(0), many.run(1))          # exactly run_judge with seed and seed + 1
     rates = many.measure()
     bands = {k: variance.run_band(rates[k]) for k in ("recall", "false_block_rate")}
     head = (f"temperature {s['temperature']:.2f} , seeds {s['seed']} and {s['seed'] + 1} , "
@@ -218,9 +221,10 @@ def _judge_text(records, s):
         f"{variance.expected_changed(many.harmful):.2f}"])
 
 
-def panel_settings(judges=DIVERSE, quorum=1, aggregate="median", min_agreement=0.5,
-                   on_unreadable="harmful", guideline="single label (lesson)",
-                   band_seeds=PANEL_BAND_SEEDS):
+def panel_settings(judges: Iterable[str] = DIVERSE, quorum: int = 1, aggregate: str = "median",
+                   min_agreement: float = 0.5, on_unreadable: str = "harmful",
+                   guideline: str = "single label (lesson)",
+                   band_seeds: int = PANEL_BAND_SEEDS) -> dict[str, Any]:
     """Check the panel explorer's settings; return them as a dict (nothing is run).
 
     Bounds, checked here before any work: ``quorum`` from 1 to ``PANEL_MAX_QUORUM``,
@@ -259,15 +263,17 @@ def _panel_rows(name, records, panel, seeds, guideline, actual):
     scores = _measure(records, decide)
     scores["agreement"] = _agreement(records, decide)
     per_seed = rates_many(many.harmful, actual)
-    at_seed = f"{name:<21}" + "".join(f"{scores[k]:>14.4f}" for k in METRICS)
+    at_seed = f"{name:<20}" + "".join(f"{scores[k]:>15.4f}" for k in METRICS)
     bands = [run_band(per_seed[k]) for k in METRICS]
-    in_band = f"{'  95% run band':<21}" + "".join(f"{lo:>7.4f}-{hi:.4f}" for lo, hi in bands)
+    # a band cell is 'low-high' (13 characters) in a 15-wide column: two spaces apart
+    in_band = f"{'  95% run band':<20}" + "".join(f"{lo:>8.4f}-{hi:.4f}" for lo, hi in bands)
     return [at_seed, in_band], run, many, per_seed["agreement"]
 
 
-def panel_text(records, judges=DIVERSE, quorum=1, aggregate="median", min_agreement=0.5,
-               on_unreadable="harmful", guideline="single label (lesson)",
-               band_seeds=PANEL_BAND_SEEDS):
+def panel_text(records: Sequence[Record], judges: Iterable[str] = DIVERSE, quorum: int = 1,
+               aggregate: str = "median", min_agreement: float = 0.5,
+               on_unreadable: str = "harmful", guideline: str = "single label (lesson)",
+               band_seeds: int = PANEL_BAND_SEEDS) -> str:
     """A panel of the fictional judges (lessonlib.panel.JUDGES) next to the lesson's judge alone.
 
     For the panel and for the lesson's judge asked once (same guideline and
@@ -318,7 +324,7 @@ def _panel_text(records, s, alone):
     lesson, lesson_run, lesson_many, lesson_agree = alone
     scores = list(run.scores.values())
     split = sum(1 for x in scores if 0.0 < x < 1.0)
-    head = "".join(f"{FIGURES[k].short:>14}" for k in METRICS)
+    head = "".join(f"{FIGURES[k].short:>15}" for k in METRICS)
     n = s["band_seeds"]
     return "\n".join([
         f"judges {', '.join(s['judges'])} , quorum {s['quorum']}",
@@ -329,7 +335,7 @@ def _panel_text(records, s, alone):
         f"95% run band over {n:,} runs (panel seeds {SEED} to {SEED + n - 1}): it holds",
         "the middle 95% of the runs, so one run in twenty falls outside it.",
         "",
-        f"{'setup':<21}{head}",
+        f"{'setup':<20}{head}",
         *yours, *lesson,
         "",
         f"agreement at the lesson's seed is above this share of the {n:,} runs:",
@@ -361,7 +367,9 @@ class Explorer(widgets.VBox):
     settings and that text.
     """
 
-    def __init__(self, name, controls, render, *, layout_controls=None):
+    def __init__(self, name: str, controls: Mapping[str, widgets.Widget],
+                 render: Callable[..., str], *,
+                 layout_controls: Callable[..., widgets.Widget] | None = None) -> None:
         check_str("name", name)
         if not callable(render):
             raise TypeError(f"render must be a function (**settings) -> str, got {render!r}")
@@ -389,10 +397,10 @@ class Explorer(widgets.VBox):
             control.observe(self._changed, names="value")
 
     @property
-    def settings(self):
+    def settings(self) -> dict[str, Any]:
         return {key: control.value for key, control in self.controls.items()}
 
-    def redraw(self):
+    def redraw(self) -> str:
         """Recompute the text for the current settings and show it."""
         text = self._render(**self.settings)
         if not isinstance(text, str):
@@ -408,7 +416,7 @@ class Explorer(widgets.VBox):
         self.pane.value = PANE_BUSY + self.pane.value
         self.redraw()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         """Name and settings, wrapped between settings so that no line passes 80 columns."""
         lines, line = [], f"{self.name} ("
         parts = [f"{k}={v!r}" for k, v in self.settings.items()]
@@ -427,7 +435,7 @@ class Explorer(widgets.VBox):
         return data
 
 
-def criteria_explorer(records=None):
+def criteria_explorer(records: Sequence[Record] | None = None) -> Explorer:
     """Notebook 02: one checkbox per flag (the lesson's four rules checked).
 
     Ticking a flag adds it to the rule filter; the measure table and the
@@ -451,7 +459,7 @@ def criteria_explorer(records=None):
     return Explorer("criteria explorer", controls, render, layout_controls=layout)
 
 
-def judge_explorer(records=None):
+def judge_explorer(records: Sequence[Record] | None = None) -> Explorer:
     """Notebook 04: temperature, seed, guideline, spurious cue and unreadable fallback.
 
     Each change reruns the judge (``seed``, ``seed + 1`` and the runs after
@@ -488,7 +496,7 @@ def judge_explorer(records=None):
     return Explorer("judge explorer", controls, render, layout_controls=layout)
 
 
-def panel_explorer(records=None):
+def panel_explorer(records: Sequence[Record] | None = None) -> Explorer:
     """Notebook 09: which judges sit on the panel, quorum, aggregate, min_agreement,
     the unreadable rule and the guideline.
 
@@ -544,9 +552,10 @@ def panel_explorer(records=None):
 # Notebook 13: the raters explorer
 # --------------------------------------------------------------------------
 
-def raters_text(records, judge_decide, miss=RATERS[0].miss,
-                false_alarm=RATERS[1].false_alarm, careless=RATERS[2].careless,
-                guideline="short", criteria=None):
+def raters_text(records: Sequence[Record], judge_decide: Callable[[Record], bool],
+                miss: float = RATERS[0].miss, false_alarm: float = RATERS[1].false_alarm,
+                careless: float = RATERS[2].careless, guideline: str = "short",
+                criteria: Callable[[Record], bool] | None = None) -> str:
     """Notebook 13 explorer's text: error rates in, kappa, alpha and the re-scored table out."""
     records = check_records(records)
     raters = with_rates(miss, false_alarm, careless)
@@ -555,7 +564,11 @@ def raters_text(records, judge_decide, miss=RATERS[0].miss,
                 for row in graded)
     labels = label_sets(records, two)
     human = labels["human"]
-    lines = [f"simulated raters, {guideline} guideline: each against the human label"]
+    # every setting is named (the slides show a snapshot, with no controls): the sliders'
+    # words and values, then the guideline
+    lines = [f"lenient: miss {miss:.2f} , strict: false alarm {false_alarm:.2f} , "
+             f"careless: guess {careless:.2f}",
+             f"simulated raters, {guideline} guideline: each against the human label"]
     for name in RATER_NAMES:
         lines.append(f"  {name:<9} rater agreement {rater_agreement(labels[name], human):.4f}"
                      f" , kappa {cohen_kappa(labels[name], human):.4f}")
@@ -569,7 +582,7 @@ def raters_text(records, judge_decide, miss=RATERS[0].miss,
     return "\n".join(lines)
 
 
-def raters_explorer(records=None):
+def raters_explorer(records: Sequence[Record] | None = None) -> Explorer:
     """Notebook 13: sliders for each rater's error probability and the guideline.
 
     Each change re-rates the records and redraws kappa, alpha and the criteria
@@ -577,16 +590,20 @@ def raters_explorer(records=None):
     """
     records = _records(records)
     decide = run_judge(records, SEED).decide
-    style = {"description_width": "initial"}
+    # one label width for every control, so the sliders start at the same x; the guideline
+    # buttons sit on their label's line (a flex row; alone they would go below it)
+    style = {"description_width": "10em"}
 
     def slider(value, label):
         return widgets.FloatSlider(value=value, min=0.0, max=1.0, step=0.05, readout_format=".2f",
-                                   continuous_update=False, description=label, style=style)
+                                   continuous_update=False, description=label, style=style,
+                                   layout=widgets.Layout(width="420px"))
 
     controls = {"miss": slider(RATERS[0].miss, "lenient: miss"),
                 "false_alarm": slider(RATERS[1].false_alarm, "strict: false alarm"),
                 "careless": slider(RATERS[2].careless, "careless: guess"),
-                "guideline": widgets.ToggleButtons(options=list(RATER_GUIDELINES), value="short",
-                                                   description="guideline", style=style)}
+                "guideline": widgets.ToggleButtons(
+                    options=list(RATER_GUIDELINES), value="short", description="guideline",
+                    style=style, layout=widgets.Layout(display="flex", align_items="center"))}
     return Explorer("raters explorer", controls,
                     lambda **s: raters_text(records, decide, **s))

@@ -25,8 +25,13 @@ CONCURRENT decks at a time, each lane an offline context whose page opens its de
    ``Reveal``) once MathJax is idle, all fragments made visible - has every element's box
    inside the ``.reveal .slides`` box and no element that scrolls or clips its content
    (:data:`MEASURE_JS`, :func:`overflow_problems`).  A failure names the deck, the slide
-   (h/v and its heading) and the element.  Every leaf slide must carry speaker notes, and
-   the smallest text on screen must be MIN_TEXT_PX or more.
+   (h/v and its heading) and the element.  Every leaf slide must carry speaker notes;
+6. **type a back row reads** (:func:`text_problems`): every text on screen, measured as its
+   computed font size times the scale it is shown at (reveal.js's scale of the deck and any
+   zoom of its slide), at every step of the → walk (each fragment shown in turn, not only
+   the last): none under MIN_TEXT_PX, at least BIG_TEXT_SHARE of the deck's characters at
+   BIG_TEXT_PX or more, and no step shrunk while it leaves the screen's height empty (a
+   slide shrunk for fragments not yet shown).
 
 **Incremental, as make is**: a deck that passes gets a stamp, ``.checked/NN_name.json`` beside
 it, holding a hash of every input of its verdict (:func:`deck_inputs`: the deck's bytes, the
@@ -269,6 +274,24 @@ def blank_problem(png, share=BLANK_SHARE):
 # ---------------------------------------------------------------- fit on the screen
 
 SLACK = 1.0   # px of rounding allowed at an edge
+MIN_TEXT_PX = 14.0
+"""Smallest readable text on the 1280x720 screen, in px: computed font size times the scale
+the text is shown at (reveal.js's scale of the deck and any zoom of its slide)."""
+BIG_TEXT_PX = 18.0
+BIG_TEXT_SHARE = 0.8
+"""At least this share of a deck's text (characters on screen, summed over every step of
+every slide) must be BIG_TEXT_PX or more on the 1280x720 screen: text a back row reads."""
+FIGURE_TEXT_PX = 18.0
+"""The smallest text in a course figure, in pixels of its PNG (lessonlib.figures draws its
+smallest type, SMALLEST_POINTS = 13 pt, at 100 dpi: 18 px; tests/test_figures.py checks
+the two agree).  A figure shown at scale s on screen has text of FIGURE_TEXT_PX * s."""
+FIGURE_SHARE = 0.5
+"""A figure must be shown at least this share of the slide's width (none drawn small
+with half the screen empty)."""
+FILLED_SHARE = 0.85
+"""A slide shrunk below the deck's scale must fill at least this share of the screen's
+height with what it shows at that step (else it was shrunk for something not shown)."""
+
 
 
 def overflow_problems(measure, slack=SLACK):
@@ -303,6 +326,76 @@ def overflow_problems(measure, slack=SLACK):
     return sentences
 
 
+def _step(measure):
+    hidden = measure.get("hidden", 0)
+    return (f"slide {measure['where']} with {hidden} fragment(s) not yet shown" if hidden
+            else f"slide {measure['where']}")
+
+
+def text_problems(finals, steps=(), min_px=MIN_TEXT_PX, big_px=BIG_TEXT_PX,
+                  share=BIG_TEXT_SHARE, filled=FILLED_SHARE):
+    """Is a deck's text big enough to read from the back row?  (problems, type sizes).
+
+    ``finals`` are :data:`MEASURE_JS` results of every leaf slide with all its fragments
+    shown, ``steps`` those of the steps before a slide's last fragment.  Each measure has
+    ``where``, ``text`` (screen px -> characters of text at that size), ``smallest_text``
+    and ``smallest_name``, ``shrink`` (the slide's own scale beyond the deck's),
+    ``filled`` (the height of what is shown, as a share of the screen's slide box) and
+    ``hidden`` (fragments not yet shown).  Problems: any text under ``min_px`` (one
+    sentence per slide, at its first step that has it); less than ``share`` of the deck's
+    characters on screen (every step counted: what the room reads over the talk) at
+    ``big_px`` or more; a slide shrunk (``shrink`` under 0.99)
+    while what it shows fills less than ``filled`` of the height - shrunk for what is not
+    on screen; a figure (``images``: pixel width ``natural``, screen width ``shown``) whose
+    smallest text, FIGURE_TEXT_PX at its pixel size, is under ``min_px`` as shown, or shown
+    narrower than FIGURE_SHARE of the slide (``width``).
+    Type sizes: (smallest px, where, share of characters at ``big_px`` or more).
+    """
+    problems, small = [], set()
+    smallest = (float("inf"), "")
+    for m in [*steps, *finals]:
+        px = m.get("smallest_text")
+        if px is None:
+            continue
+        if px < smallest[0]:
+            smallest = (px, f"slide {m['where']}: {m['smallest_name']}")
+        if px < min_px and m["where"] not in small:
+            small.add(m["where"])
+            problems.append(f"{_step(m)}: text at {px:.1f} px on the 1280x720 screen (at "
+                            f"least {min_px:.0f} px): {m['smallest_name']}")
+    for m in [*steps, *finals]:
+        if m.get("shrink", 1.0) < 0.99 and m.get("filled", 1.0) < filled:
+            problems.append(f"{_step(m)}: shrunk to {m['shrink']:.0%} of the deck's scale, yet "
+                            f"what it shows fills only {m['filled']:.0%} of the screen's height "
+                            f"(at least {filled:.0%} when shrunk)")
+    for m in finals:
+        for image in m.get("images", ()):
+            scale = image["shown"] / image["natural"]
+            if FIGURE_TEXT_PX * scale < min_px:
+                problems.append(f"{_step(m)}: figure shown at {scale:.0%} of its pixels, so its "
+                                f"smallest text is {FIGURE_TEXT_PX * scale:.1f} px (at least "
+                                f"{min_px:.0f} px): {image['name']}")
+            if image["shown"] < FIGURE_SHARE * m.get("width", 0):
+                problems.append(f"{_step(m)}: figure shown {image['shown']:.0f} px wide, less "
+                                f"than {FIGURE_SHARE:.0%} of the slide's {m['width']:.0f} px: "
+                                f"{image['name']}")
+    counts = [(float(px), chars) for m in [*steps, *finals]
+              for px, chars in m.get("text", {}).items()]
+    total = sum(chars for _, chars in counts)
+    big = sum(chars for px, chars in counts if px >= big_px)
+    got = big / total if total else 1.0
+    if got < share:
+        small_chars = {}
+        for m in [*steps, *finals]:
+            small_chars[m["where"]] = small_chars.get(m["where"], 0) + sum(
+                c for px, c in m.get("text", {}).items() if float(px) < big_px)
+        worst = sorted((w for w in small_chars if small_chars[w]), key=lambda w: -small_chars[w])
+        problems.append(f"only {got:.0%} of the deck's text (by characters) is {big_px:.0f} px "
+                        f"or more on the 1280x720 screen (at least {share:.0%}); most small "
+                        "text on slide(s) " + ", ".join(worst[:3]))
+    return problems, (smallest[0], smallest[1], got)
+
+
 def walk_problems(leaves, seen, key):
     """Why pressing ``key`` from the first slide did not visit every slide in order.
 
@@ -327,8 +420,6 @@ LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking
                "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9"]
 VIEWPORT = {"width": 1280, "height": 720}
 TIMEOUT_MS = 30000
-MIN_TEXT_PX = 9.0   # smallest readable text on the 1280x720 screen (a line box / 1.15)
-
 NO_MOTION_CSS = """.reveal .slides section, .reveal .slides section *, .reveal .fragment,
 .reveal .slides { transition: none !important; animation: none !important; }"""
 
@@ -389,29 +480,70 @@ MEASURE_JS = """() => {
         r.right > b.right || r.bottom > b.bottom) item.name = describe(el);
     elements.push(item);
   }
-  // the smallest text on screen: the height of a text line's box, in screen pixels,
-  // over the font's line-box ratio (about 1.15 for the fonts here)
+  // the text on screen: every visible text node's computed font size times the scale its
+  // element is shown at (bounding width / layout width: reveal.js's scale of the whole
+  // deck and any zoom of the slide), in screen pixels; characters counted per size
+  const text = {};
+  const scales = new Map();
+  const scaleOf = el => {
+    if (!scales.has(el)) {
+      const r = el.getBoundingClientRect();
+      scales.set(el, el.offsetWidth ? r.width / el.offsetWidth
+                     : el.offsetHeight ? r.height / el.offsetHeight : null);
+    }
+    return scales.get(el);
+  };
   let smallest = null, smallestName = '';
   const walker = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);
   for (let t = walker.nextNode(); t; t = walker.nextNode()) {
-    if (!t.textContent.trim() ||
+    const chars = t.textContent.replace(/\\s+/g, '').length;
+    if (!chars ||
         t.parentElement.closest('aside.notes, .MathJax_Preview, .MJX_Assistive_MathML')) continue;
-    const cs = getComputedStyle(t.parentElement);
-    if (cs.display === 'none' || cs.visibility === 'hidden') continue;
+    const el = t.parentElement;
+    const cs = getComputedStyle(el);
+    if (cs.display === 'none' || cs.visibility === 'hidden' || cs.opacity === '0') continue;
     const range = document.createRange();
     range.selectNodeContents(t);
     const rects = range.getClientRects();
     if (!rects.length || rects[0].height < 1) continue;
-    const px = rects[0].height / 1.15;
+    const scale = scaleOf(el.closest('svg') ? el.closest('svg').parentElement : el);
+    if (scale === null) continue;
+    const px = Math.round(parseFloat(cs.fontSize) * scale * 10) / 10;
+    text[px] = (text[px] || 0) + chars;
     if (smallest === null || px < smallest) {
       smallest = px;
-      smallestName = describe(t.parentElement);
+      smallestName = describe(el);
     }
+  }
+  // how much the slide itself is shrunk beyond the deck's scale, and the height of what is
+  // shown on it, as a share of the screen's slide box
+  const deckScale = b.width / (slides.offsetWidth || b.width);
+  const own = slide.getBoundingClientRect();
+  const shrink = (own.width / (slide.offsetWidth || own.width)) / deckScale;
+  let top = null, bottom = null;
+  for (const child of slide.children) {
+    if (child.matches('aside.notes')) continue;
+    const cs = getComputedStyle(child);
+    if (cs.display === 'none' || cs.visibility === 'hidden') continue;
+    const r = child.getBoundingClientRect();
+    if (r.height < 1) continue;
+    top = top === null ? r.top : Math.min(top, r.top);
+    bottom = bottom === null ? r.bottom : Math.max(bottom, r.bottom);
+  }
+  const hidden = slide.querySelectorAll('.fragment:not(.visible)').length;
+  // figures: each visible image's pixel width and the width it is shown at on screen
+  const images = [];
+  for (const img of slide.querySelectorAll('img')) {
+    const r = img.getBoundingClientRect();
+    if (r.width < 1 || !img.naturalWidth || getComputedStyle(img).visibility === 'hidden') continue;
+    images.push({natural: img.naturalWidth, shown: r.width, name: describe(img)});
   }
   const head = slide.querySelector('h1, h2, h3, h4');
   return {box: {left: b.left, top: b.top, right: b.right, bottom: b.bottom},
           title: head ? head.innerText.trim().slice(0, 60) : '', elements,
-          smallest_text: smallest, smallest_name: smallestName,
+          smallest_text: smallest, smallest_name: smallestName, text,
+          shrink, filled: top === null ? 0 : (bottom - top) / b.height, hidden, images,
+          width: b.width,
           notes: !!slide.querySelector('aside.notes')};
 }"""
 
@@ -446,15 +578,17 @@ RECORD_KEYS_JS = """([present, measure]) => {
   const [now, measureNow] = [eval(present), eval(measure)];
   window.__seen = [];
   window.__measured = {};
+  window.__steps = [];
   window.__record = () => {
     const where = now();
     window.__seen.push(where);
     if (!window.__measuring || !where || where in window.__measured) return;
     const h = document.querySelector('.reveal .slides > section.present');
     const slide = h.querySelector(':scope > section.present') || h;
-    if (slide.querySelector('.fragment:not(.visible), script[type^="math/tex"], .MathJax_Preview'))
-      return;
-    window.__measured[where] = Object.assign(measureNow(), {where, shown: where});
+    if (slide.querySelector('script[type^="math/tex"], .MathJax_Preview')) return;
+    const m = Object.assign(measureNow(), {where, shown: where});
+    if (m.hidden) window.__steps.push(m);   // a step before the last fragment
+    else window.__measured[where] = m;
   };
   document.addEventListener('keyup', window.__record, true);
 }"""
@@ -487,6 +621,7 @@ FIT_JS = """async ([leaves, present, measure, go]) => {
     // reveal.js hides a slide's fragments when it arrives there: show them all
     document.querySelectorAll('.reveal .slides section.present .fragment')
       .forEach(f => f.classList.add('visible'));
+    if (window.slideFit) window.slideFit();   // the deck's own fit, for what is now shown
     out.push(Object.assign(measureNow(), {where, shown}));
   }
   return out;
@@ -536,7 +671,8 @@ async def walk(page, leaves, key, fragments):
 
 
 async def check_deck(page, deck, workdir, log):
-    """Every problem of one deck: (problems, leaf slides, slides that fit, smallest text).
+    """Every problem of one deck: (problems, leaf slides, slides that fit, type sizes), the
+    last as :func:`text_problems` gives it (smallest px, where, share of big text).
 
     ``log`` is the list the page's console messages, uncaught errors and failed loads are
     appended to while the deck is open (see :func:`_check_all`)."""
@@ -557,7 +693,7 @@ async def check_deck(page, deck, workdir, log):
     dom = dom_problems(await page.evaluate(SKELETON_JS), widget_views=views)
     problems += dom
     if dom:
-        return problems + console_problems(log), 0, 0, (float("inf"), "")
+        return problems + console_problems(log), 0, 0, (float("inf"), "", 0.0)
     png = await page.screenshot(path=str(pathlib.Path(workdir) / (deck.stem + ".png")))
     blank = blank_problem(png)
     if blank:
@@ -574,31 +710,30 @@ async def check_deck(page, deck, workdir, log):
     rest = [where for where in leaves if where not in measured]
     for measure in await page.evaluate(FIT_JS, [rest, PRESENT_JS, MEASURE_JS, GOTO_JS]):
         measured[measure["where"]] = measure
+    steps = await page.evaluate("() => window.__steps")
     fit = 0
-    smallest = (float("inf"), "")
+    finals = []
     for where in leaves:
         measure = measured[where]
         if measure["shown"] != where:
             problems.append(f"slide {where}: going to #/{where} shows slide {measure['shown']}")
             continue
+        finals.append(measure)
         out = overflow_problems(measure)
         if not measure["notes"]:
             problems.append(f"slide {where} ({measure['title'] or 'no heading'}) has no "
                             "speaker notes (a markdown cell with slide_type 'notes', or "
                             "'speaker_notes' in the metadata of the slide's first cell)")
-        if measure["smallest_text"] is not None and measure["smallest_text"] < smallest[0]:
-            smallest = (measure["smallest_text"], f"slide {where}: {measure['smallest_name']}")
         if out:
             title = f" ({measure['title']})" if measure["title"] else ""
             problems.append(f"slide {where}{title} does not fit: " + out[0]
                             + (f"; and {len(out) - 1} more" if len(out) > 1 else ""))
         else:
             fit += 1
-    if smallest[0] < MIN_TEXT_PX:
-        problems.append(f"text too small to read: about {smallest[0]:.1f} px on a 1280x720 "
-                        f"screen (at least {MIN_TEXT_PX} px), {smallest[1]}")
+    text, type_sizes = text_problems(finals, steps)
+    problems += text
     problems += console_problems(log)
-    return problems, len(leaves), fit, smallest
+    return problems, len(leaves), fit, type_sizes
 
 
 async def _check_all(decks, workdir, browser, report):
@@ -660,8 +795,9 @@ def print_result(deck, result, took):
             print("     - " + p)
     else:
         print(f"ok   {deck.name} ({took:.1f} s): all {leaves} slides fit "
-              "1280x720, -> and space walk every slide, smallest text "
-              f"{smallest[0]:.1f} px ({smallest[1][:70]})", flush=True)
+              "1280x720, -> and space walk every slide, "
+              f"{smallest[2]:.0%} of the text {BIG_TEXT_PX:.0f} px or more, smallest "
+              f"{smallest[0]:.1f} px ({smallest[1][:60]})", flush=True)
 
 
 # ---------------------------------------------------------------- stamps: walk only what changed
@@ -689,7 +825,9 @@ def shared_inputs(folder, browser):
              if shutil.which("fc-list") else "no fc-list")
     return {
         "checker": _sha(pathlib.Path(__file__).read_bytes()),
-        "settings": json.dumps([VIEWPORT, MIN_TEXT_PX, BLANK_SHARE, LAUNCH_ARGS]),
+        "settings": json.dumps([VIEWPORT, MIN_TEXT_PX, BIG_TEXT_PX, BIG_TEXT_SHARE, FILLED_SHARE,
+                               FIGURE_TEXT_PX, FIGURE_SHARE,
+                               BLANK_SHARE, LAUNCH_ARGS]),
         "vendor": files.hexdigest(),
         "chromium": run(browser, "--version").strip(),
         "fonts": _sha("".join(sorted(fonts.splitlines(True))).encode()),

@@ -297,14 +297,34 @@ def show_ran(page, path):
     return explorer(page)
 
 
-def open_and_run(page, lab, notebook):
+OPEN_ATTEMPTS = 3
+"""How many times :func:`open_and_run` loads the page and opens a notebook before it gives up."""
+
+
+def open_and_run(page, lab, notebook, attempts=OPEN_ATTEMPTS, say=None):
     """Open ``notebook`` (a name in notebooks/) alone in a fresh Lab page, run all its
-    cells and return its explorer; the kernels of notebooks opened before are shut down."""
-    with contextlib.suppress(Exception):
-        page.evaluate("() => window.jupyterapp.serviceManager.sessions.shutdownAll()")
-    open_lab(page, lab)
-    open_notebooks(page, [notebook])
-    return show_ran(page, notebook)
+    cells and return its explorer; the kernels of notebooks opened before are shut down.
+
+    On a slow, shared machine the page can navigate or lose a pending promise while Lab
+    starts (Playwright: "Resulting promise was garbage collected") or a wait can time out:
+    then the page is loaded again and the notebook opened again, up to ``attempts`` times
+    in all; ``say(line)`` is told of each retry.  The last failure is raised."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    for attempt in range(1, attempts + 1):
+        with contextlib.suppress(Exception):
+            page.evaluate("() => window.jupyterapp.serviceManager.sessions.shutdownAll()")
+        try:
+            open_lab(page, lab)
+            open_notebooks(page, [notebook])
+            return show_ran(page, notebook)
+        except PlaywrightError as exc:     # TimeoutError is one too
+            if attempt == attempts:
+                raise
+            if say is not None:
+                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                say(f"opening {notebook} failed ({first[:100]}); "
+                    f"attempt {attempt + 1} of {attempts}")
 
 
 KERNEL_REPORTED_JS = f"""path => ({WITHIN_JS})((async () => {{

@@ -75,7 +75,8 @@ def test_an_axes_is_drawn_into():
 def test_class_sources_bars_are_the_counts_per_class_and_source():
     from collections import Counter
 
-    from lessonlib.records import CLASSES, SOURCES, plot_class_sources
+    from lessonlib.figures import plot_class_sources
+    from lessonlib.records import CLASSES, SOURCES
 
     records = lessonlib.make_records()
     counts = Counter((r.cls, r.source) for r in records)
@@ -98,7 +99,8 @@ def test_class_sources_bars_are_the_counts_per_class_and_source():
 def test_harmful_probability_is_the_softmax_of_prior_and_cues_worked_by_hand():
     import math
 
-    from lessonlib.judge import harmful_probability_curves, plot_harmful_probability
+    from lessonlib.figures import plot_harmful_probability
+    from lessonlib.judge import harmful_probability_curves
 
     # k real flags: zararli scores 0.15 + k, temiz 0.75 (plus 1.0 for 'yok' when k = 0);
     # P(zararli) = 1 / (1 + exp((temiz - zararli) / T)).
@@ -120,6 +122,74 @@ def test_harmful_probability_is_the_softmax_of_prior_and_cues_worked_by_hand():
         lines = [ln for ln in ax.get_lines() if len(ln.get_xdata()) == 3]
         assert [list(ln.get_ydata()) for ln in lines] == [curves[k][1] for k in curves]
         assert ax.get_xlabel() == "temperature" and ax.get_ylabel() == "P(zararli)"
+    finally:
+        plt.close("all")
+
+
+# ---------------------------------------------------------------- one style for every figure
+
+def _text_sizes(fig):
+    """(points, text) of every visible, non-empty text the figure draws (ticks included)."""
+    import matplotlib.text
+
+    fig.canvas.draw()    # ticks are made lazily: draw, then read them
+    return [(t.get_fontsize(), t.get_text()) for t in fig.findobj(matplotlib.text.Text)
+            if t.get_visible() and t.get_text().strip()]
+
+
+def _small_figures():
+    """Every lessonlib figure function on small hand-made inputs: (name, Figure)."""
+    import numpy as np
+
+    from lessonlib import raters, variance
+    from lessonlib.figures import class_recall_bars
+
+    rows = [{"figure": "recall", "count": 93, "gap": 15, "two-run difference": -3},
+            {"figure": "false_block_rate", "count": 147, "gap": 1, "two-run difference": 5}]
+    sweep = [{"temperature": t, "recall low": 0.8, "recall high": 0.9,
+              "false_block_rate low": 0.1, "false_block_rate high": 0.2, "mean changes": 10 * t}
+             for t in (0.5, 1.0)]
+    scales = [{"guideline": g, "two-point kappa": 0.6, "graded nominal": 0.4,
+               "graded ordinal": 0.8, "graded interval": 0.8} for g in ("short", "detailed")]
+    pairs = [{"pair": "lenient - strict", "agreement": 0.8, "kappa": 0.6},
+             {"pair": "always clean - human", "agreement": 0.6, "kappa": 0.0}]
+    return [("confusion_picture", confusion_picture(SMALL, lessonlib.rule_filter).figure),
+            ("class_recall_bars", class_recall_bars(
+                SMALL, {"criteria": lessonlib.rule_filter, "never": lambda r: False}).figure),
+            ("plot_gap_steps", variance.plot_gap_steps(rows)),
+            ("plot_changes", variance.plot_changes(np.array([3, 5, 5, 8]), mark=5)),
+            ("plot_sweep", variance.plot_sweep(sweep)),
+            ("plot_scales", raters.plot_scales(scales)),
+            ("plot_pairs", raters.plot_pairs(pairs))]
+
+
+def test_every_figure_is_drawn_in_the_slide_style():
+    """No text under SMALLEST_POINTS (the explicit sizes 8-10 pt of old are gone), drawn at
+    FIGURE_DPI, at least FIGURE_WIDTH wide; and the style leaves matplotlib's own settings
+    as they were (it is a context, not a global change)."""
+    from lessonlib import figures as F
+
+    before = dict(matplotlib.rcParams)
+    try:
+        for name, fig in _small_figures():
+            sizes = _text_sizes(fig)
+            assert sizes, name
+            small = [(size, text) for size, text in sizes if size < F.SMALLEST_POINTS]
+            assert small == [], name
+            assert fig.dpi == F.FIGURE_DPI, name
+            assert fig.get_figwidth() >= 0.75 * F.FIGURE_WIDTH, name
+    finally:
+        plt.close("all")
+    assert dict(matplotlib.rcParams) == before
+
+
+def test_a_figure_drawn_without_the_style_is_caught():
+    # the test above must be able to fail: the same figure with matplotlib's defaults
+    from lessonlib import figures as F
+
+    fig = F.confusion_picture.__wrapped__(SMALL, lessonlib.rule_filter).figure
+    try:
+        assert min(size for size, _ in _text_sizes(fig)) < F.SMALLEST_POINTS
     finally:
         plt.close("all")
 
@@ -163,3 +233,38 @@ def test_the_new_figures_refuse_bad_arguments():
         quorum_noise(records, ("nobody",), (1,), range(2))
     with pytest.raises(TypeError, match="quorums"):
         quorum_noise(records, ("lesson",), 3, range(2))
+
+
+def test_the_deck_check_knows_the_smallest_figure_text():
+    """scripts/check_slides.py (which imports nothing from lessonlib) reads a figure's text
+    as FIGURE_TEXT_PX pixels of its PNG: SMALLEST_POINTS at FIGURE_DPI."""
+    import sys
+
+    from conftest import ROOT
+    from lessonlib import figures as F
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import check_slides
+
+    assert abs(F.SMALLEST_POINTS * F.FIGURE_DPI / 72 - check_slides.FIGURE_TEXT_PX) < 0.1
+
+
+def test_every_function_that_draws_a_figure_is_drawn_in_the_slide_style():
+    """Any lessonlib function that makes a figure (calls plt.subplots) goes through
+    slide_figure, so a new step's plot cannot come out in matplotlib's small defaults."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    from lessonlib import figures as F
+
+    unstyled = []
+    for info in pkgutil.walk_packages(lessonlib.__path__, "lessonlib."):
+        module = importlib.import_module(info.name)
+        for name, fn in vars(module).items():
+            if not inspect.isfunction(fn) or fn.__module__ != module.__name__:
+                continue
+            inner = inspect.unwrap(fn)
+            if "plt.subplots(" in inspect.getsource(inner) and fn is inner:
+                unstyled.append(f"{info.name}.{name}")
+    assert unstyled == [], f"draw these with @{F.slide_figure.__name__}: {unstyled}"

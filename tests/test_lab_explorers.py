@@ -1,9 +1,9 @@
-"""The explorers of 02, 04 and 09 in a real JupyterLab, driven by Chromium.
+"""Every explorer (02, 04, 09 and 13) in a real JupyterLab, driven by Chromium.
 
 One JupyterLab (from this .venv, loopback port, random token, no browser, serving a
 temporary copy of notebooks/, without the panels and services a test does not use: see
 lab_session.LEAN) and one page of Debian's chromium (Playwright) serve the whole module.
-The three notebooks' kernels start while the page loads JupyterLab, the notebooks are
+The four notebooks' kernels start while the page loads JupyterLab, the notebooks are
 opened together and Run All starts in each at once, so they run side by side; each test
 then waits for its notebook's run, brings it to the front and moves each kind of control as
 a student would (checkbox click, slider arrow key, toggle button, dropdown, typed text).
@@ -34,7 +34,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(
            "tested in JupyterLab; `apt-get install chromium` enables this test")]
 
 
-NOTEBOOKS = ("02_criteria_filter.ipynb", "04_two_seed_variance.ipynb", "09_judge_panel.ipynb")
+NOTEBOOKS = ("02_criteria_filter.ipynb", "04_two_seed_variance.ipynb", "09_judge_panel.ipynb",
+             "13_label_raters.ipynb")
 EXECUTED = "opens_unmodified.ipynb"    # written and run by execute_notebooks.py
 
 
@@ -55,8 +56,8 @@ def executed_notebook(folder):
 def page():
     """One Lab page for the module.  The server starts while the browser starts;
     execute_notebooks.py runs its notebook (in a thread, with a kernel of its own) and the
-    Lab kernels of 02, 04, 09 and that notebook start while the page loads JupyterLab; then
-    02, 04 and 09 are opened and Run All starts in all three."""
+    Lab kernels of 02, 04, 09, 13 and that notebook start while the page loads JupyterLab;
+    then 02, 04, 09 and 13 are opened and Run All starts in all four."""
     pytest.importorskip("playwright", reason="playwright (requirements.txt) is not installed")
     lab = ls.LabServer(lean=True).start()
     try:
@@ -107,6 +108,16 @@ def panel_expected(records, state):
                         guideline=one(state["dropdown"], "guideline"))
 
 
+def raters_expected(records, state):
+    from lessonlib import raters as R
+
+    return R.raters_text(records, L.run_judge(records, L.SEED).decide,
+                         miss=float(one(state["slider"], "lenient")),
+                         false_alarm=float(one(state["slider"], "strict")),
+                         careless=float(one(state["slider"], "careless")),
+                         guideline=one(state["toggle"], "guideline"))
+
+
 def assert_pane_matches(page, records, expected):
     state = ls.explorer_state(page)
     assert state["pane"] == expected(records, state), state
@@ -153,3 +164,29 @@ def test_panel_explorer_in_jupyterlab(page, records):
         assert ls.last_busy_ms(page) is not None, "no 'computing ...' line during the redraw"
         assert_pane_matches(page, records, panel_expected)
         assert "computing" not in ls.explorer(page).inner_text()
+
+
+ALIGNMENT_JS = """root => ({
+  sliders: Array.from(root.querySelectorAll('.widget-hslider .noUi-target'),
+                      el => Math.round(el.getBoundingClientRect().left)),
+  toggles: Array.from(root.querySelectorAll('.widget-toggle-buttons'), el => {
+    const [label, button] = [el.querySelector('label'), el.querySelector('button')];
+    const mid = r => (r.top + r.bottom) / 2;
+    return Math.abs(mid(label.getBoundingClientRect()) - mid(button.getBoundingClientRect()));
+  })})"""
+
+
+def test_raters_explorer_in_jupyterlab(page, records):
+    box = ls.show_ran(page, NOTEBOOKS[3])
+    # laid out as a student sees it: the sliders start at the same x, and the guideline's
+    # label sits on its buttons' line (half a line apart at most)
+    where = box.evaluate(ALIGNMENT_JS)
+    assert len(where["sliders"]) == 3 and len(set(where["sliders"])) == 1, where
+    assert len(where["toggles"]) == 1 and where["toggles"][0] < 8, where
+    assert_pane_matches(page, records, raters_expected)
+    for change in (lambda: ls.nudge_slider(page, "lenient"),
+                   lambda: ls.nudge_slider(page, "strict", "ArrowLeft"),
+                   lambda: ls.nudge_slider(page, "careless"),
+                   lambda: ls.press_toggle(page, "guideline", "detailed")):
+        change()
+        assert_pane_matches(page, records, raters_expected)

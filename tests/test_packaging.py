@@ -233,3 +233,26 @@ def test_make_test_runs_the_linters_and_everything():
     assert "$(lint)" in recipe and "$$lrc -eq 0" in recipe
     assert "$(call pytest,$(BIN)/python)" in recipe        # the default: --nbval notebooks tests
     assert "--nbval notebooks tests" in text
+
+
+def test_make_lab_turns_the_jupyter_news_question_off():
+    """`make lab` puts scripts/jupyterlab/overrides.json where JupyterLab reads its
+    environment's setting overrides; the override names a setting JupyterLab's own schema
+    has, with a value the schema allows, that stops the "Jupyter news?" question (the
+    announcements plugin asks while fetchNews is "none")."""
+    import json
+
+    overrides = json.loads((ROOT / "scripts" / "jupyterlab" / "overrides.json").read_text())
+    assert overrides["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
+    schemas = pathlib.Path(sys.prefix) / "share" / "jupyter" / "lab" / "schemas"
+    if not schemas.is_dir():
+        pytest.skip("no JupyterLab in this environment")
+    for plugin, settings in overrides.items():
+        package, name = plugin.rsplit(":", 1)
+        schema = json.loads((schemas / package / f"{name}.json").read_text())["properties"]
+        for key, value in settings.items():
+            allowed = [c["const"] for c in schema[key].get("oneOf", [])]
+            assert value in allowed if allowed else isinstance(value, bool), (key, value)
+    make = (ROOT / "Makefile").read_text()
+    assert "LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json" in make
+    assert re.search(r"^lab: .*\$\(LAB_OVERRIDES\)", make, re.M)

@@ -315,6 +315,22 @@ def test_tables_stay_within_80_columns():
     assert all(len(line) <= 80 for text in texts for line in text.splitlines())
 
 
+def test_the_explorer_text_names_every_setting():
+    """The slides show the explorer as a snapshot with no controls: its text must name each
+    slider's setting and the guideline, so the room knows what the tables are for."""
+    run = L.run_judge(RECORDS)
+    text = W.raters_text(RECORDS, run.decide, miss=0.1, false_alarm=0.2, careless=0.35,
+                         guideline="detailed")
+    head = "\n".join(text.splitlines()[:2])
+    for words in ("lenient: miss 0.10", "strict: false alarm 0.20", "careless: guess 0.35",
+                  "detailed guideline"):
+        assert words in head
+    explorer = W.raters_explorer(RECORDS)
+    for control in explorer.controls.values():     # the sliders' own words
+        if hasattr(control, "min"):
+            assert f"{control.description} {control.value:.2f}" in explorer.text
+
+
 def test_the_explorer_redraws_when_an_error_rate_moves():
     explorer = W.raters_explorer(RECORDS)
     before = explorer.text

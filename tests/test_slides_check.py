@@ -236,8 +236,10 @@ def test_build_outputs_are_not_committed():
 
 def test_check_deck_fails_a_deck_that_overflows_and_passes_one_that_fits(tmp_path):
     """Build two tiny decks with the course's template and open them in Chromium: one slide
-    printing 90 lines (too tall even scaled to 70 %) and no notes must fail, naming the slide
-    and the element; the same deck with 5 lines and notes must pass, sub-slide walk included."""
+    printing 90 lines (too tall even scaled to 76 %), no notes and 10 px text must fail, naming
+    the slide and the element; the same deck with 5 lines, notes and two fragments (the
+    second turns the page) must pass with all its text at 18 px or more, sub-slide walk
+    included."""
     if cs.find_browser() is None:
         pytest.skip("no Chromium installed: the real-browser deck check was NOT run")
     if not (ROOT / "node_modules" / "reveal.js").is_dir():
@@ -247,8 +249,8 @@ def test_check_deck_fails_a_deck_that_overflows_and_passes_one_that_fits(tmp_pat
 
     import build_slides
 
-    def deck(name, lines, notes):
-        cells = [nbformat.v4.new_markdown_cell("# 99 · A title"),
+    def deck(name, lines, notes, extra):
+        cells = [nbformat.v4.new_markdown_cell("# 99 · A title" + extra),
                  nbformat.v4.new_markdown_cell("## A sub-slide"),
                  nbformat.v4.new_code_cell(f"print(*range({lines}), sep='\\n')",
                                            outputs=[nbformat.v4.new_output(
@@ -258,7 +260,13 @@ def test_check_deck_fails_a_deck_that_overflows_and_passes_one_that_fits(tmp_pat
         if notes:   # one slide's notes in its first cell's metadata, the other's in a cell
             cells[0].metadata["speaker_notes"] = "say hello"
             cells.append(nbformat.v4.new_markdown_cell("point at the numbers"))
-            types = ["slide", "subslide", "-", "notes"]
+            # and fragments: their steps are measured too; the second does not fit under
+            # what is shown in large type, so it turns the page (no slide is shrunk)
+            cells.append(nbformat.v4.new_markdown_cell("A point made **after** the numbers."))
+            cells.append(nbformat.v4.new_code_cell(
+                "print(*range(22), sep='\\n')", outputs=[nbformat.v4.new_output(
+                    "stream", name="stdout", text="".join(f"{i}\n" for i in range(22)))]))
+            types = ["slide", "subslide", "-", "notes", "fragment", "fragment"]
         for cell, kind in zip(cells, types):
             cell.metadata["slideshow"] = {"slide_type": kind}
         path = tmp_path / f"{name}.ipynb"
@@ -266,15 +274,21 @@ def test_check_deck_fails_a_deck_that_overflows_and_passes_one_that_fits(tmp_pat
         return path
 
     build_slides.copy_assets(tmp_path)
-    built = build_slides.build([deck("tall", 90, False), deck("short", 5, True)], out=tmp_path)
+    small_print = '\n\n<p style="font-size: 10px">the small print</p>'
+    built = build_slides.build([deck("tall", 90, False, small_print), deck("short", 5, True, "")],
+                               out=tmp_path)
     # both decks at once, as make test-slides checks them (one browser, a context each)
-    (tall, tall_leaves, tall_fit, _), (short, short_leaves, short_fit, _) = cs.check_decks(
+    (tall, tall_leaves, tall_fit, _), (short, short_leaves, short_fit, sizes) = cs.check_decks(
         built, tmp_path)
     assert tall_leaves == 2 and tall_fit == 1
     assert any(p.startswith("slide 0/1 (A SUB-SLIDE) does not fit: ") and "bottom edge" in p
                for p in tall), tall
     assert any("has no speaker notes" in p for p in tall)
+    # 10 px type at reveal.js's scale (0.98 for a 1280x720 deck on a 1280x720 screen)
+    assert any(p.startswith("slide 0/0: text at 9.8 px") and "the small print" in p
+               for p in tall), tall
     assert short == [] and short_leaves == short_fit == 2
+    assert sizes[0] >= 18.0 and sizes[2] == 1.0, sizes     # every step in large type
 
 
 # ---------------------------------------------------------------- make slides: what is rebuilt
@@ -435,3 +449,95 @@ def test_the_script_reports_unwalked_decks_and_slides_recheck_walks_them(tmp_pat
                     "slides: 0 checked, 1 unchanged since their last pass (3 slides not "
                     "re-walked; make test-slides FORCE=1 walks every deck); 0 failed",
                     "slides: 1 checked, 0 unchanged since their last pass; 0 failed"]
+
+
+# ---------------------------------------------------------------- type a back row can read
+
+def shown(where, text, shrink=1.0, filled=0.5, hidden=0, name="pre"):
+    """A stand-in for what MEASURE_JS returns about the text of one slide (one step)."""
+    sizes = {str(px): chars for px, chars in text.items()}
+    return {"where": where, "text": sizes, "smallest_text": min(text) if text else None,
+            "smallest_name": name, "shrink": shrink, "filled": filled, "hidden": hidden}
+
+
+def test_a_deck_in_big_type_passes():
+    problems, (px, where, share) = cs.text_problems(
+        [shown("0/0", {40.3: 20, 19.2: 300}), shown("1/0", {19.2: 200, 15.4: 100})])
+    assert problems == []
+    assert px == 15.4 and where == "slide 1/0: pre" and share == 520 / 620
+
+
+def test_text_under_14_px_fails_naming_the_slide_and_element():
+    problems, (px, _, _) = cs.text_problems(
+        [shown("0/0", {19.2: 300}), shown("2/1", {19.2: 900, 12.8: 40}, name='pre "tp fp"')])
+    assert px == 12.8
+    assert problems == ['slide 2/1: text at 12.8 px on the 1280x720 screen (at least 14 px): '
+                        'pre "tp fp"']
+
+
+def test_less_than_80_percent_big_text_fails():
+    # 75 % of the characters at 18 px or more, none under 14 px
+    problems, (_, _, share) = cs.text_problems(
+        [shown("0/0", {19.2: 300}), shown("1/0", {16.0: 100}), shown("1/1", {24.0: 0.0})])
+    assert share == 0.75
+    assert problems == ["only 75% of the deck's text (by characters) is 18 px or more on the "
+                        "1280x720 screen (at least 80%); most small text on slide(s) 1/0"]
+    assert cs.text_problems([shown("0/0", {19.2: 400}), shown("1/0", {16.0: 100})])[0] == []
+    assert cs.text_problems([shown("0/0", {18.0: 80}), shown("1/0", {17.9: 21})])[0] != []
+
+
+def test_a_step_before_the_last_fragment_is_checked_too():
+    # the first step of slide 1/0 shows its code at 12.8 px: shrunk to 67 % for fragments
+    # not yet shown, with two thirds of the screen empty
+    step = shown("1/0", {12.8: 50}, shrink=0.67, filled=0.3, hidden=2)
+    last = shown("1/0", {19.2: 500}, filled=0.95)
+    problems, (px, where, share) = cs.text_problems([shown("0/0", {19.2: 100}), last], [step])
+    assert px == 12.8 and where == "slide 1/0: pre" and share == 600 / 650
+    assert problems == [
+        "slide 1/0 with 2 fragment(s) not yet shown: text at 12.8 px on the 1280x720 screen "
+        "(at least 14 px): pre",
+        "slide 1/0 with 2 fragment(s) not yet shown: shrunk to 67% of the deck's scale, yet "
+        "what it shows fills only 30% of the screen's height (at least 85% when shrunk)"]
+
+
+def test_a_slide_shrunk_to_fit_what_it_shows_passes():
+    full = shown("0/0", {19.2 * 0.8: 10, 19.2: 100}, shrink=0.8, filled=0.99)
+    assert cs.text_problems([full])[0] == []
+    roomy = shown("0/0", {19.2: 100}, shrink=0.8, filled=0.6)
+    assert "shrunk to 80%" in cs.text_problems([roomy])[0][0]
+
+
+def test_a_figure_shown_too_small_or_too_narrow_fails():
+    def with_image(natural, on_screen):
+        image = {"natural": natural, "shown": on_screen, "name": "img"}
+        return {**shown("2/3", {19.2: 100}), "width": 1254.4, "images": [image]}
+
+    assert cs.text_problems([with_image(1000, 980)])[0] == []
+    # 18 px of the PNG shown at 0.7: 12.6 px on screen
+    assert cs.text_problems([with_image(1000, 700)])[0] == [
+        "slide 2/3: figure shown at 70% of its pixels, so its smallest text is 12.6 px "
+        "(at least 14 px): img"]
+    # drawn 589 px wide, shown whole: the right half of the slide is empty
+    assert cs.text_problems([with_image(589, 577)])[0] == [
+        "slide 2/3: figure shown 577 px wide, less than 50% of the slide's 1254 px: img"]
+
+
+def test_a_rebuilt_deck_is_byte_identical():
+    """nbconvert gives each widget output a fresh uuid4 as element id; the build swaps them
+    for ids made from the deck's name and their place, so a deck rebuilt from an unchanged
+    notebook keeps its stamp (the explorer decks were walked again after every build)."""
+    import uuid
+
+    import build_slides
+
+    def page():
+        a, b = uuid.uuid4(), uuid.uuid4()
+        return (f'<div id="{a}"></div><script>document.getElementById(\'{a}\')</script>'
+                f'<div id="{b}"></div><script>document.getElementById(\'{b}\')</script>')
+
+    first, second = (build_slides.stable_ids(page(), "02_x") for _ in range(2))
+    assert first == second
+    ids = build_slides._RANDOM_ID.findall(first)
+    assert len(ids) == 2 and ids[0] != ids[1]
+    assert first.count(ids[0]) == first.count(ids[1]) == 2    # the script still finds its div
+    assert build_slides.stable_ids(page(), "04_y") != first    # another deck, other ids

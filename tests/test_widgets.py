@@ -252,6 +252,22 @@ def test_panel_text_fits_80_columns(records):
         assert max(len(line) for line in panel_text(records, **kwargs).splitlines()) <= 80
 
 
+def test_panel_table_keeps_its_columns_apart(records):
+    """Each cell of the panel table, band ranges ('low-high') included, is at least two
+    spaces from the next: the columns read apart on a slide too (they once ran together
+    with one space)."""
+    import re
+
+    for kwargs in ({}, {"judges": JUDGE_NAMES, "quorum": 5, "guideline": FREE}):
+        rows = [line for line in panel_text(records, **kwargs).splitlines()
+                if line.startswith(("your panel (", "lesson's judge alone", "  95% run band"))]
+        assert len(rows) == 4
+        for line in rows:
+            cells = re.split(r"\s{2,}", line[20:].strip())
+            assert len(cells) == 4, line
+            assert all(re.fullmatch(r"\d\.\d{4}(-\d\.\d{4})?", c) for c in cells), line
+
+
 def test_panel_band_is_the_run_band_over_the_panel_seeds():
     import numpy as np
 

@@ -6,6 +6,9 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import Any
+
 from ..probing import probe, twin, with_length
 from ..records import SEED, Record, make_records
 from .._frozen import ReadOnlyDict
@@ -16,7 +19,7 @@ TEXT_SEEDS = range(SEED, SEED + 200)
 KEYS = ("text", "new seed")
 
 
-def text_against_seed(seeds=TEXT_SEEDS):
+def text_against_seed(seeds: Iterable[int] = TEXT_SEEDS) -> dict[str, float]:
     """Mean decisions moved over ``seeds`` at the lesson's settings: by the text probe (records
     against their text twins, same seed) and by a new seed (seed against seed + 1)."""
     import numpy as np
@@ -32,7 +35,7 @@ def text_against_seed(seeds=TEXT_SEEDS):
             "new seed": float((base != nxt).sum(axis=1).mean())}
 
 
-def check_text_against_seed(moved):
+def check_text_against_seed(moved: Any) -> bool:
     """11, exercise 1: the text probe against the judge's own two-run difference."""
     if moved is ...:
         return _say(False, "fill in moved: a dict with two numbers, "
@@ -60,16 +63,16 @@ def check_text_against_seed(moved):
                       "drawing its dice again.")
 
 
-def _expected_long(record):
+def _expected_long(record: Record) -> Record:
     return with_length(record, True)
 
 
-def long_twin():
+def long_twin() -> Callable[[Record], Record]:
     """11, exercise 2's answer: the change that switches the length flag on."""
     return _expected_long
 
 
-def check_long_twin(change):
+def check_long_twin(change: Any) -> bool:
     """11, exercise 2: a change that switches the length flag on (not a toggle)."""
     if change is ...:
         return _say(False, "fill in long_twin: a function that takes a Record and returns "
