@@ -250,7 +250,8 @@ def _check_prior(prior):
 
 
 def label_probabilities(prompt: str, temperature: float = TEMPERATURE,
-                        cues: Mapping[str, str] = CUE_TABLE, spurious: Mapping[str, str] = SPURIOUS,
+                        cues: Mapping[str, str] = CUE_TABLE,
+                        spurious: Mapping[str, str] = SPURIOUS,
                         prior: Mapping[str, float] = PRIOR) -> dict[str, float]:
     """How likely the model is to answer each label for ``prompt``, labels sorted (notebook 03)."""
     plan = SimulatedModel(temperature, cues, spurious, prior, window=10**9).plan(prompt)

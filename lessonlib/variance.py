@@ -159,7 +159,8 @@ def criteria_figures(records: Sequence[Record],
             "fp": m["fp"], "tp": m["tp"]}
 
 
-def recall_gap(records: Sequence[Record], runs: ManyRuns, level: float = LEVEL) -> dict[str, float]:
+def recall_gap(records: Sequence[Record], runs: ManyRuns,
+               level: float = LEVEL) -> dict[str, float]:
     """Judge recall minus criteria recall, per run: the run band and the share of runs above 0.
 
     Both recalls are rounded to four places (as ``measure`` rounds), so the gap

@@ -535,7 +535,8 @@ MEASURE_JS = """() => {
   const images = [];
   for (const img of slide.querySelectorAll('img')) {
     const r = img.getBoundingClientRect();
-    if (r.width < 1 || !img.naturalWidth || getComputedStyle(img).visibility === 'hidden') continue;
+    if (r.width < 1 || !img.naturalWidth
+        || getComputedStyle(img).visibility === 'hidden') continue;
     images.push({natural: img.naturalWidth, shown: r.width, name: describe(img)});
   }
   const head = slide.querySelector('h1, h2, h3, h4');

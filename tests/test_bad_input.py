@@ -218,7 +218,8 @@ ROWS = {
               note=note) for r, error, note in BAD_RECORDS],
         *[Bad("comparison_block", lambda m, r=r: m.comparison_block(r, RUN, RUN), error,
               "records", note=note) for r, error, note in BAD_RECORDS],
-        Bad("comparison_block", lambda m: m.comparison_block(RECS, RUN, lessonlib.run_judge(OTHER)),
+        Bad("comparison_block",
+            lambda m: m.comparison_block(RECS, RUN, lessonlib.run_judge(OTHER)),
             ValueError, "record", "does not belong", FOREIGN),
         *[Bad("class_block", lambda m, r=r: m.class_block(r, RUN), error, "records", note=note)
           for r, error, note in BAD_RECORDS],

@@ -11,7 +11,6 @@ import pytest
 import lessonlib as L
 from lessonlib.exercises import (_common, step01, step02, step03, step04, step05, step06, step09,
                                  step10)
-from lessonlib.records import draw_record
 
 # The lesson's class table: records per harmful class (24 + 17 + 10 + 23 + 19 = 93).
 CLASS_COUNTS = {"indirect_instruction": 24, "hidden_field_request": 17,

@@ -182,7 +182,8 @@ def test_a_draw_is_an_integer_comparison():
 def test_readability_table_for_small_output_caps():
     """max_output 1: 'zararli' (two pieces) is cut to 'zarar' and cannot be read; 'temiz' can."""
     def table(cap):
-        return next(many.plan_blocks(RECORDS[:1], L.SimulatedModel(max_output=cap), L.GUIDELINE)).table
+        model = L.SimulatedModel(max_output=cap)
+        return next(many.plan_blocks(RECORDS[:1], model, L.GUIDELINE)).table
 
     bare = many.BARE
     assert table(1)[:, bare].tolist() == [True, False]

@@ -737,7 +737,8 @@ def test_run_many_plans_each_judge_once_not_each_sample(lesson_records, monkeypa
 
     planned = []
     real = many_mod.plan_blocks
-    monkeypatch.setattr(many_mod, "plan_blocks", lambda *a, **k: planned.append(a[1]) or real(*a, **k))
+    monkeypatch.setattr(many_mod, "plan_blocks",
+                        lambda *a, **k: planned.append(a[1]) or real(*a, **k))
     models = judge_models("lesson", "wary")
     panel = Panel(models, quorum=3)
     many = panel.run_many(lesson_records[:50], [L.SEED, 9])

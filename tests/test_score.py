@@ -273,7 +273,7 @@ def test_design_many_is_cascade_seed_by_seed(name):
 def test_design_rows_read_the_first_seed_and_the_band():
     rows = S.design_rows(RECORDS, range(L.SEED, L.SEED + 40), 0.1, 0.9)
     assert [r["design"] for r in rows] == list(S.DESIGN_NAMES)
-    for row, (name, settings_) in zip(rows, S.designs(0.1, 0.9).items()):
+    for row, settings_ in zip(rows, S.designs(0.1, 0.9).values()):
         decide = L.rule_filter if settings_ is None else L.cascade(RECORDS, **settings_).decide
         assert row["agreement"] == L.agreement(RECORDS, decide)
         assert round(row["false block rate"], 4) == L.measure(RECORDS, decide)[
@@ -306,8 +306,9 @@ def test_break_even_worked_from_the_flags(capsys):
     assert step08.check_break_even(m) is True
     assert _said(capsys).startswith("PASS: ")
     for wrong, words in ((..., "fill in"), (1 / m, "other way round"), (0.5, "probability"),
-                         (2.0, "not that cost"), (None, "positive number"), ("1.27", "positive number"),
-                         (-1, "positive number"), (True, "positive number")):
+                         (2.0, "not that cost"), (None, "positive number"),
+                         ("1.27", "positive number"), (-1, "positive number"),
+                         (True, "positive number")):
         assert step08.check_break_even(wrong) is False
         out = _said(capsys)
         assert out.startswith("Not yet: ") and words in out
@@ -334,8 +335,9 @@ def test_best_temperature_worked_from_the_margins(capsys):
     assert step08.check_best_temperature(best) is True
     assert _said(capsys).startswith("PASS: ")
     near = min((t for t in grid if t != best), key=brier_at)
-    for wrong, words in ((..., "fill in"), (None, "grid"), (0.3, "lesson's temperature"), (near, "close"),
-                         (2.0, "not that temperature"), (0.75, "grid"), ("0.7", "grid")):
+    for wrong, words in ((..., "fill in"), (None, "grid"), (0.3, "lesson's temperature"),
+                         (near, "close"), (2.0, "not that temperature"), (0.75, "grid"),
+                         ("0.7", "grid")):
         assert step08.check_best_temperature(wrong) is False
         out = _said(capsys)
         assert out.startswith("Not yet: ") and words in out
