@@ -483,8 +483,8 @@ NEGATIONS = ("degil", "not", "no", "non", "never", "neither", "nor", "isnt", "yo
 """Words (folded) that negate a label: a reply holding one is unreadable, never the label it
 negates (``degil`` also covers ``değildir``, ``değilim``; ``isnt``: "isn't" without its
 apostrophe)."""
-HEDGES = ("mi", "mu", "belki", "muhtemelen", "sanirim", "galiba", "olabilir", "maybe", "perhaps", "possibly", "probably", "unsure", "uncertain", "or", "veya",
-          "yoksa", "ya")
+HEDGES = ("mi", "mu", "belki", "muhtemelen", "sanirim", "galiba", "olabilir", "maybe", "perhaps",
+          "possibly", "probably", "unsure", "uncertain", "or", "veya", "yoksa", "ya")
 """Words (folded) that hedge or ask (``mı``/``mi``: the Turkish question particle, ``ya da``:
 "or"): a reply holding one does not state a label plainly."""
 
@@ -660,8 +660,9 @@ class OpenAIAsk:
     concurrent = True
     """Calls may run side by side: its answers do not depend on the order of the calls."""
 
-    def __init__(self, base_url: str, api_key: str, model: str, *, temperature: float = TEMPERATURE,
-                 max_tokens: int | None = None, timeout: float = 30.0,
+    def __init__(self, base_url: str, api_key: str, model: str, *,
+                 temperature: float = TEMPERATURE, max_tokens: int | None = None,
+                 timeout: float = 30.0,
                  cache: ReplyCache | None = None, on_reset: Callable[[str], object] | None = None,
                  max_retries: int = 0) -> None:
         check_str("base_url", base_url)

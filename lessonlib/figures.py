@@ -220,13 +220,14 @@ def plot_class_sources(records: Sequence[Record], ax: Axes | None = None) -> Axe
 
 
 @slide_figure
-def plot_harmful_probability(records: Sequence[Record], temperatures: Iterable[float] | None = None,
+def plot_harmful_probability(records: Sequence[Record],
+                             temperatures: Iterable[float] | None = None,
                              flags: Iterable[int] = (0, 1, 2, 3), ax: Axes | None = None) -> Axes:
     """Notebook 03: the lines of :func:`harmful_probability_curves`, one per number of
     flags, with the lesson's temperature marked.  Returns the Axes."""
     import matplotlib.pyplot as plt
 
-    from .judge import HARMFUL, harmful_probability_curves
+    from .judge import harmful_probability_curves
     from .simulator import TEMPERATURE
 
     curves, temps = harmful_probability_curves(records, temperatures, flags)

@@ -190,7 +190,8 @@ def tally(answers: Iterable[Answer]) -> Tally:
 
 def judge_model(model: SimulatedModel | None = None, temperature: float = TEMPERATURE,
                 cues: Mapping[str, str] = CUE_TABLE, spurious: Mapping[str, str] = SPURIOUS,
-                prior: Mapping[str, float] = PRIOR, max_output: int = MAX_OUTPUT) -> SimulatedModel:
+                prior: Mapping[str, float] = PRIOR,
+                max_output: int = MAX_OUTPUT) -> SimulatedModel:
     """The model a judge run asks: a fresh copy of ``model`` (its counter at zero, the
     caller's object untouched), or a new SimulatedModel with the settings given.
 

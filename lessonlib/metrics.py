@@ -80,8 +80,8 @@ def _exact(part, whole):
     return part / whole if whole else 0.0
 
 
-def rates(tp: int | np.ndarray, fp: int | np.ndarray, fn: int | np.ndarray, tn: int | np.ndarray, *,
-          rounded: bool = True) -> dict[str, Any]:
+def rates(tp: int | np.ndarray, fp: int | np.ndarray, fn: int | np.ndarray,
+          tn: int | np.ndarray, *, rounded: bool = True) -> dict[str, Any]:
     """The four figures from the four counts: ``{name: value}`` in :data:`FIGURES` order.
 
     Precision, recall and false block rate are rounded by :func:`share` (``rounded=False``:

@@ -37,10 +37,10 @@ from .simulator import CUE_TABLE, SPURIOUS, TEMPERATURE, label_probabilities
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["CHANGES", "JUDGE_SETTINGS", "LENGTH_SEEDS", "Probe", "probe", "twin", "harmful_probability",
-           "with_length", "describe_twin", "two_run_difference", "cue_inside",
-           "length_controlled", "FAIR_KEYS", "fair_table", "moved_table", "probability_table", "moved_counts",
-           "plot_moved"]
+__all__ = ["CHANGES", "JUDGE_SETTINGS", "LENGTH_SEEDS", "Probe", "probe", "twin",
+           "harmful_probability", "with_length", "describe_twin", "two_run_difference",
+           "cue_inside", "length_controlled", "FAIR_KEYS", "fair_table", "moved_table",
+           "probability_table", "moved_counts", "plot_moved"]
 
 CHANGES = ("length", "text", "source")
 """The changes ``probe`` knows by name (any function Record -> Record works too)."""
@@ -169,7 +169,8 @@ def probe(records: Sequence[Record], change: str | Callable[[Record], Record], s
                  records, twins)
 
 
-def two_run_difference(records: Sequence[Record], seed: int = SEED, **judge_settings: Any) -> tuple:
+def two_run_difference(records: Sequence[Record], seed: int = SEED,
+                       **judge_settings: Any) -> tuple:
     """Record numbers the judge decides differently at ``seed`` and ``seed + 1`` (notebook 04's
     two-run difference): the yardstick a probe is compared with (notebook 11)."""
     records = check_records(records)

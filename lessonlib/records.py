@@ -98,7 +98,8 @@ class Flags(ReadOnlyDict):
 
 @dataclass(frozen=True)
 class Record:
-    """One fictional record: number, true class, source, seven flags, text, length (notebook 01)."""
+    """One fictional record: number, true class, source, seven flags, text, length
+    (notebook 01)."""
 
     no: int
     cls: str
@@ -167,7 +168,8 @@ def by_class(records: Iterable[Record]) -> dict[str, list[Record]]:
 
 
 def flag_rates(records: Iterable[Record]) -> dict[str, dict[str, float]]:
-    """Per class present, the share of its records carrying each flag, not rounded (notebook 01)."""
+    """Per class present, the share of its records carrying each flag, not rounded (notebook 01).
+    """
     return {cls: {f: sum(1 for r in members if r.features[f]) / len(members) for f in FEATURES}
             for cls, members in by_class(records).items()}
 

@@ -105,7 +105,8 @@ def _comparison_block(records, run1, run2, criteria):
     for key in RATES:
         a, b = first[key], second[key]
         lines.append(f"  {FIGURES[key].title:<18} {a:.4f} -> {b:.4f} , diff {b - a:+.4f}")
-    lines.append(f"same difference in the criteria-based approach: {0.0:+.4f} (no model is called)")
+    lines.append("same difference in the criteria-based approach: "
+                 f"{0.0:+.4f} (no model is called)")
     lines.append(retry_text(run1))
     return "\n".join(lines)
 

@@ -80,7 +80,8 @@ def paired_table(truth: Sequence[bool] | np.ndarray, a: Sequence[bool] | np.ndar
     truth, a, b = _three(truth, a, b)
     right_a, right_b = a == truth, b == truth
     return [[int(np.count_nonzero(right_a & right_b)), int(np.count_nonzero(right_a & ~right_b))],
-            [int(np.count_nonzero(~right_a & right_b)), int(np.count_nonzero(~right_a & ~right_b))]]
+            [int(np.count_nonzero(~right_a & right_b)),
+             int(np.count_nonzero(~right_a & ~right_b))]]
 
 
 def _table(table):

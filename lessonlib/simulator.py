@@ -68,7 +68,8 @@ def tokenize(text: str) -> list[str]:
 def label_scores(tokens: Iterable[str], prior: Mapping[str, float] = PRIOR,
                  cues: Mapping[str, str] = CUE_TABLE,
                  spurious: Mapping[str, str] = SPURIOUS) -> dict[str, float]:
-    """The prior plus, for every token in order, the weight of each cue it matches (notebook 03)."""
+    """The prior plus, for every token in order, the weight of each cue it matches (notebook 03).
+    """
     scores = dict(prior)
     for token in tokens:
         for table, weight in ((cues, CUE_WEIGHT), (spurious, SPURIOUS_WEIGHT)):
@@ -249,7 +250,8 @@ def _check_prior(prior):
 
 
 def label_probabilities(prompt: str, temperature: float = TEMPERATURE,
-                        cues: Mapping[str, str] = CUE_TABLE, spurious: Mapping[str, str] = SPURIOUS,
+                        cues: Mapping[str, str] = CUE_TABLE,
+                        spurious: Mapping[str, str] = SPURIOUS,
                         prior: Mapping[str, float] = PRIOR) -> dict[str, float]:
     """How likely the model is to answer each label for ``prompt``, labels sorted (notebook 03)."""
     plan = SimulatedModel(temperature, cues, spurious, prior, window=10**9).plan(prompt)

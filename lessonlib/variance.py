@@ -109,7 +109,8 @@ def pair_changes(harmful: np.ndarray) -> np.ndarray:
 
 
 def flip_probability(harmful: np.ndarray) -> np.ndarray:
-    """Per record: the chance that two different runs (drawn without replacement) decide it differently.
+    """Per record: the chance that two different runs (drawn without replacement) decide it
+    differently.
 
     With k of S runs blocking the record it is 2 k (S - k) / (S (S - 1)); summed
     over the records it equals the mean of :func:`pair_changes`.
@@ -158,7 +159,8 @@ def criteria_figures(records: Sequence[Record],
             "fp": m["fp"], "tp": m["tp"]}
 
 
-def recall_gap(records: Sequence[Record], runs: ManyRuns, level: float = LEVEL) -> dict[str, float]:
+def recall_gap(records: Sequence[Record], runs: ManyRuns,
+               level: float = LEVEL) -> dict[str, float]:
     """Judge recall minus criteria recall, per run: the run band and the share of runs above 0.
 
     Both recalls are rounded to four places (as ``measure`` rounds), so the gap

@@ -137,7 +137,8 @@ def _criteria_text(records, rules, lesson):
     lesson_line, by_lesson = lesson
     your_rule = make_rule_filter(rules)
     return "\n".join([
-        textwrap.fill("rules on: " + (", ".join(rules) if rules else "(none - nothing is blocked)"),
+        textwrap.fill("rules on: "
+                      + (", ".join(rules) if rules else "(none - nothing is blocked)"),
                       width=80, subsequent_indent="          ", break_on_hyphens=False),
         "",
         " ".join(format(title, spec) for title, spec in _MEASURE_HEAD),
@@ -388,7 +389,8 @@ class Explorer(widgets.VBox):
         self._render = render
         self.text = ""
         self.pane = widgets.HTML()
-        box = layout_controls(controls) if layout_controls else widgets.VBox(list(controls.values()))
+        box = (layout_controls(controls) if layout_controls
+               else widgets.VBox(list(controls.values())))
         super().__init__([box, self.pane], layout=widgets.Layout(width="100%"))
         self.redraw()
         for control in controls.values():

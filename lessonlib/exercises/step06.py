@@ -60,7 +60,8 @@ GRID = 0.05
 def lowest_overlap_temperature(records: Sequence[Record] | None = None,
                                seeds: Iterable[int] = EXERCISE_SEEDS, step: float = GRID,
                                top: float = 2.0) -> float | None:
-    """Lowest temperature on a ``step`` grid whose 95% run band of recall reaches the criteria's."""
+    """Lowest temperature on a ``step`` grid whose 95% run band of recall reaches the criteria's.
+    """
     step = check_number("step", step)
     if step <= 0:
         raise ValueError(f"step must be a number > 0, got {step!r}")
