@@ -109,9 +109,7 @@ def panel_expected(records, state):
 
 
 def raters_expected(records, state):
-    from lessonlib import raters as R
-
-    return R.raters_text(records, L.run_judge(records, L.SEED).decide,
+    return W.raters_text(records, L.run_judge(records, L.SEED).decide,
                          miss=float(one(state["slider"], "lenient")),
                          false_alarm=float(one(state["slider"], "strict")),
                          careless=float(one(state["slider"], "careless")),
