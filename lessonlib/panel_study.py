@@ -249,7 +249,7 @@ def plot_band_against_cost(rows, metric="agreement", beside="agreement"):
     """
     import matplotlib.pyplot as plt
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(FIGURE_WIDTH * 1.1, 4.6))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(FIGURE_WIDTH, 4.6))
     series = {}
     for r in rows:
         series.setdefault(_series_name(r.setup), []).append(r)
