@@ -471,6 +471,7 @@ def plot_quorum_noise(rows: Sequence[Mapping[str, Any]], ax: Axes | None = None)
     ax.set_xlabel("calls per run (the cost)")
     ax.set_ylabel("expected changed records")
     ax.set_title("What quorum buys: noise against cost")
+    ax.margins(x=0.16, y=0.12)          # room for the quorum labels inside the frame
     ax.set_ylim(bottom=-1)
     ax.legend(loc="upper right")
     ax.grid(alpha=0.3)

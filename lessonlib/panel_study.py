@@ -253,23 +253,31 @@ def plot_band_against_cost(rows: Sequence[SetupResult], metric: str = "agreement
     panel seeds, with the 95% run band as a bar).
 
     Setups that differ only in quorum are joined into one line, each point marked
-    with its quorum (q1, q3, ...).  Returns the figure.  Notebook 10 defined it.
+    with its quorum (q1, q3, ...); each line has its own marker and dash, so lines that
+    fall on one another both show.  Returns the figure.  Notebook 10 defined it.
     """
     import matplotlib.pyplot as plt
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(FIGURE_WIDTH * 1.1, 4.6))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(FIGURE_WIDTH, 4.6))
     series: dict[str, list[SetupResult]] = {}
     for r in rows:
         series.setdefault(_series_name(r.setup), []).append(r)
-    for name, members in series.items():
+    # lines that fall on one another (the greedy judge and the diverse panel score the same
+    # mean) stay apart by their marker and dash: filled circles solid, hollow squares dashed
+    styles = [dict(marker="o", linestyle="-"),
+              dict(marker="s", linestyle="--", markersize=10, markerfacecolor="none",
+                   markeredgewidth=2),
+              dict(marker="^", linestyle=":", markersize=9)]
+    for k, (name, members) in enumerate(series.items()):
         members = sorted(members, key=lambda r: r.setup.quorum)
         xs = [r.mean_calls for r in members]
-        line, = left.plot(xs, [r.width(metric) for r in members], "o-", label=name)
+        style = styles[k % len(styles)]
+        line, = left.plot(xs, [r.width(metric) for r in members], label=name, **style)
         means = [r.means[beside] for r in members]
         errors = [[max(m - r.bands[beside][0], 0.0) for m, r in zip(means, members)],
                   [max(r.bands[beside][1] - m, 0.0) for m, r in zip(means, members)]]
-        right.errorbar(xs, means, yerr=errors, fmt="o-", capsize=4, color=line.get_color(),
-                       label=name)
+        right.errorbar(xs, means, yerr=errors, capsize=4, color=line.get_color(),
+                       label=name, **style)
         for r, x, y in zip(members, xs, [r.width(metric) for r in members]):
             left.annotate(f"q{r.setup.quorum}", (x, y), textcoords="offset points",
                           xytext=(5, 5))
@@ -277,7 +285,7 @@ def plot_band_against_cost(rows: Sequence[SetupResult], metric: str = "agreement
     left.set_title(f"width of the 95% run band ({seeds:,} seeds)")
     left.set_ylabel(f"{metric.replace('_', ' ')}: band width")
     left.set_ylim(-0.002, max(r.width(metric) for r in rows) * 1.15 + 0.002)
-    right.set_title("what the runs score: mean and 95% run band")
+    right.set_title("the runs' mean and 95% run band")
     right.set_ylabel(beside.replace("_", " "))
     for ax in (left, right):
         ax.set_xlabel("model calls per run (mean)")

@@ -492,7 +492,7 @@ def plot_reliability(tables):
     ax.set(title="reliability diagram (dot area: records in the bin)",
            xlabel="mean P(zararli) in the bin", ylabel="share of the bin that is harmful",
            xlim=(-0.02, 1.02), ylim=(-0.02, 1.02))
-    ax.legend(loc="upper left")
+    ax.legend(loc="lower right")
     fig.tight_layout()
     return fig
 
@@ -579,9 +579,11 @@ def design_rows(records, seeds, low, high, **judge_args):
 def design_text(rows):
     """The designs as one table (at most 80 columns), two lines a design: its cost (judge
     calls and input tokens of the first seed's run, records sent to a person), then its
-    agreement and false block rate in that run with the 95% run band over the seeds."""
+    agreement and false block rate in that run (the lesson's run 1) with the 95% run band
+    over the seeds."""
     lines = [f"{'design':<27}{'judge calls':>12}{'input tokens':>14}{'to a person':>13}",
-             f"{'  agreement (95% run band)':<37}{'false block rate (95% run band)':>31}"]
+             f"{'  agreement: run 1 (95% run band)':<37}"
+             f"{'false block rate: run 1 (95% run band)'}"]
     for r in rows:
         (alo, ahi), (flo, fhi) = r["agreement band"], r["fbr band"]
         lines.append(f"{r['design']:<27}{r['calls']:>12}{r['input tokens']:>14}"
@@ -594,9 +596,11 @@ def design_text(rows):
 @slide_figure
 def plot_designs(rows):
     """Cost against agreement: judge calls (x) and agreement (y) of each design, the first
-    seed's run as a dot and the 95% run band over the seeds as a vertical bar; designs with
-    the same calls stand side by side, and the records sent to a person are in the legend."""
+    seed's run (the lesson's run 1) as a dot and the 95% run band over the seeds as a
+    vertical bar, a second legend saying so; designs with the same calls stand side by side,
+    and the records sent to a person are in the legend."""
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 5))
     same: dict[int, list[str]] = {}
@@ -610,8 +614,13 @@ def plot_designs(rows):
         ax.vlines(x, lo, hi, color=f"C{k}", linewidth=6, alpha=0.35)
         ax.plot([x], [r["agreement"]], marker="o", color=f"C{k}", linestyle="",
                 label=r["design"] + (f" (+{r['people']} to a person)" if r["people"] else ""))
-    ax.set(title="cost against agreement (bar: 95% run band over the seeds)",
-           xlabel="judge calls (one run)", ylabel="agreement with the human label")
-    ax.legend(loc="upper left")
+    ax.set(title="cost against agreement", xlabel="judge calls (one run)",
+           ylabel="agreement with the human label")
+    ax.add_artist(ax.legend(loc="upper left"))
+    # what a dot and a bar are: the dot is one run, so it may sit outside its band
+    key = [Line2D([], [], marker="o", color="0.3", linestyle=""),
+           Line2D([], [], color="0.3", linewidth=6, alpha=0.35)]
+    ax.legend(key, ["dot: the lesson's run 1", "bar: 95% run band over the seeds"],
+              loc="lower left", bbox_to_anchor=(0.06, 0.0))
     fig.tight_layout()
     return fig

@@ -90,9 +90,9 @@ def check_cold_fbr_band(answer: Any) -> bool:
                            "filter's (the judge as a, the filter as b).")
     if abs(pair[0] - low) < 1e-4 and abs(pair[1] - high) < 1e-4:
         return _say(True, f"the band runs from {low:+.4f} to {high:+.4f} and stays above "
-                          "zero: the greedy judge blocks measurably more clean records than "
-                          "the filter, on these records and, since it has no seed noise, "
-                          "on every run.")
+                          "zero: the judge at temperature 0 blocks measurably more clean "
+                          "records than the filter, on these records and, since it has no "
+                          "seed noise, on every run.")
     if abs(pair[0] - low) < 0.03 and abs(pair[1] - high) < 0.03:
         return _say(False, "close: keep paired_bootstrap's defaults (10,000 resamples, seed "
                            "0) and one run of the judge at temperature 0 with the lesson's "

@@ -47,13 +47,17 @@ def check_break_even(answer: Any) -> bool:
         return _say(False, "a cost is a positive number: one miss costs m false blocks, "
                            "with m above zero.")
     truth = break_even_miss_cost()
-    if abs(answer - truth) < 1e-3:
+    if abs(answer - truth) < 5e-3:      # two decimals are enough
         return _say(True, f"at a miss cost of {truth:.4f} false blocks the two thresholds cost "
                           "the same; above it, blocking the one-flag records is cheaper.")
     if abs(answer * truth - 1) < 1e-3:
         return _say(False, "that is the cost of a false block counted in misses: turn the "
                            "ratio the other way round.")
-    if answer <= 1:
+    if abs(answer - 1) < 1e-9:
+        return _say(False, "at a miss cost of 1 the table's cheapest threshold is still the "
+                           "only cheapest: make a miss dearer, and solve for the cost at which "
+                           "the two thresholds tie.")
+    if answer < 1:
         return _say(False, "a probability is not a cost. Write the cost of each of the two "
                            "thresholds as false blocks + m x misses and solve for the m at "
                            "which they are equal.")
