@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from types import MappingProxyType
 
 from .figures import FIGURE_WIDTH, slide_figure
@@ -264,10 +264,10 @@ def plot_band_against_cost(rows: Sequence[SetupResult], metric: str = "agreement
         series.setdefault(_series_name(r.setup), []).append(r)
     # lines that fall on one another (the greedy judge and the diverse panel score the same
     # mean) stay apart by their marker and dash: filled circles solid, hollow squares dashed
-    styles = [dict(marker="o", linestyle="-"),
-              dict(marker="s", linestyle="--", markersize=10, markerfacecolor="none",
-                   markeredgewidth=2),
-              dict(marker="^", linestyle=":", markersize=9)]
+    styles: list[dict[str, Any]] = [dict(marker="o", linestyle="-"),
+                                    dict(marker="s", linestyle="--", markersize=10,
+                                         markerfacecolor="none", markeredgewidth=2),
+                                    dict(marker="^", linestyle=":", markersize=9)]
     for k, (name, members) in enumerate(series.items()):
         members = sorted(members, key=lambda r: r.setup.quorum)
         xs = [r.mean_calls for r in members]

@@ -67,8 +67,9 @@ def check_moved_by_rule(moved: Any) -> bool:
         return _say(False, f"moved must have exactly the three keys {names} (got "
                            f"{', '.join(map(repr, moved))}){also}.")
     truth = moved_by_name()
+    # two decimals are enough
     off = [name for name in RULE_NAMES
-           if not (_is_number(moved[name]) and abs(moved[name] - truth[name]) < 0.006)]   # two decimals are enough
+           if not (_is_number(moved[name]) and abs(moved[name] - truth[name]) < 0.006)]
     if off:
         which = (f"the figure for {off[0]!r} is" if len(off) == 1 else
                  f"the figures for {', '.join(map(repr, off))} are")
