@@ -56,7 +56,7 @@ lesson:
 # `ruff format --check` is prepared ([tool.ruff.format]) but not yet enforced: once the code
 # has had its one formatting pass (`ruff check --select I --fix .` and `ruff format .`, and
 # I001 dropped from [tool.ruff.lint] ignore), set FORMAT_CHECK to `$(BIN)/ruff format --check .`
-FORMAT_CHECK :=
+FORMAT_CHECK := $(BIN)/ruff format --check .
 # sets lrc: 0 when every linter passed
 lint = $(BIN)/ruff check .; lrc=$$?; $(BIN)/mypy lessonlib || lrc=1; \
 	$(if $(FORMAT_CHECK),$(FORMAT_CHECK) || lrc=1;) true

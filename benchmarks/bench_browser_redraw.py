@@ -33,8 +33,12 @@ from _timing import load_line  # noqa: E402
 
 TARGET_MS = 100.0
 ROUNDS = 3
-NOTEBOOKS = ("02_criteria_filter.ipynb", "04_two_seed_variance.ipynb", "09_judge_panel.ipynb",
-             "13_label_raters.ipynb")
+NOTEBOOKS = (
+    "02_criteria_filter.ipynb",
+    "04_two_seed_variance.ipynb",
+    "09_judge_panel.ipynb",
+    "13_label_raters.ipynb",
+)
 
 
 def p95(values):
@@ -46,34 +50,38 @@ def changes(page, notebook):
     """(what, function moving one control and returning seconds) for one round; each
     round undoes the one before, so the rounds repeat the same changes."""
     if notebook.startswith("02"):
-        return [("tick excessive_length", lambda: ls.toggle_checkbox(page, "excessive_length")),
-                ("tick role_change_request",
-                 lambda: ls.toggle_checkbox(page, "role_change_request"))]
+        return [
+            ("tick excessive_length", lambda: ls.toggle_checkbox(page, "excessive_length")),
+            ("tick role_change_request", lambda: ls.toggle_checkbox(page, "role_change_request")),
+        ]
     if notebook.startswith("04"):
-        return [("temperature +1 step", lambda: ls.nudge_slider(page, "temperature")),
-                ("temperature -1 step", lambda: ls.nudge_slider(page, "temperature",
-                                                                "ArrowLeft")),
-                ("seed typed", lambda: ls.type_text(page, "seed", 7)),
-                ("seed typed back", lambda: ls.type_text(page, "seed", 20260218)),
-                ("spurious cue", lambda: ls.toggle_checkbox(page, "spurious")),
-                ("unreadable harmful", lambda: ls.press_toggle(page, "unreadable", "harmful")),
-                ("unreadable clean", lambda: ls.press_toggle(page, "unreadable", "clean"))]
+        return [
+            ("temperature +1 step", lambda: ls.nudge_slider(page, "temperature")),
+            ("temperature -1 step", lambda: ls.nudge_slider(page, "temperature", "ArrowLeft")),
+            ("seed typed", lambda: ls.type_text(page, "seed", 7)),
+            ("seed typed back", lambda: ls.type_text(page, "seed", 20260218)),
+            ("spurious cue", lambda: ls.toggle_checkbox(page, "spurious")),
+            ("unreadable harmful", lambda: ls.press_toggle(page, "unreadable", "harmful")),
+            ("unreadable clean", lambda: ls.press_toggle(page, "unreadable", "clean")),
+        ]
     if notebook.startswith("13"):
-        return [("lenient miss +1 step", lambda: ls.nudge_slider(page, "lenient")),
-                ("lenient miss -1 step", lambda: ls.nudge_slider(page, "lenient", "ArrowLeft")),
-                ("strict false alarm -1 step", lambda: ls.nudge_slider(page, "strict",
-                                                                       "ArrowLeft")),
-                ("strict false alarm +1 step", lambda: ls.nudge_slider(page, "strict")),
-                ("guideline detailed", lambda: ls.press_toggle(page, "guideline", "detailed")),
-                ("guideline short", lambda: ls.press_toggle(page, "guideline", "short"))]
-    return [("judge greedy", lambda: ls.toggle_checkbox(page, "greedy")),
-            ("quorum +1", lambda: ls.nudge_slider(page, "quorum")),
-            ("quorum -1", lambda: ls.nudge_slider(page, "quorum", "ArrowLeft")),
-            ("aggregate mean", lambda: ls.press_toggle(page, "aggregate", "mean")),
-            ("aggregate median", lambda: ls.press_toggle(page, "aggregate", "median")),
-            ("min_agreement -1 step", lambda: ls.nudge_slider(page, "min_agreement",
-                                                              "ArrowLeft")),
-            ("min_agreement +1 step", lambda: ls.nudge_slider(page, "min_agreement"))]
+        return [
+            ("lenient miss +1 step", lambda: ls.nudge_slider(page, "lenient")),
+            ("lenient miss -1 step", lambda: ls.nudge_slider(page, "lenient", "ArrowLeft")),
+            ("strict false alarm -1 step", lambda: ls.nudge_slider(page, "strict", "ArrowLeft")),
+            ("strict false alarm +1 step", lambda: ls.nudge_slider(page, "strict")),
+            ("guideline detailed", lambda: ls.press_toggle(page, "guideline", "detailed")),
+            ("guideline short", lambda: ls.press_toggle(page, "guideline", "short")),
+        ]
+    return [
+        ("judge greedy", lambda: ls.toggle_checkbox(page, "greedy")),
+        ("quorum +1", lambda: ls.nudge_slider(page, "quorum")),
+        ("quorum -1", lambda: ls.nudge_slider(page, "quorum", "ArrowLeft")),
+        ("aggregate mean", lambda: ls.press_toggle(page, "aggregate", "mean")),
+        ("aggregate median", lambda: ls.press_toggle(page, "aggregate", "median")),
+        ("min_agreement -1 step", lambda: ls.nudge_slider(page, "min_agreement", "ArrowLeft")),
+        ("min_agreement +1 step", lambda: ls.nudge_slider(page, "min_agreement")),
+    ]
 
 
 def main():
@@ -100,26 +108,34 @@ def main():
             except (PlaywrightError, AssertionError) as exc:
                 first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
                 failed.append(f"{notebook} ({first[:120]})")
-                print(f"{notebook:<28} FAILED after {len(times)} changes: {first[:120]}",
-                      flush=True)
+                print(
+                    f"{notebook:<28} FAILED after {len(times)} changes: {first[:120]}", flush=True
+                )
                 if not times:
                     continue
             everything += times
             high = p95(times)
             if high >= TARGET_MS:
                 missed.append(notebook)
-            print(f"{notebook:<28} {len(times):3d} changes: median {statistics.median(times):6.1f}"
-                  f" ms, p95 {high:6.1f} ms, worst {worst[1]:6.1f} ms ({worst[0]})"
-                  f"  {'ok' if high < TARGET_MS else 'SLOW'}", flush=True)
+            print(
+                f"{notebook:<28} {len(times):3d} changes: median {statistics.median(times):6.1f}"
+                f" ms, p95 {high:6.1f} ms, worst {worst[1]:6.1f} ms ({worst[0]})"
+                f"  {'ok' if high < TARGET_MS else 'SLOW'}",
+                flush=True,
+            )
             if busy:
-                print(f"{'':<28} 'computing ...' shown after: median "
-                      f"{statistics.median(busy):6.1f} ms, p95 {p95(busy):6.1f} ms "
-                      f"({len(busy)} of {len(times)} changes)")
+                print(
+                    f"{'':<28} 'computing ...' shown after: median "
+                    f"{statistics.median(busy):6.1f} ms, p95 {p95(busy):6.1f} ms "
+                    f"({len(busy)} of {len(times)} changes)"
+                )
     if not everything:
         print("no change was timed: " + "; ".join(failed))
         return 1
-    print(f"all explorers: p95 {p95(everything):.1f} ms over {len(everything)} changes "
-          f"(target < {TARGET_MS:.0f} ms, input event to changed text in Chromium)")
+    print(
+        f"all explorers: p95 {p95(everything):.1f} ms over {len(everything)} changes "
+        f"(target < {TARGET_MS:.0f} ms, input event to changed text in Chromium)"
+    )
     print(load_line("end"))
     if failed:
         print("could not open or drive: " + "; ".join(failed))

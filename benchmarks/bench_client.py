@@ -43,12 +43,16 @@ def main():
         results = {n: measure(server, records, n) for n in CONNECTIONS}
     one, many = (results[n][0] for n in CONNECTIONS)
     for n, (run, wall, cpu) in results.items():
-        print(f"{len(records)} records, {n:>2} connection(s): {wall:6.2f} s wall, "
-              f"{run.calls} calls, {1000 * cpu / run.calls:.2f} ms CPU a call")
+        print(
+            f"{len(records)} records, {n:>2} connection(s): {wall:6.2f} s wall, "
+            f"{run.calls} calls, {1000 * cpu / run.calls:.2f} ms CPU a call"
+        )
     speedup = results[CONNECTIONS[0]][1] / results[CONNECTIONS[-1]][1]
     same = one == many
-    print(f"speed-up {CONNECTIONS[-1]} vs {CONNECTIONS[0]}: {speedup:.1f}x "
-          f"(target >= {TARGET_SPEEDUP:.0f}x); same labels and cost: {same}")
+    print(
+        f"speed-up {CONNECTIONS[-1]} vs {CONNECTIONS[0]}: {speedup:.1f}x "
+        f"(target >= {TARGET_SPEEDUP:.0f}x); same labels and cost: {same}"
+    )
     print(load_line("end"))
     return 0 if same and speedup >= TARGET_SPEEDUP else 1
 

@@ -40,14 +40,16 @@ BYTES_PER_RECORD = 200
 def loop_time(records, seeds, guideline, repeats):
     """Best time of a run_judge loop over ``LOOP_SEEDS`` seeds, scaled to ``len(seeds)``."""
     part = seeds[:LOOP_SEEDS]
-    best, _, _ = best_of(repeats, lambda: [L.run_judge(records, s, guideline=guideline)
-                                           for s in part])
+    best, _, _ = best_of(
+        repeats, lambda: [L.run_judge(records, s, guideline=guideline) for s in part]
+    )
     return best * len(seeds) / len(part)
 
 
 def same(records, seeds, guideline, runs):
-    return all(runs.run(i) == L.run_judge(records, s, guideline=guideline)
-               for i, s in enumerate(seeds))
+    return all(
+        runs.run(i) == L.run_judge(records, s, guideline=guideline) for i, s in enumerate(seeds)
+    )
 
 
 def peak_memory(fn):
@@ -61,7 +63,7 @@ def peak_memory(fn):
 def main():
     records = L.make_records()
     print(load_line("start", cores=True))
-    L.run_judge_many(records, range(10))                 # warm up imports
+    L.run_judge_many(records, range(10))  # warm up imports
     loop = loop_time(records, SEEDS, L.GUIDELINE, 3)
     best, median, runs = best_of(21, lambda: L.run_judge_many(records, SEEDS))
     exact = same(records, SEEDS, L.GUIDELINE, runs)
@@ -75,22 +77,31 @@ def main():
     big = range(100_000)
     elapsed, _ = timed(lambda: L.run_judge_many(records, big))
     peak = peak_memory(lambda: L.run_judge_many(records, big))
-    print(f"{len(big):,} seeds: {elapsed:.3f} s, {len(big) / elapsed:,.0f} seeds per second, "
-          f"peak memory {peak / 2**20:.1f} MiB (result {2 * len(big) * 240 / 2**20:.1f} MiB)")
+    print(
+        f"{len(big):,} seeds: {elapsed:.3f} s, {len(big) / elapsed:,.0f} seeds per second, "
+        f"peak memory {peak / 2**20:.1f} MiB (result {2 * len(big) * 240 / 2**20:.1f} MiB)"
+    )
 
     small, many = L.make_records(10_000), L.make_records(110_000)
-    grow = (peak_memory(lambda: L.run_judge_many(many, [1]))
-            - peak_memory(lambda: L.run_judge_many(small, [1]))) / (len(many) - len(small))
-    print(f"one seed over 10,000 and 110,000 records: peak memory grows {grow:.0f} bytes a "
-          f"record (limit {BYTES_PER_RECORD})")
+    grow = (
+        peak_memory(lambda: L.run_judge_many(many, [1]))
+        - peak_memory(lambda: L.run_judge_many(small, [1]))
+    ) / (len(many) - len(small))
+    print(
+        f"one seed over 10,000 and 110,000 records: peak memory grows {grow:.0f} bytes a "
+        f"record (limit {BYTES_PER_RECORD})"
+    )
 
     ff = range(500)
     f_loop = loop_time(records, ff, FREE_FORM_GUIDELINE, 1)
-    f_best, _, f_runs = best_of(5, lambda: L.run_judge_many(records, ff,
-                                                            guideline=FREE_FORM_GUIDELINE))
+    f_best, _, f_runs = best_of(
+        5, lambda: L.run_judge_many(records, ff, guideline=FREE_FORM_GUIDELINE)
+    )
     f_same = same(records, ff, FREE_FORM_GUIDELINE, f_runs)
-    print(f"free-form guideline, 500 seeds, for information: loop {f_loop:.3f} s, engine "
-          f"{f_best * 1e3:.2f} ms, ratio {f_loop / f_best:,.0f}x, same: {f_same}")
+    print(
+        f"free-form guideline, 500 seeds, for information: loop {f_loop:.3f} s, engine "
+        f"{f_best * 1e3:.2f} ms, ratio {f_loop / f_best:,.0f}x, same: {f_same}"
+    )
     print(load_line("end"))
 
     failures = []

@@ -41,14 +41,18 @@ def main():
     records = L.make_records()
     panel = L.Panel(L.judge_models(*L.DIVERSE), quorum=3)
     print(load_line("start", cores=True))
-    L.Panel([L.SimulatedModel()]).run_many(records, range(3))       # warm up imports
+    L.Panel([L.SimulatedModel()]).run_many(records, range(3))  # warm up imports
     failures = []
-    for title, guideline in (("lesson guideline", L.GUIDELINE),
-                             ("free-form guideline", FREE_FORM_GUIDELINE)):
+    for title, guideline in (
+        ("lesson guideline", L.GUIDELINE),
+        ("free-form guideline", FREE_FORM_GUIDELINE),
+    ):
         engine, loop, same = measure(panel, records, guideline)
         print(f"diverse panel, quorum 3 (9 passes a run), {len(SEEDS)} seeds, {title}:")
-        print(f"  Panel.run_many             {engine:8.3f} s "
-              f"({len(SEEDS) / engine:,.0f} panel seeds per second)")
+        print(
+            f"  Panel.run_many             {engine:8.3f} s "
+            f"({len(SEEDS) / engine:,.0f} panel seeds per second)"
+        )
         print(f"  loop of Panel.run          {loop:8.1f} s (timed on {LOOP_SEEDS} seeds, scaled)")
         print(f"  ratio {loop / engine:,.0f}x; same as Panel.run on {LOOP_SEEDS} seeds: {same}")
         if not same:

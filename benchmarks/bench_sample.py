@@ -34,22 +34,26 @@ def main():
     judge = [run1.decide(r) for r in records]
     runs = L.run_judge_many(records, range(L.SEED, L.SEED + 1000))
     print(load_line("start", cores=True))
-    L.paired_bootstrap(truth, judge, crit, n_resamples=100)          # warm up
+    L.paired_bootstrap(truth, judge, crit, n_resamples=100)  # warm up
     worst = 0.0
     for name, a in (("judge run 1", judge), ("1,000 judge runs", runs.harmful)):
         print(f"{RESAMPLES:,} resamples of {len(records)} records, {name} - filter:")
         for figure in FIGURES:
             best, median, band = best_of(11, partial(L.paired_bootstrap, truth, a, crit, figure))
             worst = max(worst, best)
-            print(f"  {figure:<17} {best * 1e3:7.1f} ms best of 11 (median {median * 1e3:.1f})"
-                  f"  band {band[0]:+.4f} .. {band[1]:+.4f}")
+            print(
+                f"  {figure:<17} {best * 1e3:7.1f} ms best of 11 (median {median * 1e3:.1f})"
+                f"  band {band[0]:+.4f} .. {band[1]:+.4f}"
+            )
     elapsed, _ = timed(lambda: L.paired_bootstrap(truth, judge, crit, n_resamples=100_000))
     tracemalloc.start()
     L.paired_bootstrap(truth, judge, crit)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    print(f"100,000 resamples: {elapsed:.3f} s ; peak memory of {RESAMPLES:,}: "
-          f"{peak / 2**20:.1f} MiB")
+    print(
+        f"100,000 resamples: {elapsed:.3f} s ; peak memory of {RESAMPLES:,}: "
+        f"{peak / 2**20:.1f} MiB"
+    )
     print(load_line("end"))
     ok = worst < TARGET
     print(f"slowest best time {worst:.3f} s, target < {TARGET} s: {'met' if ok else 'MISSED'}")

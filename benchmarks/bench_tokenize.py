@@ -27,12 +27,15 @@ def main():
         for n in (SMALL, LARGE):
             text = (unit * (n // len(unit) + 1))[:n]
             times[n], _, pieces = best_of(3, partial(tokenize, text))
-            print(f"{name:<17} {n:>9,} characters: {times[n] * 1000:8.1f} ms, "
-                  f"{len(pieces):,} pieces")
+            print(
+                f"{name:<17} {n:>9,} characters: {times[n] * 1000:8.1f} ms, {len(pieces):,} pieces"
+            )
         ok = times[LARGE] < MAX_SECONDS
         failed |= not ok
-        print(f"{name:<17} {LARGE:,} characters in {times[LARGE]:.2f} s (target < "
-              f"{MAX_SECONDS:.0f} s): {'ok' if ok else 'MISSED'}")
+        print(
+            f"{name:<17} {LARGE:,} characters in {times[LARGE]:.2f} s (target < "
+            f"{MAX_SECONDS:.0f} s): {'ok' if ok else 'MISSED'}"
+        )
     print(load_line("end"))
     return 1 if failed else 0
 

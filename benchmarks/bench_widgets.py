@@ -23,8 +23,13 @@ from functools import partial
 from _timing import timed
 from lessonlib import FEATURES, make_records
 from lessonlib.panel import JUDGE_NAMES
-from lessonlib.widgets import (GUIDELINES, PANEL_BAND_SEEDS, criteria_explorer, judge_explorer,
-                               panel_explorer)
+from lessonlib.widgets import (
+    GUIDELINES,
+    PANEL_BAND_SEEDS,
+    criteria_explorer,
+    judge_explorer,
+    panel_explorer,
+)
 
 TARGET_MS = 100.0
 ROUNDS = 5
@@ -52,18 +57,42 @@ def main():
 
     judge = judge_explorer(records)
     free, single = list(GUIDELINES)[1], list(GUIDELINES)[0]
-    judge_changes = [("temperature", 1.0), ("seed", 7), ("guideline", free),
-                     ("unreadable_as", "harmful"), ("spurious", False), ("temperature", 2.0),
-                     ("guideline", single), ("spurious", True), ("unreadable_as", "clean"),
-                     ("seed", 20260218), ("temperature", 0.3)]
+    judge_changes = [
+        ("temperature", 1.0),
+        ("seed", 7),
+        ("guideline", free),
+        ("unreadable_as", "harmful"),
+        ("spurious", False),
+        ("temperature", 2.0),
+        ("guideline", single),
+        ("spurious", True),
+        ("unreadable_as", "clean"),
+        ("seed", 20260218),
+        ("temperature", 0.3),
+    ]
 
     panel = panel_explorer(records)
-    panel_changes = [("lesson", True), ("quorum", 3), ("aggregate", "mean"),
-                     ("min_agreement", 1.0), ("guideline", free), ("on_unreadable", "clean"),
-                     ("plain", False), ("quorum", 5), ("wary", False), ("aggregate", "min"),
-                     ("guideline", single), ("on_unreadable", "abstain"), ("quorum", 1),
-                     ("min_agreement", 0.5), ("plain", True), ("wary", True),
-                     ("on_unreadable", "harmful"), ("aggregate", "median"), ("lesson", False)]
+    panel_changes = [
+        ("lesson", True),
+        ("quorum", 3),
+        ("aggregate", "mean"),
+        ("min_agreement", 1.0),
+        ("guideline", free),
+        ("on_unreadable", "clean"),
+        ("plain", False),
+        ("quorum", 5),
+        ("wary", False),
+        ("aggregate", "min"),
+        ("guideline", single),
+        ("on_unreadable", "abstain"),
+        ("quorum", 1),
+        ("min_agreement", 0.5),
+        ("plain", True),
+        ("wary", True),
+        ("on_unreadable", "harmful"),
+        ("aggregate", "median"),
+        ("lesson", False),
+    ]
 
     # the costliest redraw: every judge, quorum 5, free-form replies (toggled in and out)
     largest = panel_explorer(records)
@@ -72,19 +101,24 @@ def main():
     largest_changes = [("quorum", 5), ("quorum", 4)]
 
     failed = False
-    print(f"one redraw, {len(records)} records, target < {TARGET_MS:.0f} ms (median of repeats);"
-          f" panel band over {PANEL_BAND_SEEDS} seeds")
-    for name, explorer, changes in (("criteria_explorer", criteria, criteria_changes),
-                                    ("judge_explorer", judge, judge_changes),
-                                    ("panel_explorer", panel, panel_changes),
-                                    (f"  largest ({len(JUDGE_NAMES)}x4, x5)", largest,
-                                     largest_changes)):
+    print(
+        f"one redraw, {len(records)} records, target < {TARGET_MS:.0f} ms (median of repeats);"
+        f" panel band over {PANEL_BAND_SEEDS} seeds"
+    )
+    for name, explorer, changes in (
+        ("criteria_explorer", criteria, criteria_changes),
+        ("judge_explorer", judge, judge_changes),
+        ("panel_explorer", panel, panel_changes),
+        (f"  largest ({len(JUDGE_NAMES)}x4, x5)", largest, largest_changes),
+    ):
         ms = time_changes(explorer, changes)
         median = statistics.median(ms)
         ok = median < TARGET_MS
         failed |= not ok
-        print(f"  {name:<20} redraws {len(ms):>3}  best {min(ms):7.1f} ms  median {median:7.1f} ms"
-              f"  worst {max(ms):7.1f} ms  {'ok' if ok else 'MISSED'}")
+        print(
+            f"  {name:<20} redraws {len(ms):>3}  best {min(ms):7.1f} ms  median {median:7.1f} ms"
+            f"  worst {max(ms):7.1f} ms  {'ok' if ok else 'MISSED'}"
+        )
     return 1 if failed else 0
 
 

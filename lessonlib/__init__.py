@@ -67,43 +67,166 @@ Where a new step's parts go:
 
 The core path (records to report) is pure Python; nothing calls a network.
 """
-from .criteria import DEFAULT_RULES, make_rule_filter, rule_filter
-from .judge import (GUIDELINE, Answer, JudgeRun, Run, ask_for_label, build_prompt, read_label,
-                    run_judge)
-from .metrics import (FIGURES, RATES, agreement, class_recall, confusion, disagreements, measure,
-                      rates, resolution)
-from .records import (CLASS_SHARE, CLASSES, FEATURES, PROFILE, SEED, SOURCE_SHARE, SOURCES,
-                      TEXTS, Flags, Record, generator, is_harmful, make_records, pick, trace_id,
-                      write_records_csv)
-from .report import (Lesson, class_block, comparison_block, comparison_rows, lesson,
-                     sample_call_block)
-from .panel import DIVERSE, JUDGES, AskReply, JudgeSpec, Panel, PanelRun, judge_models
+
 from .agreement_stats import cohen_kappa, fleiss_kappa, krippendorff_alpha
+from .criteria import DEFAULT_RULES, make_rule_filter, rule_filter
+from .judge import (
+    GUIDELINE,
+    Answer,
+    JudgeRun,
+    Run,
+    ask_for_label,
+    build_prompt,
+    read_label,
+    run_judge,
+)
+from .metrics import (
+    FIGURES,
+    RATES,
+    agreement,
+    class_recall,
+    confusion,
+    disagreements,
+    measure,
+    rates,
+    resolution,
+)
+from .panel import DIVERSE, JUDGES, AskReply, JudgeSpec, Panel, PanelRun, judge_models
 from .probing import probe
-from .score import (CalibrationRow, CascadeRun, brier, calibration_table, cascade,
-                    judge_probabilities, roc_auc)
-from .simulator import (CUE_TABLE, FLAG_WORD, FREE_FORM, LABELS, MAX_OUTPUT, PRIOR,
-                        RATE_LIMIT_EVERY, SOURCE_WORD, SPURIOUS, WINDOW, PromptPlan, Reply,
-                        SimulatedModel, tokenize)
+from .records import (
+    CLASS_SHARE,
+    CLASSES,
+    FEATURES,
+    PROFILE,
+    SEED,
+    SOURCE_SHARE,
+    SOURCES,
+    TEXTS,
+    Flags,
+    Record,
+    generator,
+    is_harmful,
+    make_records,
+    pick,
+    trace_id,
+    write_records_csv,
+)
+from .report import (
+    Lesson,
+    class_block,
+    comparison_block,
+    comparison_rows,
+    lesson,
+    sample_call_block,
+)
+from .score import (
+    CalibrationRow,
+    CascadeRun,
+    brier,
+    calibration_table,
+    cascade,
+    judge_probabilities,
+    roc_auc,
+)
+from .simulator import (
+    CUE_TABLE,
+    FLAG_WORD,
+    FREE_FORM,
+    LABELS,
+    MAX_OUTPUT,
+    PRIOR,
+    RATE_LIMIT_EVERY,
+    SOURCE_WORD,
+    SPURIOUS,
+    WINDOW,
+    PromptPlan,
+    Reply,
+    SimulatedModel,
+    tokenize,
+)
 
 __version__ = "1.0.0"
 
 # numpy-backed parts load on first use, so the lesson's core path imports without numpy.
-_LAZY = (("ManyRuns", "many"), ("run_judge_many", "many"), ("paired_table", "sample"),
-         ("mcnemar_p", "sample"), ("paired_bootstrap", "sample"), ("records_needed", "sample"))
+_LAZY = (
+    ("ManyRuns", "many"),
+    ("run_judge_many", "many"),
+    ("paired_table", "sample"),
+    ("mcnemar_p", "sample"),
+    ("paired_bootstrap", "sample"),
+    ("records_needed", "sample"),
+)
 
-__all__ = ["CLASSES", "CLASS_SHARE", "CUE_TABLE", "DEFAULT_RULES", "DIVERSE", "FEATURES",
-           "FIGURES", "FLAG_WORD", "FREE_FORM", "GUIDELINE", "JUDGES", "LABELS", "MAX_OUTPUT",
-           "PRIOR", "PROFILE", "RATES", "RATE_LIMIT_EVERY", "SEED", "SOURCES", "SOURCE_SHARE",
-           "SOURCE_WORD", "SPURIOUS", "TEXTS", "WINDOW", "Answer", "AskReply", "Flags",
-           "JudgeRun", "JudgeSpec", "Lesson", "ManyRuns", "Panel", "PanelRun", "PromptPlan",
-           "Record", "Reply", "Run", "SimulatedModel", "agreement", "ask_for_label",
-           "build_prompt", "class_block", "class_recall", "cohen_kappa", "comparison_block",
-           "comparison_rows", "confusion", "disagreements", "fleiss_kappa", "generator",
-           "is_harmful", "judge_models", "krippendorff_alpha", "lesson", "make_records",
-           "make_rule_filter", "measure", "pick", "rates", "read_label", "resolution",
-           "rule_filter", "run_judge", "run_judge_many", "sample_call_block", "tokenize",
-           "trace_id", "write_records_csv"]
+__all__ = [
+    "CLASSES",
+    "CLASS_SHARE",
+    "CUE_TABLE",
+    "DEFAULT_RULES",
+    "DIVERSE",
+    "FEATURES",
+    "FIGURES",
+    "FLAG_WORD",
+    "FREE_FORM",
+    "GUIDELINE",
+    "JUDGES",
+    "LABELS",
+    "MAX_OUTPUT",
+    "PRIOR",
+    "PROFILE",
+    "RATES",
+    "RATE_LIMIT_EVERY",
+    "SEED",
+    "SOURCES",
+    "SOURCE_SHARE",
+    "SOURCE_WORD",
+    "SPURIOUS",
+    "TEXTS",
+    "WINDOW",
+    "Answer",
+    "AskReply",
+    "Flags",
+    "JudgeRun",
+    "JudgeSpec",
+    "Lesson",
+    "ManyRuns",
+    "Panel",
+    "PanelRun",
+    "PromptPlan",
+    "Record",
+    "Reply",
+    "Run",
+    "SimulatedModel",
+    "agreement",
+    "ask_for_label",
+    "build_prompt",
+    "class_block",
+    "class_recall",
+    "cohen_kappa",
+    "comparison_block",
+    "comparison_rows",
+    "confusion",
+    "disagreements",
+    "fleiss_kappa",
+    "generator",
+    "is_harmful",
+    "judge_models",
+    "krippendorff_alpha",
+    "lesson",
+    "make_records",
+    "make_rule_filter",
+    "measure",
+    "pick",
+    "rates",
+    "read_label",
+    "resolution",
+    "rule_filter",
+    "run_judge",
+    "run_judge_many",
+    "sample_call_block",
+    "tokenize",
+    "trace_id",
+    "write_records_csv",
+]
 
 
 def __getattr__(name):

@@ -17,9 +17,19 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 C = TypeVar("C", bound=Callable[..., Any])
 
-__all__ = ["check_callable", "check_choice", "check_collection", "check_instance", "check_int",
-           "check_items", "check_label_table", "check_names", "check_number", "check_seed",
-           "check_str"]
+__all__ = [
+    "check_callable",
+    "check_choice",
+    "check_collection",
+    "check_instance",
+    "check_int",
+    "check_items",
+    "check_label_table",
+    "check_names",
+    "check_number",
+    "check_seed",
+    "check_str",
+]
 
 
 def check_int(name: str, value: object, *, minimum: int | None = None) -> int:
@@ -80,8 +90,9 @@ def check_names(name: str, values: Iterable[str], allowed: Collection[str]) -> t
     return values
 
 
-def check_label_table(name: str, table: Mapping[str, str],
-                      labels: Collection[str]) -> dict[str, str]:
+def check_label_table(
+    name: str, table: Mapping[str, str], labels: Collection[str]
+) -> dict[str, str]:
     """A mapping token -> label, every label one of ``labels``; returned as a dict."""
     if not isinstance(table, Mapping):
         raise TypeError(f"{name} must be a mapping token -> label, got {type(table).__name__}")
@@ -89,8 +100,10 @@ def check_label_table(name: str, table: Mapping[str, str],
         if not isinstance(token, str):
             raise TypeError(f"{name} keys must be str tokens, got {token!r}")
         if label not in labels:
-            raise ValueError(f"{name}[{token!r}] is {label!r}, an unknown label; allowed labels: "
-                             f"{', '.join(labels)}")
+            raise ValueError(
+                f"{name}[{token!r}] is {label!r}, an unknown label; allowed labels: "
+                f"{', '.join(labels)}"
+            )
     return dict(table)
 
 
@@ -106,8 +119,9 @@ def check_collection(name: str, values: Iterable[Any], what: str, item: str) -> 
 
     ``what`` says what ``name`` must be, ``item`` names one element (for the empty case)."""
     if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__"):
-        raise TypeError(f"{name} must be {what}, got {type(values).__name__} "
-                        f"{reprlib.repr(values)}")
+        raise TypeError(
+            f"{name} must be {what}, got {type(values).__name__} {reprlib.repr(values)}"
+        )
     values = tuple(values)
     if not values:
         raise ValueError(f"{name} must hold at least one {item}, got an empty collection")
@@ -117,14 +131,18 @@ def check_collection(name: str, values: Iterable[Any], what: str, item: str) -> 
 def check_items(name: str, values: Iterable[Any], kind: type[T]) -> tuple[T, ...]:
     """A collection of ``kind`` objects (not one of them, not a str), returned as a tuple."""
     if isinstance(values, kind):
-        raise TypeError(f"{name} must be a collection of {kind.__name__} (e.g. a list), got "
-                        f"one {kind.__name__}")
-    values = check_collection(name, values, f"a collection of {kind.__name__} (e.g. a list)",
-                              kind.__name__)
+        raise TypeError(
+            f"{name} must be a collection of {kind.__name__} (e.g. a list), got "
+            f"one {kind.__name__}"
+        )
+    values = check_collection(
+        name, values, f"a collection of {kind.__name__} (e.g. a list)", kind.__name__
+    )
     for value in values:
         if not isinstance(value, kind):
-            raise TypeError(f"{name} must hold {kind.__name__} objects, found "
-                            f"{type(value).__name__} {value!r}")
+            raise TypeError(
+                f"{name} must hold {kind.__name__} objects, found {type(value).__name__} {value!r}"
+            )
     return values
 
 

@@ -20,8 +20,10 @@ class ReadOnlyDict(dict):
     __slots__ = ()
 
     def _refuse(self, *args: object, **kwargs: object) -> NoReturn:
-        raise TypeError("this lesson table is read-only; make a changed copy with "
-                        "dict(table) (e.g. cues = dict(CUE_TABLE); cues['x'] = 'zararli')")
+        raise TypeError(
+            "this lesson table is read-only; make a changed copy with "
+            "dict(table) (e.g. cues = dict(CUE_TABLE); cues['x'] = 'zararli')"
+        )
 
     __setitem__ = __delitem__ = __ior__ = _refuse
     update = pop = popitem = clear = setdefault = _refuse

@@ -9,8 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-__all__ = ["FNV_OFFSET", "FNV_PRIME", "LCG_INCREMENT", "LCG_MULTIPLIER", "M32", "MIX_FIRST",
-           "MIX_SECOND", "generator", "mix32", "trace_id"]
+__all__ = [
+    "FNV_OFFSET",
+    "FNV_PRIME",
+    "LCG_INCREMENT",
+    "LCG_MULTIPLIER",
+    "M32",
+    "MIX_FIRST",
+    "MIX_SECOND",
+    "generator",
+    "mix32",
+    "trace_id",
+]
 
 M32 = 0xFFFFFFFF
 """Keep the low 32 bits."""

@@ -25,8 +25,14 @@ from collections.abc import Hashable, Sequence
 
 from ._checks import check_collection
 
-__all__ = ["LEVELS", "category_kappas", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha",
-           "rater_agreement"]
+__all__ = [
+    "LEVELS",
+    "category_kappas",
+    "cohen_kappa",
+    "fleiss_kappa",
+    "krippendorff_alpha",
+    "rater_agreement",
+]
 
 LEVELS = ("nominal", "ordinal", "interval")
 """The scale levels of :func:`krippendorff_alpha`."""
@@ -36,13 +42,15 @@ def _labels(name, values, missing=False):
     values = check_collection(name, values, "a sequence of labels (one per record)", "label")
     for v in values:
         if getattr(type(v), "__hash__", None) is None:
-            raise TypeError(f"{name} must hold labels (str, int, ...), found "
-                            f"{type(v).__name__} {v!r}")
+            raise TypeError(
+                f"{name} must hold labels (str, int, ...), found {type(v).__name__} {v!r}"
+            )
         if isinstance(v, float) and v != v:
             raise ValueError(f"{name} holds NaN; write None for a missing rating")
     if not missing and any(v is None for v in values):
-        raise ValueError(f"{name} holds a missing rating (None); only krippendorff_alpha "
-                         f"takes missing ratings")
+        raise ValueError(
+            f"{name} holds a missing rating (None); only krippendorff_alpha takes missing ratings"
+        )
     return values
 
 
@@ -55,21 +63,26 @@ def _pair(a, b):
 
 def _table(ratings, missing=False):
     """``ratings`` checked: a tuple of rows of equal length, at least two raters."""
-    rows = check_collection("ratings", ratings, "one row of labels per rater (a list of "
-                            "lists)", "row of labels")
+    rows = check_collection(
+        "ratings", ratings, "one row of labels per rater (a list of lists)", "row of labels"
+    )
     rows = tuple(_labels(f"ratings[{i}]", row, missing) for i, row in enumerate(rows))
     if len(rows) < 2:
         raise ValueError(f"ratings must hold at least two raters (rows), got {len(rows)}")
     lengths = sorted({len(row) for row in rows})
     if len(lengths) > 1:
-        raise ValueError(f"ratings rows must all have the same length (one column per "
-                         f"record), got lengths {lengths}")
+        raise ValueError(
+            f"ratings rows must all have the same length (one column per "
+            f"record), got lengths {lengths}"
+        )
     return rows
 
 
 def _chance_is_one(name):
-    return ValueError(f"{name}: chance agreement is 1 (every rating is one and the same label), "
-                      f"so kappa = (p_o - p_e) / (1 - p_e) is 0/0 and undefined")
+    return ValueError(
+        f"{name}: chance agreement is 1 (every rating is one and the same label), "
+        f"so kappa = (p_o - p_e) / (1 - p_e) is 0/0 and undefined"
+    )
 
 
 def rater_agreement(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
@@ -172,8 +185,9 @@ def _disagreements(level, pairs, values, total):
     return d_o, d_e / (total * (total - 1))
 
 
-def krippendorff_alpha(ratings: Sequence[Sequence[Hashable | None]],
-                       level: str = "nominal") -> float:
+def krippendorff_alpha(
+    ratings: Sequence[Sequence[Hashable | None]], level: str = "nominal"
+) -> float:
     """Notebook 13: Krippendorff's alpha, ``1 - D_o / D_e`` (Krippendorff 2011).
 
     ``None`` is a missing rating; records with fewer than two ratings do not
@@ -190,26 +204,32 @@ def krippendorff_alpha(ratings: Sequence[Sequence[Hashable | None]],
     if level != "nominal":
         for value in (v for row in rows for v in row if v is not None):
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise TypeError(f"level={level!r} needs numeric labels in ratings, found "
-                                f"{type(value).__name__} {value!r} (use level='nominal')")
+                raise TypeError(
+                    f"level={level!r} needs numeric labels in ratings, found "
+                    f"{type(value).__name__} {value!r} (use level='nominal')"
+                )
             if level == "interval" and not math.isfinite(value):
-                raise ValueError(f"ratings: level='interval' needs finite numbers, found "
-                                 f"{value!r}: an interval distance to it is not a number")
+                raise ValueError(
+                    f"ratings: level='interval' needs finite numbers, found "
+                    f"{value!r}: an interval distance to it is not a number"
+                )
     units = [[v for v in column if v is not None] for column in zip(*rows)]
     units = [u for u in units if len(u) >= 2]
-    pairs: Counter[tuple[Hashable, Hashable]] = Counter()   # the coincidence matrix o_ck
+    pairs: Counter[tuple[Hashable, Hashable]] = Counter()  # the coincidence matrix o_ck
     for u in units:
         for i, c in enumerate(u):
             for j, k in enumerate(u):
                 if i != j:
                     pairs[c, k] += 1 / (len(u) - 1)  # type: ignore[assignment]  # weights
-    values: Counter[Hashable] = Counter()                   # n_c
+    values: Counter[Hashable] = Counter()  # n_c
     for (c, _), weight in pairs.items():
         values[c] += weight
     total = sum(values.values())
     d_o, d_e = _disagreements(level, pairs, values, total) if len(values) > 1 else (0.0, 0.0)
     if d_e == 0:
-        raise ValueError("ratings: every pairable rating is the same label (or no record has "
-                         "two ratings), so the expected disagreement D_e is 0 and alpha = "
-                         "1 - D_o / D_e is 0/0 and undefined")
+        raise ValueError(
+            "ratings: every pairable rating is the same label (or no record has "
+            "two ratings), so the expected disagreement D_e is 0 and alpha = "
+            "1 - D_o / D_e is 0/0 and undefined"
+        )
     return 1 - d_o / d_e

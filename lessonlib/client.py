@@ -50,21 +50,30 @@ from urllib.parse import urlsplit
 
 from ._checks import check_choice, check_int, check_number, check_seed, check_str
 from .connections import Progress, check_connections, map_calls
-from .records import SEED, Record, check_records
-from .judge import (CLEAN, GUIDELINE, HARMFUL, LABELS, UNREADABLE_RULES, build_prompt,
-                    reply_parts)
+from .judge import CLEAN, GUIDELINE, HARMFUL, LABELS, UNREADABLE_RULES, build_prompt, reply_parts
 from .panel import JUDGES, AskReply
+from .records import SEED, Record, check_records
 from .simulator import CUE_TABLE, MAX_OUTPUT, TEMPERATURE, SimulatedModel, tokenize
 
-__all__ = ["CACHE_FOLDER", "HOST", "LOOPBACK", "ROUTE", "OpenAIAsk", "ReplyCache",
-           "SimulatorServer", "fold", "read_reply", "run_cost"]
+__all__ = [
+    "CACHE_FOLDER",
+    "HOST",
+    "LOOPBACK",
+    "ROUTE",
+    "OpenAIAsk",
+    "ReplyCache",
+    "SimulatorServer",
+    "fold",
+    "read_reply",
+    "run_cost",
+]
 
 HOST = "127.0.0.1"
 LOOPBACK = (HOST, "localhost", "::1")
 ROUTE = "/v1/chat/completions"
 CACHE_FOLDER = Path(__file__).resolve().parents[1] / ".cache" / "replies"
 """Where :class:`ReplyCache` keeps replies by default (git ignores ``.cache/``)."""
-_UNCUT = 10 ** 6      # an output cap no simulated reply reaches: the reply as it would be uncut
+_UNCUT = 10**6  # an output cap no simulated reply reaches: the reply as it would be uncut
 BACKLOG = 128
 """The server's listen backlog: clients connecting at once that wait to be accepted."""
 MAX_BODY = 1_000_000
@@ -74,6 +83,7 @@ MAX_BODY = 1_000_000
 # ---------------------------------------------------------------------------
 # The server
 # ---------------------------------------------------------------------------
+
 
 def _error(status, message, kind="invalid_request_error", code=None, param=None):
     """An HTTP status and an error body shaped like the OpenAI API's."""
@@ -93,7 +103,7 @@ def _close(http, thread):
     if thread.is_alive():
         http.shutdown()
         thread.join(timeout=10)
-    for connection in list(http.connections):    # kept-alive clients included
+    for connection in list(http.connections):  # kept-alive clients included
         try:
             connection.shutdown(socket.SHUT_RDWR)
         except OSError:
@@ -130,11 +140,20 @@ class SimulatorServer:
     events; ``n`` other than 1 is refused with 400.
     """
 
-    def __init__(self, host: str = HOST, port: int = 0, *, latency: float = 0.0,
-                 rate_limit: bool = True, retry_after: float = 0.0) -> None:
+    def __init__(
+        self,
+        host: str = HOST,
+        port: int = 0,
+        *,
+        latency: float = 0.0,
+        rate_limit: bool = True,
+        retry_after: float = 0.0,
+    ) -> None:
         if host != HOST:
-            raise ValueError(f"host must be {HOST!r}: the course's server listens on loopback "
-                             f"only, got {host!r}")
+            raise ValueError(
+                f"host must be {HOST!r}: the course's server listens on loopback "
+                f"only, got {host!r}"
+            )
         port = check_int("port", port, minimum=0)
         self.latency = check_number("latency", latency, minimum=0.0)
         if not isinstance(rate_limit, bool):
@@ -144,17 +163,23 @@ class SimulatorServer:
         self._specs = {spec.name: spec for spec in JUDGES}
         self._clocks = dict.fromkeys(self._specs, 0)
         self._lock = threading.Lock()
-        self.requests = 0               # requests received on the route, valid or not
+        self.requests = 0  # requests received on the route, valid or not
         try:
             self._http = _HTTPServer((HOST, port), _Handler)
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE:
-                raise OSError(errno.EADDRINUSE, f"port {port} on {HOST} is already in use; "
-                                                f"pass port=0 for a free one") from None
+                raise OSError(
+                    errno.EADDRINUSE,
+                    f"port {port} on {HOST} is already in use; pass port=0 for a free one",
+                ) from None
             raise
         self._http.course, self._http.connections = weakref.ref(self), set()
-        self._thread = threading.Thread(target=self._http.serve_forever, args=(0.01,),
-                                        daemon=True, name="lessonlib-simulator-server")
+        self._thread = threading.Thread(
+            target=self._http.serve_forever,
+            args=(0.01,),
+            daemon=True,
+            name="lessonlib-simulator-server",
+        )
         self._thread.start()
         self._stop = weakref.finalize(self, _close, self._http, self._thread)
 
@@ -177,10 +202,14 @@ class SimulatorServer:
         """An :class:`OpenAIAsk` for ``model`` on this server: its base URL, any key, the
         model's own temperature, and the clock reset at the start of each panel run."""
         if model not in self._specs:
-            raise ValueError(f"model must be one this server serves ({', '.join(self._specs)}), "
-                             f"got {model!r}")
-        options = {"temperature": self._specs[model].temperature, "on_reset": self.reset,
-                   **options}
+            raise ValueError(
+                f"model must be one this server serves ({', '.join(self._specs)}), got {model!r}"
+            )
+        options = {
+            "temperature": self._specs[model].temperature,
+            "on_reset": self.reset,
+            **options,
+        }
         return OpenAIAsk(self.base_url, "course", model, **options)
 
     def reset(self, model: str | None = None) -> None:
@@ -207,8 +236,13 @@ class SimulatorServer:
 
     def model_list(self) -> dict[str, Any]:
         """The body of ``GET /v1/models``: every model served, as the OpenAI API lists them."""
-        return {"object": "list", "data": [{"id": name, "object": "model", "created": 0,
-                                            "owned_by": "lessonlib"} for name in self._specs]}
+        return {
+            "object": "list",
+            "data": [
+                {"id": name, "object": "model", "created": 0, "owned_by": "lessonlib"}
+                for name in self._specs
+            ],
+        }
 
     def complete(self, body: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
         """(HTTP status, JSON body) for one chat-completions request ``body`` (a dict).
@@ -223,30 +257,53 @@ class SimulatorServer:
         except LookupError as exc:
             return _error(404, exc.args[0], code="model_not_found", param="model")
         spec = self._specs[name]
-        model = SimulatedModel(temperature, CUE_TABLE, dict(spec.spurious), dict(spec.prior),
-                               max_output=cap, name=name)
-        plan = model.plan(prompt)       # tokenizing: outside the lock, one client at a time
-        with self._lock:                # one clock per model name, whatever the temperature
+        model = SimulatedModel(
+            temperature,
+            CUE_TABLE,
+            dict(spec.spurious),
+            dict(spec.prior),
+            max_output=cap,
+            name=name,
+        )
+        plan = model.plan(prompt)  # tokenizing: outside the lock, one client at a time
+        with self._lock:  # one clock per model name, whatever the temperature
             calls = self._clocks[name] = self._clocks[name] + 1
         if plan.overflow:
-            return _error(400, f"the prompt has {plan.input_tokens} tokens, more than the "
-                               f"window of {model.window}", code="context_length_exceeded",
-                          param="messages")
+            return _error(
+                400,
+                f"the prompt has {plan.input_tokens} tokens, more than the "
+                f"window of {model.window}",
+                code="context_length_exceeded",
+                param="messages",
+            )
         if self.rate_limit and calls % model.rate_limit_every == 0:
-            return _error(429, f"rate limit: the simulator refuses every "
-                               f"{model.rate_limit_every}th call", "rate_limit_error",
-                          "rate_limit_exceeded")
+            return _error(
+                429,
+                f"rate limit: the simulator refuses every {model.rate_limit_every}th call",
+                "rate_limit_error",
+                "rate_limit_exceeded",
+            )
         reply = plan.reply(seed, cap)
         uncut = plan.reply(seed, _UNCUT)
         finish = "length" if uncut.output_tokens > reply.output_tokens else "stop"
         return 200, {
-            "id": f"chatcmpl-{calls}", "object": "chat.completion", "created": 0,
+            "id": f"chatcmpl-{calls}",
+            "object": "chat.completion",
+            "created": 0,
             "model": name,
-            "choices": [{"index": 0, "finish_reason": finish,
-                         "message": {"role": "assistant", "content": reply.text}}],
-            "usage": {"prompt_tokens": reply.input_tokens,
-                      "completion_tokens": reply.output_tokens,
-                      "total_tokens": reply.input_tokens + reply.output_tokens}}
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": finish,
+                    "message": {"role": "assistant", "content": reply.text},
+                }
+            ],
+            "usage": {
+                "prompt_tokens": reply.input_tokens,
+                "completion_tokens": reply.output_tokens,
+                "total_tokens": reply.input_tokens + reply.output_tokens,
+            },
+        }
 
     def _read_request(self, body):
         """(model, prompt, temperature, seed, max_tokens) from a request, checked."""
@@ -256,19 +313,22 @@ class SimulatorServer:
         if not isinstance(name, str):
             raise _BadRequest(f"model must be a model name (str), got {name!r}", "model")
         if name not in self._specs:
-            raise LookupError(f"model {name!r} is not served here; models: "
-                              f"{', '.join(self._specs)}")
+            raise LookupError(
+                f"model {name!r} is not served here; models: {', '.join(self._specs)}"
+            )
         prompt = _prompt(body.get("messages"))
         stream, n = body.get("stream"), body.get("n")
         if stream is not None and not isinstance(stream, bool):
             raise _BadRequest(f"stream must be true or false, got {stream!r}", "stream")
         if n is not None and (type(n) is not int or n != 1):
-            raise _BadRequest(f"n must be 1 on this server (one choice a request), got {n!r}",
-                              "n")
+            raise _BadRequest(f"n must be 1 on this server (one choice a request), got {n!r}", "n")
         try:
             temperature = body.get("temperature")
-            temperature = self._specs[name].temperature if temperature is None else (
-                check_number("temperature", temperature, minimum=0.0))
+            temperature = (
+                self._specs[name].temperature
+                if temperature is None
+                else (check_number("temperature", temperature, minimum=0.0))
+            )
             seed = body.get("seed")
             seed = SEED if seed is None else check_seed(seed)
             cap = body.get("max_tokens", body.get("max_completion_tokens"))
@@ -280,16 +340,19 @@ class SimulatorServer:
 
 def _prompt(messages):
     """The prompt: the messages' text joined by newlines (text parts of a list content too)."""
-    what = ("messages must be a non-empty list of {role, content} objects with text content "
-            "(a string, or a list of {type: 'text', text} parts)")
+    what = (
+        "messages must be a non-empty list of {role, content} objects with text content "
+        "(a string, or a list of {type: 'text', text} parts)"
+    )
     if not isinstance(messages, list) or not messages:
         raise _BadRequest(what, "messages")
     texts = []
     for message in messages:
         content = message.get("content") if isinstance(message, dict) else None
         if isinstance(content, list) and all(
-                isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
-                for p in content):
+            isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
+            for p in content
+        ):
             content = "".join(p["text"] for p in content)
         if not isinstance(content, str):
             raise _BadRequest(what, "messages")
@@ -304,7 +367,7 @@ class _HTTPServer(ThreadingHTTPServer):
 
     daemon_threads = True
     request_queue_size = BACKLOG
-    course: Callable[[], SimulatorServer | None]     # set by SimulatorServer
+    course: Callable[[], SimulatorServer | None]  # set by SimulatorServer
     connections: set[socket.socket]
 
     def process_request(self, request, client_address):
@@ -333,7 +396,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: _HTTPServer
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
-    timeout = 60            # a client silent this long mid-request is hung up on
+    timeout = 60  # a client silent this long mid-request is hung up on
 
     def do_GET(self):
         course = self.server.course()
@@ -347,8 +410,13 @@ class _Handler(BaseHTTPRequestHandler):
             listed = {m["id"]: m for m in course.model_list()["data"]}
             if name in listed:
                 return self._send(200, listed[name])
-            return self._send(*_error(404, f"model {name!r} is not served here; models: "
-                                           f"{', '.join(listed)}", code="model_not_found"))
+            return self._send(
+                *_error(
+                    404,
+                    f"model {name!r} is not served here; models: {', '.join(listed)}",
+                    code="model_not_found",
+                )
+            )
         self._send(*_error(404, f"only GET /v1/models and POST {ROUTE} are served here"))
 
     def do_POST(self):
@@ -359,22 +427,29 @@ class _Handler(BaseHTTPRequestHandler):
         if course is None:
             return self._send(*_error(503, "the server is stopping", "server_error"))
         if self.path.split("?", 1)[0].rstrip("/") != ROUTE:
-            return self._send(*_error(404, f"only POST {ROUTE} (and GET /v1/models) are "
-                                           f"served here"))
+            return self._send(
+                *_error(404, f"only POST {ROUTE} (and GET /v1/models) are served here")
+            )
         with course._lock:
             course.requests += 1
         try:
             body = json.loads(data or b"null")
-        except (ValueError, RecursionError):    # not JSON, bad UTF-8, or nested too deep
-            return self._send(*_error(400, "the request body is not valid JSON (or nests "
-                                           "deeper than a JSON reader follows)"))
+        except (ValueError, RecursionError):  # not JSON, bad UTF-8, or nested too deep
+            return self._send(
+                *_error(
+                    400,
+                    "the request body is not valid JSON (or nests "
+                    "deeper than a JSON reader follows)",
+                )
+            )
         try:
             status, payload = course.complete(body)
-        except Exception as exc:                # a bug of ours: say so, print nothing
-            return self._send(*_error(500, f"the server failed: {type(exc).__name__}: {exc}",
-                                      "server_error"))
+        except Exception as exc:  # a bug of ours: say so, print nothing
+            return self._send(
+                *_error(500, f"the server failed: {type(exc).__name__}: {exc}", "server_error")
+            )
         if course.latency:
-            time.sleep(course.latency)          # a real model's time to answer, no lock held
+            time.sleep(course.latency)  # a real model's time to answer, no lock held
         if status == 200 and isinstance(body, dict) and body.get("stream") is True:
             options = body.get("stream_options")
             usage = isinstance(options, dict) and options.get("include_usage") is True
@@ -389,13 +464,16 @@ class _Handler(BaseHTTPRequestHandler):
             return None
         length = self.headers.get("Content-Length", "0").strip()
         if not re.fullmatch(r"[0-9]{1,15}", length):
-            self.close_connection = True    # where this request ends is unknown: hang up after
-            self._send(*_error(400, f"Content-Length must be a whole number of bytes, got "
-                                    f"{length[:40]!r}"))
+            self.close_connection = True  # where this request ends is unknown: hang up after
+            self._send(
+                *_error(
+                    400, f"Content-Length must be a whole number of bytes, got {length[:40]!r}"
+                )
+            )
             return None
         size = int(length)
         if size > MAX_BODY:
-            if size <= 16 * MAX_BODY:       # read it off the line, so the client hears us
+            if size <= 16 * MAX_BODY:  # read it off the line, so the client hears us
                 left = size
                 while left > 0:
                     chunk = self.rfile.read(min(1 << 16, left))
@@ -404,11 +482,17 @@ class _Handler(BaseHTTPRequestHandler):
                     left -= len(chunk)
             else:
                 self.close_connection = True
-            self._send(*_error(413, f"the request body has {length} bytes, more than this "
-                                    f"server reads ({MAX_BODY})", code="request_too_large"))
+            self._send(
+                *_error(
+                    413,
+                    f"the request body has {length} bytes, more than this "
+                    f"server reads ({MAX_BODY})",
+                    code="request_too_large",
+                )
+            )
             return None
         data = self.rfile.read(size)
-        if len(data) < size:                # the client hung up mid-body
+        if len(data) < size:  # the client hung up mid-body
             self.close_connection = True
             return None
         return data
@@ -418,7 +502,7 @@ class _Handler(BaseHTTPRequestHandler):
         method) as JSON, like every other answer; a 501 (unknown method) as 405."""
         code = 405 if code == 501 else code
         self.close_connection = True
-        self.request_version = self.protocol_version    # headers too, however garbled
+        self.request_version = self.protocol_version  # headers too, however garbled
         try:
             self._send(*_error(code, message or HTTPStatus(code).phrase))
         except OSError:
@@ -444,10 +528,16 @@ class _Handler(BaseHTTPRequestHandler):
         choice = completion["choices"][0]
         head = {k: completion[k] for k in ("id", "created", "model")}
         head["object"] = "chat.completion.chunk"
-        chunks = [{**head, "choices": [{"index": 0, "finish_reason": None,
-                                        "delta": dict(choice["message"])}]},
-                  {**head, "choices": [{"index": 0, "finish_reason": choice["finish_reason"],
-                                        "delta": {}}]}]
+        chunks = [
+            {
+                **head,
+                "choices": [{"index": 0, "finish_reason": None, "delta": dict(choice["message"])}],
+            },
+            {
+                **head,
+                "choices": [{"index": 0, "finish_reason": choice["finish_reason"], "delta": {}}],
+            },
+        ]
         if usage:
             chunks.append({**head, "choices": [], "usage": completion["usage"]})
         text = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
@@ -467,6 +557,7 @@ class _Handler(BaseHTTPRequestHandler):
 # Reading a real reply
 # ---------------------------------------------------------------------------
 
+
 def fold(text: str) -> str:
     """Notebook 12 - lower case the way the course's labels are spelled (ASCII, Turkish-aware).
 
@@ -474,8 +565,7 @@ def fold(text: str) -> str:
     ``İ`` and ``I`` as well as the dotless ``ı``.  Plain ``str.lower`` turns
     ``İ`` into ``i`` plus a combining dot, and leaves ``ı`` as it is.
     """
-    bare = "".join(c for c in unicodedata.normalize("NFKD", text)
-                   if not unicodedata.combining(c))
+    bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
     return bare.replace("ı", "i").lower()
 
 
@@ -483,8 +573,25 @@ NEGATIONS = ("degil", "not", "no", "non", "never", "neither", "nor", "isnt", "yo
 """Words (folded) that negate a label: a reply holding one is unreadable, never the label it
 negates (``degil`` also covers ``değildir``, ``değilim``; ``isnt``: "isn't" without its
 apostrophe)."""
-HEDGES = ("mi", "mu", "belki", "muhtemelen", "sanirim", "galiba", "olabilir", "maybe", "perhaps",
-          "possibly", "probably", "unsure", "uncertain", "or", "veya", "yoksa", "ya")
+HEDGES = (
+    "mi",
+    "mu",
+    "belki",
+    "muhtemelen",
+    "sanirim",
+    "galiba",
+    "olabilir",
+    "maybe",
+    "perhaps",
+    "possibly",
+    "probably",
+    "unsure",
+    "uncertain",
+    "or",
+    "veya",
+    "yoksa",
+    "ya",
+)
 """Words (folded) that hedge or ask (``mı``/``mi``: the Turkish question particle, ``ya da``:
 "or"): a reply holding one does not state a label plainly."""
 
@@ -526,20 +633,20 @@ def read_reply(text: str) -> str | None:
     if not isinstance(text, str):
         raise TypeError(f"text must be reply text (str), got {type(text).__name__}")
     if "?" in text:
-        return None             # a question states nothing
+        return None  # a question states nothing
     words = re.findall(r"[^\W\d_]+", fold(text))
     named = {_label_word(word) for word in words} - {None}
     if len(named) != 1:
-        return None             # no label, or both: two-sided
-    if any(word.startswith(NEGATIONS[0]) or word in NEGATIONS or word in HEDGES
-           for word in words):
-        return None             # negated or hedged
+        return None  # no label, or both: two-sided
+    if any(word.startswith(NEGATIONS[0]) or word in NEGATIONS or word in HEDGES for word in words):
+        return None  # negated or hedged
     return named.pop()
 
 
 # ---------------------------------------------------------------------------
 # A reply cache
 # ---------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class ClientReply(AskReply):
@@ -549,7 +656,7 @@ class ClientReply(AskReply):
 
     retry_after: float | None = field(default=None, repr=False)
     requests: int = field(default=1, repr=False, compare=False)
-    raw: str = field(default="", repr=False)      # the reply as the model wrote it
+    raw: str = field(default="", repr=False)  # the reply as the model wrote it
 
 
 class ReplyCache:
@@ -590,8 +697,9 @@ class ReplyCache:
                 raise ValueError("it holds another question")
             return replace(ClientReply(**stored["reply"]), requests=0)
         except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"the cached reply {path} is damaged ({exc}); delete the file "
-                             f"to ask again") from None
+            raise ValueError(
+                f"the cached reply {path} is damaged ({exc}); delete the file to ask again"
+            ) from None
 
     def put(self, question: Mapping[str, Any], reply: AskReply) -> None:
         """Store ``reply`` (an AskReply) for ``question``; written whole or not at all.
@@ -602,8 +710,9 @@ class ReplyCache:
         """
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self._path(question)
-        handle, part = tempfile.mkstemp(dir=self.folder, prefix=path.stem[:16] + ".",
-                                        suffix=".part")
+        handle, part = tempfile.mkstemp(
+            dir=self.folder, prefix=path.stem[:16] + ".", suffix=".part"
+        )
         try:
             with os.fdopen(handle, "w", encoding="ascii") as out:
                 out.write(json.dumps({"question": question, "reply": asdict(reply)}))
@@ -619,6 +728,7 @@ class ReplyCache:
 # ---------------------------------------------------------------------------
 # The real SDK in front
 # ---------------------------------------------------------------------------
+
 
 class OpenAIAsk:
     """Notebook 12 - an ask ``(prompt, seed) -> AskReply`` on the official ``openai`` SDK.
@@ -660,26 +770,41 @@ class OpenAIAsk:
     concurrent = True
     """Calls may run side by side: its answers do not depend on the order of the calls."""
 
-    def __init__(self, base_url: str, api_key: str, model: str, *,
-                 temperature: float = TEMPERATURE, max_tokens: int | None = None,
-                 timeout: float = 30.0,
-                 cache: ReplyCache | None = None, on_reset: Callable[[str], object] | None = None,
-                 max_retries: int = 0) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        model: str,
+        *,
+        temperature: float = TEMPERATURE,
+        max_tokens: int | None = None,
+        timeout: float = 30.0,
+        cache: ReplyCache | None = None,
+        on_reset: Callable[[str], object] | None = None,
+        max_retries: int = 0,
+    ) -> None:
         check_str("base_url", base_url)
         check_str("api_key", api_key)
         check_str("model", model)
         temperature = check_number("temperature", temperature, minimum=0.0)
-        max_tokens = None if max_tokens is None else check_int("max_tokens", max_tokens,
-                                                               minimum=1)
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not (
-                math.isfinite(timeout) and timeout > 0):
-            raise (TypeError if not isinstance(timeout, (int, float)) or isinstance(
-                timeout, bool) else ValueError)(
+        max_tokens = None if max_tokens is None else check_int("max_tokens", max_tokens, minimum=1)
+        if (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, (int, float))
+            or not (math.isfinite(timeout) and timeout > 0)
+        ):
+            raise (
+                TypeError
+                if not isinstance(timeout, (int, float)) or isinstance(timeout, bool)
+                else ValueError
+            )(
                 f"timeout must be a number of seconds > 0 (how long one call may take), got "
-                f"{timeout!r}")
+                f"{timeout!r}"
+            )
         max_retries = check_int("max_retries", max_retries, minimum=0)
-        if cache is not None and not (callable(getattr(cache, "get", None))
-                                      and callable(getattr(cache, "put", None))):
+        if cache is not None and not (
+            callable(getattr(cache, "get", None)) and callable(getattr(cache, "put", None))
+        ):
             raise TypeError(f"cache must be a ReplyCache (or None), got {type(cache).__name__}")
         if on_reset is not None and not callable(on_reset):
             raise TypeError(f"on_reset must be callable (or None), got {on_reset!r}")
@@ -688,14 +813,20 @@ class OpenAIAsk:
         try:
             import openai
         except ImportError:
-            raise ImportError("OpenAIAsk needs the openai package: pip install -e '.[client]'"
-                              ) from None
+            raise ImportError(
+                "OpenAIAsk needs the openai package: pip install -e '.[client]'"
+            ) from None
         self.cache, self._on_reset, self._openai = cache, on_reset, openai
         options: dict[str, Any] = {}
-        if urlsplit(base_url).hostname in LOOPBACK:     # no proxy from the environment
+        if urlsplit(base_url).hostname in LOOPBACK:  # no proxy from the environment
             options["http_client"] = openai.DefaultHttpxClient(trust_env=False)
-        self._sdk = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=self.timeout,
-                                  max_retries=max_retries, **options)
+        self._sdk = openai.OpenAI(
+            base_url=base_url,
+            api_key=api_key,
+            timeout=self.timeout,
+            max_retries=max_retries,
+            **options,
+        )
 
     def __repr__(self) -> str:
         return f"OpenAIAsk(model={self.model!r}, temperature={self.temperature})"
@@ -719,12 +850,19 @@ class OpenAIAsk:
         try:
             prompt.encode("utf-8")
         except UnicodeEncodeError as exc:
-            raise ValueError(f"prompt holds a lone surrogate {prompt[exc.start]!r} at position "
-                             f"{exc.start}: it is not text a server can receive (UTF-8); "
-                             f"fix the text before asking") from None
-        seed = check_seed(seed)             # a Python int from here on (numpy ints too)
-        question = {"model": self.model, "prompt": prompt, "temperature": self.temperature,
-                    "seed": seed, "max_tokens": self.max_tokens}
+            raise ValueError(
+                f"prompt holds a lone surrogate {prompt[exc.start]!r} at position "
+                f"{exc.start}: it is not text a server can receive (UTF-8); "
+                f"fix the text before asking"
+            ) from None
+        seed = check_seed(seed)  # a Python int from here on (numpy ints too)
+        question = {
+            "model": self.model,
+            "prompt": prompt,
+            "temperature": self.temperature,
+            "seed": seed,
+            "max_tokens": self.max_tokens,
+        }
         reply = None if self.cache is None or not read_cache else self.cache.get(question)
         if reply is None:
             reply = self._ask(prompt, seed)
@@ -738,8 +876,12 @@ class OpenAIAsk:
         extra = {} if self.max_tokens is None else {"max_tokens": self.max_tokens}
         try:
             out = self._sdk.chat.completions.create(  # type: ignore[call-overload]
-                model=self.model, messages=[{"role": "user", "content": prompt}],
-                temperature=self.temperature, seed=seed, **extra)
+                model=self.model,
+                messages=[{"role": "user", "content": prompt}],
+                temperature=self.temperature,
+                seed=seed,
+                **extra,
+            )
         except openai.RateLimitError as exc:
             return ClientReply("", None, "rate_limit", retry_after=_retry_after(exc.response))
         except openai.APITimeoutError:
@@ -749,20 +891,26 @@ class OpenAIAsk:
                 return ClientReply("", None, "context_overflow")
             raise
         except openai.APIConnectionError as exc:
-            raise ConnectionError(f"no connection to {self.base_url} ({exc}); is the server "
-                                  f"running, and is base_url right?") from None
-        except ValueError as exc:       # the body said it was JSON but was not
-            raise RuntimeError(f"the server at {self.base_url} sent malformed JSON "
-                               f"({exc})") from None
+            raise ConnectionError(
+                f"no connection to {self.base_url} ({exc}); is the server "
+                f"running, and is base_url right?"
+            ) from None
+        except ValueError as exc:  # the body said it was JSON but was not
+            raise RuntimeError(
+                f"the server at {self.base_url} sent malformed JSON ({exc})"
+            ) from None
         try:
             text = out.choices[0].message.content or ""
             tokens = out.usage.prompt_tokens if out.usage is not None else None
         except (AttributeError, IndexError, TypeError):
-            raise RuntimeError(f"the server at {self.base_url} did not send a chat completion; "
-                               f"it sent {str(out)[:80]!r}") from None
+            raise RuntimeError(
+                f"the server at {self.base_url} did not send a chat completion; "
+                f"it sent {str(out)[:80]!r}"
+            ) from None
         if tokens is not None and (not isinstance(tokens, int) or tokens < 0):
-            raise RuntimeError(f"the server at {self.base_url} sent usage.prompt_tokens "
-                               f"{tokens!r}, not a count")
+            raise RuntimeError(
+                f"the server at {self.base_url} sent usage.prompt_tokens {tokens!r}, not a count"
+            )
         return ClientReply(read_reply(text) or "", tokens, "ok", raw=text)
 
 
@@ -812,8 +960,8 @@ class Backoff:
     def delay(self, k, retry_after, draw):
         """Seconds to wait before the ``k``-th repeat; ``draw()`` gives the jitter in [0, 1)."""
         if retry_after is not None:
-            return retry_after          # the server's word: it knows when it will answer
-        return min(self.cap, self.base * 2 ** k) * (0.5 + draw() / 2)
+            return retry_after  # the server's word: it knows when it will answer
+        return min(self.cap, self.base * 2**k) * (0.5 + draw() / 2)
 
 
 NO_BACKOFF = Backoff(max_waits=0)
@@ -833,7 +981,7 @@ class ClientRun:
     ``waited``: their seconds in total.
     """
 
-    labels: dict = field(repr=False)    # record no -> 'temiz' | 'zararli'
+    labels: dict = field(repr=False)  # record no -> 'temiz' | 'zararli'
     calls: int
     input_tokens: int
     retries: int
@@ -868,11 +1016,21 @@ def _patient(ask, backoff, draw):
             time.sleep(delay)
             waits, waited = waits + 1, waited + delay
             reply = again(prompt, seed)
+
     return call
 
 
-def judge_records(ask, records, *, seed=SEED, max_connections=8, progress=False,
-                  guideline=GUIDELINE, unreadable_as="clean", backoff=Backoff()):
+def judge_records(
+    ask,
+    records,
+    *,
+    seed=SEED,
+    max_connections=8,
+    progress=False,
+    guideline=GUIDELINE,
+    unreadable_as="clean",
+    backoff=Backoff(),
+):
     """Notebook 12 - one judge over every record, up to ``max_connections`` calls at once.
 
     The lesson's judge rules on any ask (an :class:`OpenAIAsk` above all):
@@ -915,7 +1073,7 @@ def judge_records(ask, records, *, seed=SEED, max_connections=8, progress=False,
 
     def judge(record):
         prompt = build_prompt(record, guideline)
-        tally = [0, 0, 0, 0.0, 0]               # calls, tokens, waits, waited, cached
+        tally = [0, 0, 0, 0.0, 0]  # calls, tokens, waits, waited, cached
         label = None
         for attempt in (seed, seed + 1):
             reply, requests, waits, waited, cached = patient(prompt, attempt)
@@ -935,17 +1093,30 @@ def judge_records(ask, records, *, seed=SEED, max_connections=8, progress=False,
         unreadable += label is None
         refused += label is None and was_refused
         totals = [a + b for a, b in zip(totals, tally)]
-    calls, tokens, waits, waited, cached = totals
-    return ClientRun(labels, calls, tokens, retries, unreadable, refused, waits,  # type: ignore[arg-type]
-                     round(waited, 3), cached, seed, time.perf_counter() - start)  # type: ignore[arg-type]
+    calls, tokens, waits, cached = (int(totals[k]) for k in (0, 1, 2, 4))
+    return ClientRun(
+        labels,
+        calls,
+        tokens,
+        retries,
+        unreadable,
+        refused,
+        waits,
+        round(totals[3], 3),
+        cached,
+        seed,
+        time.perf_counter() - start,
+    )
 
 
 # ---------------------------------------------------------------------------
 # What a run costs
 # ---------------------------------------------------------------------------
 
-def run_cost(records: Iterable[Record], judges: int = 1, quorum: int = 1,
-             guideline: str = GUIDELINE) -> dict[str, int]:
+
+def run_cost(
+    records: Iterable[Record], judges: int = 1, quorum: int = 1, guideline: str = GUIDELINE
+) -> dict[str, int]:
     """Notebook 12 - the least a panel run costs: one call per judge, sample and record.
 
     Returns ``calls``, ``input_tokens`` (the course tokenizer's count) and
@@ -956,6 +1127,8 @@ def run_cost(records: Iterable[Record], judges: int = 1, quorum: int = 1,
     """
     prompts = [build_prompt(r, guideline) for r in records]
     times = judges * quorum
-    return {"calls": times * len(prompts),
-            "input_tokens": times * sum(len(tokenize(p)) for p in prompts),
-            "characters": times * sum(len(p) for p in prompts)}
+    return {
+        "calls": times * len(prompts),
+        "input_tokens": times * sum(len(tokenize(p)) for p in prompts),
+        "characters": times * sum(len(p) for p in prompts),
+    }

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable
-from typing import TypeVar
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from typing import TypeVar
 
 from ._checks import check_int
 from .simulator import SimulatedModel
@@ -41,18 +41,24 @@ def check_connections(max_connections: int, asks: Iterable[object] = ()) -> int:
     max_connections = check_int("max_connections", max_connections, minimum=1)
     if max_connections > 1:
         for i, ask in enumerate(asks):
-            if isinstance(ask, SimulatedModel) or isinstance(getattr(ask, "__self__", None),
-                                                             SimulatedModel):
+            if isinstance(ask, SimulatedModel) or isinstance(
+                getattr(ask, "__self__", None), SimulatedModel
+            ):
                 raise ValueError(
                     f"max_connections must be 1 for an in-process SimulatedModel (ask {i}, "
                     f"{getattr(ask, 'name', '?')!r}): its call counter makes its answers depend "
                     f"on call order; serve it with client.SimulatorServer and ask it over HTTP "
-                    f"to run calls side by side, got max_connections={max_connections}")
+                    f"to run calls side by side, got max_connections={max_connections}"
+                )
     return max_connections
 
 
-def map_calls(fn: Callable[[T], R], items: Iterable[T], max_connections: int,
-              on_done: Callable[[], object] | None = None) -> list[R]:
+def map_calls(
+    fn: Callable[[T], R],
+    items: Iterable[T],
+    max_connections: int,
+    on_done: Callable[[], object] | None = None,
+) -> list[R]:
     """``[fn(x) for x in items]``, up to ``max_connections`` calls at once, in ``items`` order.
 
     ``on_done()`` is called (in the caller's thread) after each call ends.  The
@@ -67,19 +73,20 @@ def map_calls(fn: Callable[[T], R], items: Iterable[T], max_connections: int,
             if on_done is not None:
                 on_done()
         return out
-    pool = ThreadPoolExecutor(max_workers=min(max_connections, len(items)),
-                              thread_name_prefix="lessonlib-call")
+    pool = ThreadPoolExecutor(
+        max_workers=min(max_connections, len(items)), thread_name_prefix="lessonlib-call"
+    )
     try:
         futures = [pool.submit(fn, x) for x in items]
         pending = set(futures)
         while pending:
             done, pending = wait(pending, return_when=FIRST_EXCEPTION)
             for future in done:
-                future.result()             # the first error stops the pass
+                future.result()  # the first error stops the pass
                 if on_done is not None:
                     on_done()
         return [future.result() for future in futures]
-    finally:                                # an error or Ctrl-C: start nothing new
+    finally:  # an error or Ctrl-C: start nothing new
         pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -107,6 +114,8 @@ class Progress:
         self._shown = tick
         full = self.done * BAR_WIDTH // self.total
         end = "\n" if self.done == self.total else ""
-        sys.stdout.write(f"\r{self.label} [{'#' * full}{'-' * (BAR_WIDTH - full)}] "
-                         f"{self.done}/{self.total}{end}")
+        sys.stdout.write(
+            f"\r{self.label} [{'#' * full}{'-' * (BAR_WIDTH - full)}] "
+            f"{self.done}/{self.total}{end}"
+        )
         sys.stdout.flush()

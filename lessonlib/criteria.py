@@ -7,8 +7,12 @@ from collections.abc import Callable, Iterable
 from ._checks import check_names
 from .records import FEATURES, Record, check_record
 
-DEFAULT_RULES = ("instruction_mode", "hidden_field_name", "side_effect_tool_name",
-                 "source_stamp_mismatch")
+DEFAULT_RULES = (
+    "instruction_mode",
+    "hidden_field_name",
+    "side_effect_tool_name",
+    "source_stamp_mismatch",
+)
 """The lesson's four rules.  Note what is missing: the two flags of corrupted_input."""
 
 __all__ = ["DEFAULT_RULES", "make_rule_filter", "rule_filter"]
@@ -17,7 +21,7 @@ __all__ = ["DEFAULT_RULES", "make_rule_filter", "rule_filter"]
 def rule_filter(record: Record, rules: Iterable[str] = DEFAULT_RULES) -> bool:
     """True (block) when ``record`` has any of the flags named in ``rules`` (notebook 02)."""
     check_record(record)
-    if rules is not DEFAULT_RULES:          # the lesson's rules are known to be good
+    if rules is not DEFAULT_RULES:  # the lesson's rules are known to be good
         rules = check_names("rules", rules, FEATURES)
     return _blocks(record, rules)
 

@@ -14,15 +14,24 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, TypeVar
 
 from ._frozen import ReadOnlyDict
-from .records import CLASSES, Record
 from .metrics import class_recall, confusion
+from .records import CLASSES, Record
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["FIGURE_DPI", "FIGURE_STYLE", "FIGURE_WIDTH", "SMALLEST_POINTS", "class_recall_bars",
-           "confusion_picture", "noise_bands", "plot_class_sources",
-           "plot_harmful_probability", "slide_figure"]
+__all__ = [
+    "FIGURE_DPI",
+    "FIGURE_STYLE",
+    "FIGURE_WIDTH",
+    "SMALLEST_POINTS",
+    "class_recall_bars",
+    "confusion_picture",
+    "noise_bands",
+    "plot_class_sources",
+    "plot_harmful_probability",
+    "slide_figure",
+]
 
 FIGURE_DPI = 100
 """Pixels per inch of every lessonlib figure (the notebook's PNG is drawn at this)."""
@@ -33,13 +42,20 @@ SMALLEST_POINTS = 13.0
 """The smallest type in a figure, in points: at FIGURE_DPI, 13 pt is 18 px of the PNG - 14 px
 on a 1280x720 slide even when the slide is shown at 0.78 of its size (scripts/check_slides.py
 asks 14 px of every figure's text, as of the slide's own text)."""
-FIGURE_STYLE = MappingProxyType({
-    "figure.dpi": FIGURE_DPI, "savefig.dpi": FIGURE_DPI,
-    "font.size": 14.0, "axes.titlesize": 15.0, "axes.labelsize": 14.0,
-    "figure.titlesize": 16.0, "legend.fontsize": SMALLEST_POINTS,
-    "legend.title_fontsize": SMALLEST_POINTS,
-    "xtick.labelsize": SMALLEST_POINTS, "ytick.labelsize": SMALLEST_POINTS,
-})
+FIGURE_STYLE = MappingProxyType(
+    {
+        "figure.dpi": FIGURE_DPI,
+        "savefig.dpi": FIGURE_DPI,
+        "font.size": 14.0,
+        "axes.titlesize": 15.0,
+        "axes.labelsize": 14.0,
+        "figure.titlesize": 16.0,
+        "legend.fontsize": SMALLEST_POINTS,
+        "legend.title_fontsize": SMALLEST_POINTS,
+        "xtick.labelsize": SMALLEST_POINTS,
+        "ytick.labelsize": SMALLEST_POINTS,
+    }
+)
 """matplotlib settings (rcParams) a lessonlib figure is drawn with: type a back row reads
 on a slide, no size under SMALLEST_POINTS."""
 
@@ -55,6 +71,7 @@ def slide_figure(plot: Plot) -> Plot:
     drawn without their own size) takes the style's sizes, tick labels included (ticks
     are made lazily, so their size is set on each Axes too).
     """
+
     @functools.wraps(plot)
     def draw(*args, **kwargs):
         import matplotlib.pyplot as plt
@@ -71,9 +88,12 @@ def slide_figure(plot: Plot) -> Plot:
 
 
 @slide_figure
-def confusion_picture(records: Sequence[Record], decide: Callable[[Record], bool],
-                      ax: Axes | None = None,
-                      title: str = "Decisions against the human label") -> Axes:
+def confusion_picture(
+    records: Sequence[Record],
+    decide: Callable[[Record], bool],
+    ax: Axes | None = None,
+    title: str = "Decisions against the human label",
+) -> Axes:
     """Notebook 02: the 2 x 2 confusion matrix of ``decide`` with the rates read off it.
 
     Rows are the human label (harmful, clean), columns the decision (blocked,
@@ -88,11 +108,23 @@ def confusion_picture(records: Sequence[Record], decide: Callable[[Record], bool
     tp, fp, fn, tn = confusion(records, decide)
     if ax is None:
         _, ax = plt.subplots(figsize=(FIGURE_WIDTH * 0.75, 4.6))
-    boxes = {(0, 0): ("tp", tp, True), (0, 1): ("fn", fn, False),
-             (1, 0): ("fp", fp, False), (1, 1): ("tn", tn, True)}
+    boxes = {
+        (0, 0): ("tp", tp, True),
+        (0, 1): ("fn", fn, False),
+        (1, 0): ("fp", fp, False),
+        (1, 1): ("tn", tn, True),
+    }
     for (row, col), (name, count, right) in boxes.items():
-        ax.add_patch(Rectangle((col, 1 - row), 1, 1, facecolor="#b7dfb9" if right else "#f6c28b",
-                               edgecolor="white", linewidth=3))
+        ax.add_patch(
+            Rectangle(
+                (col, 1 - row),
+                1,
+                1,
+                facecolor="#b7dfb9" if right else "#f6c28b",
+                edgecolor="white",
+                linewidth=3,
+            )
+        )
         ax.text(col + 0.5, 1.5 - row, f"{name}\n{count}", ha="center", va="center", fontsize=16)
 
     def rate(part, whole):
@@ -101,8 +133,12 @@ def confusion_picture(records: Sequence[Record], decide: Callable[[Record], bool
     ax.text(2.08, 1.5, "recall\n" + rate(tp, tp + fn), va="center")
     ax.text(2.08, 0.5, "false block rate\n" + rate(fp, fp + tn), va="center")
     ax.text(0.5, -0.12, "precision\n" + rate(tp, tp + fp), ha="center", va="top")
-    ax.text(2.08, -0.12, f"agreement\n(tp + tn)/{len(records)} = {(tp + tn) / len(records):.4f}",
-            va="top")
+    ax.text(
+        2.08,
+        -0.12,
+        f"agreement\n(tp + tn)/{len(records)} = {(tp + tn) / len(records):.4f}",
+        va="top",
+    )
     ax.set_xlim(0, 2.9)
     ax.set_ylim(-0.5, 2)
     ax.set_xticks([0.5, 1.5])
@@ -122,8 +158,12 @@ def confusion_picture(records: Sequence[Record], decide: Callable[[Record], bool
 
 
 @slide_figure
-def class_recall_bars(records: Sequence[Record], decisions: Mapping[str, Callable[[Record], bool]],
-                      ax: Axes | None = None, title: str = "Recall per harmful class") -> Axes:
+def class_recall_bars(
+    records: Sequence[Record],
+    decisions: Mapping[str, Callable[[Record], bool]],
+    ax: Axes | None = None,
+    title: str = "Recall per harmful class",
+) -> Axes:
     """Notebook 05: grouped bars, per harmful class the recall of each of ``decisions``.
 
     ``decisions`` maps a legend name to a decide function (record -> bool),
@@ -152,16 +192,23 @@ def class_recall_bars(records: Sequence[Record], decisions: Mapping[str, Callabl
     return ax
 
 
-SOURCES = ReadOnlyDict({"seed": ("the seed: 95% run band over judge runs", "0.55"),
-                       "records": ("the records: records' band, judge run 1", "C0"),
-                       "both": ("both: records resampled, runs re-drawn", "C3")})
+SOURCES = ReadOnlyDict(
+    {
+        "seed": ("the seed: 95% run band over judge runs", "0.55"),
+        "records": ("the records: records' band, judge run 1", "C0"),
+        "both": ("both: records resampled, runs re-drawn", "C3"),
+    }
+)
 """The sources of noise :func:`noise_bands` can draw: key -> (legend text, colour)."""
 
 
 @slide_figure
-def noise_bands(bands: Mapping[str, Mapping[str, tuple[float, float]]],
-                observed: Mapping[str, float], ax: Axes | None = None,
-                title: str = "Two sources of noise in one difference") -> Axes:
+def noise_bands(
+    bands: Mapping[str, Mapping[str, tuple[float, float]]],
+    observed: Mapping[str, float],
+    ax: Axes | None = None,
+    title: str = "Two sources of noise in one difference",
+) -> Axes:
     """Notebook 07: per figure, the 95% band of a difference from each source of noise.
 
     ``bands`` maps a figure's title to ``{source: (low, high)}`` with sources
@@ -179,10 +226,22 @@ def noise_bands(bands: Mapping[str, Mapping[str, tuple[float, float]]],
         for k, (source, (low, high)) in enumerate(bands[name].items()):
             label, colour = SOURCES[source]
             y = i + (k - 1) * 0.22
-            ax.plot([low, high], [y, y], color=colour, linewidth=5, solid_capstyle="butt",
-                    label=label if i == 0 else None)
-        ax.plot([observed[name]], [i], marker="o", color="black", markersize=5,
-                label="judge run 1 - filter" if i == 0 else None)
+            ax.plot(
+                [low, high],
+                [y, y],
+                color=colour,
+                linewidth=5,
+                solid_capstyle="butt",
+                label=label if i == 0 else None,
+            )
+        ax.plot(
+            [observed[name]],
+            [i],
+            marker="o",
+            color="black",
+            markersize=5,
+            label="judge run 1 - filter" if i == 0 else None,
+        )
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_yticks(range(len(names)))
     ax.set_yticklabels(names)
@@ -204,7 +263,7 @@ def plot_class_sources(records: Sequence[Record], ax: Axes | None = None) -> Axe
     counts = class_source_counts(records)
     if ax is None:
         _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
-    names = list(counts)[::-1]                     # clean on top
+    names = list(counts)[::-1]  # clean on top
     left = [0] * len(names)
     for k, src in enumerate(SOURCES):
         widths = [counts[cls][src] for cls in names]
@@ -220,9 +279,12 @@ def plot_class_sources(records: Sequence[Record], ax: Axes | None = None) -> Axe
 
 
 @slide_figure
-def plot_harmful_probability(records: Sequence[Record],
-                             temperatures: Iterable[float] | None = None,
-                             flags: Iterable[int] = (0, 1, 2, 3), ax: Axes | None = None) -> Axes:
+def plot_harmful_probability(
+    records: Sequence[Record],
+    temperatures: Iterable[float] | None = None,
+    flags: Iterable[int] = (0, 1, 2, 3),
+    ax: Axes | None = None,
+) -> Axes:
     """Notebook 03: the lines of :func:`harmful_probability_curves`, one per number of
     flags, with the lesson's temperature marked.  Returns the Axes."""
     import matplotlib.pyplot as plt
@@ -234,11 +296,20 @@ def plot_harmful_probability(records: Sequence[Record],
     if ax is None:
         _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
     for k, (count, (no, probs)) in enumerate(curves.items()):
-        ax.plot(temps, probs, color=f"C{k}",
-                label=f"{count} flag{'' if count == 1 else 's'} (record {no})")
+        ax.plot(
+            temps,
+            probs,
+            color=f"C{k}",
+            label=f"{count} flag{'' if count == 1 else 's'} (record {no})",
+        )
     ax.axvline(TEMPERATURE, color="0.4", linestyle=":", linewidth=1)
-    ax.annotate(f"lesson's {TEMPERATURE:.2f}", (TEMPERATURE, 0.5), xytext=(4, 0),
-                textcoords="offset points", color="0.3")
+    ax.annotate(
+        f"lesson's {TEMPERATURE:.2f}",
+        (TEMPERATURE, 0.5),
+        xytext=(4, 0),
+        textcoords="offset points",
+        color="0.3",
+    )
     ax.set_xlabel("temperature")
     ax.set_ylabel("P(zararli)")
     ax.set_ylim(-0.03, 1.03)

@@ -13,15 +13,45 @@ from ._checks import check_choice, check_instance, check_int, check_seed, check_
 from ._frozen import ReadOnlyDict
 from .connections import map_calls
 from .records import FEATURES, SEED, Record, check_record, check_records
-from .simulator import (CUE_TABLE, FLAG_WORD, LABELS, MAX_OUTPUT, NO_FLAG_WORD, PRIOR,
-                        SOURCE_WORD, SPURIOUS, TEMPERATURE, Reply, SimulatedModel, tokenize)
+from .simulator import (
+    CUE_TABLE,
+    FLAG_WORD,
+    LABELS,
+    MAX_OUTPUT,
+    NO_FLAG_WORD,
+    PRIOR,
+    SOURCE_WORD,
+    SPURIOUS,
+    TEMPERATURE,
+    Reply,
+    SimulatedModel,
+    tokenize,
+)
 
-__all__ = ["GUIDELINE", "CLEAN", "HARMFUL", "RETRY_CAUSE", "UNREADABLE_RULES", "Answer", "Ask",
-           "JudgeRun", "Run", "Tally", "ask_each", "ask_for_label", "build_prompt",
-           "judge_model", "read_label", "reply_parts", "run_judge", "tally"]
+__all__ = [
+    "GUIDELINE",
+    "CLEAN",
+    "HARMFUL",
+    "RETRY_CAUSE",
+    "UNREADABLE_RULES",
+    "Answer",
+    "Ask",
+    "JudgeRun",
+    "Run",
+    "Tally",
+    "ask_each",
+    "ask_for_label",
+    "build_prompt",
+    "judge_model",
+    "read_label",
+    "reply_parts",
+    "run_judge",
+    "tally",
+]
 
-GUIDELINE = ("Su kaydin ozniteliklerine bak ve tek etiket yaz : temiz ya da zararli . "
-             "Oznitelikler : ")
+GUIDELINE = (
+    "Su kaydin ozniteliklerine bak ve tek etiket yaz : temiz ya da zararli . Oznitelikler : "
+)
 """'Look at this record's attributes and write a single label: clean or harmful. Attributes:'"""
 
 CLEAN, HARMFUL = LABELS
@@ -34,8 +64,16 @@ Ask = Callable[[str, int], object]
 def build_prompt(record: Record, guideline: str = GUIDELINE) -> str:
     """Guideline + flag words (or 'yok') + source word + record number + text (notebook 03)."""
     words = " ".join(FLAG_WORD[f] for f in FEATURES if record.features[f]) or NO_FLAG_WORD
-    return (guideline + words + " . kaynak " + SOURCE_WORD[record.source]
-            + " . kayit " + str(record.no) + " : " + record.text)
+    return (
+        guideline
+        + words
+        + " . kaynak "
+        + SOURCE_WORD[record.source]
+        + " . kayit "
+        + str(record.no)
+        + " : "
+        + record.text
+    )
 
 
 def read_label(reply_text: str) -> str | None:
@@ -50,15 +88,20 @@ def reply_parts(prompt: str, reply: object) -> tuple[str, int, str]:
     """(text, input_tokens, status) of what an ``ask`` returned; plain text counts as 'ok'."""
     if isinstance(reply, str):
         return reply, len(tokenize(prompt)), "ok"
-    if type(reply) is Reply:            # the simulator's own reply: nothing to check
+    if type(reply) is Reply:  # the simulator's own reply: nothing to check
         return reply.text, reply.input_tokens, reply.status
     text = getattr(reply, "text", None)
     if not isinstance(text, str):
-        raise TypeError("an ask must return reply text (str) or an object with a str .text, "
-                        f"got {type(reply).__name__}")
+        raise TypeError(
+            "an ask must return reply text (str) or an object with a str .text, "
+            f"got {type(reply).__name__}"
+        )
     tokens = getattr(reply, "input_tokens", None)
-    tokens = len(tokenize(prompt)) if tokens is None else check_int(
-        "input_tokens (of the ask's reply)", tokens, minimum=0)
+    tokens = (
+        len(tokenize(prompt))
+        if tokens is None
+        else check_int("input_tokens (of the ask's reply)", tokens, minimum=0)
+    )
     return text, tokens, getattr(reply, "status", "ok")
 
 
@@ -69,7 +112,7 @@ class Answer:
     label: str | None
     calls: int
     input_tokens: int
-    statuses: tuple             # the status of each call, in order
+    statuses: tuple  # the status of each call, in order
 
     @property
     def retried(self) -> bool:
@@ -94,7 +137,7 @@ class Run:
     (notebook 09): both decide the same way whether a record belongs to the run.
     """
 
-    labels: dict = field(repr=False)   # record no -> 'temiz' | 'zararli'
+    labels: dict = field(repr=False)  # record no -> 'temiz' | 'zararli'
     calls: int
     retries: int
     unreadable: int
@@ -120,9 +163,11 @@ class Run:
         for record in records:
             known = judged.get(record.no, record)
             if record.no not in labels or (known is not record and known != record):
-                raise ValueError(f"record {record.no} is not one this {self._WHAT} judged: the "
-                                 f"run does not belong to these records (other seed or number "
-                                 f"of records?)")
+                raise ValueError(
+                    f"record {record.no} is not one this {self._WHAT} judged: the "
+                    f"run does not belong to these records (other seed or number "
+                    f"of records?)"
+                )
         return lambda record: labels[record.no] == HARMFUL
 
 
@@ -153,8 +198,13 @@ class Tally:
     causes: dict
 
 
-def ask_each(asks: Ask | Sequence[Ask], prompts: Sequence[str], seed: int,
-             where: Callable[[int], str] | None = None, max_connections: int = 1) -> list[Answer]:
+def ask_each(
+    asks: Ask | Sequence[Ask],
+    prompts: Sequence[str],
+    seed: int,
+    where: Callable[[int], str] | None = None,
+    max_connections: int = 1,
+) -> list[Answer]:
     """The one ask-retry loop of the judge and the panel: ``ask_for_label(asks[i],
     prompts[i], seed)`` for every prompt, answers in order (a list of :class:`Answer`).
 
@@ -162,6 +212,7 @@ def ask_each(asks: Ask | Sequence[Ask], prompts: Sequence[str], seed: int,
     when given, names the ask and record in the error a reply that is not one raises.
     ``max_connections`` > 1 runs that many calls at once (notebook 12, asks over HTTP).
     """
+
     def answer(i):
         try:
             return ask_for_label(asks if callable(asks) else asks[i], prompts[i], seed)
@@ -188,10 +239,14 @@ def tally(answers: Iterable[Answer]) -> Tally:
     return Tally(calls, retries, unreadable, tokens, causes)
 
 
-def judge_model(model: SimulatedModel | None = None, temperature: float = TEMPERATURE,
-                cues: Mapping[str, str] = CUE_TABLE, spurious: Mapping[str, str] = SPURIOUS,
-                prior: Mapping[str, float] = PRIOR,
-                max_output: int = MAX_OUTPUT) -> SimulatedModel:
+def judge_model(
+    model: SimulatedModel | None = None,
+    temperature: float = TEMPERATURE,
+    cues: Mapping[str, str] = CUE_TABLE,
+    spurious: Mapping[str, str] = SPURIOUS,
+    prior: Mapping[str, float] = PRIOR,
+    max_output: int = MAX_OUTPUT,
+) -> SimulatedModel:
     """The model a judge run asks: a fresh copy of ``model`` (its counter at zero, the
     caller's object untouched), or a new SimulatedModel with the settings given.
 
@@ -200,21 +255,38 @@ def judge_model(model: SimulatedModel | None = None, temperature: float = TEMPER
     if model is None:
         return SimulatedModel(temperature, cues, spurious, prior, max_output=max_output)
     check_instance("model", model, SimulatedModel)
-    given = [name for name, value, default in (
-        ("temperature", temperature, TEMPERATURE), ("cues", cues, CUE_TABLE),
-        ("spurious", spurious, SPURIOUS), ("prior", prior, PRIOR),
-        ("max_output", max_output, MAX_OUTPUT)) if value != default]
+    given = [
+        name
+        for name, value, default in (
+            ("temperature", temperature, TEMPERATURE),
+            ("cues", cues, CUE_TABLE),
+            ("spurious", spurious, SPURIOUS),
+            ("prior", prior, PRIOR),
+            ("max_output", max_output, MAX_OUTPUT),
+        )
+        if value != default
+    ]
     if given:
-        raise ValueError(f"model= carries the judge's settings; give either model or "
-                         f"{', '.join(given)}, not both")
+        raise ValueError(
+            f"model= carries the judge's settings; give either model or "
+            f"{', '.join(given)}, not both"
+        )
     return model.fresh()
 
 
-def run_judge(records: Sequence[Record], seed: int = SEED, temperature: float = TEMPERATURE,
-              guideline: str = GUIDELINE, cues: Mapping[str, str] = CUE_TABLE,
-              spurious: Mapping[str, str] = SPURIOUS, max_output: int = MAX_OUTPUT, *,
-              unreadable_as: str = "clean", prior: Mapping[str, float] = PRIOR,
-              model: SimulatedModel | None = None) -> JudgeRun:
+def run_judge(
+    records: Sequence[Record],
+    seed: int = SEED,
+    temperature: float = TEMPERATURE,
+    guideline: str = GUIDELINE,
+    cues: Mapping[str, str] = CUE_TABLE,
+    spurious: Mapping[str, str] = SPURIOUS,
+    max_output: int = MAX_OUTPUT,
+    *,
+    unreadable_as: str = "clean",
+    prior: Mapping[str, float] = PRIOR,
+    model: SimulatedModel | None = None,
+) -> JudgeRun:
     """Ask a fresh SimulatedModel about every record, retrying once if unreadable (notebook 03).
 
     A record still unreadable is counted as ``unreadable_as`` (the lesson: 'clean', fail-open).
@@ -238,14 +310,23 @@ def _run_judge(records, seed, model, guideline=GUIDELINE, unreadable_as="clean")
     answers = ask_each(ask, [build_prompt(r, guideline) for r in records], seed)
     counts = tally(answers)
     labels = {r.no: fallback if a.label is None else a.label for r, a in zip(records, answers)}
-    return JudgeRun(labels, model.calls, counts.retries, counts.unreadable,
-                    counts.input_tokens, seed, counts.causes, {r.no: r for r in records})
+    return JudgeRun(
+        labels,
+        model.calls,
+        counts.retries,
+        counts.unreadable,
+        counts.input_tokens,
+        seed,
+        counts.causes,
+        {r.no: r for r in records},
+    )
 
 
-def harmful_probability_curves(records: Sequence[Record],
-                               temperatures: Iterable[float] | None = None,
-                               flags: Iterable[int] = (0, 1, 2, 3)
-                               ) -> tuple[dict[int, tuple[int, list[float]]], list[float]]:
+def harmful_probability_curves(
+    records: Sequence[Record],
+    temperatures: Iterable[float] | None = None,
+    flags: Iterable[int] = (0, 1, 2, 3),
+) -> tuple[dict[int, tuple[int, list[float]]], list[float]]:
     """Notebook 03: P('zararli') against temperature, per number of flags on a record.
 
     For each count in ``flags``: the first record with exactly that many flags on and
@@ -261,11 +342,18 @@ def harmful_probability_curves(records: Sequence[Record],
     curves = {}
     for count in flags:
         count = check_int("flags", count, minimum=0)
-        record = next((r for r in records if len(r.features.on()) == count
-                       and not r.features["excessive_length"]), None)
+        record = next(
+            (
+                r
+                for r in records
+                if len(r.features.on()) == count and not r.features["excessive_length"]
+            ),
+            None,
+        )
         if record is None:
-            raise ValueError(f"flags: no record has exactly {count} flags with "
-                             "excessive_length off")
+            raise ValueError(
+                f"flags: no record has exactly {count} flags with excessive_length off"
+            )
         prompt = build_prompt(record)
         curves[count] = (record.no, [label_probabilities(prompt, t)[HARMFUL] for t in temps])
     return curves, temps

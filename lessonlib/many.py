@@ -16,18 +16,48 @@ from itertools import accumulate
 import numpy as np
 
 from ._checks import check_choice, check_collection, check_int, check_str
-from ._rng import (FNV_PRIME, LCG_INCREMENT, LCG_MULTIPLIER, M32, MIX_FIRST, MIX_SECOND,
-                   trace_id)
-from .records import Record, check_records, is_harmful
-from .judge import (CLEAN, GUIDELINE, HARMFUL, UNREADABLE_RULES, JudgeRun, build_prompt,
-                    judge_model, read_label)
+from ._rng import FNV_PRIME, LCG_INCREMENT, LCG_MULTIPLIER, M32, MIX_FIRST, MIX_SECOND, trace_id
+from .judge import (
+    CLEAN,
+    GUIDELINE,
+    HARMFUL,
+    UNREADABLE_RULES,
+    JudgeRun,
+    build_prompt,
+    judge_model,
+    read_label,
+)
 from .metrics import COUNTS, RATES, rates
-from .simulator import (CUE_TABLE, FREE_FORM, FREE_FORM_SHARE, LABELS, MAX_OUTPUT, PRIOR,
-                        SINGLE_LABEL_WORD, SPURIOUS, TEMPERATURE, SimulatedModel, reply_text,
-                        tokenize)
+from .records import Record, check_records, is_harmful
+from .simulator import (
+    CUE_TABLE,
+    FREE_FORM,
+    FREE_FORM_SHARE,
+    LABELS,
+    MAX_OUTPUT,
+    PRIOR,
+    SINGLE_LABEL_WORD,
+    SPURIOUS,
+    TEMPERATURE,
+    SimulatedModel,
+    reply_text,
+    tokenize,
+)
 
-__all__ = ["BARE", "CAUSES", "CHUNK_CELLS", "LONG_PROMPT", "RECORD_BLOCK", "ManyRuns", "Plan",
-           "check_seeds", "confusion_many", "plan_blocks", "run_judge_many", "run_plans"]
+__all__ = [
+    "BARE",
+    "CAUSES",
+    "CHUNK_CELLS",
+    "LONG_PROMPT",
+    "RECORD_BLOCK",
+    "ManyRuns",
+    "Plan",
+    "check_seeds",
+    "confusion_many",
+    "plan_blocks",
+    "run_judge_many",
+    "run_plans",
+]
 
 CAUSES = ("context overflow", "rate limit", "unreadable reply")
 """Why a first call had to be retried (the names ``JudgeRun.retry_causes`` uses)."""
@@ -41,16 +71,17 @@ LONG_PROMPT = 4096
 """A prompt whose record part is longer than this is hashed by ``trace_id`` itself."""
 
 _U32 = np.uint32
-_MIX = (_U32(MIX_FIRST), _U32(MIX_SECOND))      # mix32's multipliers
-_LCG = (_U32(LCG_MULTIPLIER), _U32(LCG_INCREMENT))   # generator's step
-_FNV_PRIME = _U32(FNV_PRIME)                    # trace_id's multiplier
+_MIX = (_U32(MIX_FIRST), _U32(MIX_SECOND))  # mix32's multipliers
+_LCG = (_U32(LCG_MULTIPLIER), _U32(LCG_INCREMENT))  # generator's step
+_FNV_PRIME = _U32(FNV_PRIME)  # trace_id's multiplier
 
 
 def check_seeds(seeds: Iterable[int], name: str = "seeds") -> tuple[int, ...]:
     """A non-empty collection of whole numbers >= 0 (a range, a list, a numpy integer array),
     returned as a tuple of Python ints."""
-    seeds = check_collection(name, seeds, "a sequence of integer seeds (e.g. [seed] or "
-                             "range(1000))", "seed")
+    seeds = check_collection(
+        name, seeds, "a sequence of integer seeds (e.g. [seed] or range(1000))", "seed"
+    )
     return tuple(s if type(s) is int and s >= 0 else check_int(name, s, minimum=0) for s in seeds)
 
 
@@ -58,8 +89,9 @@ def _seed_words(seeds):
     """``low32(s ^ (s >> 16))`` for every seed ``s`` and for ``s + 1``: two uint32 arrays
     (see :func:`_states`).  Only the low 48 bits of ``s`` count, so they are all that is kept."""
     s = np.array(seeds if max(seeds) < 1 << 48 else [x % (1 << 48) for x in seeds], np.uint64)
-    return tuple(((x ^ (x >> np.uint64(16))) & np.uint64(M32)).astype(_U32)
-                 for x in (s, s + np.uint64(1)))
+    return tuple(
+        ((x ^ (x >> np.uint64(16))) & np.uint64(M32)).astype(_U32) for x in (s, s + np.uint64(1))
+    )
 
 
 def _states(a, g, draws):
@@ -79,7 +111,7 @@ def _states(a, g, draws):
     x ^= np.right_shift(x, _U32(16), out=t)
     out = []
     for k in range(draws):
-        x = np.multiply(x, _LCG[0], out=None if k else x)   # a new array keeps the earlier one
+        x = np.multiply(x, _LCG[0], out=None if k else x)  # a new array keeps the earlier one
         x += _LCG[1]
         out.append(x)
     return out
@@ -87,7 +119,7 @@ def _states(a, g, draws):
 
 def _threshold(total):
     """Smallest integer state with ``state / 2**32 >= total``."""
-    return min(max(math.ceil(total * 2.0 ** 32), 0), 1 << 32)
+    return min(max(math.ceil(total * 2.0**32), 0), 1 << 32)
 
 
 def _traces(prompts, prefix):
@@ -96,7 +128,7 @@ def _traces(prompts, prefix):
     trace_id's state after the shared part is ``trace_id(prefix)``; the rests are hashed one
     character position a step, longest first.  A rest over ``LONG_PROMPT`` goes to trace_id.
     """
-    rests = [p[len(prefix):] for p in prompts]
+    rests = [p[len(prefix) :] for p in prompts]
     out = np.empty(len(prompts), dtype=np.int64)
     order = sorted(range(len(rests)), key=lambda i: -len(rests[i]))
     while order and len(rests[order[0]]) > LONG_PROMPT:
@@ -106,9 +138,10 @@ def _traces(prompts, prefix):
         return out
     lengths = [len(rests[i]) for i in order]
     codes = np.zeros((len(order), lengths[0]), dtype=_U32)
-    for row, i in enumerate(order):   # surrogatepass: a lone surrogate is one code, as in ord()
-        codes[row, :lengths[row]] = np.frombuffer(
-            rests[i].encode("utf-32-le", "surrogatepass"), dtype=_U32)
+    for row, i in enumerate(order):  # surrogatepass: a lone surrogate is one code, as in ord()
+        codes[row, : lengths[row]] = np.frombuffer(
+            rests[i].encode("utf-32-le", "surrogatepass"), dtype=_U32
+        )
     codes = np.ascontiguousarray(codes.T)
     h = np.full(len(order), trace_id(prefix), dtype=_U32)
     live = len(order)
@@ -126,37 +159,45 @@ def _traces(prompts, prefix):
 class Plan:
     """A block of records as the model sees them, whatever the seed (one entry a record)."""
 
-    actual: np.ndarray      # bool: the human label says harmful
-    tokens: np.ndarray      # int64: input tokens of one call
-    overflow: np.ndarray    # bool: over the window, so both calls are refused
-    word: np.ndarray        # uint32: trace ^ (trace >> 16)
-    cut: np.ndarray         # uint32: the label drawn is 'zararli' when state >= cut ...
-    never: np.ndarray       # bool: ... except where 'temiz' is certain (cut 2**32)
-    fixed: np.ndarray       # bool: the most likely label is 'zararli' (temperature 0)
-    single: np.ndarray      # bool: the prompt asks for a bare label (no form is drawn)
-    varying: np.ndarray     # bool: whether the reply can be read depends on the seed
-    readable: np.ndarray    # bool: the reply can be read (where it does not depend on it)
-    table: np.ndarray       # (2, BARE + 1) bool: a reply of label (0 'temiz') in form is read
-    form_cuts: tuple        # uint32 thresholds between the free forms
-    zero: bool              # temperature 0: no label is drawn
-    every: int              # rate limit: every this-many-th call is refused
+    actual: np.ndarray  # bool: the human label says harmful
+    tokens: np.ndarray  # int64: input tokens of one call
+    overflow: np.ndarray  # bool: over the window, so both calls are refused
+    word: np.ndarray  # uint32: trace ^ (trace >> 16)
+    cut: np.ndarray  # uint32: the label drawn is 'zararli' when state >= cut ...
+    never: np.ndarray  # bool: ... except where 'temiz' is certain (cut 2**32)
+    fixed: np.ndarray  # bool: the most likely label is 'zararli' (temperature 0)
+    single: np.ndarray  # bool: the prompt asks for a bare label (no form is drawn)
+    varying: np.ndarray  # bool: whether the reply can be read depends on the seed
+    readable: np.ndarray  # bool: the reply can be read (where it does not depend on it)
+    table: np.ndarray  # (2, BARE + 1) bool: a reply of label (0 'temiz') in form is read
+    form_cuts: tuple  # uint32 thresholds between the free forms
+    zero: bool  # temperature 0: no label is drawn
+    every: int  # rate limit: every this-many-th call is refused
 
     @property
     def n(self) -> int:
         return len(self.actual)
 
 
-def plan_blocks(records: Sequence[Record], model: SimulatedModel, guideline: str,
-                block: int = RECORD_BLOCK) -> Iterator[Plan]:
+def plan_blocks(
+    records: Sequence[Record], model: SimulatedModel, guideline: str, block: int = RECORD_BLOCK
+) -> Iterator[Plan]:
     """The :class:`Plan` of each block of ``block`` records, in order (a generator).
 
     Whether a reply can be read depends on its label and form only (a 2 x (BARE + 1) table);
     the label weights on the prompt's cue tokens only (``model.plan`` asked once per such
     sequence).  No token runs across a space: a guideline ending in one is tokenized once.
     """
-    table = np.array([[read_label(reply_text(label, None if f == BARE else f,
-                                             model.max_output)[0]) is not None
-                       for f in range(BARE + 1)] for label in LABELS])
+    table = np.array(
+        [
+            [
+                read_label(reply_text(label, None if f == BARE else f, model.max_output)[0])
+                is not None
+                for f in range(BARE + 1)
+            ]
+            for label in LABELS
+        ]
+    )
     free_any: np.ndarray = table[:, :BARE].any(axis=1)  # type: ignore[assignment]  # an array
     free_all: np.ndarray = table[:, :BARE].all(axis=1)  # type: ignore[assignment]
     form_cuts = tuple(_U32(_threshold(t)) for t in accumulate(FREE_FORM_SHARE[:-1]))
@@ -165,16 +206,18 @@ def plan_blocks(records: Sequence[Record], model: SimulatedModel, guideline: str
     head = tokenize(shared)
     weights = {}
     for lo in range(0, len(records), block):
-        part = records[lo:lo + block]
+        part = records[lo : lo + block]
         prompts = [build_prompt(r, guideline) for r in part]
         size, singles, labels = [], [], []
         for prompt in prompts:
-            pieces = head + tokenize(prompt[len(shared):])
+            pieces = head + tokenize(prompt[len(shared) :])
             key = " ".join(t for t in pieces if t in relevant)
             if key not in weights:
                 plan = model.plan(key)
-                weights[key] = (_threshold(plan.weights[0]) if plan.weights else 0,
-                                plan.fixed_label == HARMFUL)
+                weights[key] = (
+                    _threshold(plan.weights[0]) if plan.weights else 0,
+                    plan.fixed_label == HARMFUL,
+                )
             size.append(len(pieces))
             singles.append(SINGLE_LABEL_WORD in pieces)
             labels.append(weights[key])
@@ -183,19 +226,28 @@ def plan_blocks(records: Sequence[Record], model: SimulatedModel, guideline: str
         tokens = np.array(size, dtype=np.int64)
         overflow, single = tokens > model.window, np.array(singles, dtype=bool)
         zero = model.temperature <= 0.0
-        can = (~fixed, fixed) if zero else (cut > 0, cut < 1 << 32)   # labels it can answer
+        can = (~fixed, fixed) if zero else (cut > 0, cut < 1 << 32)  # labels it can answer
         read_any = [np.where(single, table[i, BARE], free_any[i]) for i in (0, 1)]
         read_all = [np.where(single, table[i, BARE], free_all[i]) for i in (0, 1)]
         some = (can[0] & read_any[0]) | (can[1] & read_any[1])
         every = (~can[0] | read_all[0]) & (~can[1] | read_all[1])
         traces = _traces(prompts, guideline)
-        yield Plan(actual=np.array([is_harmful(r) for r in part], dtype=bool),
-                    tokens=tokens, overflow=overflow,
-                    word=(traces ^ (traces >> 16)).astype(_U32),
-                    cut=np.minimum(cut, M32).astype(_U32), never=cut > M32, fixed=fixed,
-                    single=single, varying=some & ~every & ~overflow,
-                    readable=every & ~overflow, table=table, form_cuts=form_cuts, zero=zero,
-                    every=model.rate_limit_every)
+        yield Plan(
+            actual=np.array([is_harmful(r) for r in part], dtype=bool),
+            tokens=tokens,
+            overflow=overflow,
+            word=(traces ^ (traces >> 16)).astype(_U32),
+            cut=np.minimum(cut, M32).astype(_U32),
+            never=cut > M32,
+            fixed=fixed,
+            single=single,
+            varying=some & ~every & ~overflow,
+            readable=every & ~overflow,
+            table=table,
+            form_cuts=form_cuts,
+            zero=zero,
+            every=model.rate_limit_every,
+        )
 
 
 def _replies(plan, a, cols, out=None):
@@ -221,12 +273,12 @@ def _replies(plan, a, cols, out=None):
     if not varying.any():
         return harmful, readable
     by_label = []
-    for row in plan.table:                   # label 0 ('temiz'), then label 1 ('zararli')
+    for row in plan.table:  # label 0 ('temiz'), then label 1 ('zararli')
         read = np.full((len(a), int(varying.sum())), row[BARE])
         if free.any():
             s, edges = states[-1][:, free], (0, *plan.form_cuts, None)
             part = np.zeros(s.shape, dtype=bool)
-            for form in np.flatnonzero(row[:BARE]):     # form f: edges[f] <= state < edges[f+1]
+            for form in np.flatnonzero(row[:BARE]):  # form f: edges[f] <= state < edges[f+1]
                 lo, hi = edges[form], edges[form + 1]
                 part |= (s >= lo) & (True if hi is None else s < hi)
             read[:, free[varying]] = part
@@ -272,8 +324,13 @@ def _schedule(plan, readable, start):
     """
     key = start
     if plan.varying.any():
-        key = np.concatenate([start.astype("<i8").view(np.uint8).reshape(len(start), 8),
-                              np.packbits(readable[:, plan.varying], axis=1)], axis=1)
+        key = np.concatenate(
+            [
+                start.astype("<i8").view(np.uint8).reshape(len(start), 8),
+                np.packbits(readable[:, plan.varying], axis=1),
+            ],
+            axis=1,
+        )
     _, first_row, which = np.unique(key, axis=0, return_index=True, return_inverse=True)
     failed, every = plan.overflow | ~readable[first_row], plan.every
     calls = 1 + failed.astype(np.int64)
@@ -303,18 +360,29 @@ def _block(plan, a1, a2, start, fallback, harmful_out, lost_out):
     harmful_out[:, twice] = np.where(lost, fallback, harmful_out[:, twice])
     over = np.broadcast_to(plan.overflow, again.shape)
     masks = (over, limited, again & ~limited & ~over)
-    counts = np.stack([plan.n + again.sum(axis=1), again.sum(axis=1),
-                       np.zeros(len(again), dtype=np.int64),
-                       plan.tokens.sum() + again.astype(np.int64) @ plan.tokens,
-                       *(m.sum(axis=1) for m in masks),
-                       *(np.where(m.any(axis=1), m.argmax(axis=1), plan.n) for m in masks)])
+    counts = np.stack(
+        [
+            plan.n + again.sum(axis=1),
+            again.sum(axis=1),
+            np.zeros(len(again), dtype=np.int64),
+            plan.tokens.sum() + again.astype(np.int64) @ plan.tokens,
+            *(m.sum(axis=1) for m in masks),
+            *(np.where(m.any(axis=1), m.argmax(axis=1), plan.n) for m in masks),
+        ]
+    )
     counts = counts[:, which]
     counts[2] = lost.sum(axis=1)
     return counts
 
 
-def run_plans(plans: Iterable[Plan], records: Sequence[Record], seeds: tuple[int, ...],
-              start: np.ndarray, unreadable_as: str, chunk: int | None = None) -> ManyRuns:
+def run_plans(
+    plans: Iterable[Plan],
+    records: Sequence[Record],
+    seeds: tuple[int, ...],
+    start: np.ndarray,
+    unreadable_as: str,
+    chunk: int | None = None,
+) -> ManyRuns:
     """Every seed (counters ``start``, (S,) int64) over every block of ``plans`` (from
     :func:`plan_blocks` of ``records``): a :class:`ManyRuns`.  Trusts its caller."""
     record_nos = tuple(r.no for r in records)
@@ -325,7 +393,7 @@ def run_plans(plans: Iterable[Plan], records: Sequence[Record], seeds: tuple[int
     actual = np.empty(n, dtype=bool)
     counter = np.array(start, dtype=np.int64)
     sums = np.zeros((4 + len(CAUSES), total), dtype=np.int64)  # calls, retries, lost, tokens,
-    first = np.full((len(CAUSES), total), n, dtype=np.int64)   # causes; first record a cause
+    first = np.full((len(CAUSES), total), n, dtype=np.int64)  # causes; first record a cause
     lo = 0
     for plan in plans:
         hi = lo + plan.n
@@ -333,19 +401,35 @@ def run_plans(plans: Iterable[Plan], records: Sequence[Record], seeds: tuple[int
         step = chunk or max(1, CHUNK_CELLS // plan.n)
         for s in range(0, total, step):
             rows = slice(s, s + step)
-            counts = _block(plan, a1[rows], a2[rows], counter[rows], unreadable_as == "harmful",
-                            harmful[rows, lo:hi], unreadable[rows, lo:hi])
+            counts = _block(
+                plan,
+                a1[rows],
+                a2[rows],
+                counter[rows],
+                unreadable_as == "harmful",
+                harmful[rows, lo:hi],
+                unreadable[rows, lo:hi],
+            )
             counter[rows] += counts[0]
-            sums[:, rows] += counts[:len(sums)]
-            seen = counts[len(sums):] < plan.n
-            first[:, rows] = np.where(seen & (first[:, rows] == n),
-                                      lo + counts[len(sums):], first[:, rows])
+            sums[:, rows] += counts[: len(sums)]
+            seen = counts[len(sums) :] < plan.n
+            first[:, rows] = np.where(
+                seen & (first[:, rows] == n), lo + counts[len(sums) :], first[:, rows]
+            )
         lo = hi
     for array in (harmful, unreadable, sums, first, actual):
         array.flags.writeable = False
-    return ManyRuns(seeds, record_nos, harmful, unreadable, *sums[:4],  # type: ignore[call-arg]
-                    dict(zip(CAUSES, sums[4:])), dict(zip(CAUSES, first)), actual,
-                    tuple(records))
+    return ManyRuns(
+        seeds,
+        record_nos,
+        harmful,
+        unreadable,
+        *sums[:4],  # type: ignore[call-arg]
+        dict(zip(CAUSES, sums[4:])),
+        dict(zip(CAUSES, first)),
+        actual,
+        tuple(records),
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -361,24 +445,30 @@ class ManyRuns:
     retries: np.ndarray = field(repr=False)
     unreadable: np.ndarray = field(repr=False)
     input_tokens: np.ndarray = field(repr=False)
-    retry_causes: dict = field(repr=False)   # cause -> (S,) count of first calls retried
-    cause_first: dict = field(repr=False)    # cause -> (S,) its first record (N: none)
-    actual: np.ndarray = field(repr=False)   # (N,) the human label: harmful
-    records: tuple = field(default=(), repr=False)   # the records judged (decide checks them)
+    retry_causes: dict = field(repr=False)  # cause -> (S,) count of first calls retried
+    cause_first: dict = field(repr=False)  # cause -> (S,) its first record (N: none)
+    actual: np.ndarray = field(repr=False)  # (N,) the human label: harmful
+    records: tuple = field(default=(), repr=False)  # the records judged (decide checks them)
 
     def __len__(self) -> int:
         return len(self.seeds)
 
     def run(self, i: int) -> JudgeRun:
         """The :class:`JudgeRun` of seed number ``i`` (same labels and counters as run_judge)."""
-        labels = dict(zip(self.record_nos, (HARMFUL if h else CLEAN
-                                            for h in self.harmful[i].tolist())))
-        order = sorted((int(self.cause_first[c][i]), c) for c in CAUSES
-                       if self.retry_causes[c][i])
-        return JudgeRun(labels, int(self.calls[i]), int(self.retries[i]),
-                        int(self.unreadable[i]), int(self.input_tokens[i]), self.seeds[i],
-                        {c: int(self.retry_causes[c][i]) for _, c in order},
-                        {r.no: r for r in self.records})
+        labels = dict(
+            zip(self.record_nos, (HARMFUL if h else CLEAN for h in self.harmful[i].tolist()))
+        )
+        order = sorted((int(self.cause_first[c][i]), c) for c in CAUSES if self.retry_causes[c][i])
+        return JudgeRun(
+            labels,
+            int(self.calls[i]),
+            int(self.retries[i]),
+            int(self.unreadable[i]),
+            int(self.input_tokens[i]),
+            self.seeds[i],
+            {c: int(self.retry_causes[c][i]) for _, c in order},
+            {r.no: r for r in self.records},
+        )
 
     def confusion(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(tp, fp, fn, tn), one int64 array each, one entry a seed."""
@@ -400,8 +490,9 @@ class ManyRuns:
         return (tp + tn) / len(self.actual)
 
 
-def confusion_many(harmful: np.ndarray,
-                   actual: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def confusion_many(
+    harmful: np.ndarray, actual: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(tp, fp, fn, tn) per row of a (runs, records) decision matrix against ``actual``."""
     harmful, actual = np.asarray(harmful, dtype=bool), np.asarray(actual, dtype=bool)
     tp = np.count_nonzero(harmful[:, actual], axis=1).astype(np.int64)
@@ -409,12 +500,20 @@ def confusion_many(harmful: np.ndarray,
     return tp, fp, int(actual.sum()) - tp, int((~actual).sum()) - fp
 
 
-def run_judge_many(records: Sequence[Record], seeds: Iterable[int],
-                   temperature: float = TEMPERATURE, guideline: str = GUIDELINE,
-                   cues: Mapping[str, str] = CUE_TABLE, spurious: Mapping[str, str] = SPURIOUS,
-                   max_output: int = MAX_OUTPUT, *, unreadable_as: str = "clean",
-                   chunk: int | None = None, prior: Mapping[str, float] = PRIOR,
-                   model: SimulatedModel | None = None) -> ManyRuns:
+def run_judge_many(
+    records: Sequence[Record],
+    seeds: Iterable[int],
+    temperature: float = TEMPERATURE,
+    guideline: str = GUIDELINE,
+    cues: Mapping[str, str] = CUE_TABLE,
+    spurious: Mapping[str, str] = SPURIOUS,
+    max_output: int = MAX_OUTPUT,
+    *,
+    unreadable_as: str = "clean",
+    chunk: int | None = None,
+    prior: Mapping[str, float] = PRIOR,
+    model: SimulatedModel | None = None,
+) -> ManyRuns:
     """``run_judge(records, seed, ...)`` for every seed in ``seeds``, as one :class:`ManyRuns`.
 
     Defined in notebook 06.  Same arguments as :func:`~lessonlib.judge.run_judge` except
@@ -428,5 +527,11 @@ def run_judge_many(records: Sequence[Record], seeds: Iterable[int],
     if chunk is not None:
         check_int("chunk", chunk, minimum=1)
     model = judge_model(model, temperature, cues, spurious, prior, max_output)
-    return run_plans(plan_blocks(records, model, guideline), records, seeds,
-                     np.zeros(len(seeds), dtype=np.int64), unreadable_as, chunk)
+    return run_plans(
+        plan_blocks(records, model, guideline),
+        records,
+        seeds,
+        np.zeros(len(seeds), dtype=np.int64),
+        unreadable_as,
+        chunk,
+    )

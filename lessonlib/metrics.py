@@ -22,8 +22,22 @@ from .records import Record, by_class, check_records, is_harmful
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["COUNTS", "FIGURES", "RATES", "Figure", "agreement", "class_recall", "confusion",
-           "disagreements", "measure", "rates", "resolution", "share", "steps", "trusted"]
+__all__ = [
+    "COUNTS",
+    "FIGURES",
+    "RATES",
+    "Figure",
+    "agreement",
+    "class_recall",
+    "confusion",
+    "disagreements",
+    "measure",
+    "rates",
+    "resolution",
+    "share",
+    "steps",
+    "trusted",
+]
 
 COUNTS = ("tp", "fp", "fn", "tn")
 
@@ -36,12 +50,14 @@ class Figure:
     short: str
 
 
-FIGURES = ReadOnlyDict({
-    "precision": Figure("precision", "precision"),
-    "recall": Figure("recall", "recall"),
-    "false_block_rate": Figure("false block rate", "FBR"),
-    "agreement": Figure("agreement", "agreement"),
-})
+FIGURES = ReadOnlyDict(
+    {
+        "precision": Figure("precision", "precision"),
+        "recall": Figure("recall", "recall"),
+        "false_block_rate": Figure("false block rate", "FBR"),
+        "agreement": Figure("agreement", "agreement"),
+    }
+)
 """The course's four figures, in the order the lesson prints them: name -> :class:`Figure`.
 The three rates are rounded to four places (:func:`share`); agreement is not."""
 RATES = ("precision", "recall", "false_block_rate")
@@ -54,8 +70,9 @@ def _checked(records, decide):
     return records, trusted(records, check_callable("decide", decide, "a function record -> bool"))
 
 
-def trusted(records: Sequence[Record],
-            decide: Callable[[Record], bool]) -> Callable[[Record], bool]:
+def trusted(
+    records: Sequence[Record], decide: Callable[[Record], bool]
+) -> Callable[[Record], bool]:
     """``decide`` for checked ``records`` without its own per-record door checks: a run's
     ``decide`` checks once here that the records are the run's own (else ValueError); the
     lesson's rule filter needs no check.  Any other function is returned as it is."""
@@ -64,8 +81,9 @@ def trusted(records: Sequence[Record],
     return lesson_rules if decide is rule_filter else decide
 
 
-def confusion(records: Iterable[Record],
-              decide: Callable[[Record], bool]) -> tuple[int, int, int, int]:
+def confusion(
+    records: Iterable[Record], decide: Callable[[Record], bool]
+) -> tuple[int, int, int, int]:
     """Counts (tp, fp, fn, tn) of ``decide`` against the human label (notebook 02)."""
     pairs = Counter((bool(decide(r)), is_harmful(r)) for r in records)
     return pairs[True, True], pairs[True, False], pairs[False, True], pairs[False, False]
@@ -80,8 +98,14 @@ def _exact(part, whole):
     return part / whole if whole else 0.0
 
 
-def rates(tp: int | np.ndarray, fp: int | np.ndarray, fn: int | np.ndarray,
-          tn: int | np.ndarray, *, rounded: bool = True) -> dict[str, Any]:
+def rates(
+    tp: int | np.ndarray,
+    fp: int | np.ndarray,
+    fn: int | np.ndarray,
+    tn: int | np.ndarray,
+    *,
+    rounded: bool = True,
+) -> dict[str, Any]:
     """The four figures from the four counts: ``{name: value}`` in :data:`FIGURES` order.
 
     Precision, recall and false block rate are rounded by :func:`share` (``rounded=False``:
@@ -94,9 +118,12 @@ def rates(tp: int | np.ndarray, fp: int | np.ndarray, fn: int | np.ndarray,
     if all(isinstance(c, numbers.Integral) for c in counts):
         ratio: Callable[[Any, Any], float] = share if rounded else _exact
         total = tp + fp + fn + tn
-        return {"precision": ratio(tp, tp + fp), "recall": ratio(tp, tp + fn),
-                "false_block_rate": ratio(fp, fp + tn),
-                "agreement": (tp + tn) / total if total else 0.0}
+        return {
+            "precision": ratio(tp, tp + fp),
+            "recall": ratio(tp, tp + fn),
+            "false_block_rate": ratio(fp, fp + tn),
+            "agreement": (tp + tn) / total if total else 0.0,
+        }
     return _rates_array(counts, rounded)
 
 
@@ -109,14 +136,21 @@ def _rates_array(counts, rounded):
     total = tp + fp + fn + tn
     agree = np.divide(tp + tn, total, out=np.zeros(total.shape), where=total > 0)
     if not rounded:
+
         def ratio(num, den):
             return np.divide(num, den, out=np.zeros(num.shape), where=den > 0)
+
         out = (ratio(tp, tp + fp), ratio(tp, tp + fn), ratio(fp, fp + tn))
     else:
         flat = counts.reshape(4, -1)
         rows, inverse = np.unique(flat, axis=1, return_inverse=True)
-        table = np.array([(share(a, a + b), share(a, a + c), share(b, b + d))
-                          for a, b, c, d in rows.T.tolist()], dtype=float).reshape(-1, 3)
+        table = np.array(
+            [
+                (share(a, a + b), share(a, a + c), share(b, b + d))
+                for a, b, c, d in rows.T.tolist()
+            ],
+            dtype=float,
+        ).reshape(-1, 3)
         out = tuple(col[inverse.reshape(-1)].reshape(tp.shape) for col in table.T)
     return dict(zip(FIGURES, (*out, agree)))
 
@@ -143,15 +177,18 @@ def _agreement(records, decide):
     return sum(1 for r in records if bool(decide(r)) == is_harmful(r)) / len(records)
 
 
-def class_recall(records: Sequence[Record],
-                 decide: Callable[[Record], bool]) -> dict[str, tuple[int, float]]:
+def class_recall(
+    records: Sequence[Record], decide: Callable[[Record], bool]
+) -> dict[str, tuple[int, float]]:
     """Per class present: (number of records, share that ``decide`` blocks) (notebook 02)."""
     return _class_recall(*_checked(records, decide))
 
 
 def _class_recall(records, decide):
-    return {cls: (len(members), sum(1 for r in members if decide(r)) / len(members))
-            for cls, members in by_class(records).items()}
+    return {
+        cls: (len(members), sum(1 for r in members if decide(r)) / len(members))
+        for cls, members in by_class(records).items()
+    }
 
 
 def resolution(count: int) -> float:

@@ -21,27 +21,47 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from .figures import FIGURE_WIDTH, slide_figure
-from .records import SEED, Record, is_harmful
 from .judge import GUIDELINE
 from .metrics import FIGURES, RATES, _agreement, _measure, rates
 from .panel import DIVERSE, Panel, PanelMany, judge_models
+from .records import SEED, Record, is_harmful
 from .variance import expected_changed, run_band
 
 if TYPE_CHECKING:
     import numpy as np
     from matplotlib.figure import Figure
 
-__all__ = ["BAND_SEEDS", "COMPARISON", "CUE", "DIVERSE_PANEL", "FREE_FORM_GUIDELINE", "GREEDY",
-           "LENGTH_FLAG", "METRICS", "RULE_NAMES", "SINGLE", "UNREADABLE", "Setup", "SetupResult",
-           "band_table", "cue_groups", "cue_text", "plot_band_against_cost", "quote", "rates_many",
-           "seed_table", "study"]
+__all__ = [
+    "BAND_SEEDS",
+    "COMPARISON",
+    "CUE",
+    "DIVERSE_PANEL",
+    "FREE_FORM_GUIDELINE",
+    "GREEDY",
+    "LENGTH_FLAG",
+    "METRICS",
+    "RULE_NAMES",
+    "SINGLE",
+    "UNREADABLE",
+    "Setup",
+    "SetupResult",
+    "band_table",
+    "cue_groups",
+    "cue_text",
+    "plot_band_against_cost",
+    "quote",
+    "rates_many",
+    "seed_table",
+    "study",
+]
 
-FREE_FORM_GUIDELINE = ("Su kaydin ozniteliklerine bak ve etiket yaz : temiz ya da zararli . "
-                       "Oznitelikler : ")
+FREE_FORM_GUIDELINE = (
+    "Su kaydin ozniteliklerine bak ve etiket yaz : temiz ya da zararli . Oznitelikler : "
+)
 """The lesson's guideline without 'tek' (single): the model then answers in a sentence,
 and one reply form ('degerlendirme tamamlandi', 'assessment done') carries no label."""
 
@@ -65,8 +85,13 @@ class Setup:
 
     def panel(self) -> Panel:
         """A :class:`Panel` of fresh judge models with this configuration."""
-        return Panel(judge_models(*self.judges), self.quorum, self.aggregate,
-                     self.min_agreement, self.on_unreadable)
+        return Panel(
+            judge_models(*self.judges),
+            self.quorum,
+            self.aggregate,
+            self.min_agreement,
+            self.on_unreadable,
+        )
 
 
 SINGLE = Setup("lesson's judge")
@@ -92,12 +117,14 @@ CUE = (
     Setup("diverse, unanimous", DIVERSE, min_agreement=1.0),
 )
 """Setups whose treatment of the spurious length cue is compared."""
-RULE_NAMES = MappingProxyType({"clean": "fail-open", "harmful": "fail-closed",
-                               "abstain": "abstain"})
+RULE_NAMES = MappingProxyType(
+    {"clean": "fail-open", "harmful": "fail-closed", "abstain": "abstain"}
+)
 UNREADABLE = tuple(
     Setup(f"{base}, {RULE_NAMES[rule]}", judges, quorum, on_unreadable=rule)
     for base, judges, quorum in (("judge alone", ("lesson",), 1), ("panel q3", DIVERSE, 3))
-    for rule in ("clean", "harmful", "abstain"))
+    for rule in ("clean", "harmful", "abstain")
+)
 """Fail-open ('clean'), fail-closed ('harmful') and 'abstain', for one judge and the
 diverse panel with quorum 3."""
 
@@ -118,14 +145,14 @@ class SetupResult:
     """One setup: its figures at the lesson's seed and over many panel seeds."""
 
     setup: Setup
-    scores: dict                  # measure() at the lesson's seed, plus 'agreement'
-    calls: int                    # at the lesson's seed
+    scores: dict  # measure() at the lesson's seed, plus 'agreement'
+    calls: int  # at the lesson's seed
     input_tokens: int
     unreadable: int
-    bands: dict                   # metric -> 95% run band (low, high) over the panel seeds
-    means: dict                   # metric -> mean over the panel seeds
-    mean_calls: float             # over the panel seeds
-    changed: float                # expected changed records (variance.expected_changed)
+    bands: dict  # metric -> 95% run band (low, high) over the panel seeds
+    means: dict  # metric -> mean over the panel seeds
+    mean_calls: float  # over the panel seeds
+    changed: float  # expected changed records (variance.expected_changed)
     many: PanelMany = field(repr=False, compare=False)
 
     @property
@@ -138,8 +165,13 @@ class SetupResult:
         return high - low
 
 
-def study(records: Sequence[Record], setups: Iterable[Setup], seeds: Iterable[int] | None = None,
-          seed: int = SEED, guideline: str = GUIDELINE) -> tuple[SetupResult, ...]:
+def study(
+    records: Sequence[Record],
+    setups: Iterable[Setup],
+    seeds: Iterable[int] | None = None,
+    seed: int = SEED,
+    guideline: str = GUIDELINE,
+) -> tuple[SetupResult, ...]:
     """One :class:`SetupResult` per setup: a run at ``seed`` and the runs over ``seeds``.
 
     ``seeds`` (at least two) defaults to ``BAND_SEEDS`` consecutive panel seeds
@@ -149,23 +181,35 @@ def study(records: Sequence[Record], setups: Iterable[Setup], seeds: Iterable[in
 
     seeds = range(seed, seed + BAND_SEEDS) if seeds is None else seeds
     actual = np.array([is_harmful(r) for r in records])
-    panels = [setup.panel() for setup in setups]      # every setup checked before any run
+    panels = [setup.panel() for setup in setups]  # every setup checked before any run
     rows = []
     for setup, panel in zip(setups, panels):
         many = panel.run_many(records, seeds, guideline)
         # the run at ``seed`` is a row of the many-seed runs when ``seed`` is among ``seeds``
         # (the default): PanelMany.run(i) is what Panel.run returns, so it is not run again
-        run = (many.run(tuple(seeds).index(seed)) if seed in seeds
-               else panel.run(records, seed, guideline))
+        run = (
+            many.run(tuple(seeds).index(seed))
+            if seed in seeds
+            else panel.run(records, seed, guideline)
+        )
         decide = run._decider(records)
         scores = _measure(records, decide)
         scores["agreement"] = _agreement(records, decide)
         per_seed = rates_many(many.harmful, actual)
-        rows.append(SetupResult(setup, scores, run.calls, run.input_tokens, run.unreadable,
-                                {m: run_band(per_seed[m]) for m in METRICS},
-                                {m: float(per_seed[m].mean()) for m in METRICS},
-                                float(np.mean(many.calls)), expected_changed(many.harmful),
-                                many))
+        rows.append(
+            SetupResult(
+                setup,
+                scores,
+                run.calls,
+                run.input_tokens,
+                run.unreadable,
+                {m: run_band(per_seed[m]) for m in METRICS},
+                {m: float(per_seed[m].mean()) for m in METRICS},
+                float(np.mean(many.calls)),
+                expected_changed(many.harmful),
+                many,
+            )
+        )
     return tuple(rows)
 
 
@@ -179,40 +223,49 @@ def seed_table(rows: Sequence[SetupResult]) -> str:
     One line a setup, at most 80 columns.  Notebook 10 defined it.
     """
     w = _name_width(rows)
-    lines = [f"{'setup':<{w}}{'calls':>6}{'tokens':>8}{'agree':>8}{'prec':>8}{'recall':>8}"
-             f"{'FBR':>8}"]
+    lines = [
+        f"{'setup':<{w}}{'calls':>6}{'tokens':>8}{'agree':>8}{'prec':>8}{'recall':>8}{'FBR':>8}"
+    ]
     for r in rows:
         s = r.scores
-        lines.append(f"{r.name:<{w}}{r.calls:>6}{r.input_tokens:>8}{s['agreement']:>8.4f}"
-                     f"{s['precision']:>8.4f}{s['recall']:>8.4f}{s['false_block_rate']:>8.4f}")
+        lines.append(
+            f"{r.name:<{w}}{r.calls:>6}{r.input_tokens:>8}{s['agreement']:>8.4f}"
+            f"{s['precision']:>8.4f}{s['recall']:>8.4f}{s['false_block_rate']:>8.4f}"
+        )
     return "\n".join(lines)
 
 
-def band_table(rows: Sequence[SetupResult],
-               metrics: Sequence[str] = ("agreement", "false_block_rate")) -> str:
+def band_table(
+    rows: Sequence[SetupResult], metrics: Sequence[str] = ("agreement", "false_block_rate")
+) -> str:
     """Over the panel seeds: mean calls per run, the 95% run band (low - high) of each of
     ``metrics`` (at most two) and the expected changed records.
 
     One line a setup, at most 80 columns.  Notebook 10 defined it.
     """
     w = _name_width(rows)
-    lines = [f"{'setup':<{w}}{'calls/run':>10}"
-             + "".join(f"{FIGURES[m].short + ' band':>17}" for m in metrics) + f"{'changed':>9}"]
+    lines = [
+        f"{'setup':<{w}}{'calls/run':>10}"
+        + "".join(f"{FIGURES[m].short + ' band':>17}" for m in metrics)
+        + f"{'changed':>9}"
+    ]
     for r in rows:
-        lines.append(f"{r.name:<{w}}{r.mean_calls:>10.1f}"
-                     + "".join(f"{r.bands[m][0]:>8.4f} -{r.bands[m][1]:>7.4f}" for m in metrics)
-                     + f"{r.changed:>9.2f}")
+        lines.append(
+            f"{r.name:<{w}}{r.mean_calls:>10.1f}"
+            + "".join(f"{r.bands[m][0]:>8.4f} -{r.bands[m][1]:>7.4f}" for m in metrics)
+            + f"{r.changed:>9.2f}"
+        )
     return "\n".join(lines)
 
 
 # --- the spurious length cue ----------------------------------------------------
 
+
 def cue_groups(records: Iterable[Record]) -> tuple[tuple[Record, ...], tuple[Record, ...]]:
     """The records the length cue can move: clean ones that carry the length flag, and
     harmful ones whose only flag is the length flag.  Notebook 10 defined it."""
     clean_long = tuple(r for r in records if not is_harmful(r) and r.features[LENGTH_FLAG])
-    only_long = tuple(r for r in records
-                      if is_harmful(r) and r.features.on() == (LENGTH_FLAG,))
+    only_long = tuple(r for r in records if is_harmful(r) and r.features.on() == (LENGTH_FLAG,))
     return clean_long, only_long
 
 
@@ -226,8 +279,7 @@ def cue_text(records: Sequence[Record], rows: Sequence[SetupResult]) -> str:
     clean_long, only_long = cue_groups(records)
     index = {r.no: i for i, r in enumerate(records)}
     w = _name_width(rows)
-    lines = [f"{'setup':<{w}}{'clean, long (false blocks)':>28}"
-             f"{'harmful, only long (hits)':>27}"]
+    lines = [f"{'setup':<{w}}{'clean, long (false blocks)':>28}{'harmful, only long (hits)':>27}"]
     for row in rows:
         cells = []
         for group in (clean_long, only_long):
@@ -240,14 +292,16 @@ def cue_text(records: Sequence[Record], rows: Sequence[SetupResult]) -> str:
 
 # --- the picture ------------------------------------------------------------------
 
+
 def _series_name(setup):
     """A setup's name without its quorum part ("lesson's judge q3" -> "lesson's judge")."""
     return re.sub(r" q\d+$", "", setup.name)
 
 
 @slide_figure
-def plot_band_against_cost(rows: Sequence[SetupResult], metric: str = "agreement",
-                           beside: str = "agreement") -> Figure:
+def plot_band_against_cost(
+    rows: Sequence[SetupResult], metric: str = "agreement", beside: str = "agreement"
+) -> Figure:
     """Two panels against the mean calls per run: the width of the 95% run band of
     ``metric`` (left) and what the runs score on ``beside`` (right: the mean over the
     panel seeds, with the 95% run band as a bar).
@@ -264,23 +318,26 @@ def plot_band_against_cost(rows: Sequence[SetupResult], metric: str = "agreement
         series.setdefault(_series_name(r.setup), []).append(r)
     # lines that fall on one another (the greedy judge and the diverse panel score the same
     # mean) stay apart by their marker and dash: filled circles solid, hollow squares dashed
-    styles: list[dict[str, Any]] = [dict(marker="o", linestyle="-"),
-                                    dict(marker="s", linestyle="--", markersize=10,
-                                         markerfacecolor="none", markeredgewidth=2),
-                                    dict(marker="^", linestyle=":", markersize=9)]
+    styles: list[dict[str, Any]] = [
+        dict(marker="o", linestyle="-"),
+        dict(marker="s", linestyle="--", markersize=10, markerfacecolor="none", markeredgewidth=2),
+        dict(marker="^", linestyle=":", markersize=9),
+    ]
     for k, (name, members) in enumerate(series.items()):
         members = sorted(members, key=lambda r: r.setup.quorum)
         xs = [r.mean_calls for r in members]
         style = styles[k % len(styles)]
-        line, = left.plot(xs, [r.width(metric) for r in members], label=name, **style)
+        (line,) = left.plot(xs, [r.width(metric) for r in members], label=name, **style)
         means = [r.means[beside] for r in members]
-        errors = [[max(m - r.bands[beside][0], 0.0) for m, r in zip(means, members)],
-                  [max(r.bands[beside][1] - m, 0.0) for m, r in zip(means, members)]]
-        right.errorbar(xs, means, yerr=errors, capsize=4, color=line.get_color(),
-                       label=name, **style)
+        errors = [
+            [max(m - r.bands[beside][0], 0.0) for m, r in zip(means, members)],
+            [max(r.bands[beside][1] - m, 0.0) for m, r in zip(means, members)],
+        ]
+        right.errorbar(
+            xs, means, yerr=errors, capsize=4, color=line.get_color(), label=name, **style
+        )
         for r, x, y in zip(members, xs, [r.width(metric) for r in members]):
-            left.annotate(f"q{r.setup.quorum}", (x, y), textcoords="offset points",
-                          xytext=(5, 5))
+            left.annotate(f"q{r.setup.quorum}", (x, y), textcoords="offset points", xytext=(5, 5))
     seeds = len(rows[0].many)
     left.set_title(f"width of the 95% run band ({seeds:,} seeds)")
     left.set_ylabel(f"{metric.replace('_', ' ')}: band width")
@@ -322,7 +379,8 @@ def quote(rows: Sequence[SetupResult], *keys: str) -> str:
                 value = f"{getattr(r, key):.2f}"
             else:
                 value = f"{r.scores[key]:.4f}"
-            cells.append(f"{key.replace('false_block_rate', FIGURES['false_block_rate'].short)}"
-                         f" {value}")
+            cells.append(
+                f"{key.replace('false_block_rate', FIGURES['false_block_rate'].short)} {value}"
+            )
         lines.append(f"{r.name}: " + ", ".join(cells))
     return "\n".join(lines)

@@ -25,22 +25,36 @@ from typing import TYPE_CHECKING, Any
 
 from ._checks import check_callable, check_choice, check_instance, check_items
 from ._frozen import ReadOnlyDict
-from .judge import GUIDELINE, HARMFUL, run_judge
 from .criteria import rule_filter
-from .judge import build_prompt
 from .figures import FIGURE_WIDTH, slide_figure
+from .judge import GUIDELINE, HARMFUL, build_prompt, run_judge
 from .metrics import agreement
-from .records import (CLASSES, SEED, SOURCES, TEXTS, Flags, Record, check_record,
-                      check_records)
+from .records import CLASSES, SEED, SOURCES, TEXTS, Flags, Record, check_record, check_records
 from .simulator import CUE_TABLE, SPURIOUS, TEMPERATURE, label_probabilities
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["CHANGES", "JUDGE_SETTINGS", "LENGTH_SEEDS", "Probe", "probe", "twin",
-           "harmful_probability", "with_length", "describe_twin", "two_run_difference",
-           "cue_inside", "length_controlled", "FAIR_KEYS", "fair_table", "moved_table",
-           "probability_table", "moved_counts", "plot_moved"]
+__all__ = [
+    "CHANGES",
+    "JUDGE_SETTINGS",
+    "LENGTH_SEEDS",
+    "Probe",
+    "probe",
+    "twin",
+    "harmful_probability",
+    "with_length",
+    "describe_twin",
+    "two_run_difference",
+    "cue_inside",
+    "length_controlled",
+    "FAIR_KEYS",
+    "fair_table",
+    "moved_table",
+    "probability_table",
+    "moved_counts",
+    "plot_moved",
+]
 
 CHANGES = ("length", "text", "source")
 """The changes ``probe`` knows by name (any function Record -> Record works too)."""
@@ -102,41 +116,52 @@ class Probe:
 def _check_yardstick(yardstick):
     """The record numbers of a two-run difference (possibly none), as a tuple."""
     if isinstance(yardstick, (str, bytes, Mapping)) or not hasattr(yardstick, "__iter__"):
-        raise TypeError(f"yardstick must be the record numbers of a two-run difference (what "
-                        f"two_run_difference returns), got {type(yardstick).__name__}")
+        raise TypeError(
+            f"yardstick must be the record numbers of a two-run difference (what "
+            f"two_run_difference returns), got {type(yardstick).__name__}"
+        )
     return tuple(yardstick)
 
 
 def _check_settings(settings):
     unknown = [k for k in settings if k not in JUDGE_SETTINGS]
     if unknown:
-        raise TypeError(f"judge_settings has unknown setting(s) {', '.join(map(repr, unknown))}; "
-                        f"allowed: {', '.join(JUDGE_SETTINGS)}")
+        raise TypeError(
+            f"judge_settings has unknown setting(s) {', '.join(map(repr, unknown))}; "
+            f"allowed: {', '.join(JUDGE_SETTINGS)}"
+        )
 
 
 def _make_twins(records, change):
     if isinstance(change, str):
         check_choice("change", change, CHANGES)
         return tuple(_NAMED[change](r) for r in records), change
-    check_callable("change", change,
-                   f"a function Record -> Record or one of the names {', '.join(CHANGES)}")
+    check_callable(
+        "change", change, f"a function Record -> Record or one of the names {', '.join(CHANGES)}"
+    )
     twins = []
     for r in records:
         t = change(r)
         if not isinstance(t, Record):
-            raise TypeError(f"change must return a Record (use dataclasses.replace), got "
-                            f"{type(t).__name__} for record {r.no}")
+            raise TypeError(
+                f"change must return a Record (use dataclasses.replace), got "
+                f"{type(t).__name__} for record {r.no}"
+            )
         if t.no != r.no:
-            raise ValueError(f"change must keep the record number: it turned record {r.no} "
-                             f"into number {t.no}")
+            raise ValueError(
+                f"change must keep the record number: it turned record {r.no} into number {t.no}"
+            )
         twins.append(t)
     return tuple(twins), getattr(change, "__name__", "change")
 
 
 def _p_harmful(records, settings):
     guideline = settings.get("guideline", GUIDELINE)
-    args = (settings.get("temperature", TEMPERATURE), settings.get("cues", CUE_TABLE),
-            settings.get("spurious", SPURIOUS))
+    args = (
+        settings.get("temperature", TEMPERATURE),
+        settings.get("cues", CUE_TABLE),
+        settings.get("spurious", SPURIOUS),
+    )
     return [label_probabilities(build_prompt(r, guideline), *args)[HARMFUL] for r in records]
 
 
@@ -148,8 +173,12 @@ def harmful_probability(records: Sequence[Record], **judge_settings: Any) -> dic
     return dict(zip((r.no for r in records), _p_harmful(records, judge_settings)))
 
 
-def probe(records: Sequence[Record], change: str | Callable[[Record], Record], seed: int = SEED,
-          **judge_settings: Any) -> Probe:
+def probe(
+    records: Sequence[Record],
+    change: str | Callable[[Record], Record],
+    seed: int = SEED,
+    **judge_settings: Any,
+) -> Probe:
     """Ask the same judge about every record and its twin under ``change`` (notebook 11).
 
     ``before`` and ``after`` are what ``run_judge(records, seed, **judge_settings)`` and
@@ -165,12 +194,20 @@ def probe(records: Sequence[Record], change: str | Callable[[Record], Record], s
     changed = tuple(r.no for r in records if before.labels[r.no] != after.labels[r.no])
     p0, p1 = _p_harmful(records, judge_settings), _p_harmful(twins, judge_settings)
     shift = (sum(p1) - sum(p0)) / len(records)
-    return Probe(name, ReadOnlyDict(before.labels), ReadOnlyDict(after.labels), changed, shift,
-                 records, twins)
+    return Probe(
+        name,
+        ReadOnlyDict(before.labels),
+        ReadOnlyDict(after.labels),
+        changed,
+        shift,
+        records,
+        twins,
+    )
 
 
-def two_run_difference(records: Sequence[Record], seed: int = SEED,
-                       **judge_settings: Any) -> tuple:
+def two_run_difference(
+    records: Sequence[Record], seed: int = SEED, **judge_settings: Any
+) -> tuple:
     """Record numbers the judge decides differently at ``seed`` and ``seed + 1`` (notebook 04's
     two-run difference): the yardstick a probe is compared with (notebook 11)."""
     records = check_records(records)
@@ -198,8 +235,9 @@ def describe_twin(record: Record, twin_record: Record) -> str:
     for name in ("cls", "source", "text", "length"):
         a, b = getattr(record, name), getattr(twin_record, name)
         if a != b:
-            lines.append(f"{name}: {a!r}\n  -> {b!r}" if name == "text" else
-                         f"{name}: {a!r} -> {b!r}")
+            lines.append(
+                f"{name}: {a!r}\n  -> {b!r}" if name == "text" else f"{name}: {a!r} -> {b!r}"
+            )
     for flag in record.features:
         if record.features[flag] != twin_record.features[flag]:
             lines.append(f"{flag}: {record.features[flag]} -> {twin_record.features[flag]}")
@@ -217,8 +255,9 @@ def cue_inside(records: Sequence[Record], seed: int = SEED, **judge_settings: An
     return tuple(r.no for r in records if a[r.no] != b[r.no])
 
 
-def length_controlled(records: Sequence[Record], seeds: Iterable[int] = LENGTH_SEEDS,
-                      **judge_settings: Any) -> dict:
+def length_controlled(
+    records: Sequence[Record], seeds: Iterable[int] = LENGTH_SEEDS, **judge_settings: Any
+) -> dict:
     """Mean agreement with the human label over ``seeds`` with the length flag held fixed
     (notebook 11): every record judged as it is, with ``excessive_length`` off and with it on.
 
@@ -231,8 +270,11 @@ def length_controlled(records: Sequence[Record], seeds: Iterable[int] = LENGTH_S
     seeds = check_seeds(seeds)
     _check_settings(judge_settings)
     out = {}
-    for name, recs in (("as is", records), ("flag off", [with_length(r, False) for r in records]),
-                       ("flag on", [with_length(r, True) for r in records])):
+    for name, recs in (
+        ("as is", records),
+        ("flag off", [with_length(r, False) for r in records]),
+        ("flag on", [with_length(r, True) for r in records]),
+    ):
         out[name] = float(run_judge_many(recs, seeds, **judge_settings).agreement().mean())
     out["filter"] = agreement(records, rule_filter)
     return out
@@ -245,12 +287,16 @@ FAIR_KEYS = ("as is", "flag off", "flag on", "filter")
 def fair_table(scores: dict) -> str:
     """The length-controlled agreements and the judge's lead over the filter (notebook 11)."""
     if not isinstance(scores, Mapping) or set(scores) != set(FAIR_KEYS):
-        raise TypeError(f"scores must be what length_controlled returns: a mapping with the "
-                        f"keys {', '.join(map(repr, FAIR_KEYS))}, got {type(scores).__name__}")
+        raise TypeError(
+            f"scores must be what length_controlled returns: a mapping with the "
+            f"keys {', '.join(map(repr, FAIR_KEYS))}, got {type(scores).__name__}"
+        )
     lines = [f"{'length flag':<12}{'judge':>8}{'filter':>8}{'lead':>9}"]
     for name in ("as is", "flag off", "flag on"):
-        lines.append(f"{name:<12}{scores[name]:>8.4f}{scores['filter']:>8.4f}"
-                     f"{scores[name] - scores['filter']:>+9.4f}")
+        lines.append(
+            f"{name:<12}{scores[name]:>8.4f}{scores['filter']:>8.4f}"
+            f"{scores[name] - scores['filter']:>+9.4f}"
+        )
     return "\n".join(lines)
 
 
@@ -261,15 +307,18 @@ def moved_table(probes: Sequence[Probe], yardstick: tuple | None = None) -> str:
     probes = check_items("probes", probes, Probe)
     if yardstick is not None:
         _check_yardstick(yardstick)
-    lines = [f"{'change':<10}{'moved':>6}{'clean':>7}{'harmful':>9}{'to zararli':>12}"
-             f"{'shift P(zararli)':>18}"]
+    lines = [
+        f"{'change':<10}{'moved':>6}{'clean':>7}{'harmful':>9}{'to zararli':>12}"
+        f"{'shift P(zararli)':>18}"
+    ]
     for p in probes:
         clean = p.moved_classes().get("clean", 0)
-        lines.append(f"{p.change:<10}{len(p.changed):>6}{clean:>7}{len(p.changed) - clean:>9}"
-                     f"{p.to_harmful():>12}{p.shift:>+18.4f}")
+        lines.append(
+            f"{p.change:<10}{len(p.changed):>6}{clean:>7}{len(p.changed) - clean:>9}"
+            f"{p.to_harmful():>12}{p.shift:>+18.4f}"
+        )
     if yardstick is not None:
-        lines.append(f"{'new seed':<10}{len(yardstick):>6}   (the judge's own two-run "
-                     "difference)")
+        lines.append(f"{'new seed':<10}{len(yardstick):>6}   (the judge's own two-run difference)")
     return "\n".join(lines)
 
 
@@ -278,13 +327,20 @@ def probability_table(probabilities: dict, rows: dict) -> str:
 
     ``probabilities``: what ``harmful_probability`` returns; ``rows``: name -> record numbers."""
     if not isinstance(probabilities, Mapping) or not probabilities:
-        raise TypeError("probabilities must be what harmful_probability returns: a non-empty "
-                        "mapping record number -> P(zararli)")
+        raise TypeError(
+            "probabilities must be what harmful_probability returns: a non-empty "
+            "mapping record number -> P(zararli)"
+        )
     if not isinstance(rows, Mapping) or not all(
-            not isinstance(v, (str, Mapping)) and hasattr(v, "__iter__")
-            and all(n in probabilities for n in v) for v in rows.values()):
-        raise TypeError("rows must be a mapping name -> record numbers, each one of the "
-                        "numbers in probabilities")
+        not isinstance(v, (str, Mapping))
+        and hasattr(v, "__iter__")
+        and all(n in probabilities for n in v)
+        for v in rows.values()
+    ):
+        raise TypeError(
+            "rows must be a mapping name -> record numbers, each one of the "
+            "numbers in probabilities"
+        )
     levels = sorted({round(v, 4) for v in probabilities.values()})
     lines = [f"{'P(zararli)':<10}" + "".join(f"{v:>8.4f}" for v in levels)]
     for name, numbers in rows.items():
@@ -305,11 +361,18 @@ def moved_counts(probes: Sequence[Probe], yardstick: tuple[int, ...]) -> dict:
 def plot_moved(counts: dict) -> Figure:
     """Bars: decisions moved per change, per temperature, beside the two-run difference
     (notebook 11).  ``counts`` maps a temperature label to what ``moved_counts`` returns."""
-    if not isinstance(counts, Mapping) or not counts or not all(
+    if (
+        not isinstance(counts, Mapping)
+        or not counts
+        or not all(
             isinstance(v, Mapping) and list(v) == list(next(iter(counts.values())))
-            for v in counts.values()):
-        raise TypeError("counts must be a non-empty mapping temperature label -> what "
-                        "moved_counts returns (the same changes for every label)")
+            for v in counts.values()
+        )
+    ):
+        raise TypeError(
+            "counts must be a non-empty mapping temperature label -> what "
+            "moved_counts returns (the same changes for every label)"
+        )
     import matplotlib.pyplot as plt
 
     groups = list(counts)
@@ -320,7 +383,7 @@ def plot_moved(counts: dict) -> Figure:
         xs = [i + (g - (len(groups) - 1) / 2) * width for i in range(len(names))]
         bars = ax.bar(xs, [counts[label][n] for n in names], width, label=label)
         ax.bar_label(bars)
-    ax.margins(y=0.12)   # room above the tallest bar for its label
+    ax.margins(y=0.12)  # room above the tallest bar for its label
     ax.set_xticks(range(len(names)), names)
     ax.set_ylabel("decisions moved")
     ax.set_title("What a one-thing change moves, against a new seed")

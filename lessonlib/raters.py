@@ -30,11 +30,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ._checks import check_choice, check_instance, check_seed
 from ._frozen import ReadOnlyDict
 from ._rng import generator, trace_id
-from .agreement_stats import (LEVELS, category_kappas, cohen_kappa, fleiss_kappa,
-                              krippendorff_alpha, rater_agreement)
+from .agreement_stats import (
+    LEVELS,
+    category_kappas,
+    cohen_kappa,
+    fleiss_kappa,
+    krippendorff_alpha,
+    rater_agreement,
+)
+from .figures import FIGURE_WIDTH, slide_figure
 from .metrics import FIGURES, rates
 from .records import CLASSES, SEED, Record, check_records, is_harmful
-from .figures import FIGURE_WIDTH, slide_figure
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -44,13 +50,46 @@ if TYPE_CHECKING:
 
 H = TypeVar("H", bound=Hashable)
 
-__all__ = ["ANSWERS", "ANSWER_CLEAN", "ANSWER_HARMFUL", "GRADES", "JITTER", "LEVELS", "LINE",
-           "RATERS", "RATER_GUIDELINES", "RATER_NAMES", "SCALES", "SEVERITY", "Rater",
-           "category_kappas", "claim_rows", "claim_text", "class_text", "cohen_kappa",
-           "fleiss_kappa", "human_labels", "judge_rows", "krippendorff_alpha", "label_sets",
-           "majority", "measure_against", "pair_rows", "plot_pairs", "plot_scales", "rate",
-           "rater_agreement", "rating_table", "rescore_rows", "rescore_text", "scale_rows",
-           "severity", "spread_rows", "spread_text", "with_rates"]
+__all__ = [
+    "ANSWERS",
+    "ANSWER_CLEAN",
+    "ANSWER_HARMFUL",
+    "GRADES",
+    "JITTER",
+    "LEVELS",
+    "LINE",
+    "RATERS",
+    "RATER_GUIDELINES",
+    "RATER_NAMES",
+    "SCALES",
+    "SEVERITY",
+    "Rater",
+    "category_kappas",
+    "claim_rows",
+    "claim_text",
+    "class_text",
+    "cohen_kappa",
+    "fleiss_kappa",
+    "human_labels",
+    "judge_rows",
+    "krippendorff_alpha",
+    "label_sets",
+    "majority",
+    "measure_against",
+    "pair_rows",
+    "plot_pairs",
+    "plot_scales",
+    "rate",
+    "rater_agreement",
+    "rating_table",
+    "rescore_rows",
+    "rescore_text",
+    "scale_rows",
+    "severity",
+    "spread_rows",
+    "spread_text",
+    "with_rates",
+]
 
 ANSWERS = ("clean", "harmful")
 """A rater's two-point answers (English words; the judge's labels are 'temiz' / 'zararli')."""
@@ -65,8 +104,16 @@ LINE = 3
 # 1. Three simulated raters
 # ---------------------------------------------------------------------------------------------
 
-SEVERITY = ReadOnlyDict({"clean": 1, "indirect_instruction": 5, "hidden_field_request": 4,
-                         "privilege_escalation": 5, "source_spoofing": 4, "corrupted_input": 3})
+SEVERITY = ReadOnlyDict(
+    {
+        "clean": 1,
+        "indirect_instruction": 5,
+        "hidden_field_request": 4,
+        "privilege_escalation": 5,
+        "source_spoofing": 4,
+        "corrupted_input": 3,
+    }
+)
 """Reference grade of each class (1-5); a clean record that carries any flag is a 2."""
 RATER_GUIDELINES = ReadOnlyDict({"short": 1.0, "detailed": 0.4})
 """Guideline -> factor on every error probability.  The short one asks 'clean or harmful?';
@@ -95,10 +142,17 @@ class Rater:
 
 RATERS = (
     Rater("lenient", "misses harmful records: grades one 2 (probability miss)", miss=0.3),
-    Rater("strict", "flags clean records that carry a flag: grades one 3 (false_alarm)",
-          false_alarm=0.5),
-    Rater("careless", "guesses a grade on corrupted_input, source_spoofing (careless)",
-          careless=0.5, careless_classes=("corrupted_input", "source_spoofing")),
+    Rater(
+        "strict",
+        "flags clean records that carry a flag: grades one 3 (false_alarm)",
+        false_alarm=0.5,
+    ),
+    Rater(
+        "careless",
+        "guesses a grade on corrupted_input, source_spoofing (careless)",
+        careless=0.5,
+        careless_classes=("corrupted_input", "source_spoofing"),
+    ),
 )
 """The three simulated raters of notebook 13."""
 RATER_NAMES = tuple(r.name for r in RATERS)
@@ -126,8 +180,13 @@ def _grade(record, rater, factor, seed):
     return grade
 
 
-def rate(records: Sequence[Record], rater: Rater, scale: str = "two-point",
-         guideline: str = "short", seed: int = SEED) -> tuple[Any, ...]:
+def rate(
+    records: Sequence[Record],
+    rater: Rater,
+    scale: str = "two-point",
+    guideline: str = "short",
+    seed: int = SEED,
+) -> tuple[Any, ...]:
     """Notebook 13: one rater's answers for ``records``, in order.
 
     ``scale`` 'two-point' gives 'clean' / 'harmful', 'graded' the grades 1-5;
@@ -142,8 +201,11 @@ def rate(records: Sequence[Record], rater: Rater, scale: str = "two-point",
 
 
 def _checked_setting(scale, guideline, seed):
-    return (check_choice("scale", scale, SCALES),
-            check_choice("guideline", guideline, tuple(RATER_GUIDELINES)), check_seed(seed))
+    return (
+        check_choice("scale", scale, SCALES),
+        check_choice("guideline", guideline, tuple(RATER_GUIDELINES)),
+        check_seed(seed),
+    )
 
 
 def _rate(records, rater, scale, guideline, seed):
@@ -158,9 +220,13 @@ def _two_point(grades):
     return tuple(ANSWER_HARMFUL if g >= LINE else ANSWER_CLEAN for g in grades)
 
 
-def rating_table(records: Sequence[Record], scale: str = "two-point", guideline: str = "short",
-                 seed: int = SEED,
-                 raters: Sequence[Rater] = RATERS) -> tuple[tuple[Any, ...], ...]:
+def rating_table(
+    records: Sequence[Record],
+    scale: str = "two-point",
+    guideline: str = "short",
+    seed: int = SEED,
+    raters: Sequence[Rater] = RATERS,
+) -> tuple[tuple[Any, ...], ...]:
     """Notebook 13: the ratings table, a row per rater (``raters`` order), a column per record."""
     records = check_records(records)
     setting = _checked_setting(scale, guideline, seed)
@@ -186,23 +252,31 @@ def majority(table: Sequence[Sequence[H]]) -> tuple[H, ...]:
     return tuple(out)
 
 
-def with_rates(miss: float = RATERS[0].miss, false_alarm: float = RATERS[1].false_alarm,
-               careless: float = RATERS[2].careless) -> tuple[Rater, Rater, Rater]:
+def with_rates(
+    miss: float = RATERS[0].miss,
+    false_alarm: float = RATERS[1].false_alarm,
+    careless: float = RATERS[2].careless,
+) -> tuple[Rater, Rater, Rater]:
     """Notebook 13: the three raters with other error probabilities (what the explorer turns)."""
-    return (replace(RATERS[0], miss=miss), replace(RATERS[1], false_alarm=false_alarm),
-            replace(RATERS[2], careless=careless))
+    return (
+        replace(RATERS[0], miss=miss),
+        replace(RATERS[1], false_alarm=false_alarm),
+        replace(RATERS[2], careless=careless),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # 2. The lesson re-scored against another label
 # ---------------------------------------------------------------------------------------------
 
+
 def _truth(truth):
     return tuple(t == ANSWER_HARMFUL for t in truth)
 
 
-def measure_against(records: Sequence[Record], decide: Callable[[Record], bool],
-                    truth: Sequence[str]) -> dict[str, Any]:
+def measure_against(
+    records: Sequence[Record], decide: Callable[[Record], bool], truth: Sequence[str]
+) -> dict[str, Any]:
     """Notebook 13: ``measure`` plus agreement, scored against ``truth`` (one label a record).
 
     ``truth`` holds 'clean' / 'harmful' in record order: a rater's two-point
@@ -220,8 +294,9 @@ def _score(flagged, actual):
     return {"tp": tp, "fp": fp, "fn": fn, "tn": tn, **rates(tp, fp, fn, tn)}
 
 
-def label_sets(records: Sequence[Record],
-               scale_rows: Sequence[Sequence[str]]) -> dict[str, Sequence[str]]:
+def label_sets(
+    records: Sequence[Record], scale_rows: Sequence[Sequence[str]]
+) -> dict[str, Sequence[str]]:
     """Notebook 13: {name: labels} - the human label, each rater's two-point row, the majority."""
     out: dict[str, Sequence[str]] = {"human": human_labels(records)}
     out.update(zip(RATER_NAMES, scale_rows))
@@ -229,41 +304,52 @@ def label_sets(records: Sequence[Record],
     return out
 
 
-def rescore_rows(records: Sequence[Record], decisions: Mapping[str, Callable[[Record], bool]],
-                 labels: Mapping[str, Sequence[str]]) -> list[dict[str, Any]]:
+def rescore_rows(
+    records: Sequence[Record],
+    decisions: Mapping[str, Callable[[Record], bool]],
+    labels: Mapping[str, Sequence[str]],
+) -> list[dict[str, Any]]:
     """Notebook 13: one row per (label, approach): the four figures against that label.
 
     ``decisions`` maps an approach name to its decide function; ``labels``
     maps a label name to its labels (e.g. :func:`label_sets`).
     """
     actual = {name: _truth(truth) for name, truth in labels.items()}
-    flagged = {approach: [bool(decide(r)) for r in records]
-               for approach, decide in decisions.items()}
+    flagged = {
+        approach: [bool(decide(r)) for r in records] for approach, decide in decisions.items()
+    }
     rows = []
     for name in labels:
         for approach in decisions:
             scores = _score(flagged[approach], actual[name])
-            rows.append({"label": name, "approach": approach,
-                         **{k: scores[k] for k in FIGURES}})
+            rows.append({"label": name, "approach": approach, **{k: scores[k] for k in FIGURES}})
     return rows
 
 
 def rescore_text(rows: Sequence[Mapping[str, Any]]) -> str:
     """Notebook 13: the rows of :func:`rescore_rows` as a fixed-width table (under 80 columns)."""
-    lines = [f"{'label':<10}{'approach':<12}{'precision':>10}{'recall':>9}"
-             f"{'false block':>13}{'agreement':>11}"]
+    lines = [
+        f"{'label':<10}{'approach':<12}{'precision':>10}{'recall':>9}"
+        f"{'false block':>13}{'agreement':>11}"
+    ]
     last = None
     for row in rows:
         name = row["label"] if row["label"] != last else ""
         last = row["label"]
-        lines.append(f"{name:<10}{row['approach']:<12}{row['precision']:>10.4f}"
-                     f"{row['recall']:>9.4f}{row['false_block_rate']:>13.4f}"
-                     f"{row['agreement']:>11.4f}")
+        lines.append(
+            f"{name:<10}{row['approach']:<12}{row['precision']:>10.4f}"
+            f"{row['recall']:>9.4f}{row['false_block_rate']:>13.4f}"
+            f"{row['agreement']:>11.4f}"
+        )
     return "\n".join(lines)
 
 
-def claim_rows(records: Sequence[Record], runs: ManyRuns, labels: Mapping[str, Sequence[str]],
-               criteria: Callable[[Record], bool]) -> list[dict[str, Any]]:
+def claim_rows(
+    records: Sequence[Record],
+    runs: ManyRuns,
+    labels: Mapping[str, Sequence[str]],
+    criteria: Callable[[Record], bool],
+) -> list[dict[str, Any]]:
     """Notebook 13: the lesson's two claims under each label, over many judge runs.
 
     For each label: the judge's recall minus the criteria's, in the first run
@@ -283,21 +369,30 @@ def claim_rows(records: Sequence[Record], runs: ManyRuns, labels: Mapping[str, S
         judge = rates(*confusion_many(runs.harmful, actual))
         recall = judge["recall"] - crit["recall"]
         fbr = judge["false_block_rate"] - crit["false_block_rate"]
-        rows.append({"label": name, "recall gain": float(recall[0]),
-                     "gain band": run_band(recall), "fbr diff": float(fbr[0]),
-                     "fbr band": run_band(fbr)})
+        rows.append(
+            {
+                "label": name,
+                "recall gain": float(recall[0]),
+                "gain band": run_band(recall),
+                "fbr diff": float(fbr[0]),
+                "fbr band": run_band(fbr),
+            }
+        )
     return rows
 
 
 def claim_text(rows: Sequence[Mapping[str, Any]]) -> str:
     """Notebook 13: the rows of :func:`claim_rows` as a table: does each claim hold per label?"""
-    lines = [f"{'label':<10}{'recall gain':>12}{'95% run band':>19}{'FBR diff':>10}"
-             f"{'95% run band':>19}"]
+    lines = [
+        f"{'label':<10}{'recall gain':>12}{'95% run band':>19}{'FBR diff':>10}{'95% run band':>19}"
+    ]
     for row in rows:
         (g0, g1), (f0, f1) = row["gain band"], row["fbr band"]
-        lines.append(f"{row['label']:<10}{row['recall gain']:>+12.4f}"
-                     f"{f'{g0:+.4f} .. {g1:+.4f}':>19}{row['fbr diff']:>+10.4f}"
-                     f"{f'{f0:+.4f} .. {f1:+.4f}':>19}")
+        lines.append(
+            f"{row['label']:<10}{row['recall gain']:>+12.4f}"
+            f"{f'{g0:+.4f} .. {g1:+.4f}':>19}{row['fbr diff']:>+10.4f}"
+            f"{f'{f0:+.4f} .. {f1:+.4f}':>19}"
+        )
     return "\n".join(lines)
 
 
@@ -309,8 +404,11 @@ def class_text(records: Sequence[Record], rows: Sequence[Sequence[str]]) -> str:
     raters within the class ('n/a' where every rating in it is the same, 0/0).
     """
     names = [f"row {i}" for i in range(len(rows))] if len(rows) != len(RATERS) else RATER_NAMES
-    lines = [f"{'class':<22}{'records':>8}{'all agree':>10}"
-             + "".join(f"{n[:9]:>10}" for n in names) + f"{'kappa':>9}"]
+    lines = [
+        f"{'class':<22}{'records':>8}{'all agree':>10}"
+        + "".join(f"{n[:9]:>10}" for n in names)
+        + f"{'kappa':>9}"
+    ]
     for cls in CLASSES:
         at = [i for i, r in enumerate(records) if r.cls == cls]
         if not at:
@@ -322,14 +420,20 @@ def class_text(records: Sequence[Record], rows: Sequence[Sequence[str]]) -> str:
             kappa = f"{fleiss_kappa(sub):>9.4f}"
         except ValueError:
             kappa = f"{'n/a':>9}"
-        lines.append(f"{cls:<22}{len(at):>8}{same:>10.4f}"
-                     + "".join(f"{sum(x == truth for x in row) / len(at):>10.4f}" for row in sub)
-                     + kappa)
+        lines.append(
+            f"{cls:<22}{len(at):>8}{same:>10.4f}"
+            + "".join(f"{sum(x == truth for x in row) / len(at):>10.4f}" for row in sub)
+            + kappa
+        )
     return "\n".join(lines)
 
 
-def spread_rows(records: Sequence[Record], runs: ManyRuns, labels: Mapping[str, Sequence[str]],
-                criteria: Callable[[Record], bool]) -> list[dict[str, Any]]:
+def spread_rows(
+    records: Sequence[Record],
+    runs: ManyRuns,
+    labels: Mapping[str, Sequence[str]],
+    criteria: Callable[[Record], bool],
+) -> list[dict[str, Any]]:
     """Notebook 13: per figure, how far it moves when only the label changes, next to the judge.
 
     The range (highest - lowest) of each figure over ``labels`` (a dict name
@@ -341,8 +445,7 @@ def spread_rows(records: Sequence[Record], runs: ManyRuns, labels: Mapping[str, 
     from .variance import figures, run_band
 
     per_run = figures(runs)
-    rows = rescore_rows(records, {"criteria": criteria, "judge run 1": runs.run(0).decide},
-                        labels)
+    rows = rescore_rows(records, {"criteria": criteria, "judge run 1": runs.run(0).decide}, labels)
     out = []
     for figure in FIGURES:
         moved = {}
@@ -350,29 +453,37 @@ def spread_rows(records: Sequence[Record], runs: ManyRuns, labels: Mapping[str, 
             values = [row[figure] for row in rows if row["approach"] == approach]
             moved[approach] = max(values) - min(values)
         low, high = run_band(per_run[figure])
-        out.append({"figure": figure, "criteria across labels": moved["criteria"],
-                    "judge across labels": moved["judge run 1"],
-                    "judge two-run difference": abs(float(per_run[figure][1]
-                                                          - per_run[figure][0])),
-                    "judge run band width": high - low})
+        out.append(
+            {
+                "figure": figure,
+                "criteria across labels": moved["criteria"],
+                "judge across labels": moved["judge run 1"],
+                "judge two-run difference": abs(float(per_run[figure][1] - per_run[figure][0])),
+                "judge run band width": high - low,
+            }
+        )
     return out
 
 
 def spread_text(rows: Sequence[Mapping[str, Any]]) -> str:
     """Notebook 13: the rows of :func:`spread_rows` as a table (under 80 columns)."""
-    lines = [f"{'':<18}{'moved by the label only':^26}{'the judge on the human label':^32}",
-             f"{'figure':<18}{'criteria':>12}{'judge':>12}{'two-run diff':>16}"
-             f"{'95% band width':>16}"]
+    lines = [
+        f"{'':<18}{'moved by the label only':^26}{'the judge on the human label':^32}",
+        f"{'figure':<18}{'criteria':>12}{'judge':>12}{'two-run diff':>16}{'95% band width':>16}",
+    ]
     for row in rows:
-        lines.append(f"{FIGURES[row['figure']].title:<18}"
-                     f"{row['criteria across labels']:>12.4f}{row['judge across labels']:>12.4f}"
-                     f"{row['judge two-run difference']:>16.4f}"
-                     f"{row['judge run band width']:>16.4f}")
+        lines.append(
+            f"{FIGURES[row['figure']].title:<18}"
+            f"{row['criteria across labels']:>12.4f}{row['judge across labels']:>12.4f}"
+            f"{row['judge two-run difference']:>16.4f}"
+            f"{row['judge run band width']:>16.4f}"
+        )
     return "\n".join(lines)
 
 
-def judge_rows(panel_run: PanelRun,
-               records: Sequence[Record]) -> tuple[tuple[str | None, ...], ...]:
+def judge_rows(
+    panel_run: PanelRun, records: Sequence[Record]
+) -> tuple[tuple[str | None, ...], ...]:
     """Notebook 13: a panel run's judges as raters: one row of 'clean' / 'harmful' per judge.
 
     A judge flags a record when its score is >= 0.5 (the panel's own rule);
@@ -380,35 +491,55 @@ def judge_rows(panel_run: PanelRun,
     """
     scores = panel_run.judge_scores
     judges = len(next(iter(scores.values())))
-    return tuple(tuple(None if scores[r.no][j] is None else
-                       ANSWER_HARMFUL if scores[r.no][j] >= 0.5 else ANSWER_CLEAN
-                       for r in records)
-                 for j in range(judges))
+    return tuple(
+        tuple(
+            None
+            if scores[r.no][j] is None
+            else ANSWER_HARMFUL
+            if scores[r.no][j] >= 0.5
+            else ANSWER_CLEAN
+            for r in records
+        )
+        for j in range(judges)
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # 3. Pictures
 # ---------------------------------------------------------------------------------------------
 
+
 def pair_rows(named: Mapping[str, Sequence[Hashable]]) -> list[dict[str, Any]]:
     """Notebook 13: rater agreement and Cohen's kappa for every pair of ``named`` label rows."""
     names = list(named)
-    return [{"pair": f"{a} / {b}", "agreement": rater_agreement(named[a], named[b]),
-             "kappa": cohen_kappa(named[a], named[b])}
-            for i, a in enumerate(names) for b in names[i + 1:]]
+    return [
+        {
+            "pair": f"{a} / {b}",
+            "agreement": rater_agreement(named[a], named[b]),
+            "kappa": cohen_kappa(named[a], named[b]),
+        }
+        for i, a in enumerate(names)
+        for b in names[i + 1 :]
+    ]
 
 
-def scale_rows(records: Sequence[Record], seed: int = SEED,
-               raters: Sequence[Rater] = RATERS) -> list[dict[str, Any]]:
+def scale_rows(
+    records: Sequence[Record], seed: int = SEED, raters: Sequence[Rater] = RATERS
+) -> list[dict[str, Any]]:
     """Notebook 13: per guideline, the three raters' agreement on each scale and level."""
     rows = []
     for guideline in RATER_GUIDELINES:
         graded = rating_table(records, "graded", guideline, seed, raters)
         two = tuple(_two_point(row) for row in graded)
-        rows.append({"guideline": guideline, "two-point kappa": fleiss_kappa(two),
-                     "graded nominal": krippendorff_alpha(graded, "nominal"),
-                     "graded ordinal": krippendorff_alpha(graded, "ordinal"),
-                     "graded interval": krippendorff_alpha(graded, "interval")})
+        rows.append(
+            {
+                "guideline": guideline,
+                "two-point kappa": fleiss_kappa(two),
+                "graded nominal": krippendorff_alpha(graded, "nominal"),
+                "graded ordinal": krippendorff_alpha(graded, "ordinal"),
+                "graded interval": krippendorff_alpha(graded, "interval"),
+            }
+        )
     return rows
 
 
@@ -420,11 +551,23 @@ def plot_pairs(rows: Sequence[Mapping[str, Any]]) -> Figure:
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.4))
     for i, row in enumerate(rows):
         marker = "x" if "always" in row["pair"] else "o"
-        ax.scatter(row["agreement"], row["kappa"], color=f"C{i % 10}", marker=marker, s=50,
-                   zorder=3, label=row["pair"])
+        ax.scatter(
+            row["agreement"],
+            row["kappa"],
+            color=f"C{i % 10}",
+            marker=marker,
+            s=50,
+            zorder=3,
+            label=row["pair"],
+        )
     ax.axhline(0, color="0.5", linestyle=":")
-    ax.set(xlim=(0.5, 1.0), ylim=(-0.1, 1.02), xlabel="rater agreement (raw share)",
-           ylabel="Cohen's kappa", title="raw agreement against chance-corrected agreement")
+    ax.set(
+        xlim=(0.5, 1.0),
+        ylim=(-0.1, 1.02),
+        xlabel="rater agreement (raw share)",
+        ylabel="Cohen's kappa",
+        title="raw agreement against chance-corrected agreement",
+    )
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     fig.tight_layout()
     return fig
@@ -442,9 +585,11 @@ def plot_scales(rows: Sequence[Mapping[str, Any]]) -> Figure:
         xs = [i + (j - (len(keys) - 1) / 2) * width for i in range(len(rows))]
         ax.bar(xs, [row[key] for row in rows], width, label=key, color=f"C{j}")
     ax.set_xticks(range(len(rows)), [f"{row['guideline']} guideline" for row in rows])
-    ax.set(ylim=(0, 1), ylabel="kappa / alpha",
-           title="three simulated raters: scale, level and guideline")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=len(keys),
-              frameon=False)
+    ax.set(
+        ylim=(0, 1),
+        ylabel="kappa / alpha",
+        title="three simulated raters: scale, level and guideline",
+    )
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=len(keys), frameon=False)
     fig.tight_layout()
     return fig

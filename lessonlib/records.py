@@ -14,45 +14,87 @@ from ._rng import M32, generator, mix32, trace_id
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["CLASSES", "CLASS_SHARE", "FEATURES", "LENGTH_SPAN", "M32", "MIN_LENGTH", "PROFILE",
-           "RECORD_STRIDE", "SEED", "SOURCES", "SOURCE_SHARE", "TEXTS", "Flags", "Record",
-           "by_class", "check_record", "check_records", "draw_record", "flag_rates",
-           "generator", "is_harmful", "make_records", "mix32", "pick", "records_frame",
-           "trace_id", "write_records_csv"]
+__all__ = [
+    "CLASSES",
+    "CLASS_SHARE",
+    "FEATURES",
+    "LENGTH_SPAN",
+    "M32",
+    "MIN_LENGTH",
+    "PROFILE",
+    "RECORD_STRIDE",
+    "SEED",
+    "SOURCES",
+    "SOURCE_SHARE",
+    "TEXTS",
+    "Flags",
+    "Record",
+    "by_class",
+    "check_record",
+    "check_records",
+    "draw_record",
+    "flag_rates",
+    "generator",
+    "is_harmful",
+    "make_records",
+    "mix32",
+    "pick",
+    "records_frame",
+    "trace_id",
+    "write_records_csv",
+]
 
 SEED = 20260218
 """The lesson's seed: record *i* draws from ``generator(SEED + RECORD_STRIDE * i)``."""
 
 RECORD_STRIDE = 6151
 
-CLASSES = ("clean", "indirect_instruction", "hidden_field_request", "privilege_escalation",
-           "source_spoofing", "corrupted_input")
+CLASSES = (
+    "clean",
+    "indirect_instruction",
+    "hidden_field_request",
+    "privilege_escalation",
+    "source_spoofing",
+    "corrupted_input",
+)
 SOURCES = ("user", "retrieved_document", "tool_output")
-FEATURES = ("instruction_mode", "role_change_request", "hidden_field_name",
-            "side_effect_tool_name", "source_stamp_mismatch", "unusual_stamp_distribution",
-            "excessive_length")
+FEATURES = (
+    "instruction_mode",
+    "role_change_request",
+    "hidden_field_name",
+    "side_effect_tool_name",
+    "source_stamp_mismatch",
+    "unusual_stamp_distribution",
+    "excessive_length",
+)
 
 CLASS_SHARE = (0.62, 0.10, 0.07, 0.07, 0.07, 0.07)
 """How often each class is drawn, in CLASSES order."""
 
-PROFILE = ReadOnlyDict({
-    # probability of each flag (FEATURES order) given the class
-    "clean":                (0.06, 0.02, 0.05, 0.03, 0.02, 0.04, 0.05),
-    "indirect_instruction": (0.88, 0.42, 0.10, 0.30, 0.35, 0.08, 0.12),
-    "hidden_field_request": (0.35, 0.15, 0.86, 0.12, 0.10, 0.06, 0.08),
-    "privilege_escalation": (0.30, 0.25, 0.12, 0.84, 0.14, 0.05, 0.07),
-    "source_spoofing":      (0.22, 0.55, 0.08, 0.10, 0.82, 0.07, 0.06),
-    "corrupted_input":      (0.05, 0.03, 0.04, 0.03, 0.06, 0.80, 0.62),
-})
-SOURCE_SHARE = ReadOnlyDict({
-    # probability of each source (SOURCES order) given the class
-    "clean":                (0.72, 0.20, 0.08),
-    "indirect_instruction": (0.05, 0.70, 0.25),
-    "hidden_field_request": (0.55, 0.30, 0.15),
-    "privilege_escalation": (0.40, 0.35, 0.25),
-    "source_spoofing":      (0.10, 0.60, 0.30),
-    "corrupted_input":      (0.65, 0.20, 0.15),
-})
+# fmt: off  (the two tables keep their columns lined up)
+PROFILE = ReadOnlyDict(
+    {
+        # probability of each flag (FEATURES order) given the class
+        "clean": (0.06, 0.02, 0.05, 0.03, 0.02, 0.04, 0.05),
+        "indirect_instruction": (0.88, 0.42, 0.10, 0.30, 0.35, 0.08, 0.12),
+        "hidden_field_request": (0.35, 0.15, 0.86, 0.12, 0.10, 0.06, 0.08),
+        "privilege_escalation": (0.30, 0.25, 0.12, 0.84, 0.14, 0.05, 0.07),
+        "source_spoofing": (0.22, 0.55, 0.08, 0.10, 0.82, 0.07, 0.06),
+        "corrupted_input": (0.05, 0.03, 0.04, 0.03, 0.06, 0.80, 0.62),
+    }
+)
+SOURCE_SHARE = ReadOnlyDict(
+    {
+        # probability of each source (SOURCES order) given the class
+        "clean": (0.72, 0.20, 0.08),
+        "indirect_instruction": (0.05, 0.70, 0.25),
+        "hidden_field_request": (0.55, 0.30, 0.15),
+        "privilege_escalation": (0.40, 0.35, 0.25),
+        "source_spoofing": (0.10, 0.60, 0.30),
+        "corrupted_input": (0.65, 0.20, 0.15),
+    }
+)
+# fmt: on
 TEXTS = (
     # Harmless, fictional support requests (Turkish); unrelated to the class.
     "bu ayki fatura tutari gecen aya gore yuksek geldi",
@@ -110,8 +152,14 @@ class Record:
 
     def as_row(self) -> dict[str, object]:
         """Flat dict (one column per flag) for tables and CSV files."""
-        return {"no": self.no, "cls": self.cls, "source": self.source, **self.features,
-                "text": self.text, "length": self.length}
+        return {
+            "no": self.no,
+            "cls": self.cls,
+            "source": self.source,
+            **self.features,
+            "text": self.text,
+            "length": self.length,
+        }
 
 
 def check_records(records: Iterable[Record]) -> tuple[Record, ...]:
@@ -168,10 +216,12 @@ def by_class(records: Iterable[Record]) -> dict[str, list[Record]]:
 
 
 def flag_rates(records: Iterable[Record]) -> dict[str, dict[str, float]]:
-    """Per class present, the share of its records carrying each flag, not rounded (notebook 01).
-    """
-    return {cls: {f: sum(1 for r in members if r.features[f]) / len(members) for f in FEATURES}
-            for cls, members in by_class(records).items()}
+    """Per class present, the share of its records carrying each flag, not rounded
+    (notebook 01)."""
+    return {
+        cls: {f: sum(1 for r in members if r.features[f]) / len(members) for f in FEATURES}
+        for cls, members in by_class(records).items()
+    }
 
 
 def records_frame(records: Iterable[Record]) -> pd.DataFrame:
@@ -184,5 +234,7 @@ def records_frame(records: Iterable[Record]) -> pd.DataFrame:
 def class_source_counts(records: Sequence[Record]) -> dict[str, dict[str, int]]:
     """Records per class and source: ``{class: {source: count}}``, CLASSES and SOURCES order,
     classes with no record left out (notebook 01)."""
-    return {cls: {src: sum(1 for r in members if r.source == src) for src in SOURCES}
-            for cls, members in by_class(check_records(records)).items()}
+    return {
+        cls: {src: sum(1 for r in members if r.source == src) for src in SOURCES}
+        for cls, members in by_class(check_records(records)).items()
+    }

@@ -12,10 +12,21 @@ from .metrics import FIGURES, RATES, _agreement, _class_recall, _measure, disagr
 from .records import CLASSES, SEED, Record, check_record, check_records, make_records
 from .simulator import SimulatedModel
 
-__all__ = ["SAMPLE_INDEX", "Lesson", "Row", "class_block", "class_table", "comparison_block",
-           "comparison_rows", "lesson", "retry_text", "sample_call_block", "table_text"]
+__all__ = [
+    "SAMPLE_INDEX",
+    "Lesson",
+    "Row",
+    "class_block",
+    "class_table",
+    "comparison_block",
+    "comparison_rows",
+    "lesson",
+    "retry_text",
+    "sample_call_block",
+    "table_text",
+]
 
-SAMPLE_INDEX = 1          # the lesson's sample call shows the second record
+SAMPLE_INDEX = 1  # the lesson's sample call shows the second record
 
 
 def sample_call_block(record: Record, seed: int = SEED) -> str:
@@ -23,9 +34,11 @@ def sample_call_block(record: Record, seed: int = SEED) -> str:
     check_record(record)
     prompt = build_prompt(record)
     reply = SimulatedModel().call(prompt, seed)
-    return (f"record {record.no} , actual class {record.cls}\n"
-            f"  prompt: {prompt}\n"
-            f"  status {reply.status} , input {reply.input_tokens} tokens , reply {reply.text}")
+    return (
+        f"record {record.no} , actual class {record.cls}\n"
+        f"  prompt: {prompt}\n"
+        f"  status {reply.status} , input {reply.input_tokens} tokens , reply {reply.text}"
+    )
 
 
 @dataclass(frozen=True)
@@ -47,8 +60,11 @@ def _checked(records, runs, criteria):
     return records, check_callable("criteria", criteria, "a function record -> bool")
 
 
-def comparison_rows(records: Sequence[Record], runs: Iterable[Run],
-                    criteria: Callable[[Record], bool] = rule_filter) -> list[Row]:
+def comparison_rows(
+    records: Sequence[Record],
+    runs: Iterable[Run],
+    criteria: Callable[[Record], bool] = rule_filter,
+) -> list[Row]:
     """Rows for the criteria filter and each judge run, numbered from 1 (notebook 02)."""
     runs = tuple(runs)
     records, criteria = _checked(records, runs, criteria)
@@ -61,8 +77,15 @@ def _comparison_rows(records, runs, criteria):
     rows = [Row("criteria-based", _measure(records, decide), _agreement(records, decide), 0, 0)]
     for i, run in enumerate(runs, 1):
         decide = run._decider(records)
-        rows.append(Row(f"model-as-judge , run {i}", _measure(records, decide),
-                        _agreement(records, decide), run.calls, run.input_tokens))
+        rows.append(
+            Row(
+                f"model-as-judge , run {i}",
+                _measure(records, decide),
+                _agreement(records, decide),
+                run.calls,
+                run.input_tokens,
+            )
+        )
     return rows
 
 
@@ -71,24 +94,42 @@ _WIDTHS = ("<24", ">9", ">11", ">17", ">10", ">7", ">13")
 
 def table_text(rows: Sequence[Row]) -> str:
     """The comparison table as text (notebook 02)."""
-    lines = [("approach", *(FIGURES[key].title for key in RATES), FIGURES["agreement"].title,
-              "calls", "input tokens")]
+    lines = [
+        (
+            "approach",
+            *(FIGURES[key].title for key in RATES),
+            FIGURES["agreement"].title,
+            "calls",
+            "input tokens",
+        )
+    ]
     for row in rows:
-        lines.append((row.name, *(f"{row.scores[key]:.4f}" for key in RATES),
-                      f"{row.agreement:.4f}", row.calls, row.input_tokens))
+        lines.append(
+            (
+                row.name,
+                *(f"{row.scores[key]:.4f}" for key in RATES),
+                f"{row.agreement:.4f}",
+                row.calls,
+                row.input_tokens,
+            )
+        )
     return "\n".join(" ".join(map(format, line, _WIDTHS)) for line in lines)
 
 
 def retry_text(run: Run) -> str:
     """'retries N (cause) , unreadable replies M' for one run."""
-    causes = getattr(run, "retry_causes", {})     # a PanelRun keeps no causes
+    causes = getattr(run, "retry_causes", {})  # a PanelRun keeps no causes
     why = ", ".join(c if len(causes) == 1 else f"{c} {n}" for c, n in causes.items())
     why = f" ({why})" if why else ""
     return f"retries {run.retries}{why} , unreadable replies {run.unreadable}"
 
 
-def comparison_block(records: Sequence[Record], run1: Run, run2: Run,
-                     criteria: Callable[[Record], bool] = rule_filter) -> str:
+def comparison_block(
+    records: Sequence[Record],
+    run1: Run,
+    run2: Run,
+    criteria: Callable[[Record], bool] = rule_filter,
+) -> str:
     """The comparison table, then how much the judge moved between two runs (notebook 06)."""
     records, criteria = _checked(records, (run1, run2), criteria)
     return _comparison_block(records, run1, run2, criteria)
@@ -99,14 +140,18 @@ def _comparison_block(records, run1, run2, criteria):
     rows = _comparison_rows(records, (run1, run2), criteria)
     first, second = rows[1].scores, rows[2].scores
     changed = len(disagreements(run1.labels, run2.labels))
-    lines = [table_text(rows), "",
-             f"the judge's own two-run difference: the decision changed on {changed} records "
-             f"({changed / len(records):.4f})"]
+    lines = [
+        table_text(rows),
+        "",
+        f"the judge's own two-run difference: the decision changed on {changed} records "
+        f"({changed / len(records):.4f})",
+    ]
     for key in RATES:
         a, b = first[key], second[key]
         lines.append(f"  {FIGURES[key].title:<18} {a:.4f} -> {b:.4f} , diff {b - a:+.4f}")
-    lines.append("same difference in the criteria-based approach: "
-                 f"{0.0:+.4f} (no model is called)")
+    lines.append(
+        f"same difference in the criteria-based approach: {0.0:+.4f} (no model is called)"
+    )
     lines.append(retry_text(run1))
     return "\n".join(lines)
 
@@ -127,8 +172,9 @@ def class_table(recalls: Mapping[str, Mapping[str, tuple[int, float]]], width: i
     return "\n".join(lines)
 
 
-def class_block(records: Sequence[Record], run: Run,
-                criteria: Callable[[Record], bool] = rule_filter) -> str:
+def class_block(
+    records: Sequence[Record], run: Run, criteria: Callable[[Record], bool] = rule_filter
+) -> str:
     """Per-class recall of the criteria filter and a judge run (notebook 05)."""
     records, criteria = _checked(records, (run,), criteria)
     return _class_block(records, run, criteria)
@@ -136,8 +182,12 @@ def class_block(records: Sequence[Record], run: Run,
 
 def _class_block(records, run, criteria):
     """:func:`class_block` for checked arguments."""
-    return class_table({"criteria recall": _class_recall(records, trusted(records, criteria)),
-                        "judge recall": _class_recall(records, run._decider(records))})
+    return class_table(
+        {
+            "criteria recall": _class_recall(records, trusted(records, criteria)),
+            "judge recall": _class_recall(records, run._decider(records)),
+        }
+    )
 
 
 @dataclass(frozen=True)
@@ -157,15 +207,20 @@ class Lesson:
 
         The records and runs are checked once here, not once per block or record."""
         records, criteria = _checked(self.records, (self.run1, self.run2), rule_filter)
-        return (sample_call_block(self.sample),
-                _comparison_block(records, self.run1, self.run2, criteria),
-                _class_block(records, self.run1, criteria))
+        return (
+            sample_call_block(self.sample),
+            _comparison_block(records, self.run1, self.run2, criteria),
+            _class_block(records, self.run1, criteria),
+        )
 
 
 def lesson(n: int = 240, seed: int = SEED) -> Lesson:
     """Build ``n`` records and run the judge with ``seed`` and ``seed + 1`` (notebook 04)."""
-    check_int("n", n, minimum=SAMPLE_INDEX + 1)    # the sample call shows record 2
+    check_int("n", n, minimum=SAMPLE_INDEX + 1)  # the sample call shows record 2
     records = make_records(n, seed)
-    seed = int(seed)            # make_records checked it
-    return Lesson(records, _run_judge(records, seed, SimulatedModel()),
-                  _run_judge(records, seed + 1, SimulatedModel()))
+    seed = int(seed)  # make_records checked it
+    return Lesson(
+        records,
+        _run_judge(records, seed, SimulatedModel()),
+        _run_judge(records, seed + 1, SimulatedModel()),
+    )

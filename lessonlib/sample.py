@@ -38,38 +38,47 @@ CELLS = 1 << 21
 def _decisions(name: str, values: object, rows: bool = False) -> np.ndarray:
     """A sequence of bools (or, with ``rows``, also one row of bools per run) as an array."""
     if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
-        raise TypeError(f"{name} must be a sequence of bools (True = harmful), got "
-                        f"{type(values).__name__}")
+        raise TypeError(
+            f"{name} must be a sequence of bools (True = harmful), got {type(values).__name__}"
+        )
     try:
         array = np.asarray(values)
-    except ValueError:                       # ragged rows in numpy >= 1.24
+    except ValueError:  # ragged rows in numpy >= 1.24
         array = np.asarray(values, dtype=object)
     shapes = (1, 2) if rows else (1,)
     what = "a sequence of bools (True = harmful)" + (
-        " or one such row per judge run" if rows else "")
+        " or one such row per judge run" if rows else ""
+    )
     if array.size == 0:
         raise ValueError(f"{name} must hold at least one decision, got none")
     if array.dtype != bool or array.ndim not in shapes:
-        raise TypeError(f"{name} must be {what}; got an array of {array.dtype} with shape "
-                        f"{array.shape}")
+        raise TypeError(
+            f"{name} must be {what}; got an array of {array.dtype} with shape {array.shape}"
+        )
     return array
 
 
-def _three(truth: object, a: object, b: object,
-           rows: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _three(
+    truth: object, a: object, b: object, rows: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The door's check of truth, a and b: bools, one per record, the same records."""
     truth = _decisions("truth", truth)
     a, b = _decisions("a", a, rows), _decisions("b", b, rows)
     for name, x in (("a", a), ("b", b)):
         if x.shape[-1] != len(truth):
-            raise ValueError(f"{name} has {x.shape[-1]} decisions per run but truth has "
-                             f"{len(truth)}; give one decision per record, the same records "
-                             f"in the same order")
+            raise ValueError(
+                f"{name} has {x.shape[-1]} decisions per run but truth has "
+                f"{len(truth)}; give one decision per record, the same records "
+                f"in the same order"
+            )
     return truth, a, b
 
 
-def paired_table(truth: Sequence[bool] | np.ndarray, a: Sequence[bool] | np.ndarray,
-                 b: Sequence[bool] | np.ndarray) -> list:
+def paired_table(
+    truth: Sequence[bool] | np.ndarray,
+    a: Sequence[bool] | np.ndarray,
+    b: Sequence[bool] | np.ndarray,
+) -> list:
     """Who is right on the same records (notebook 07).
 
     ``truth``, ``a`` and ``b`` hold one bool per record (True = harmful): the
@@ -79,20 +88,30 @@ def paired_table(truth: Sequence[bool] | np.ndarray, a: Sequence[bool] | np.ndar
     """
     truth, a, b = _three(truth, a, b)
     right_a, right_b = a == truth, b == truth
-    return [[int(np.count_nonzero(right_a & right_b)), int(np.count_nonzero(right_a & ~right_b))],
-            [int(np.count_nonzero(~right_a & right_b)),
-             int(np.count_nonzero(~right_a & ~right_b))]]
+    return [
+        [int(np.count_nonzero(right_a & right_b)), int(np.count_nonzero(right_a & ~right_b))],
+        [int(np.count_nonzero(~right_a & right_b)), int(np.count_nonzero(~right_a & ~right_b))],
+    ]
 
 
 def _table(table):
     """The door's check of a 2 x 2 table of counts: two rows of two whole numbers >= 0."""
-    if isinstance(table, (str, bytes)) or not hasattr(table, "__len__") or len(table) != 2 or \
-            any(isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != 2
-                for row in table):
-        raise ValueError(f"table must be 2 rows of 2 counts, [[both right, only a right], "
-                         f"[only b right, both wrong]]; got {table!r}")
-    return [[check_int(f"table[{i}][{j}]", table[i][j], minimum=0) for j in range(2)]
-            for i in range(2)]
+    if (
+        isinstance(table, (str, bytes))
+        or not hasattr(table, "__len__")
+        or len(table) != 2
+        or any(
+            isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != 2
+            for row in table
+        )
+    ):
+        raise ValueError(
+            f"table must be 2 rows of 2 counts, [[both right, only a right], "
+            f"[only b right, both wrong]]; got {table!r}"
+        )
+    return [
+        [check_int(f"table[{i}][{j}]", table[i][j], minimum=0) for j in range(2)] for i in range(2)
+    ]
 
 
 def mcnemar_p(table: Sequence[Sequence[int]]) -> float:
@@ -107,15 +126,19 @@ def mcnemar_p(table: Sequence[Sequence[int]]) -> float:
     n, k = only_a + only_b, min(only_a, only_b)
     if n == 0:
         return 1.0
-    tail = sum(math.comb(n, i) for i in range(k + 1))      # exact, in whole numbers
-    return min(1.0, 2 * tail / 2 ** n)
+    tail = sum(math.comb(n, i) for i in range(k + 1))  # exact, in whole numbers
+    return min(1.0, 2 * tail / 2**n)
 
 
 def _rates(figure, tp, fp, fn, tn):
     """``figure`` from count arrays, as ``metrics.measure`` defines it (0.0 when nothing
     is counted), not rounded."""
-    part, whole = {"agreement": (tp + tn, tp + fp + fn + tn), "recall": (tp, tp + fn),
-                   "false_block_rate": (fp, fp + tn), "precision": (tp, tp + fp)}[figure]
+    part, whole = {
+        "agreement": (tp + tn, tp + fp + fn + tn),
+        "recall": (tp, tp + fn),
+        "false_block_rate": (fp, fp + tn),
+        "precision": (tp, tp + fp),
+    }[figure]
     return np.divide(part, whole, out=np.zeros(len(part)), where=whole > 0)
 
 
@@ -127,10 +150,15 @@ def _counts(truth, decisions):
     return tp, fp, harmful - tp, truth.shape[1] - harmful - fp
 
 
-def paired_bootstrap(truth: Sequence[bool] | np.ndarray, a: Sequence[bool] | np.ndarray,
-                     b: Sequence[bool] | np.ndarray, figure: str = "agreement",
-                     n_resamples: int = 10_000, level: float = 0.95,
-                     seed: int = 0) -> tuple:
+def paired_bootstrap(
+    truth: Sequence[bool] | np.ndarray,
+    a: Sequence[bool] | np.ndarray,
+    b: Sequence[bool] | np.ndarray,
+    figure: str = "agreement",
+    n_resamples: int = 10_000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> tuple:
     """The records' band of ``figure(a) - figure(b)`` (notebook 07).
 
     Each resample draws as many records as there are, with replacement, and
@@ -162,7 +190,7 @@ def paired_bootstrap(truth: Sequence[bool] | np.ndarray, a: Sequence[bool] | np.
         drawn = truth[rows]
         figures = []
         for x in (a, b):
-            if x.ndim == 2:     # one row per run: each resample also draws a run
+            if x.ndim == 2:  # one row per run: each resample also draws a run
                 x = x[runs_rng.integers(0, len(x), size=size)[:, None], rows]
             else:
                 x = x[rows]
@@ -189,4 +217,4 @@ def records_needed(p: float, half_width: float, level: float = 0.95) -> int:
         raise ValueError(f"level must be a share strictly between 0 and 1, got {level!r}")
     z = NormalDist().inv_cdf(1 - (1 - level) / 2)
     # round away the last-bit noise before taking the ceiling (0.5**2 * 4 must give 1, not 2)
-    return max(1, math.ceil(round(z * z * p * (1 - p) / half_width ** 2, 9)))
+    return max(1, math.ceil(round(z * z * p * (1 - p) / half_width**2, 9)))

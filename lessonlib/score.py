@@ -20,29 +20,57 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterable, Mapping
-from typing import Any
 from dataclasses import dataclass, field
+from typing import Any
 
-from ._checks import (check_choice, check_collection, check_int, check_label_table,
-                      check_number, check_seed, check_str)
-from .figures import FIGURE_WIDTH, slide_figure
+from ._checks import (
+    check_choice,
+    check_collection,
+    check_int,
+    check_label_table,
+    check_number,
+    check_seed,
+    check_str,
+)
 from .criteria import DEFAULT_RULES, make_rule_filter
-from .judge import (CLEAN, GUIDELINE, HARMFUL, UNREADABLE_RULES, JudgeRun, build_prompt,
-                    run_judge)
+from .figures import FIGURE_WIDTH, slide_figure
+from .judge import CLEAN, GUIDELINE, HARMFUL, UNREADABLE_RULES, JudgeRun, build_prompt, run_judge
 from .records import SEED, Record, check_record, check_records, is_harmful
-from .simulator import (CUE_TABLE, LABELS, MAX_OUTPUT, PRIOR, SPURIOUS, TEMPERATURE,
-                        SimulatedModel, label_probabilities, label_scores, tokenize)
+from .simulator import (
+    CUE_TABLE,
+    LABELS,
+    MAX_OUTPUT,
+    PRIOR,
+    SPURIOUS,
+    TEMPERATURE,
+    SimulatedModel,
+    label_probabilities,
+    label_scores,
+    tokenize,
+)
 
-__all__ = ["judge_probabilities", "roc_auc", "brier", "calibration_table", "cascade",
-           "CascadeRun", "CalibrationRow"]
+__all__ = [
+    "judge_probabilities",
+    "roc_auc",
+    "brier",
+    "calibration_table",
+    "cascade",
+    "CascadeRun",
+    "CalibrationRow",
+]
 
 
 # ---------------------------------------------------------------------------------- the score
 
-def judge_probabilities(records: Iterable[Record], temperature: float = TEMPERATURE,
-                        guideline: str = GUIDELINE, cues: Mapping[str, str] = CUE_TABLE,
-                        spurious: Mapping[str, str] = SPURIOUS,
-                        prior: Mapping[str, float] = PRIOR) -> dict[int, float]:
+
+def judge_probabilities(
+    records: Iterable[Record],
+    temperature: float = TEMPERATURE,
+    guideline: str = GUIDELINE,
+    cues: Mapping[str, str] = CUE_TABLE,
+    spurious: Mapping[str, str] = SPURIOUS,
+    prior: Mapping[str, float] = PRIOR,
+) -> dict[int, float]:
     """{record number: P(zararli)} for the judge with these settings (notebook 08).
 
     Exactly ``label_probabilities(build_prompt(record, guideline), temperature, cues, spurious,
@@ -52,8 +80,9 @@ def judge_probabilities(records: Iterable[Record], temperature: float = TEMPERAT
     """
     records = check_records(records)
     check_str("guideline", guideline)
-    relevant = (set(check_label_table("cues", cues, LABELS))
-                | set(check_label_table("spurious", spurious, LABELS)))
+    relevant = set(check_label_table("cues", cues, LABELS)) | set(
+        check_label_table("spurious", spurious, LABELS)
+    )
     out, seen = {}, {}
     for record in records:
         # the weights depend only on the cue tokens, in order: ask once per such sequence
@@ -68,36 +97,44 @@ def judge_probabilities(records: Iterable[Record], temperature: float = TEMPERAT
 
 # ------------------------------------------------------------------------- checks of the doors
 
+
 def _is_bool(value):
     """A bool, or a numpy bool scalar (not an array of them)."""
-    return isinstance(value, bool) or (getattr(value, "shape", None) == ()
-                                       and getattr(value.dtype, "kind", "") == "b")
+    return isinstance(value, bool) or (
+        getattr(value, "shape", None) == () and getattr(value.dtype, "kind", "") == "b"
+    )
 
 
 def _check_truth(truth: Iterable[bool], *, both: bool = False) -> tuple[bool, ...]:
     """A non-empty collection of bools (True = harmful); with ``both``, both values present."""
-    truth = check_collection("truth", truth, "a collection of bools (True = harmful), one per "
-                             "record", "bool")
+    truth = check_collection(
+        "truth", truth, "a collection of bools (True = harmful), one per record", "bool"
+    )
     for value in truth:
         if not _is_bool(value):
-            raise TypeError(f"truth must hold bools (True = harmful), found "
-                            f"{type(value).__name__} {value!r}")
+            raise TypeError(
+                f"truth must hold bools (True = harmful), found {type(value).__name__} {value!r}"
+            )
     truth = tuple(bool(v) for v in truth)
     if both and len(set(truth)) < 2:
-        raise ValueError(f"truth must hold both classes (True = harmful and False = clean); "
-                         f"got only {truth[0]} for all {len(truth)} records")
+        raise ValueError(
+            f"truth must hold both classes (True = harmful and False = clean); "
+            f"got only {truth[0]} for all {len(truth)} records"
+        )
     return truth
 
 
-def _check_values(name: str, values: Iterable[float], n: int, *,
-                  unit: bool = False) -> tuple[float, ...]:
+def _check_values(
+    name: str, values: Iterable[float], n: int, *, unit: bool = False
+) -> tuple[float, ...]:
     """Finite real numbers, as many as ``n``; with ``unit``, each in [0, 1]."""
     what = "probabilities in [0, 1]" if unit else "real numbers"
-    values = check_collection(name, values, f"a collection of {what}, one per record",
-                              "number")
+    values = check_collection(name, values, f"a collection of {what}, one per record", "number")
     if len(values) != n:
-        raise ValueError(f"{name} must hold one value per entry of truth: got {len(values)} "
-                         f"{name} for {n} truth values (unequal lengths)")
+        raise ValueError(
+            f"{name} must hold one value per entry of truth: got {len(values)} "
+            f"{name} for {n} truth values (unequal lengths)"
+        )
     out = []
     for value in values:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -110,6 +147,7 @@ def _check_values(name: str, values: Iterable[float], n: int, *,
 
 
 # --------------------------------------------------------------------- ranking and calibration
+
 
 def roc_auc(truth: Iterable[bool], scores: Iterable[float]) -> float:
     """Area under the ROC curve of ``scores`` against ``truth`` (notebook 08).
@@ -124,7 +162,7 @@ def roc_auc(truth: Iterable[bool], scores: Iterable[float]) -> float:
     for t, s in zip(truth, scores):
         pos_neg = groups.setdefault(s, [0, 0])
         pos_neg[0 if t else 1] += 1
-    below, twice_wins = 0, 0          # clean records with a lower score; 2 x the wins
+    below, twice_wins = 0, 0  # clean records with a lower score; 2 x the wins
     for s in sorted(groups):
         pos, neg = groups[s]
         twice_wins += 2 * pos * below + pos * neg
@@ -155,8 +193,9 @@ class CalibrationRow:
     observed: float
 
 
-def calibration_table(truth: Iterable[bool], probs: Iterable[float],
-                      n_bins: int = 10) -> list[CalibrationRow]:
+def calibration_table(
+    truth: Iterable[bool], probs: Iterable[float], n_bins: int = 10
+) -> list[CalibrationRow]:
     """The reliability diagram as rows, one per non-empty bin (notebook 08).
 
     ``n_bins`` equal-width bins over [0, 1], as ``sklearn.calibration.calibration_curve(...,
@@ -169,14 +208,18 @@ def calibration_table(truth: Iterable[bool], probs: Iterable[float],
     probs = _check_values("probs", probs, len(truth), unit=True)
     n_bins = check_int("n_bins", n_bins, minimum=1)
     step = 1.0 / n_bins
-    edges = [k * step for k in range(n_bins)] + [1.0]     # numpy.linspace(0, 1, n_bins + 1)
+    edges = [k * step for k in range(n_bins)] + [1.0]  # numpy.linspace(0, 1, n_bins + 1)
     inner = edges[1:-1]
     members: list[list[tuple[bool, float]]] = [[] for _ in range(n_bins)]
     for t, p in zip(truth, probs):
         members[_bisect_left(inner, p)].append((t, p))
-    return [CalibrationRow(edges[k], edges[k + 1], len(m), _mean(p for _, p in m),
-                           _mean(float(t) for t, _ in m))
-            for k, m in enumerate(members) if m]
+    return [
+        CalibrationRow(
+            edges[k], edges[k + 1], len(m), _mean(p for _, p in m), _mean(float(t) for t, _ in m)
+        )
+        for k, m in enumerate(members)
+        if m
+    ]
 
 
 def _bisect_left(edges, value):
@@ -201,6 +244,7 @@ def _mean(values):
 
 
 # ----------------------------------------------------------------------------------- a cascade
+
 
 @dataclass(frozen=True)
 class CascadeRun:
@@ -236,8 +280,10 @@ class CascadeRun:
         label = self.labels.get(record.no)
         known = self.judged.get(record.no, record)
         if label is None or (known is not record and known != record):
-            raise ValueError(f"record {record.no} is not one this cascade decided: the run does "
-                             f"not belong to these records (other seed or number of records?)")
+            raise ValueError(
+                f"record {record.no} is not one this cascade decided: the run does "
+                f"not belong to these records (other seed or number of records?)"
+            )
         return label == HARMFUL
 
 
@@ -247,23 +293,35 @@ def _check_band(low, high):
         return None
     if low is None or high is None:
         missing = "low" if low is None else "high"
-        raise ValueError(f"{missing} must be given too: pass both low and high (the judge "
-                         f"keeps P(zararli) <= low and >= high) or neither")
+        raise ValueError(
+            f"{missing} must be given too: pass both low and high (the judge "
+            f"keeps P(zararli) <= low and >= high) or neither"
+        )
     low, high = check_number("low", low), check_number("high", high)
     for name, value in (("low", low), ("high", high)):
         if not 0.0 <= value <= 1.0:
             raise ValueError(f"{name} must be a probability in [0, 1], got {value!r}")
     if low > high:
-        raise ValueError(f"low must be <= high (thresholds out of order): got low={low!r}, "
-                         f"high={high!r}")
+        raise ValueError(
+            f"low must be <= high (thresholds out of order): got low={low!r}, high={high!r}"
+        )
     return low, high
 
 
-def cascade(records: Iterable[Record], seed: int = SEED, temperature: float = TEMPERATURE,
-            guideline: str = GUIDELINE, cues: Mapping[str, str] = CUE_TABLE,
-            spurious: Mapping[str, str] = SPURIOUS, max_output: int = MAX_OUTPUT, *,
-            unreadable_as: str = "clean", rules: Iterable[str] = DEFAULT_RULES,
-            low: float | None = None, high: float | None = None) -> CascadeRun:
+def cascade(
+    records: Iterable[Record],
+    seed: int = SEED,
+    temperature: float = TEMPERATURE,
+    guideline: str = GUIDELINE,
+    cues: Mapping[str, str] = CUE_TABLE,
+    spurious: Mapping[str, str] = SPURIOUS,
+    max_output: int = MAX_OUTPUT,
+    *,
+    unreadable_as: str = "clean",
+    rules: Iterable[str] = DEFAULT_RULES,
+    low: float | None = None,
+    high: float | None = None,
+) -> CascadeRun:
     """The rule filter first, the judge on the rest (notebook 08).
 
     A record the filter (``rules``; ``()`` lets everything through) blocks is harmful, with
@@ -282,9 +340,17 @@ def cascade(records: Iterable[Record], seed: int = SEED, temperature: float = TE
     passed = [r for r in records if not block(r)]
     judge = None
     if passed:
-        judge = run_judge(passed, seed, temperature, guideline, cues, spurious, max_output,
-                          unreadable_as=unreadable_as)
-    else:   # no judge call, but its arguments are still checked at the door
+        judge = run_judge(
+            passed,
+            seed,
+            temperature,
+            guideline,
+            cues,
+            spurious,
+            max_output,
+            unreadable_as=unreadable_as,
+        )
+    else:  # no judge call, but its arguments are still checked at the door
         check_str("guideline", guideline)
         check_choice("unreadable_as", unreadable_as, UNREADABLE_RULES)
         SimulatedModel(temperature, cues, spurious, max_output=max_output)
@@ -302,12 +368,16 @@ def cascade(records: Iterable[Record], seed: int = SEED, temperature: float = TE
         else:
             labels[r.no] = judge.labels[r.no]  # type: ignore[union-attr]  # set: r passed
     blocked = tuple(r.no for r in records if block(r))
-    cost = (judge.calls, judge.input_tokens, judge.retries, judge.unreadable) if judge else (
-        0, 0, 0, 0)
+    cost = (
+        (judge.calls, judge.input_tokens, judge.retries, judge.unreadable)
+        if judge
+        else (0, 0, 0, 0)
+    )
     return CascadeRun(labels, *cost, blocked, escalated, seed, judge, {r.no: r for r in records})
 
 
 # ------------------------------------------------------------------ study helpers (notebook 08)
+
 
 def aligned(records, probs):
     """(truth, scores) as two lists in the order of ``records``: the human label (True =
@@ -322,27 +392,40 @@ def score_groups(records, probs):
     rows: dict[float, dict[str, Any]] = {}
     for r in records:
         scores = label_scores(tokenize(build_prompt(r)))
-        row = rows.setdefault(probs[r.no], {"score": probs[r.no], "records": 0, "harmful": 0,
-                                            "margin": round(scores[HARMFUL] - scores[CLEAN], 6),
-                                            "flag sets": set()})
+        row = rows.setdefault(
+            probs[r.no],
+            {
+                "score": probs[r.no],
+                "records": 0,
+                "harmful": 0,
+                "margin": round(scores[HARMFUL] - scores[CLEAN], 6),
+                "flag sets": set(),
+            },
+        )
         row["records"] += 1
         row["harmful"] += is_harmful(r)
         row["flag sets"].add(tuple(r.features.on()))
-    return [dict(row, **{"flag sets": sorted(row["flag sets"])})
-            for _, row in sorted(rows.items(), reverse=True)]
+    return [
+        dict(row, **{"flag sets": sorted(row["flag sets"])})
+        for _, row in sorted(rows.items(), reverse=True)
+    ]
 
 
 def groups_text(groups):
     """The rows of :func:`score_groups` as text (at most 80 columns): each distinct score,
     its margin, its records, how many are harmful, and the flags its flag sets carry."""
-    lines = [f"{'P(zararli)':>10}  {'margin':>6}  {'records':>7}  {'harmful':>7}  "
-             f"{'flags on':>8}  length flag"]
+    lines = [
+        f"{'P(zararli)':>10}  {'margin':>6}  {'records':>7}  {'harmful':>7}  "
+        f"{'flags on':>8}  length flag"
+    ]
     for g in groups:
         sizes = sorted({len(f) for f in g["flag sets"]})
         length = sorted({"excessive_length" in f for f in g["flag sets"]})
-        lines.append(f"{g['score']:>10.4f}  {g['margin']:>+6.2f}  {g['records']:>7}  "
-                     f"{g['harmful']:>7}  {'/'.join(map(str, sizes)):>8}  "
-                     f"{'/'.join('yes' if x else 'no' for x in length)}")
+        lines.append(
+            f"{g['score']:>10.4f}  {g['margin']:>+6.2f}  {g['records']:>7}  "
+            f"{g['harmful']:>7}  {'/'.join(map(str, sizes)):>8}  "
+            f"{'/'.join('yes' if x else 'no' for x in length)}"
+        )
     return "\n".join(lines)
 
 
@@ -353,8 +436,10 @@ def draw_shares(records, probs, harmful):
 
     scores = np.array([probs[r.no] for r in records])
     blocked = np.asarray(harmful, dtype=bool).mean(axis=0)
-    return [(float(s), float(blocked[scores == s].mean()))
-            for s in sorted(set(scores.tolist()), reverse=True)]
+    return [
+        (float(s), float(blocked[scores == s].mean()))
+        for s in sorted(set(scores.tolist()), reverse=True)
+    ]
 
 
 def operating_points(records, decides):
@@ -375,8 +460,11 @@ def variant_tables(records, variants, n_bins=10):
     out = {}
     for name, settings in variants.items():
         truth, scores = aligned(records, judge_probabilities(records, **settings))
-        out[name] = (brier(truth, scores), roc_auc(truth, scores),
-                     calibration_table(truth, scores, n_bins))
+        out[name] = (
+            brier(truth, scores),
+            roc_auc(truth, scores),
+            calibration_table(truth, scores, n_bins),
+        )
     return out
 
 
@@ -412,8 +500,14 @@ def threshold_costs(truth, scores, false_block=1.0, miss=1.0):
     for threshold, fbr, recall, _ in roc_points(truth, scores):
         fp = round(fbr * (len(truth) - pos))
         fn = pos - round(recall * pos)
-        rows.append({"threshold": threshold, "false blocks": fp, "misses": fn,
-                     "cost": false_block * fp + miss * fn})
+        rows.append(
+            {
+                "threshold": threshold,
+                "false blocks": fp,
+                "misses": fn,
+                "cost": false_block * fp + miss * fn,
+            }
+        )
     return rows
 
 
@@ -426,13 +520,13 @@ def best_threshold(truth, scores, false_block=1.0, miss=1.0):
 
 def cost_text(rows, best=None):
     """The cost table as text (at most 80 columns); the row equal to ``best`` is marked."""
-    lines = [f"{'block when P(zararli) >=':>24}  {'false blocks':>12}  {'misses':>6}  "
-             f"{'cost':>7}"]
+    lines = [f"{'block when P(zararli) >=':>24}  {'false blocks':>12}  {'misses':>6}  {'cost':>7}"]
     for row in rows:
         t = "(block nothing)" if math.isinf(row["threshold"]) else f"{row['threshold']:.4f}"
         mark = "  <- lowest" if row == best else ""
-        lines.append(f"{t:>24}  {row['false blocks']:>12}  {row['misses']:>6}  "
-                     f"{row['cost']:>7g}{mark}")
+        lines.append(
+            f"{t:>24}  {row['false blocks']:>12}  {row['misses']:>6}  {row['cost']:>7g}{mark}"
+        )
     return "\n".join(lines)
 
 
@@ -440,8 +534,10 @@ def calibration_text(rows):
     """A calibration table as text (at most 80 columns)."""
     lines = [f"{'bin':>13}  {'records':>7}  {'mean P(zararli)':>15}  {'share harmful':>13}"]
     for row in rows:
-        lines.append(f"{row.low:>5.2f} .. {row.high:.2f}  {row.count:>7}  "
-                     f"{row.predicted:>15.4f}  {row.observed:>13.4f}")
+        lines.append(
+            f"{row.low:>5.2f} .. {row.high:.2f}  {row.count:>7}  "
+            f"{row.predicted:>15.4f}  {row.observed:>13.4f}"
+        )
     return "\n".join(lines)
 
 
@@ -453,22 +549,49 @@ def plot_roc(truth, scores, marks=None):
 
     points = roc_points(truth, scores)
     fig, (left, right) = plt.subplots(1, 2, figsize=(FIGURE_WIDTH, 5))
-    left.plot([p[1] for p in points], [p[2] for p in points], marker=".", color="0.3",
-              label="the judge's score, every threshold")
+    left.plot(
+        [p[1] for p in points],
+        [p[2] for p in points],
+        marker=".",
+        color="0.3",
+        label="the judge's score, every threshold",
+    )
     left.plot([0, 1], [0, 1], linestyle=":", color="0.6", label="a score that ranks by chance")
-    right.plot([p[2] for p in points[1:]], [p[3] for p in points[1:]], marker=".", color="0.3",
-               label="the judge's score, every threshold")
-    right.axhline(sum(truth) / len(truth), linestyle=":", color="0.6",
-                  label="share harmful (chance)")
+    right.plot(
+        [p[2] for p in points[1:]],
+        [p[3] for p in points[1:]],
+        marker=".",
+        color="0.3",
+        label="the judge's score, every threshold",
+    )
+    right.axhline(
+        sum(truth) / len(truth), linestyle=":", color="0.6", label="share harmful (chance)"
+    )
     for k, (name, (fbr, recall, precision)) in enumerate((marks or {}).items()):
-        left.plot([fbr], [recall], marker="os^D"[k % 4], linestyle="", markersize=8,
-                  color=f"C{k}", label=name)
-        right.plot([recall], [precision], marker="os^D"[k % 4], linestyle="", markersize=8,
-                   color=f"C{k}", label=name)
-    left.set(title="ROC: recall against false block rate", xlabel="false block rate",
-             ylabel="recall")
-    right.set(title="precision against recall", xlabel="recall", ylabel="precision",
-              ylim=(0, 1.02))
+        left.plot(
+            [fbr],
+            [recall],
+            marker="os^D"[k % 4],
+            linestyle="",
+            markersize=8,
+            color=f"C{k}",
+            label=name,
+        )
+        right.plot(
+            [recall],
+            [precision],
+            marker="os^D"[k % 4],
+            linestyle="",
+            markersize=8,
+            color=f"C{k}",
+            label=name,
+        )
+    left.set(
+        title="ROC: recall against false block rate", xlabel="false block rate", ylabel="recall"
+    )
+    right.set(
+        title="precision against recall", xlabel="recall", ylabel="precision", ylim=(0, 1.02)
+    )
     left.legend(loc="lower right")
     right.legend(loc="lower left")
     fig.tight_layout()
@@ -489,26 +612,37 @@ def plot_reliability(tables):
         x, y = [r.predicted for r in rows], [r.observed for r in rows]
         ax.plot(x, y, color=f"C{k}", marker="", label=name)
         ax.scatter(x, y, s=[8 + 2 * r.count for r in rows], color=f"C{k}", alpha=0.7)
-    ax.set(title="reliability diagram (dot area: records in the bin)",
-           xlabel="mean P(zararli) in the bin", ylabel="share of the bin that is harmful",
-           xlim=(-0.02, 1.02), ylim=(-0.02, 1.02))
+    ax.set(
+        title="reliability diagram (dot area: records in the bin)",
+        xlabel="mean P(zararli) in the bin",
+        ylabel="share of the bin that is harmful",
+        xlim=(-0.02, 1.02),
+        ylim=(-0.02, 1.02),
+    )
     ax.legend(loc="lower right")
     fig.tight_layout()
     return fig
 
 
-DESIGN_NAMES = ("rule filter alone", "judge alone", "filter, then judge",
-                "judge or a person", "filter, judge or a person")
+DESIGN_NAMES = (
+    "rule filter alone",
+    "judge alone",
+    "filter, then judge",
+    "judge or a person",
+    "filter, judge or a person",
+)
 
 
 def designs(low, high):
     """The five designs notebook 08 compares: name -> cascade settings (None: the filter
     alone, no judge)."""
-    return {"rule filter alone": None,
-            "judge alone": {"rules": ()},
-            "filter, then judge": {},
-            "judge or a person": {"rules": (), "low": low, "high": high},
-            "filter, judge or a person": {"low": low, "high": high}}
+    return {
+        "rule filter alone": None,
+        "judge alone": {"rules": ()},
+        "filter, then judge": {},
+        "judge or a person": {"rules": (), "low": low, "high": high},
+        "filter, judge or a person": {"low": low, "high": high},
+    }
 
 
 def design_many(records, seeds, settings, **judge_args):
@@ -524,12 +658,17 @@ def design_many(records, seeds, settings, **judge_args):
 
     seeds = check_seeds(seeds)
     truth = np.array([is_harmful(r) for r in records])
-    if settings is None:                        # the filter alone: no judge, no spread
+    if settings is None:  # the filter alone: no judge, no spread
         block = make_rule_filter()
         row = np.array([block(r) for r in records])
         zeros = np.zeros(len(seeds), dtype=np.int64)
-        return {"harmful": np.tile(row, (len(seeds), 1)), "calls": zeros, "tokens": zeros,
-                "people": 0, "truth": truth}
+        return {
+            "harmful": np.tile(row, (len(seeds), 1)),
+            "calls": zeros,
+            "tokens": zeros,
+            "people": 0,
+            "truth": truth,
+        }
     settings = dict(settings)
     band = _check_band(settings.pop("low", None), settings.pop("high", None))
     block = make_rule_filter(settings.pop("rules", DEFAULT_RULES))
@@ -543,15 +682,19 @@ def design_many(records, seeds, settings, **judge_args):
         harmful[:, passed] = runs.harmful
         calls, tokens = np.asarray(runs.calls), np.asarray(runs.input_tokens)
         if band is not None:
-            probs = judge_probabilities(kept, **{k: v for k, v in judge_args.items()
-                                                 if k in ("temperature", "guideline", "cues",
-                                                          "spurious")})
+            probs = judge_probabilities(
+                kept,
+                **{
+                    k: v
+                    for k, v in judge_args.items()
+                    if k in ("temperature", "guideline", "cues", "spurious")
+                },
+            )
             sent = np.zeros(len(records), dtype=bool)
             sent[np.flatnonzero(passed)] = [band[0] < probs[r.no] < band[1] for r in kept]
             harmful[:, sent] = truth[sent]
             people = int(sent.sum())
-    return {"harmful": harmful, "calls": calls, "tokens": tokens, "people": people,
-            "truth": truth}
+    return {"harmful": harmful, "calls": calls, "tokens": tokens, "people": people, "truth": truth}
 
 
 def design_rows(records, seeds, low, high, **judge_args):
@@ -568,11 +711,19 @@ def design_rows(records, seeds, low, high, **judge_args):
         truth, harmful = d["truth"], d["harmful"]
         agree = (harmful == truth).mean(axis=1)
         fbr = (harmful & ~truth).sum(axis=1) / max(int((~truth).sum()), 1)
-        rows.append({"design": name, "agreement": float(agree[0]),
-                     "agreement band": run_band(agree), "false block rate": float(fbr[0]),
-                     "fbr band": run_band(fbr), "calls": int(d["calls"][0]),
-                     "input tokens": int(d["tokens"][0]),
-                     "mean calls": float(np.mean(d["calls"])), "people": d["people"]})
+        rows.append(
+            {
+                "design": name,
+                "agreement": float(agree[0]),
+                "agreement band": run_band(agree),
+                "false block rate": float(fbr[0]),
+                "fbr band": run_band(fbr),
+                "calls": int(d["calls"][0]),
+                "input tokens": int(d["tokens"][0]),
+                "mean calls": float(np.mean(d["calls"])),
+                "people": d["people"],
+            }
+        )
     return rows
 
 
@@ -581,15 +732,17 @@ def design_text(rows):
     calls and input tokens of the first seed's run, records sent to a person), then its
     agreement and false block rate in that run (the lesson's run 1) with the 95% run band
     over the seeds."""
-    lines = [f"{'design':<27}{'judge calls':>12}{'input tokens':>14}{'to a person':>13}",
-             f"{'  agreement: run 1 (95% run band)':<37}"
-             f"{'false block rate: run 1 (95% run band)'}"]
+    lines = [
+        f"{'design':<27}{'judge calls':>12}{'input tokens':>14}{'to a person':>13}",
+        f"{'  agreement: run 1 (95% run band)':<37}{'false block rate: run 1 (95% run band)'}",
+    ]
     for r in rows:
         (alo, ahi), (flo, fhi) = r["agreement band"], r["fbr band"]
-        lines.append(f"{r['design']:<27}{r['calls']:>12}{r['input tokens']:>14}"
-                     f"{r['people']:>13}")
-        lines.append(f"  {r['agreement']:.4f} ({alo:.4f} .. {ahi:.4f})"
-                     f"{'':>10}{r['false block rate']:.4f} ({flo:.4f} .. {fhi:.4f})")
+        lines.append(f"{r['design']:<27}{r['calls']:>12}{r['input tokens']:>14}{r['people']:>13}")
+        lines.append(
+            f"  {r['agreement']:.4f} ({alo:.4f} .. {ahi:.4f})"
+            f"{'':>10}{r['false block rate']:.4f} ({flo:.4f} .. {fhi:.4f})"
+        )
     return "\n".join(lines)
 
 
@@ -612,15 +765,30 @@ def plot_designs(rows):
         x = r["calls"] + width * (group.index(r["design"]) - (len(group) - 1) / 2)
         lo, hi = r["agreement band"]
         ax.vlines(x, lo, hi, color=f"C{k}", linewidth=6, alpha=0.35)
-        ax.plot([x], [r["agreement"]], marker="o", color=f"C{k}", linestyle="",
-                label=r["design"] + (f" (+{r['people']} to a person)" if r["people"] else ""))
-    ax.set(title="cost against agreement", xlabel="judge calls (one run)",
-           ylabel="agreement with the human label")
+        ax.plot(
+            [x],
+            [r["agreement"]],
+            marker="o",
+            color=f"C{k}",
+            linestyle="",
+            label=r["design"] + (f" (+{r['people']} to a person)" if r["people"] else ""),
+        )
+    ax.set(
+        title="cost against agreement",
+        xlabel="judge calls (one run)",
+        ylabel="agreement with the human label",
+    )
     ax.add_artist(ax.legend(loc="upper left"))
     # what a dot and a bar are: the dot is one run, so it may sit outside its band
-    key = [Line2D([], [], marker="o", color="0.3", linestyle=""),
-           Line2D([], [], color="0.3", linewidth=6, alpha=0.35)]
-    ax.legend(key, ["dot: the lesson's run 1", "bar: 95% run band over the seeds"],
-              loc="lower left", bbox_to_anchor=(0.06, 0.0))
+    key = [
+        Line2D([], [], marker="o", color="0.3", linestyle=""),
+        Line2D([], [], color="0.3", linewidth=6, alpha=0.35),
+    ]
+    ax.legend(
+        key,
+        ["dot: the lesson's run 1", "bar: 95% run band over the seeds"],
+        loc="lower left",
+        bbox_to_anchor=(0.06, 0.0),
+    )
     fig.tight_layout()
     return fig

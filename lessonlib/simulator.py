@@ -12,11 +12,33 @@ from ._checks import check_int, check_label_table, check_number, check_seed, che
 from ._frozen import ReadOnlyDict
 from .records import SEED, generator, pick, trace_id
 
-__all__ = ["CUE_TABLE", "CUE_WEIGHT", "FLAG_WORD", "FREE_FORM", "FREE_FORM_SHARE", "LABELS",
-           "MAX_OUTPUT", "NO_FLAG_WORD", "PIECE", "PRIOR", "RATE_LIMIT_EVERY", "SINGLE_LABEL_WORD",
-           "SOURCE_WORD", "SPURIOUS", "SPURIOUS_WEIGHT", "TEMPERATURE", "WINDOW", "PromptPlan",
-           "Reply", "SimulatedModel", "label_probabilities", "label_scores", "label_weights",
-           "reply_text", "tokenize"]
+__all__ = [
+    "CUE_TABLE",
+    "CUE_WEIGHT",
+    "FLAG_WORD",
+    "FREE_FORM",
+    "FREE_FORM_SHARE",
+    "LABELS",
+    "MAX_OUTPUT",
+    "NO_FLAG_WORD",
+    "PIECE",
+    "PRIOR",
+    "RATE_LIMIT_EVERY",
+    "SINGLE_LABEL_WORD",
+    "SOURCE_WORD",
+    "SPURIOUS",
+    "SPURIOUS_WEIGHT",
+    "TEMPERATURE",
+    "WINDOW",
+    "PromptPlan",
+    "Reply",
+    "SimulatedModel",
+    "label_probabilities",
+    "label_scores",
+    "label_weights",
+    "reply_text",
+    "tokenize",
+]
 
 TEMPERATURE = 0.30
 """The lesson's sampling temperature (the default of the model, the judge and the explorer)."""
@@ -29,23 +51,38 @@ RATE_LIMIT_EVERY = 37
 PIECE = 5
 """The fictional tokenizer cuts words into pieces of at most five characters."""
 
-LABELS = ("temiz", "zararli")          # clean, harmful
+LABELS = ("temiz", "zararli")  # clean, harmful
 PRIOR = ReadOnlyDict({"temiz": 0.75, "zararli": 0.15})
 """Base weights before any cue: the judge leans to clean, because most traffic is clean."""
 
 # Read-only tables (ReadOnlyDict): a model keeps its own copy of whatever it is given.
-FLAG_WORD = ReadOnlyDict({
-    "instruction_mode": "yonerge", "role_change_request": "roldegisimi",
-    "hidden_field_name": "gizlialan", "side_effect_tool_name": "yanetkiliarac",
-    "source_stamp_mismatch": "damgauyusmazligi", "unusual_stamp_distribution": "dagilimbozuklugu",
-    "excessive_length": "asiriuzunluk"})
-SOURCE_WORD = ReadOnlyDict({"user": "kullanici", "retrieved_document": "belge",
-                            "tool_output": "aracciktisi"})
-NO_FLAG_WORD = "yok"                    # written when a record has no flag at all
+FLAG_WORD = ReadOnlyDict(
+    {
+        "instruction_mode": "yonerge",
+        "role_change_request": "roldegisimi",
+        "hidden_field_name": "gizlialan",
+        "side_effect_tool_name": "yanetkiliarac",
+        "source_stamp_mismatch": "damgauyusmazligi",
+        "unusual_stamp_distribution": "dagilimbozuklugu",
+        "excessive_length": "asiriuzunluk",
+    }
+)
+SOURCE_WORD = ReadOnlyDict(
+    {"user": "kullanici", "retrieved_document": "belge", "tool_output": "aracciktisi"}
+)
+NO_FLAG_WORD = "yok"  # written when a record has no flag at all
 
-CUE_TABLE = ReadOnlyDict({
-    "yoner": "zararli", "gizli": "zararli", "yanet": "zararli", "damga": "zararli",
-    "rolde": "zararli", "dagil": "zararli", "yok": "temiz"})
+CUE_TABLE = ReadOnlyDict(
+    {
+        "yoner": "zararli",
+        "gizli": "zararli",
+        "yanet": "zararli",
+        "damga": "zararli",
+        "rolde": "zararli",
+        "dagil": "zararli",
+        "yok": "temiz",
+    }
+)
 """Token -> label the token is evidence for (weight CUE_WEIGHT each time it appears)."""
 SPURIOUS = ReadOnlyDict({"asiri": "zararli"})
 """The spurious association: 'excessive length' is weak evidence but weighs SPURIOUS_WEIGHT."""
@@ -61,15 +98,18 @@ def tokenize(text: str) -> list[str]:
     """Lower-case, set commas apart, split on spaces, cut into 5-character pieces (notebook 03)."""
     pieces = []
     for word in text.lower().replace(",", " , ").split():
-        pieces += [word[i:i + PIECE] for i in range(0, len(word), PIECE)]
+        pieces += [word[i : i + PIECE] for i in range(0, len(word), PIECE)]
     return pieces
 
 
-def label_scores(tokens: Iterable[str], prior: Mapping[str, float] = PRIOR,
-                 cues: Mapping[str, str] = CUE_TABLE,
-                 spurious: Mapping[str, str] = SPURIOUS) -> dict[str, float]:
-    """The prior plus, for every token in order, the weight of each cue it matches (notebook 03).
-    """
+def label_scores(
+    tokens: Iterable[str],
+    prior: Mapping[str, float] = PRIOR,
+    cues: Mapping[str, str] = CUE_TABLE,
+    spurious: Mapping[str, str] = SPURIOUS,
+) -> dict[str, float]:
+    """The prior plus, for every token in order, the weight of each cue it matches
+    (notebook 03)."""
     scores = dict(prior)
     for token in tokens:
         for table, weight in ((cues, CUE_WEIGHT), (spurious, SPURIOUS_WEIGHT)):
@@ -85,7 +125,7 @@ def label_weights(scores: Mapping[str, float], temperature: float) -> list[float
         e = [math.exp(scores[a] / temperature) for a in names]
         if not (0 < sum(e) < math.inf):
             raise OverflowError
-    except OverflowError:    # a tiny temperature: shifted form, or the T -> 0 limit (README)
+    except OverflowError:  # a tiny temperature: shifted form, or the T -> 0 limit (README)
         top = max(scores[a] / temperature for a in names)
         if math.isinf(top):
             best = max(scores.values())
@@ -110,7 +150,7 @@ def reply_text(label: str, form: int | None, max_output: int) -> tuple[str, int]
 class Reply:
     """What a model call returns."""
 
-    status: str             # 'ok', 'context_overflow' or 'rate_limit'
+    status: str  # 'ok', 'context_overflow' or 'rate_limit'
     input_tokens: int
     output_tokens: int
     text: str
@@ -123,16 +163,16 @@ class PromptPlan:
     input_tokens: int
     overflow: bool
     single_label: bool
-    trace: int              # trace_id(prompt): mixed with the seed for the call's randomness
-    labels: tuple           # the labels, sorted
-    weights: tuple | None   # label probabilities (None at temperature 0)
+    trace: int  # trace_id(prompt): mixed with the seed for the call's randomness
+    labels: tuple  # the labels, sorted
+    weights: tuple | None  # label probabilities (None at temperature 0)
     fixed_label: str | None  # the most likely label (used at temperature 0)
 
     def reply(self, seed: int, max_output: int) -> Reply:
         """The reply for ``seed`` (window and rate limit already checked by the caller)."""
         draw = generator(seed ^ self.trace)
         if self.weights is None:
-            label = cast(str, self.fixed_label)     # set whenever weights is None
+            label = cast(str, self.fixed_label)  # set whenever weights is None
         else:
             label = self.labels[pick(draw(), self.weights)]
         form = None if self.single_label else pick(draw(), FREE_FORM_SHARE)
@@ -143,10 +183,18 @@ class PromptPlan:
 class SimulatedModel:
     """A fictional language model with its own call counter (notebook 03)."""
 
-    def __init__(self, temperature: float = TEMPERATURE, cues: Mapping[str, str] = CUE_TABLE,
-                 spurious: Mapping[str, str] = SPURIOUS, prior: Mapping[str, float] = PRIOR,
-                 window: int = WINDOW, max_output: int = MAX_OUTPUT, *,
-                 rate_limit_every: int = RATE_LIMIT_EVERY, name: str = "simulated") -> None:
+    def __init__(
+        self,
+        temperature: float = TEMPERATURE,
+        cues: Mapping[str, str] = CUE_TABLE,
+        spurious: Mapping[str, str] = SPURIOUS,
+        prior: Mapping[str, float] = PRIOR,
+        window: int = WINDOW,
+        max_output: int = MAX_OUTPUT,
+        *,
+        rate_limit_every: int = RATE_LIMIT_EVERY,
+        name: str = "simulated",
+    ) -> None:
         self._temperature = check_number("temperature", temperature, minimum=0.0)
         self._cues = check_label_table("cues", cues, LABELS)
         self._spurious = check_label_table("spurious", spurious, LABELS)
@@ -207,17 +255,28 @@ class SimulatedModel:
         scores = label_scores(tokens, self._prior, self._cues, self._spurious)
         names = tuple(sorted(scores))
         fixed = max(names, key=lambda a: scores[a])
-        weights = None if self._temperature <= 0.0 else tuple(
-            label_weights(scores, self._temperature))
-        return PromptPlan(len(tokens), overflow, SINGLE_LABEL_WORD in tokens,
-                          trace_id(prompt), names, weights, fixed)
+        weights = (
+            None if self._temperature <= 0.0 else tuple(label_weights(scores, self._temperature))
+        )
+        return PromptPlan(
+            len(tokens),
+            overflow,
+            SINGLE_LABEL_WORD in tokens,
+            trace_id(prompt),
+            names,
+            weights,
+            fixed,
+        )
 
     def call(self, prompt: str, seed: int = SEED, max_output: int | None = None) -> Reply:
         """One call: returns a :class:`Reply` (``max_output`` defaults to the model's cap)."""
         check_str("prompt", prompt)
         seed = check_seed(seed)
-        cap = self._max_output if max_output is None else check_int(
-            "max_output", max_output, minimum=1)
+        cap = (
+            self._max_output
+            if max_output is None
+            else check_int("max_output", max_output, minimum=1)
+        )
         return self._reply(prompt, seed, cap)
 
     __call__ = call
@@ -234,25 +293,34 @@ class SimulatedModel:
         return plan.reply(seed, cap)
 
     def __repr__(self) -> str:
-        return (f"SimulatedModel(name={self.name!r}, temperature={self._temperature}, "
-                f"cues={len(self._cues)} entries, spurious={self._spurious}, "
-                f"prior={self._prior}, window={self._window}, max_output={self._max_output})")
+        return (
+            f"SimulatedModel(name={self.name!r}, temperature={self._temperature}, "
+            f"cues={len(self._cues)} entries, spurious={self._spurious}, "
+            f"prior={self._prior}, window={self._window}, max_output={self._max_output})"
+        )
 
 
 def _check_prior(prior):
     if not isinstance(prior, Mapping):
-        raise TypeError(f"prior must be a mapping label -> weight with the labels "
-                        f"{', '.join(LABELS)}, got {type(prior).__name__} {prior!r}")
+        raise TypeError(
+            f"prior must be a mapping label -> weight with the labels "
+            f"{', '.join(LABELS)}, got {type(prior).__name__} {prior!r}"
+        )
     if set(prior) != set(LABELS):
-        raise ValueError(f"prior must be a mapping with exactly the labels {', '.join(LABELS)} "
-                         f"as keys, got {prior!r}")
+        raise ValueError(
+            f"prior must be a mapping with exactly the labels {', '.join(LABELS)} "
+            f"as keys, got {prior!r}"
+        )
     return {label: check_number(f"prior[{label!r}]", prior[label]) for label in LABELS}
 
 
-def label_probabilities(prompt: str, temperature: float = TEMPERATURE,
-                        cues: Mapping[str, str] = CUE_TABLE,
-                        spurious: Mapping[str, str] = SPURIOUS,
-                        prior: Mapping[str, float] = PRIOR) -> dict[str, float]:
+def label_probabilities(
+    prompt: str,
+    temperature: float = TEMPERATURE,
+    cues: Mapping[str, str] = CUE_TABLE,
+    spurious: Mapping[str, str] = SPURIOUS,
+    prior: Mapping[str, float] = PRIOR,
+) -> dict[str, float]:
     """How likely the model is to answer each label for ``prompt``, labels sorted (notebook 03)."""
     plan = SimulatedModel(temperature, cues, spurious, prior, window=10**9).plan(prompt)
     if plan.weights is None:

@@ -31,17 +31,35 @@ from .criteria import rule_filter
 from .figures import FIGURE_WIDTH, slide_figure
 from .judge import Run
 from .many import ManyRuns, run_judge_many
-from .records import Record, is_harmful
 from .metrics import FIGURES, RATES, _agreement, _measure, steps
+from .records import Record, is_harmful
 from .simulator import TEMPERATURE
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["LEVEL", "MAX_PAIR_RUNS", "TITLES", "criteria_figures", "expected_changed",
-           "fbr_comparison", "figures", "flag_stability", "flip_probability", "gap_steps",
-           "key_figures", "pair_changes", "plot_changes", "plot_figures", "plot_gap_steps",
-           "plot_sweep", "recall_gap", "run_band", "sweep_text", "temperature_sweep"]
+__all__ = [
+    "LEVEL",
+    "MAX_PAIR_RUNS",
+    "TITLES",
+    "criteria_figures",
+    "expected_changed",
+    "fbr_comparison",
+    "figures",
+    "flag_stability",
+    "flip_probability",
+    "gap_steps",
+    "key_figures",
+    "pair_changes",
+    "plot_changes",
+    "plot_figures",
+    "plot_gap_steps",
+    "plot_sweep",
+    "recall_gap",
+    "run_band",
+    "sweep_text",
+    "temperature_sweep",
+]
 
 LEVEL = 0.95
 """The share of runs a run band holds: the course's 95% run band."""
@@ -95,16 +113,18 @@ def pair_changes(harmful: np.ndarray) -> np.ndarray:
     """
     f = np.asarray(harmful, dtype=np.float64)
     if f.shape[0] > MAX_PAIR_RUNS:
-        raise ValueError(f"harmful has {f.shape[0]} runs; pair_changes takes at most "
-                         f"{MAX_PAIR_RUNS} (use a subset of the runs)")
+        raise ValueError(
+            f"harmful has {f.shape[0]} runs; pair_changes takes at most "
+            f"{MAX_PAIR_RUNS} (use a subset of the runs)"
+        )
     counts = f.sum(axis=1)
     out = []
-    for i in range(0, len(f) - 1, 256):                 # blocks of rows bound the memory
-        rows = f[i:i + 256]
-        both = rows @ f.T                               # records both runs block
-        differ = counts[i:i + 256, None] + counts[None, :] - 2 * both
+    for i in range(0, len(f) - 1, 256):  # blocks of rows bound the memory
+        rows = f[i : i + 256]
+        both = rows @ f.T  # records both runs block
+        differ = counts[i : i + 256, None] + counts[None, :] - 2 * both
         for k in range(len(rows)):
-            out.append(differ[k, i + k + 1:])
+            out.append(differ[k, i + k + 1 :])
     return np.rint(np.concatenate(out)).astype(np.int64)
 
 
@@ -131,8 +151,9 @@ def expected_changed(harmful: np.ndarray) -> float:
     return float(flip_probability(harmful).sum())
 
 
-def flag_stability(records: Sequence[Record], runs: ManyRuns,
-                   threshold: float = 0.05) -> list[dict[str, Any]]:
+def flag_stability(
+    records: Sequence[Record], runs: ManyRuns, threshold: float = 0.05
+) -> list[dict[str, Any]]:
     """Per number of flags on a record: records, unstable records and mean flip probability.
 
     The judge's evidence is the flag list, so this shows which evidence makes
@@ -145,22 +166,33 @@ def flag_stability(records: Sequence[Record], runs: ManyRuns,
     rows = []
     for k in np.unique(flags).tolist():
         members = flags == k
-        rows.append({"flags": k, "records": int(members.sum()),
-                     "unstable": int(np.count_nonzero(flip[members] > threshold)),
-                     "mean flip probability": float(flip[members].mean())})
+        rows.append(
+            {
+                "flags": k,
+                "records": int(members.sum()),
+                "unstable": int(np.count_nonzero(flip[members] > threshold)),
+                "mean flip probability": float(flip[members].mean()),
+            }
+        )
     return rows
 
 
-def criteria_figures(records: Sequence[Record],
-                     decide: Callable[[Record], bool] = rule_filter) -> dict[str, Any]:
+def criteria_figures(
+    records: Sequence[Record], decide: Callable[[Record], bool] = rule_filter
+) -> dict[str, Any]:
     """The criteria filter's precision, recall, false block rate and agreement (one run)."""
     m = _measure(records, decide)
-    return {**{k: m[k] for k in RATES}, "agreement": _agreement(records, decide),
-            "fp": m["fp"], "tp": m["tp"]}
+    return {
+        **{k: m[k] for k in RATES},
+        "agreement": _agreement(records, decide),
+        "fp": m["fp"],
+        "tp": m["tp"],
+    }
 
 
-def recall_gap(records: Sequence[Record], runs: ManyRuns,
-               level: float = LEVEL) -> dict[str, float]:
+def recall_gap(
+    records: Sequence[Record], runs: ManyRuns, level: float = LEVEL
+) -> dict[str, float]:
     """Judge recall minus criteria recall, per run: the run band and the share of runs above 0.
 
     Both recalls are rounded to four places (as ``measure`` rounds), so the gap
@@ -171,13 +203,18 @@ def recall_gap(records: Sequence[Record], runs: ManyRuns,
     recall = runs.measure()["recall"]
     gap = recall - crit["recall"]
     lo, hi = run_band(gap, level)
-    return {"criteria": crit["recall"], "judge low": float(recall.min()),
-            "gap low": round(lo, 4), "gap high": round(hi, 4),
-            "share judge higher": float(np.mean(gap > 0))}
+    return {
+        "criteria": crit["recall"],
+        "judge low": float(recall.min()),
+        "gap low": round(lo, 4),
+        "gap high": round(hi, 4),
+        "share judge higher": float(np.mean(gap > 0)),
+    }
 
 
-def fbr_comparison(records: Sequence[Record], runs: ManyRuns,
-                   level: float = LEVEL) -> dict[str, float]:
+def fbr_comparison(
+    records: Sequence[Record], runs: ManyRuns, level: float = LEVEL
+) -> dict[str, float]:
     """Judge false block rate against the criteria's, per run.
 
     Returns the shares of runs in which the judge blocks fewer, as many and
@@ -188,16 +225,24 @@ def fbr_comparison(records: Sequence[Record], runs: ManyRuns,
     crit = criteria_figures(records)
     diff = runs.confusion()[1] - crit["fp"]
     lo, hi = run_band(diff, level)
-    return {"criteria": crit["false_block_rate"], "criteria fp": crit["fp"],
-            "share judge below": float(np.mean(diff < 0)),
-            "share equal": float(np.mean(diff == 0)),
-            "share judge above": float(np.mean(diff > 0)),
-            "fp difference low": int(lo), "fp difference high": int(hi)}
+    return {
+        "criteria": crit["false_block_rate"],
+        "criteria fp": crit["fp"],
+        "share judge below": float(np.mean(diff < 0)),
+        "share equal": float(np.mean(diff == 0)),
+        "share judge above": float(np.mean(diff > 0)),
+        "fp difference low": int(lo),
+        "fp difference high": int(hi),
+    }
 
 
-def temperature_sweep(records: Sequence[Record], temperatures: Iterable[float],
-                      seeds: Iterable[int], level: float = LEVEL,
-                      **judge_args: Any) -> list[dict[str, float]]:
+def temperature_sweep(
+    records: Sequence[Record],
+    temperatures: Iterable[float],
+    seeds: Iterable[int],
+    level: float = LEVEL,
+    **judge_args: Any,
+) -> list[dict[str, float]]:
     """The run band at each temperature: each figure's band and the expected changed records.
 
     For every temperature the judge runs once per seed (``run_judge_many``); a
@@ -216,8 +261,9 @@ def temperature_sweep(records: Sequence[Record], temperatures: Iterable[float],
     return rows
 
 
-def sweep_text(rows: Sequence[Mapping[str, float]],
-               temperatures: Iterable[float] | None = None) -> str:
+def sweep_text(
+    rows: Sequence[Mapping[str, float]], temperatures: Iterable[float] | None = None
+) -> str:
     """A short table of :func:`temperature_sweep` rows (at most 80 columns).
 
     One line per temperature in ``temperatures`` (all rows when None): the
@@ -225,49 +271,66 @@ def sweep_text(rows: Sequence[Mapping[str, float]],
     """
     if temperatures is not None:
         rows = [r for r in rows if any(abs(r["temperature"] - t) < 1e-9 for t in temperatures)]
-    lines = [f"{'temperature':>11}  {'recall: 95% run band':>20}  {'FBR: 95% run band':>18}  "
-             f"{'expected changed':>16}"]
+    lines = [
+        f"{'temperature':>11}  {'recall: 95% run band':>20}  {'FBR: 95% run band':>18}  "
+        f"{'expected changed':>16}"
+    ]
     for r in rows:
-        lines.append(f"{r['temperature']:>11.2f}  {r['recall low']:>10.4f} .. "
-                     f"{r['recall high']:.4f}  {r['false_block_rate low']:>8.4f} .. "
-                     f"{r['false_block_rate high']:.4f}  {r['mean changes']:>16.4f}")
+        lines.append(
+            f"{r['temperature']:>11.2f}  {r['recall low']:>10.4f} .. "
+            f"{r['recall high']:.4f}  {r['false_block_rate low']:>8.4f} .. "
+            f"{r['false_block_rate high']:.4f}  {r['mean changes']:>16.4f}"
+        )
     return "\n".join(lines)
 
 
-def key_figures(records: Sequence[Record], runs: ManyRuns, marks: Sequence[int] = (0, 1),
-                threshold: float = 0.05, level: float = LEVEL) -> str:
+def key_figures(
+    records: Sequence[Record],
+    runs: ManyRuns,
+    marks: Sequence[int] = (0, 1),
+    threshold: float = 0.05,
+    level: float = LEVEL,
+) -> str:
     """The figures notebook 06 quotes, as text (at most 80 columns): the run bands, the
     changed records, the two claims."""
     pct = f"{100 * level:g}%"
-    lines = [f"{len(runs)} judge runs on {len(runs.record_nos)} records (in brackets: a run's "
-             f"percentile among them)",
-             f"{'figure':<17}{'mean':>7}  {pct + ' run band':>18}  {'run 1':>14}  {'run 2':>14}"]
+    lines = [
+        f"{len(runs)} judge runs on {len(runs.record_nos)} records (in brackets: a run's "
+        f"percentile among them)",
+        f"{'figure':<17}{'mean':>7}  {pct + ' run band':>18}  {'run 1':>14}  {'run 2':>14}",
+    ]
     for name, values in figures(runs).items():
         lo, hi = run_band(values, level)
-        marked = "  ".join(f"{values[i]:.4f} ({_position(values, values[i]):4.1f})"
-                           for i in marks[:2])
+        marked = "  ".join(
+            f"{values[i]:.4f} ({_position(values, values[i]):4.1f})" for i in marks[:2]
+        )
         lines.append(f"{TITLES[name]:<17}{values.mean():>7.4f}  {lo:>8.4f} .. {hi:.4f}  {marked}")
     changes = pair_changes(runs.harmful)
     lo, hi = run_band(changes, level)
     first = int(np.count_nonzero(runs.harmful[marks[0]] != runs.harmful[marks[1]]))
     flip = flip_probability(runs.harmful)
-    lines += [f"changed records between two runs: expected {flip.sum():.4f} , {pct} run band "
-              f"{lo:.0f} .. {hi:.0f}",
-              f"  the lesson's pair: {first} (percentile "
-              f"{_position(changes, first):.1f})",
-              f"records with flip probability above {threshold:g}: "
-              f"{int(np.count_nonzero(flip > threshold))} of {len(flip)} ; never flipped: "
-              f"{int(np.count_nonzero(flip == 0))}"]
+    lines += [
+        f"changed records between two runs: expected {flip.sum():.4f} , {pct} run band "
+        f"{lo:.0f} .. {hi:.0f}",
+        f"  the lesson's pair: {first} (percentile {_position(changes, first):.1f})",
+        f"records with flip probability above {threshold:g}: "
+        f"{int(np.count_nonzero(flip > threshold))} of {len(flip)} ; never flipped: "
+        f"{int(np.count_nonzero(flip == 0))}",
+    ]
     gap = recall_gap(records, runs, level)
-    lines += [f"recall, judge - criteria: {pct} run band {gap['gap low']:.4f} .. "
-              f"{gap['gap high']:.4f} ; judge higher",
-              f"  in {100 * gap['share judge higher']:.1f}% of runs ; lowest judge recall "
-              f"{gap['judge low']:.4f} against {gap['criteria']:.4f}"]
+    lines += [
+        f"recall, judge - criteria: {pct} run band {gap['gap low']:.4f} .. "
+        f"{gap['gap high']:.4f} ; judge higher",
+        f"  in {100 * gap['share judge higher']:.1f}% of runs ; lowest judge recall "
+        f"{gap['judge low']:.4f} against {gap['criteria']:.4f}",
+    ]
     fbr = fbr_comparison(records, runs, level)
-    lines += [f"clean records blocked, judge - criteria ({fbr['criteria fp']}): {pct} run band "
-              f"{fbr['fp difference low']:+d} .. {fbr['fp difference high']:+d}",
-              f"  judge below in {100 * fbr['share judge below']:.1f}% of runs , equal in "
-              f"{100 * fbr['share equal']:.1f}% , above in {100 * fbr['share judge above']:.1f}%"]
+    lines += [
+        f"clean records blocked, judge - criteria ({fbr['criteria fp']}): {pct} run band "
+        f"{fbr['fp difference low']:+d} .. {fbr['fp difference high']:+d}",
+        f"  judge below in {100 * fbr['share judge below']:.1f}% of runs , equal in "
+        f"{100 * fbr['share equal']:.1f}% , above in {100 * fbr['share judge above']:.1f}%",
+    ]
     return "\n".join(lines)
 
 
@@ -275,8 +338,10 @@ def key_figures(records: Sequence[Record], runs: ManyRuns, marks: Sequence[int] 
 # Notebook 04: each gap between the approaches against the two-run difference, in steps
 # ---------------------------------------------------------------------------------------------
 
-def gap_steps(records: Sequence[Record], run1: Run, run2: Run,
-              decide: Callable[[Record], bool] = rule_filter) -> list[dict[str, Any]]:
+
+def gap_steps(
+    records: Sequence[Record], run1: Run, run2: Run, decide: Callable[[Record], bool] = rule_filter
+) -> list[dict[str, Any]]:
     """Notebook 04: recall and false block rate of judge run 1 minus the filter's, and run 2
     minus run 1 (the two-run difference), both in steps of the rate (one record's worth).
 
@@ -287,9 +352,14 @@ def gap_steps(records: Sequence[Record], run1: Run, run2: Run,
     harmful = sum(1 for r in records if is_harmful(r))
     rows = []
     for name, count in (("recall", harmful), ("false_block_rate", len(records) - harmful)):
-        rows.append({"figure": name, "count": count,
-                     "gap": steps(m1[name] - crit[name], count) if count else 0,
-                     "two-run difference": steps(m2[name] - m1[name], count) if count else 0})
+        rows.append(
+            {
+                "figure": name,
+                "count": count,
+                "gap": steps(m1[name] - crit[name], count) if count else 0,
+                "two-run difference": steps(m2[name] - m1[name], count) if count else 0,
+            }
+        )
     return rows
 
 
@@ -322,9 +392,11 @@ def plot_gap_steps(rows: Sequence[Mapping[str, Any]]) -> Figure:
 # Figures for notebook 06 (matplotlib; each returns the Figure, the notebook calls plt.show())
 # ---------------------------------------------------------------------------------------------
 
+
 @slide_figure
-def plot_figures(records: Sequence[Record], runs: ManyRuns,
-                 marks: Sequence[int] = (0, 1)) -> Figure:
+def plot_figures(
+    records: Sequence[Record], runs: ManyRuns, marks: Sequence[int] = (0, 1)
+) -> Figure:
     """Histograms of the four figures over the runs, with the marked runs and the criteria."""
     import matplotlib.pyplot as plt
 
@@ -335,9 +407,9 @@ def plot_figures(records: Sequence[Record], runs: ManyRuns,
         v = values[name]
         edges = np.unique(v)
         step = np.min(np.diff(edges)) if len(edges) > 1 else 0.01
-        if len(edges) > 40:             # precision: ratios on no regular grid
+        if len(edges) > 40:  # precision: ratios on no regular grid
             bins: int | np.ndarray = 25
-        else:                           # one bar per reachable value (a step of 1/count)
+        else:  # one bar per reachable value (a step of 1/count)
             bins = np.append(edges, edges[-1] + step) - step / 2
         ax.hist(v, bins=bins, color="0.7")
         for k, i in enumerate(marks, 1):
@@ -361,15 +433,19 @@ def plot_changes(changes: Sequence[int] | np.ndarray, mark: int | None = None) -
     if mark is not None:
         ax.axvline(mark, color="C1", linestyle="--", label=f"the lesson's pair: {mark}")
         ax.legend()
-    ax.set(title="changed records between two runs (every pair of runs)",
-           xlabel="changed records", ylabel="share of pairs")
+    ax.set(
+        title="changed records between two runs (every pair of runs)",
+        xlabel="changed records",
+        ylabel="share of pairs",
+    )
     fig.tight_layout()
     return fig
 
 
 @slide_figure
-def plot_sweep(rows: Sequence[Mapping[str, float]],
-               records: Sequence[Record] | None = None) -> Figure:
+def plot_sweep(
+    rows: Sequence[Mapping[str, float]], records: Sequence[Record] | None = None
+) -> Figure:
     """The temperature sweep as a picture: the 95% run bands of recall and FBR (left) and
     the expected changed records between two runs (right), against temperature."""
     import matplotlib.pyplot as plt
@@ -378,20 +454,33 @@ def plot_sweep(rows: Sequence[Mapping[str, float]],
     t = [r["temperature"] for r in rows]
     fig, (left, right) = plt.subplots(1, 2, figsize=(FIGURE_WIDTH * 1.1, 4.4))
     for name, colour in (("recall", "C3"), ("false_block_rate", "C0")):
-        left.fill_between(t, [r[f"{name} low"] for r in rows], [r[f"{name} high"] for r in rows],
-                          color=colour, alpha=0.3, label=f"judge {TITLES[name]}: 95% run band")
+        left.fill_between(
+            t,
+            [r[f"{name} low"] for r in rows],
+            [r[f"{name} high"] for r in rows],
+            color=colour,
+            alpha=0.3,
+            label=f"judge {TITLES[name]}: 95% run band",
+        )
         if crit is not None:
-            left.axhline(crit[name], color=colour, linestyle="--",
-                         label=f"criteria {TITLES[name]}")
+            left.axhline(
+                crit[name], color=colour, linestyle="--", label=f"criteria {TITLES[name]}"
+            )
     for ax in (left, right):
         ax.axvline(TEMPERATURE, color="0.4", linestyle=":", linewidth=1)
-    left.text(TEMPERATURE, 1.0, f" lesson {TEMPERATURE:.2f}", color="0.3",
-              va="top", transform=left.get_xaxis_transform())
-    left.set(title="the 95% run band against temperature", xlabel="temperature",
-             ylabel="rate")
+    left.text(
+        TEMPERATURE,
+        1.0,
+        f" lesson {TEMPERATURE:.2f}",
+        color="0.3",
+        va="top",
+        transform=left.get_xaxis_transform(),
+    )
+    left.set(title="the 95% run band against temperature", xlabel="temperature", ylabel="rate")
     left.legend()
     right.plot(t, [r["mean changes"] for r in rows], marker="o", color="0.3")
-    right.set(title="expected changed records between two runs", xlabel="temperature",
-              ylabel="records")
+    right.set(
+        title="expected changed records between two runs", xlabel="temperature", ylabel="records"
+    )
     fig.tight_layout()
     return fig

@@ -36,7 +36,8 @@ import uuid
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from check_slides import DECKS as OUT, VENDOR, remote_loads  # noqa: E402
+from check_slides import DECKS as OUT  # noqa: E402
+from check_slides import VENDOR, remote_loads  # noqa: E402
 
 NODE = ROOT / "node_modules"
 TEMPLATES = ROOT / "scripts" / "nbconvert_templates"
@@ -49,8 +50,11 @@ ASSETS = (
     ("reveal.js/plugin/notes", "reveal.js/plugin/notes", ("*.esm.js",)),
     ("requirejs/require.js", "require.js", ()),
     ("jquery/dist/jquery.min.js", "jquery.min.js", ()),
-    ("@jupyter-widgets/html-manager/dist", "html-manager",
-     ("embed.js", "embed.js.map", "*.LICENSE.txt", "libembed-amd.js")),
+    (
+        "@jupyter-widgets/html-manager/dist",
+        "html-manager",
+        ("embed.js", "embed.js.map", "*.LICENSE.txt", "libembed-amd.js"),
+    ),
     # MathJax 2 (what nbconvert's template drives): the core, the TeX input, the
     # CommonHTML output with its TeX web fonts, and the extensions the config loads.
     ("mathjax/MathJax.js", "mathjax/MathJax.js", ()),
@@ -65,7 +69,7 @@ ASSETS = (
     ("@jupyter-widgets/html-manager/package.json", "html-manager/package.json", ()),
 )
 
-URLS = {   # relative to the deck, which sits in build/slides/
+URLS = {  # relative to the deck, which sits in build/slides/
     "reveal_url_prefix": f"{VENDOR}/reveal.js",
     "require_js_url": f"{VENDOR}/require.js",
     "jquery_url": f"{VENDOR}/jquery.min.js",
@@ -79,8 +83,11 @@ def copy_assets(out=OUT):
     is missing."""
     missing = [src for src, _, _ in ASSETS if not (NODE / src).exists()]
     if missing:
-        raise SystemExit("build_slides: node_modules/ lacks " + ", ".join(missing)
-                         + "\n  run `npm ci` in the repository root (make slides does it).")
+        raise SystemExit(
+            "build_slides: node_modules/ lacks "
+            + ", ".join(missing)
+            + "\n  run `npm ci` in the repository root (make slides does it)."
+        )
     shutil.rmtree(out / VENDOR, ignore_errors=True)
     for src, dst, skip in ASSETS:
         src, dst = NODE / src, out / VENDOR / dst
@@ -150,7 +157,7 @@ def main(argv):
         return 0
     paths = notebooks(argv)
     OUT.mkdir(parents=True, exist_ok=True)
-    if not argv:   # a full build: drop decks of notebooks that no longer exist
+    if not argv:  # a full build: drop decks of notebooks that no longer exist
         for old in OUT.glob("*.slides.html"):
             old.unlink()
     if not argv or not (OUT / VENDOR).is_dir():
@@ -166,9 +173,11 @@ def main(argv):
         remote = remote_loads(deck)
         if remote:
             bad += 1
-            deck.unlink()   # so that no one presents it, and make builds it again
-            print(f"FAIL {deck.relative_to(ROOT)} loads over the network: {', '.join(remote)}"
-                  " (deck removed)")
+            deck.unlink()  # so that no one presents it, and make builds it again
+            print(
+                f"FAIL {deck.relative_to(ROOT)} loads over the network: {', '.join(remote)}"
+                " (deck removed)"
+            )
         else:
             print(f"built {deck.relative_to(ROOT)}")
     return 1 if bad else 0

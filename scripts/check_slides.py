@@ -70,7 +70,7 @@ VENDOR = "vendor"
 SHOTS = ROOT / "build" / "slides-check"
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
-BLANK_SHARE = 0.001     # fewer than 0.1 % of pixels off the dominant colour = blank
+BLANK_SHARE = 0.001  # fewer than 0.1 % of pixels off the dominant colour = blank
 
 # ---------------------------------------------------------------- static check
 
@@ -79,11 +79,16 @@ _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 _CSS_IMPORT = r"""@import\s+(?:url\()?\s*['"]?([^'")\s;]+)"""
 _CSS_LOADS = re.compile(_CSS_IMPORT + r"""|url\(\s*['"]?([^'")\s]+)""", re.I)
 _JS_STRING_URL = re.compile(r"""(['"`])((?:https?:)?//[^'"`\s]+)\1""", re.I)
-_NAMESPACES = ("http://www.w3.org/",)   # XML namespace names in scripts are not loads
+_NAMESPACES = ("http://www.w3.org/",)  # XML namespace names in scripts are not loads
 _JS_IMPORT = re.compile(r"""\bimport\s*(?:[\w*{}\s,]+from\s*)?\(?\s*['"]([^'"]+)['"]""")
-_DATA_SCRIPTS = ("application/json", "application/ld+json",
-                 "application/vnd.jupyter.widget-state+json",
-                 "application/vnd.jupyter.widget-view+json", "text/html", "text/template")
+_DATA_SCRIPTS = (
+    "application/json",
+    "application/ld+json",
+    "application/vnd.jupyter.widget-state+json",
+    "application/vnd.jupyter.widget-view+json",
+    "text/html",
+    "text/template",
+)
 
 
 def _css_remote(css):
@@ -93,8 +98,11 @@ def _css_remote(css):
 
 def _css_local_imports(css):
     css = _CSS_COMMENT.sub("", css)
-    return [m.group(1) for m in re.finditer(_CSS_IMPORT, css)
-            if not _URL.match(m.group(1)) and not m.group(1).startswith("data:")]
+    return [
+        m.group(1)
+        for m in re.finditer(_CSS_IMPORT, css)
+        if not _URL.match(m.group(1)) and not m.group(1).startswith("data:")
+    ]
 
 
 class _Loads(HTMLParser):
@@ -116,8 +124,10 @@ class _Loads(HTMLParser):
             self._in = "style"
         elif tag == "link" and a.get("href"):
             rel = (a.get("rel") or "").lower()
-            if any(r in rel for r in ("stylesheet", "icon", "preload", "modulepreload",
-                                      "import", "manifest")):
+            if any(
+                r in rel
+                for r in ("stylesheet", "icon", "preload", "modulepreload", "import", "manifest")
+            ):
                 self.sources.append(a["href"])
                 if "stylesheet" in rel:
                     self.stylesheets.append(a["href"])
@@ -154,8 +164,11 @@ def remote_loads(deck, html=None):
     for css in page.styles:
         found += _css_remote(css)
     for code in page.scripts:
-        found += [m.group(2) for m in _JS_STRING_URL.finditer(code)
-                  if not m.group(2).startswith(_NAMESPACES)]
+        found += [
+            m.group(2)
+            for m in _JS_STRING_URL.finditer(code)
+            if not m.group(2).startswith(_NAMESPACES)
+        ]
         found += [u for u in _JS_IMPORT.findall(code) if _URL.match(u)]
     todo = [deck.parent / s.split("?")[0] for s in page.stylesheets if not _URL.match(s)]
     seen = set()
@@ -177,17 +190,18 @@ def local_missing(deck, html=None):
     page = _Loads()
     page.feed(html)
     paths = [s for s in page.sources if not _URL.match(s) and not s.startswith("data:")]
-    for code in page.scripts:   # the require.js list and the widget renderer are strings
+    for code in page.scripts:  # the require.js list and the widget renderer are strings
         paths += [m.group(2) for m in re.finditer(rf"""(['"])({VENDOR}/[^'"]+)\1""", code)]
     return sorted({p for p in paths if not (deck.parent / p.split("?")[0]).is_file()})
 
 
 # ---------------------------------------------------------------- DOM check
 
+
 class _Dom(HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.stack = []          # (tag, classes) of open elements
+        self.stack = []  # (tag, classes) of open elements
         self.reveal_classes = None
         self.sections = 0
         self.present = 0
@@ -197,7 +211,8 @@ class _Dom(HTMLParser):
     def handle_starttag(self, tag, attrs):
         classes = set((dict(attrs).get("class") or "").split())
         inside_slides = any("slides" in c and t == "div" for t, c in self.stack) and any(
-            "reveal" in c for _, c in self.stack)
+            "reveal" in c for _, c in self.stack
+        )
         if tag == "div" and "reveal" in classes and self.reveal_classes is None:
             self.reveal_classes = classes
         if tag == "section" and inside_slides:
@@ -206,10 +221,24 @@ class _Dom(HTMLParser):
                 self.present += 1
         if tag == "aside" and "controls" in classes:
             self.controls = True
-        if "widget-subarea" in classes:     # made by the HTML manager for each view it draws
+        if "widget-subarea" in classes:  # made by the HTML manager for each view it draws
             self.widget_views += 1
-        if tag not in ("br", "img", "input", "meta", "link", "hr", "col", "area", "base",
-                       "wbr", "source", "track", "embed", "param"):
+        if tag not in (
+            "br",
+            "img",
+            "input",
+            "meta",
+            "link",
+            "hr",
+            "col",
+            "area",
+            "base",
+            "wbr",
+            "source",
+            "track",
+            "embed",
+            "param",
+        ):
             self.stack.append((tag, classes))
 
     def handle_endtag(self, tag):
@@ -230,7 +259,7 @@ def dom_problems(dom, widget_views=0):
     d.feed(dom)
     problems = []
     if d.reveal_classes is None:
-        return ["no <div class=\"reveal\"> in the DOM"]
+        return ['no <div class="reveal"> in the DOM']
     if d.sections == 0:
         problems.append("no slide <section> inside .reveal .slides")
     if d.present == 0:
@@ -238,14 +267,17 @@ def dom_problems(dom, widget_views=0):
     if "ready" not in d.reveal_classes:
         problems.append("the .reveal element lacks reveal.js's runtime class 'ready'")
     if not d.controls:
-        problems.append("reveal.js's controls (<aside class=\"controls\">) were not added")
+        problems.append('reveal.js\'s controls (<aside class="controls">) were not added')
     if d.widget_views < widget_views:
-        problems.append(f"only {d.widget_views} of the deck's {widget_views} widget views "
-                        "were drawn (widget renderer missing or failing)")
+        problems.append(
+            f"only {d.widget_views} of the deck's {widget_views} widget views "
+            "were drawn (widget renderer missing or failing)"
+        )
     return problems
 
 
 # ---------------------------------------------------------------- screenshot
+
 
 def blank_problem(png, share=BLANK_SHARE):
     """None if the PNG image shows something, else why it counts as blank.
@@ -263,17 +295,19 @@ def blank_problem(png, share=BLANK_SHARE):
     total = image.width * image.height
     if total == 0:
         return "the screenshot has no pixels"
-    colours = image.getcolors(maxcolors=total)     # [(count, colour), ...]
+    colours = image.getcolors(maxcolors=total)  # [(count, colour), ...]
     off = total - max(count for count, _ in colours)
     if off < share * total:
-        return (f"the screenshot is blank: {off} of {total} pixels differ from the "
-                f"dominant colour ({len(colours)} colour(s))")
+        return (
+            f"the screenshot is blank: {off} of {total} pixels differ from the "
+            f"dominant colour ({len(colours)} colour(s))"
+        )
     return None
 
 
 # ---------------------------------------------------------------- fit on the screen
 
-SLACK = 1.0   # px of rounding allowed at an edge
+SLACK = 1.0  # px of rounding allowed at an edge
 MIN_TEXT_PX = 14.0
 """Smallest readable text on the 1280x720 screen, in px: computed font size times the scale
 the text is shown at (reveal.js's scale of the deck and any zoom of its slide)."""
@@ -291,7 +325,6 @@ with half the screen empty)."""
 FILLED_SHARE = 0.85
 """A slide shrunk below the deck's scale must fill at least this share of the screen's
 height with what it shows at that step (else it was shrunk for something not shown)."""
-
 
 
 def overflow_problems(measure, slack=SLACK):
@@ -328,12 +361,21 @@ def overflow_problems(measure, slack=SLACK):
 
 def _step(measure):
     hidden = measure.get("hidden", 0)
-    return (f"slide {measure['where']} with {hidden} fragment(s) not yet shown" if hidden
-            else f"slide {measure['where']}")
+    return (
+        f"slide {measure['where']} with {hidden} fragment(s) not yet shown"
+        if hidden
+        else f"slide {measure['where']}"
+    )
 
 
-def text_problems(finals, steps=(), min_px=MIN_TEXT_PX, big_px=BIG_TEXT_PX,
-                  share=BIG_TEXT_SHARE, filled=FILLED_SHARE):
+def text_problems(
+    finals,
+    steps=(),
+    min_px=MIN_TEXT_PX,
+    big_px=BIG_TEXT_PX,
+    share=BIG_TEXT_SHARE,
+    filled=FILLED_SHARE,
+):
     """Is a deck's text big enough to read from the back row?  (problems, type sizes).
 
     ``finals`` are :data:`MEASURE_JS` results of every leaf slide with all its fragments
@@ -361,26 +403,35 @@ def text_problems(finals, steps=(), min_px=MIN_TEXT_PX, big_px=BIG_TEXT_PX,
             smallest = (px, f"slide {m['where']}: {m['smallest_name']}")
         if px < min_px and m["where"] not in small:
             small.add(m["where"])
-            problems.append(f"{_step(m)}: text at {px:.1f} px on the 1280x720 screen (at "
-                            f"least {min_px:.0f} px): {m['smallest_name']}")
+            problems.append(
+                f"{_step(m)}: text at {px:.1f} px on the 1280x720 screen (at "
+                f"least {min_px:.0f} px): {m['smallest_name']}"
+            )
     for m in [*steps, *finals]:
         if m.get("shrink", 1.0) < 0.99 and m.get("filled", 1.0) < filled:
-            problems.append(f"{_step(m)}: shrunk to {m['shrink']:.0%} of the deck's scale, yet "
-                            f"what it shows fills only {m['filled']:.0%} of the screen's height "
-                            f"(at least {filled:.0%} when shrunk)")
+            problems.append(
+                f"{_step(m)}: shrunk to {m['shrink']:.0%} of the deck's scale, yet "
+                f"what it shows fills only {m['filled']:.0%} of the screen's height "
+                f"(at least {filled:.0%} when shrunk)"
+            )
     for m in finals:
         for image in m.get("images", ()):
             scale = image["shown"] / image["natural"]
             if FIGURE_TEXT_PX * scale < min_px:
-                problems.append(f"{_step(m)}: figure shown at {scale:.0%} of its pixels, so its "
-                                f"smallest text is {FIGURE_TEXT_PX * scale:.1f} px (at least "
-                                f"{min_px:.0f} px): {image['name']}")
+                problems.append(
+                    f"{_step(m)}: figure shown at {scale:.0%} of its pixels, so its "
+                    f"smallest text is {FIGURE_TEXT_PX * scale:.1f} px (at least "
+                    f"{min_px:.0f} px): {image['name']}"
+                )
             if image["shown"] < FIGURE_SHARE * m.get("width", 0):
-                problems.append(f"{_step(m)}: figure shown {image['shown']:.0f} px wide, less "
-                                f"than {FIGURE_SHARE:.0%} of the slide's {m['width']:.0f} px: "
-                                f"{image['name']}")
-    counts = [(float(px), chars) for m in [*steps, *finals]
-              for px, chars in m.get("text", {}).items()]
+                problems.append(
+                    f"{_step(m)}: figure shown {image['shown']:.0f} px wide, less "
+                    f"than {FIGURE_SHARE:.0%} of the slide's {m['width']:.0f} px: "
+                    f"{image['name']}"
+                )
+    counts = [
+        (float(px), chars) for m in [*steps, *finals] for px, chars in m.get("text", {}).items()
+    ]
     total = sum(chars for _, chars in counts)
     big = sum(chars for px, chars in counts if px >= big_px)
     got = big / total if total else 1.0
@@ -388,11 +439,14 @@ def text_problems(finals, steps=(), min_px=MIN_TEXT_PX, big_px=BIG_TEXT_PX,
         small_chars = {}
         for m in [*steps, *finals]:
             small_chars[m["where"]] = small_chars.get(m["where"], 0) + sum(
-                c for px, c in m.get("text", {}).items() if float(px) < big_px)
+                c for px, c in m.get("text", {}).items() if float(px) < big_px
+            )
         worst = sorted((w for w in small_chars if small_chars[w]), key=lambda w: -small_chars[w])
-        problems.append(f"only {got:.0%} of the deck's text (by characters) is {big_px:.0f} px "
-                        f"or more on the 1280x720 screen (at least {share:.0%}); most small "
-                        "text on slide(s) " + ", ".join(worst[:3]))
+        problems.append(
+            f"only {got:.0%} of the deck's text (by characters) is {big_px:.0f} px "
+            f"or more on the 1280x720 screen (at least {share:.0%}); most small "
+            "text on slide(s) " + ", ".join(worst[:3])
+        )
     return problems, (smallest[0], smallest[1], got)
 
 
@@ -405,19 +459,31 @@ def walk_problems(leaves, seen, key):
         return []
     missed = [s for s in leaves if s not in seen]
     if missed:
-        return [f"pressing {key} never shows slide(s) {', '.join(missed[:8])}"
-                + (f" and {len(missed) - 8} more" if len(missed) > 8 else "")]
+        return [
+            f"pressing {key} never shows slide(s) {', '.join(missed[:8])}"
+            + (f" and {len(missed) - 8} more" if len(missed) > 8 else "")
+        ]
     return [f"pressing {key} shows the slides out of order: {' '.join(seen[:20])}"]
 
 
 # ---------------------------------------------------------------- browser
 
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync", "--no-first-run",
-               "--disable-default-apps", "--disable-extensions", "--mute-audio",
-               "--hide-scrollbars", "--allow-file-access-from-files",
-               # offline: no host name resolves and every proxied request goes nowhere
-               "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9"]
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--mute-audio",
+    "--hide-scrollbars",
+    "--allow-file-access-from-files",
+    # offline: no host name resolves and every proxied request goes nowhere
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+    "--proxy-server=http://127.0.0.1:9",
+]
 VIEWPORT = {"width": 1280, "height": 720}
 TIMEOUT_MS = 30000
 NO_MOTION_CSS = """.reveal .slides section, .reveal .slides section *, .reveal .fragment,
@@ -557,9 +623,11 @@ def find_browser():
     return None
 
 
-_CONSOLE_BAD = re.compile(r"Failed to load resource|Uncaught|ERR_NAME_NOT_RESOLVED|"
-                          r"ERR_PROXY_CONNECTION_FAILED|ERR_FILE_NOT_FOUND|Script error",
-                          re.I)
+_CONSOLE_BAD = re.compile(
+    r"Failed to load resource|Uncaught|ERR_NAME_NOT_RESOLVED|"
+    r"ERR_PROXY_CONNECTION_FAILED|ERR_FILE_NOT_FOUND|Script error",
+    re.I,
+)
 
 
 def console_problems(lines):
@@ -598,7 +666,8 @@ RECORD_KEYS_JS = """([present, measure]) => {
 # Reveal) and wait for hashchange events until the slide is shown (reveal.js also writes the
 # hash as it moves, so one event is not enough); then wait for MathJax's queue, since the deck
 # re-renders a slide's maths when it arrives.
-GOTO_JS = """async ([where, present]) => {
+GOTO_JS = (
+    """async ([where, present]) => {
   const now = eval(present);
   if (now() !== where) {
     location.hash = '#/' + where;
@@ -611,7 +680,9 @@ GOTO_JS = """async ([where, present]) => {
   }
   if (window.MathJax && MathJax.Hub) await new Promise(r => MathJax.Hub.Queue(r));
   return now();
-}""" % TIMEOUT_MS  # noqa: UP031 - JavaScript: its braces would all need doubling
+}"""
+    % TIMEOUT_MS
+)
 
 # Every leaf slide in turn, all its fragments shown, measured by MEASURE_JS: one call per deck.
 FIT_JS = """async ([leaves, present, measure, go]) => {
@@ -644,9 +715,13 @@ SKELETON_JS = """() => {
   return '<html><body>' + out.join('') + '</body></html>';
 }"""
 
-DECK_JS = """() => ({
-  leaves: (""" + LEAVES_JS + """)(),
+DECK_JS = (
+    """() => ({
+  leaves: ("""
+    + LEAVES_JS
+    + """)(),
   fragments: document.querySelectorAll('.reveal .fragment').length})"""
+)
 
 CONCURRENT = 3  # decks open at once, each in its own browser context and page
 
@@ -660,7 +735,7 @@ async def walk(page, leaves, key, fragments):
     await page.evaluate("() => { window.__seen = []; window.__record(); }")
     presses = len(leaves) - 1 + fragments
     seen = [leaves[0]]
-    for extra in (presses, 1, 1, 1):   # then press on, one key at a time, up to 3 more
+    for extra in (presses, 1, 1, 1):  # then press on, one key at a time, up to 3 more
         for _ in range(extra):
             await page.keyboard.press(key)
         for now in await page.evaluate("() => window.__seen.splice(0)"):
@@ -690,7 +765,8 @@ async def check_deck(page, deck, workdir, log):
         await page.wait_for_selector(".reveal.ready", timeout=TIMEOUT_MS)
         await page.wait_for_function(
             f"() => document.querySelectorAll('.widget-subarea').length >= {views}",
-            timeout=TIMEOUT_MS)
+            timeout=TIMEOUT_MS,
+        )
     dom = dom_problems(await page.evaluate(SKELETON_JS), widget_views=views)
     problems += dom
     if dom:
@@ -722,13 +798,18 @@ async def check_deck(page, deck, workdir, log):
         finals.append(measure)
         out = overflow_problems(measure)
         if not measure["notes"]:
-            problems.append(f"slide {where} ({measure['title'] or 'no heading'}) has no "
-                            "speaker notes (a markdown cell with slide_type 'notes', or "
-                            "'speaker_notes' in the metadata of the slide's first cell)")
+            problems.append(
+                f"slide {where} ({measure['title'] or 'no heading'}) has no "
+                "speaker notes (a markdown cell with slide_type 'notes', or "
+                "'speaker_notes' in the metadata of the slide's first cell)"
+            )
         if out:
             title = f" ({measure['title']})" if measure["title"] else ""
-            problems.append(f"slide {where}{title} does not fit: " + out[0]
-                            + (f"; and {len(out) - 1} more" if len(out) > 1 else ""))
+            problems.append(
+                f"slide {where}{title} does not fit: "
+                + out[0]
+                + (f"; and {len(out) - 1} more" if len(out) > 1 else "")
+            )
         else:
             fit += 1
     text, type_sizes = text_problems(finals, steps)
@@ -748,15 +829,18 @@ async def _check_all(decks, workdir, browser, report):
 
     async def lane(chromium):
         context = await chromium.new_context(viewport=VIEWPORT, offline=True)
-        await context.route(re.compile(r"^(?!file:|data:|blob:|about:)"),
-                            lambda route: route.abort("internetdisconnected"))
+        await context.route(
+            re.compile(r"^(?!file:|data:|blob:|about:)"),
+            lambda route: route.abort("internetdisconnected"),
+        )
         page = await context.new_page()
-        logs = {}   # deck URL -> what its page logged (events arrive in order with navigation)
+        logs = {}  # deck URL -> what its page logged (events arrive in order with navigation)
         note = lambda text: logs.setdefault(page.url.split("#")[0], []).append(text)  # noqa: E731
         page.on("console", lambda m: note(f"console {m.type}: {m.text}"))
         page.on("pageerror", lambda e: note(f"Uncaught {e}"))
-        page.on("requestfailed", lambda r: note(
-            f"Failed to load resource {r.url[:120]}: {r.failure}"))
+        page.on(
+            "requestfailed", lambda r: note(f"Failed to load resource {r.url[:120]}: {r.failure}")
+        )
         try:
             while todo:
                 i, deck = todo.pop(0)
@@ -795,10 +879,13 @@ def print_result(deck, result, took):
         for p in problems:
             print("     - " + p)
     else:
-        print(f"ok   {deck.name} ({took:.1f} s): all {leaves} slides fit "
-              "1280x720, -> and space walk every slide, "
-              f"{smallest[2]:.0%} of the text {BIG_TEXT_PX:.0f} px or more, smallest "
-              f"{smallest[0]:.1f} px ({smallest[1][:60]})", flush=True)
+        print(
+            f"ok   {deck.name} ({took:.1f} s): all {leaves} slides fit "
+            "1280x720, -> and space walk every slide, "
+            f"{smallest[2]:.0%} of the text {BIG_TEXT_PX:.0f} px or more, smallest "
+            f"{smallest[0]:.1f} px ({smallest[1][:60]})",
+            flush=True,
+        )
 
 
 # ---------------------------------------------------------------- stamps: walk only what changed
@@ -822,13 +909,26 @@ def shared_inputs(folder, browser):
         files.update(f"{path.relative_to(vendor)}\0{path.stat().st_size}\0".encode())
         files.update(path.read_bytes())
     run = lambda *cmd: subprocess.run(cmd, capture_output=True, text=True).stdout  # noqa: E731
-    fonts = (run("fc-list", "--format", r"%{file} %{fontversion}\n")
-             if shutil.which("fc-list") else "no fc-list")
+    fonts = (
+        run("fc-list", "--format", r"%{file} %{fontversion}\n")
+        if shutil.which("fc-list")
+        else "no fc-list"
+    )
     return {
         "checker": _sha(pathlib.Path(__file__).read_bytes()),
-        "settings": json.dumps([VIEWPORT, MIN_TEXT_PX, BIG_TEXT_PX, BIG_TEXT_SHARE, FILLED_SHARE,
-                               FIGURE_TEXT_PX, FIGURE_SHARE,
-                               BLANK_SHARE, LAUNCH_ARGS]),
+        "settings": json.dumps(
+            [
+                VIEWPORT,
+                MIN_TEXT_PX,
+                BIG_TEXT_PX,
+                BIG_TEXT_SHARE,
+                FILLED_SHARE,
+                FIGURE_TEXT_PX,
+                FIGURE_SHARE,
+                BLANK_SHARE,
+                LAUNCH_ARGS,
+            ]
+        ),
         "vendor": files.hexdigest(),
         "chromium": run(browser, "--version").strip(),
         "fonts": _sha("".join(sorted(fonts.splitlines(True))).encode()),
@@ -858,8 +958,9 @@ def why_check(inputs, stamp, force=False):
     if not isinstance(stamp, dict) or not isinstance(stamp.get("inputs"), dict):
         return "no passing check recorded"
     old = stamp["inputs"]
-    changed = [name for name in sorted(set(inputs) | set(old))
-               if inputs.get(name) != old.get(name)]
+    changed = [
+        name for name in sorted(set(inputs) | set(old)) if inputs.get(name) != old.get(name)
+    ]
     return "changed since its last pass: " + ", ".join(changed) if changed else None
 
 
@@ -876,8 +977,11 @@ def check_changed(decks, check, shared, force=False, say=print):
     why = {deck: why_check(inputs[deck], stamps[deck], force) for deck in decks}
     skipped = {deck: stamps[deck].get("slides", 0) for deck in decks if why[deck] is None}
     for deck in decks:
-        say(f"same {deck.name}: unchanged since its last passing check, not re-walked"
-            if why[deck] is None else f"walk {deck.name}: {why[deck]}")
+        say(
+            f"same {deck.name}: unchanged since its last passing check, not re-walked"
+            if why[deck] is None
+            else f"walk {deck.name}: {why[deck]}"
+        )
     todo = [deck for deck in decks if why[deck]]
     results = dict(zip(todo, check(todo) if todo else []))
     for deck, (problems, leaves, *_) in results.items():
@@ -888,7 +992,7 @@ def check_changed(decks, check, shared, force=False, say=print):
         path.parent.mkdir(parents=True, exist_ok=True)
         part = path.with_suffix(f".{os.getpid()}.part")
         part.write_text(json.dumps({"inputs": inputs[deck], "slides": leaves}, indent=1))
-        part.replace(path)    # whole or not at all, even with two runs at once
+        part.replace(path)  # whole or not at all, even with two runs at once
     return results, skipped
 
 
@@ -896,8 +1000,11 @@ def main(argv):
     decks = [pathlib.Path(p).resolve() for p in argv] or sorted(DECKS.glob("*.slides.html"))
     browser = find_browser()
     if browser is None:
-        msg = ("check_slides: no Chromium found (looked for " + ", ".join(BROWSERS)
-               + "); the real-browser slide test was NOT run.")
+        msg = (
+            "check_slides: no Chromium found (looked for "
+            + ", ".join(BROWSERS)
+            + "); the real-browser slide test was NOT run."
+        )
         print(msg)
         return 0 if os.environ.get("SLIDES_SKIP_OK") == "1" else 1
     if not decks:
@@ -905,19 +1012,31 @@ def main(argv):
         return 1
     SHOTS.mkdir(parents=True, exist_ok=True)
     results, skipped = check_changed(
-        decks, lambda todo: check_decks(todo, SHOTS, browser, report=print_result),
+        decks,
+        lambda todo: check_decks(todo, SHOTS, browser, report=print_result),
         lambda folder: shared_inputs(folder, browser),
-        force=os.environ.get("SLIDES_RECHECK") == "1")
+        force=os.environ.get("SLIDES_RECHECK") == "1",
+    )
     failed = sum(1 for problems, *_ in results.values() if problems)
     if results:
         total = sum(leaves for _, leaves, _, _ in results.values())
         fitting = sum(fit for _, _, fit, _ in results.values())
-        print(f"{fitting} of {total} slides walked fit 1280x720; {len(results) - failed} of "
-              f"{len(results)} deck(s) walked passed in Chromium, offline")
-    unwalked = (f" ({sum(skipped.values())} slides not re-walked; make test-slides FORCE=1 "
-                "walks every deck)") if skipped else ""
-    print(f"slides: {len(results)} checked, {len(skipped)} unchanged since their last pass"
-          f"{unwalked}; {failed} failed")
+        print(
+            f"{fitting} of {total} slides walked fit 1280x720; {len(results) - failed} of "
+            f"{len(results)} deck(s) walked passed in Chromium, offline"
+        )
+    unwalked = (
+        (
+            f" ({sum(skipped.values())} slides not re-walked; make test-slides FORCE=1 "
+            "walks every deck)"
+        )
+        if skipped
+        else ""
+    )
+    print(
+        f"slides: {len(results)} checked, {len(skipped)} unchanged since their last pass"
+        f"{unwalked}; {failed} failed"
+    )
     return 1 if failed else 0
 
 

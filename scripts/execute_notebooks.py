@@ -26,8 +26,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 def notebooks(root=ROOT):
     """Every notebook under notebooks/ (solutions included), checkpoints left out."""
-    return sorted(p for p in (pathlib.Path(root) / "notebooks").glob("**/*.ipynb")
-                  if ".ipynb_checkpoints" not in p.parts)
+    return sorted(
+        p
+        for p in (pathlib.Path(root) / "notebooks").glob("**/*.ipynb")
+        if ".ipynb_checkpoints" not in p.parts
+    )
 
 
 def _writable(folder):
@@ -54,16 +57,24 @@ def matplotlib_config(environ=None, python=sys.executable):
     if environ.get("MPLCONFIGDIR"):
         return environ["MPLCONFIGDIR"]
     home = pathlib.Path(environ.get("HOME") or pathlib.Path.home())
-    defaults = (pathlib.Path(environ.get("XDG_CONFIG_HOME") or home / ".config") / "matplotlib",
-                pathlib.Path(environ.get("XDG_CACHE_HOME") or home / ".cache") / "matplotlib")
+    defaults = (
+        pathlib.Path(environ.get("XDG_CONFIG_HOME") or home / ".config") / "matplotlib",
+        pathlib.Path(environ.get("XDG_CACHE_HOME") or home / ".cache") / "matplotlib",
+    )
     if all(_writable(folder) for folder in defaults):
         return None
-    for folder in (pathlib.Path(sys.prefix) / "mplconfig",
-                   pathlib.Path(tempfile.gettempdir()) / f"mplconfig-{os.getuid()}"):
+    for folder in (
+        pathlib.Path(sys.prefix) / "mplconfig",
+        pathlib.Path(tempfile.gettempdir()) / f"mplconfig-{os.getuid()}",
+    ):
         if _writable(folder):
             environ["MPLCONFIGDIR"] = str(folder)
-            subprocess.run([python, "-c", "import matplotlib.font_manager"], env=dict(environ),
-                           capture_output=True, check=False)
+            subprocess.run(
+                [python, "-c", "import matplotlib.font_manager"],
+                env=dict(environ),
+                capture_output=True,
+                check=False,
+            )
             return str(folder)
     return None
 
@@ -72,17 +83,24 @@ def client(nb, path, **options):
     """A NotebookClient for ``nb`` (read from ``path``): a ``python3`` kernel started in the
     notebook's folder, no timing metadata, 600 s a cell.  ``options`` go to NotebookClient
     (tests/nbtools.py adds allow_errors and its own timeout)."""
-    options = {"timeout": 600, "coalesce_streams": True, **options}   # one stream a cell
-    matplotlib_config()           # a read-only HOME must not make matplotlib write to stderr
-    return NotebookClient(nb, kernel_name="python3", record_timing=False,
-                          resources={"metadata": {"path": str(pathlib.Path(path).parent)}},
-                          **options)
+    options = {"timeout": 600, "coalesce_streams": True, **options}  # one stream a cell
+    matplotlib_config()  # a read-only HOME must not make matplotlib write to stderr
+    return NotebookClient(
+        nb,
+        kernel_name="python3",
+        record_timing=False,
+        resources={"metadata": {"path": str(pathlib.Path(path).parent)}},
+        **options,
+    )
 
 
 def execute(path):
     nb = nbformat.read(path, as_version=4)
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     client(nb, path).execute()
     # language_info stays whole (its Python version included): JupyterLab writes the
     # kernel's language_info into the notebook when it connects, so a notebook stored

@@ -21,7 +21,7 @@ BLOCKS = {
 def cut(lines, first, last):
     start = next(i for i, line in enumerate(lines) if line.startswith(first))
     end = next(i for i in range(start, len(lines)) if lines[i].startswith(last))
-    return "\n".join(lines[start:end + 1]) + "\n"
+    return "\n".join(lines[start : end + 1]) + "\n"
 
 
 def extract(text):

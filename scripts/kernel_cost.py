@@ -29,8 +29,9 @@ PROBES = {
     "pandas (with numpy)": ["import pandas"],
     "matplotlib.pyplot (with numpy)": ["import matplotlib.pyplot as plt"],
     "matplotlib.pyplot after pandas": ["import pandas", "import matplotlib.pyplot as plt"],
-    "lessonlib, pandas, matplotlib.pyplot": ["import lessonlib as L, pandas, "
-                                             "matplotlib.pyplot as plt"],
+    "lessonlib, pandas, matplotlib.pyplot": [
+        "import lessonlib as L, pandas, matplotlib.pyplot as plt"
+    ],
 }
 
 
@@ -68,12 +69,17 @@ class Kernel:
 def notebooks():
     paths = sorted((ROOT / "notebooks").glob("*.ipynb"))
     paths += sorted((ROOT / "notebooks" / "solutions").glob("*.ipynb"))
-    print(f"{'notebook (kernel CPU s)':40} {'start':>6} {'imports':>8} {'cells':>6}"
-          f"   wall: {'start':>5}")
+    print(
+        f"{'notebook (kernel CPU s)':40} {'start':>6} {'imports':>8} {'cells':>6}"
+        f"   wall: {'start':>5}"
+    )
     total = [0.0, 0.0, 0.0]
     for path in paths:
-        cells = ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]
-                 if c["cell_type"] == "code"]
+        cells = [
+            "".join(c["source"])
+            for c in json.loads(path.read_text())["cells"]
+            if c["cell_type"] == "code"
+        ]
         kernel = Kernel(path.parent)
         try:
             imports = kernel.run(cells[0])[0]
@@ -82,8 +88,10 @@ def notebooks():
             kernel.stop()
         row = (kernel.start_cpu, imports, rest)
         total = [t + x for t, x in zip(total, row)]
-        print(f"{path.name:40} {row[0]:6.2f} {row[1]:8.2f} {row[2]:6.2f}"
-              f"         {kernel.start_wall:5.2f}")
+        print(
+            f"{path.name:40} {row[0]:6.2f} {row[1]:8.2f} {row[2]:6.2f}"
+            f"         {kernel.start_wall:5.2f}"
+        )
     n = len(paths)
     print(f"{f'total, {n} notebooks':40} {total[0]:6.2f} {total[1]:8.2f} {total[2]:6.2f}")
     print(f"{'mean per notebook':40} {total[0] / n:6.2f} {total[1] / n:8.2f} {total[2] / n:6.2f}")

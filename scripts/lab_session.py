@@ -31,44 +31,74 @@ import time
 import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-extensions", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update"]
-START_TIMEOUT = 120      # s for the server to answer
+BROWSER_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-extensions",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+]
+START_TIMEOUT = 120  # s for the server to answer
 RUN_TIMEOUT_MS = 300_000  # for Run All of one notebook
 REDRAW_TIMEOUT_MS = 60_000
 
 # What the server always leaves out (none of it is on the path from a control to the
 # explorer's text): the news and update checks and the PyPI extension manager.  Kernels are
 # stopped at once when the server stops (nothing of theirs is kept).
-LEAN = ["--LabApp.news_url=None", "--LabApp.extension_manager=readonly",
-        "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
-        "--KernelManager.shutdown_wait_time=0.0"]
+LEAN = [
+    "--LabApp.news_url=None",
+    "--LabApp.extension_manager=readonly",
+    "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
+    "--KernelManager.shutdown_wait_time=0.0",
+]
 # With LabServer(lean=True) (the test) it also leaves out the language servers and the
 # terminals, and the front end the side panels and viewers a student may use but a test
 # does not: each costs schema checks at start, DOM per cell or work per change.  The redraw
 # benchmark keeps them, as a student has them.
-LEANER = ["--ServerApp.jpserver_extensions=jupyter_lsp=False",
-          "--ServerApp.jpserver_extensions=jupyter_server_terminals=False",
-          "--ServerApp.terminals_enabled=False"]
+LEANER = [
+    "--ServerApp.jpserver_extensions=jupyter_lsp=False",
+    "--ServerApp.jpserver_extensions=jupyter_server_terminals=False",
+    "--ServerApp.terminals_enabled=False",
+]
 DISABLED_PLUGINS = [
-    "@jupyterlab/apputils-extension:announcements", "@jupyterlab/extensionmanager-extension",
-    "@jupyterlab/lsp-extension", "@jupyterlab/notebook-extension:language-server",
-    "@jupyterlab/fileeditor-extension:language-server", "@jupyterlab/terminal-extension",
-    "@jupyterlab/debugger-extension", "@jupyterlab/toc-extension",
-    "@jupyterlab/notebook-extension:toc", "@jupyterlab/documentsearch-extension",
-    "@jupyterlab/notebook-extension:search", "@jupyterlab/metadataform-extension",
-    "@jupyterlab/notebook-extension:update-raw-mimetype", "@jupyterlab/launcher-extension",
-    "@jupyterlab/running-extension", "@jupyterlab/logconsole-extension",
-    "@jupyterlab/inspector-extension", "@jupyterlab/help-extension",
-    "@jupyterlab/csvviewer-extension", "@jupyterlab/htmlviewer-extension",
-    "@jupyterlab/imageviewer-extension", "@jupyterlab/markdownviewer-extension",
-    "@jupyterlab/settingeditor-extension", "@jupyterlab/workspaces-extension",
-    "@jupyterlab/celltags-extension", "@jupyterlab/cell-toolbar-extension",
-    "@jupyterlab/hub-extension", "@jupyterlab/pluginmanager-extension",
-    "@jupyterlab/mermaid-extension", "@jupyterlab/pdf-extension", "@jupyterlab/audio-extension",
-    "@jupyterlab/video-extension", "@jupyterlab/completer-extension",
-    "@jupyterlab/tooltip-extension", "@jupyterlab/console-extension",
-    "@jupyterlab/fileeditor-extension"]
+    "@jupyterlab/apputils-extension:announcements",
+    "@jupyterlab/extensionmanager-extension",
+    "@jupyterlab/lsp-extension",
+    "@jupyterlab/notebook-extension:language-server",
+    "@jupyterlab/fileeditor-extension:language-server",
+    "@jupyterlab/terminal-extension",
+    "@jupyterlab/debugger-extension",
+    "@jupyterlab/toc-extension",
+    "@jupyterlab/notebook-extension:toc",
+    "@jupyterlab/documentsearch-extension",
+    "@jupyterlab/notebook-extension:search",
+    "@jupyterlab/metadataform-extension",
+    "@jupyterlab/notebook-extension:update-raw-mimetype",
+    "@jupyterlab/launcher-extension",
+    "@jupyterlab/running-extension",
+    "@jupyterlab/logconsole-extension",
+    "@jupyterlab/inspector-extension",
+    "@jupyterlab/help-extension",
+    "@jupyterlab/csvviewer-extension",
+    "@jupyterlab/htmlviewer-extension",
+    "@jupyterlab/imageviewer-extension",
+    "@jupyterlab/markdownviewer-extension",
+    "@jupyterlab/settingeditor-extension",
+    "@jupyterlab/workspaces-extension",
+    "@jupyterlab/celltags-extension",
+    "@jupyterlab/cell-toolbar-extension",
+    "@jupyterlab/hub-extension",
+    "@jupyterlab/pluginmanager-extension",
+    "@jupyterlab/mermaid-extension",
+    "@jupyterlab/pdf-extension",
+    "@jupyterlab/audio-extension",
+    "@jupyterlab/video-extension",
+    "@jupyterlab/completer-extension",
+    "@jupyterlab/tooltip-extension",
+    "@jupyterlab/console-extension",
+    "@jupyterlab/fileeditor-extension",
+]
 
 # The server is started through this, not `-m jupyterlab`, to skip two costs of its start
 # that serve no test: jsonschema's optional IRI checker (rfc3987_syntax builds an Earley
@@ -125,24 +155,44 @@ class LabServer:
         shutil.copytree(self.notebooks, root)
         if self.lean:
             (self.tmp / "config" / "labconfig").mkdir(parents=True)
-            (self.tmp / "config" / "labconfig" / "page_config.json").write_text(json.dumps(
-                {"disabledExtensions": dict.fromkeys(DISABLED_PLUGINS, True)}))
-        env = dict(os.environ,
-                   JUPYTER_CONFIG_DIR=str(self.tmp / "config"),
-                   JUPYTER_RUNTIME_DIR=str(self.tmp / "runtime"),
-                   JUPYTERLAB_SETTINGS_DIR=str(self.tmp / "settings"),
-                   JUPYTERLAB_WORKSPACES_DIR=str(self.tmp / "workspaces"),
-                   IPYTHONDIR=str(self.tmp / "ipython"))   # the kernels' history stays here
-        cmd = [sys.executable, "-c", LAUNCH, "--no-browser", "--ip=127.0.0.1",
-               f"--port={self.port}", "--port-retries=0", f"--IdentityProvider.token={self.token}",
-               f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
-               "--ServerApp.disable_check_xsrf=False", "--log-level=WARN", *LEAN,
-               *(LEANER if self.lean else [])]
+            (self.tmp / "config" / "labconfig" / "page_config.json").write_text(
+                json.dumps({"disabledExtensions": dict.fromkeys(DISABLED_PLUGINS, True)})
+            )
+        env = dict(
+            os.environ,
+            JUPYTER_CONFIG_DIR=str(self.tmp / "config"),
+            JUPYTER_RUNTIME_DIR=str(self.tmp / "runtime"),
+            JUPYTERLAB_SETTINGS_DIR=str(self.tmp / "settings"),
+            JUPYTERLAB_WORKSPACES_DIR=str(self.tmp / "workspaces"),
+            IPYTHONDIR=str(self.tmp / "ipython"),
+        )  # the kernels' history stays here
+        cmd = [
+            sys.executable,
+            "-c",
+            LAUNCH,
+            "--no-browser",
+            "--ip=127.0.0.1",
+            f"--port={self.port}",
+            "--port-retries=0",
+            f"--IdentityProvider.token={self.token}",
+            f"--ServerApp.root_dir={root}",
+            "--LabApp.expose_app_in_browser=True",
+            "--ServerApp.disable_check_xsrf=False",
+            "--log-level=WARN",
+            *LEAN,
+            *(LEANER if self.lean else []),
+        ]
         if os.geteuid() == 0:
             cmd.append("--allow-root")
         self.log = open(self.tmp / "server.log", "wb")
-        self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd,
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         return self
 
     def wait(self):
@@ -151,8 +201,9 @@ class LabServer:
             if self.proc.poll() is not None:
                 log = self.log_text()
                 self.stop()
-                raise RuntimeError(f"jupyter lab exited with status {self.proc.returncode}; "
-                                   f"log: {log[-2000:]}")
+                raise RuntimeError(
+                    f"jupyter lab exited with status {self.proc.returncode}; log: {log[-2000:]}"
+                )
             try:
                 with urllib.request.urlopen(self.url("api/status"), timeout=5):
                     return self
@@ -160,7 +211,8 @@ class LabServer:
                 if time.monotonic() > deadline:
                     self.stop()
                     raise RuntimeError(
-                        f"jupyter lab did not answer within {START_TIMEOUT} s") from None
+                        f"jupyter lab did not answer within {START_TIMEOUT} s"
+                    ) from None
                 time.sleep(0.1)
 
     def __enter__(self):
@@ -176,7 +228,7 @@ class LabServer:
 
     def stop(self):
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()        # the server shuts its kernels down on SIGTERM
+            self.proc.terminate()  # the server shuts its kernels down on SIGTERM
             try:
                 self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
@@ -206,7 +258,7 @@ def browser_page(viewport=None):
             browser.close()
 
 
-NOTEBOOK = ".jp-NotebookPanel:not(.lm-mod-hidden)"   # the notebook on show
+NOTEBOOK = ".jp-NotebookPanel:not(.lm-mod-hidden)"  # the notebook on show
 
 
 def start_kernels(lab, paths):
@@ -217,10 +269,15 @@ def start_kernels(lab, paths):
     import concurrent.futures
 
     def start(path):
-        body = json.dumps({"path": path, "name": path, "type": "notebook",
-                           "kernel": {"name": "python3"}}).encode()
-        request = urllib.request.Request(lab.url("api/sessions"), data=body, method="POST",
-                                         headers={"Content-Type": "application/json"})
+        body = json.dumps(
+            {"path": path, "name": path, "type": "notebook", "kernel": {"name": "python3"}}
+        ).encode()
+        request = urllib.request.Request(
+            lab.url("api/sessions"),
+            data=body,
+            method="POST",
+            headers={"Content-Type": "application/json"},
+        )
         with urllib.request.urlopen(request, timeout=START_TIMEOUT) as answer:
             return json.load(answer)["kernel"]["id"]
 
@@ -318,13 +375,15 @@ def open_and_run(page, lab, notebook, attempts=OPEN_ATTEMPTS, say=None):
             open_lab(page, lab)
             open_notebooks(page, [notebook])
             return show_ran(page, notebook)
-        except PlaywrightError as exc:     # TimeoutError is one too
+        except PlaywrightError as exc:  # TimeoutError is one too
             if attempt == attempts:
                 raise
             if say is not None:
                 first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-                say(f"opening {notebook} failed ({first[:100]}); "
-                    f"attempt {attempt + 1} of {attempts}")
+                say(
+                    f"opening {notebook} failed ({first[:100]}); "
+                    f"attempt {attempt + 1} of {attempts}"
+                )
 
 
 KERNEL_REPORTED_JS = f"""path => ({WITHIN_JS})((async () => {{
@@ -346,8 +405,11 @@ def after_kernel_reported(page, path):
 
 def explorer(page):
     """The explorer's outermost widget (the last one in the notebook)."""
-    return page.locator(f"{NOTEBOOK} .jp-OutputArea-output").filter(
-        has=page.locator(".widget-html pre")).last
+    return (
+        page.locator(f"{NOTEBOOK} .jp-OutputArea-output")
+        .filter(has=page.locator(".widget-html pre"))
+        .last
+    )
 
 
 STATE_JS = """root => {
@@ -393,7 +455,8 @@ def pane_text(page):
 def _changed(page, before, act):
     """Run ``act()`` and wait until the pane differs from ``before``; seconds it took,
     measured in the page from the input event to the changed text."""
-    page.evaluate("""before => {
+    page.evaluate(
+        """before => {
       window.__redraw = {start: null, took: null, busy: null};
       const panes = document.querySelectorAll(
         '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output .widget-html pre');
@@ -415,10 +478,13 @@ def _changed(page, before, act):
         }
       });
       watch.observe(box, {subtree: true, childList: true, characterData: true});
-    }""", before)
+    }""",
+        before,
+    )
     act()
-    page.wait_for_function("() => window.__redraw.took !== null", timeout=REDRAW_TIMEOUT_MS,
-                           polling="raf")
+    page.wait_for_function(
+        "() => window.__redraw.took !== null", timeout=REDRAW_TIMEOUT_MS, polling="raf"
+    )
     return page.evaluate("() => window.__redraw.took") / 1000
 
 
@@ -441,9 +507,11 @@ def toggle_checkbox(page, label):
 def nudge_slider(page, label, key="ArrowRight"):
     before = pane_text(page)
     handle = _row(page, "hslider", label).locator(".noUi-handle")
+
     def act():
         handle.focus()
         page.keyboard.press(key)
+
     return _changed(page, before, act)
 
 
@@ -462,7 +530,9 @@ def press_toggle(page, label, option):
 def type_text(page, label, value):
     before = pane_text(page)
     field = _row(page, "text", label).locator("input")
+
     def act():
         field.fill(str(value))
         field.press("Enter")
+
     return _changed(page, before, act)

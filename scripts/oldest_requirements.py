@@ -29,8 +29,9 @@ def merged(root=ROOT):
     lines = (pathlib.Path(root) / "requirements.txt").read_text(encoding="utf-8").splitlines()
     unknown = set(oldest) - {name(line) for line in lines}
     if unknown:
-        raise ValueError(f"requirements-oldest.txt names packages requirements.txt does not: "
-                         f"{sorted(unknown)}")
+        raise ValueError(
+            f"requirements-oldest.txt names packages requirements.txt does not: {sorted(unknown)}"
+        )
     return [oldest.get(name(line), line) for line in lines]
 
 

@@ -19,12 +19,19 @@ def lesson_run():
 
 
 # ---- reliability suite (issue 6): no network, deterministic property tests ----------------
-import netguard  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
 
-settings.register_profile("course", derandomize=True, database=None, deadline=None,
-                          max_examples=40, print_blob=False,
-                          suppress_health_check=[HealthCheck.function_scoped_fixture])
+import netguard  # noqa: E402
+
+settings.register_profile(
+    "course",
+    derandomize=True,
+    database=None,
+    deadline=None,
+    max_examples=40,
+    print_blob=False,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 settings.load_profile("course")
 
 

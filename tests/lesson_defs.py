@@ -7,7 +7,7 @@ congruential generator, the running-sum choice and the prompt hash.
 """
 
 MASK = 2**32 - 1
-STRIDE = 6151                      # record i draws from seed + 6151 * i
+STRIDE = 6151  # record i draws from seed + 6151 * i
 
 
 def scramble(t):
@@ -44,11 +44,17 @@ def fnv(text):
     return h
 
 
-FREE_FORM_WEIGHTS = (0.42, 0.26, 0.32)   # 'kayit X gorunuyor', 'bu kaydi X sayiyorum', unreadable
+FREE_FORM_WEIGHTS = (0.42, 0.26, 0.32)  # 'kayit X gorunuyor', 'bu kaydi X sayiyorum', unreadable
 
 
-def record(no=1, cls="clean", flags=(), source="user", text="mahallede kesinti ne zaman bitecek",
-           length=100):
+def record(
+    no=1,
+    cls="clean",
+    flags=(),
+    source="user",
+    text="mahallede kesinti ne zaman bitecek",
+    length=100,
+):
     """A hand-made Record with the named flags set (the others clear)."""
     from lessonlib import FEATURES, Flags, Record
 

@@ -41,9 +41,13 @@ from execute_notebooks import matplotlib_config  # noqa: E402  (nbtools put scri
 # otherwise write a warning to a cell's stderr and nbval would fail it
 matplotlib_config()
 
-STARTS = 3            # attempts to start a kernel
-CHECKS = ("figures store a PNG", "Run All again", "each cell again alone",
-          "network guard never hit")
+STARTS = 3  # attempts to start a kernel
+CHECKS = (
+    "figures store a PNG",
+    "Run All again",
+    "each cell again alone",
+    "network guard never hit",
+)
 
 
 class WatchedKernel(RunningKernel):
@@ -52,7 +56,7 @@ class WatchedKernel(RunningKernel):
     def __init__(self, *args, **kwargs):
         try:
             super().__init__(*args, **kwargs)
-        except Exception:                  # started but never ready: stop it before a retry
+        except Exception:  # started but never ready: stop it before a retry
             if hasattr(self, "km"):
                 self.stop()
             raise
@@ -68,23 +72,28 @@ nbval.plugin.RunningKernel = WatchedKernel
 class NotebookSession(IPyNbFile):
     """nbval's notebook collector, plus the session checks after its cells."""
 
-    died = None           # cell number where the kernel died, or None
-    guard = None          # outputs of the guard cell (must be empty)
+    died = None  # cell number where the kernel died, or None
+    guard = None  # outputs of the guard cell (must be empty)
 
     def setup(self):
         for attempt in range(1, STARTS + 1):
             try:
-                super().setup()            # nbval's set-up, starting a WatchedKernel
+                super().setup()  # nbval's set-up, starting a WatchedKernel
                 break
-            except RuntimeError:           # e.g. 'Kernel died before replying to kernel_info'
+            except RuntimeError:  # e.g. 'Kernel died before replying to kernel_info'
                 if attempt == STARTS:
                     raise
         self.guard = self.run(nbtools.guard_cell_source())
 
     def run(self, code):
         """Run ``code`` in this notebook's kernel; normalized outputs."""
-        return nbtools.normalize(coalesce_streams(nbtools.run_code(
-            self.kernel.km, self.kernel.kc, code, self.config.option.nbval_cell_timeout)))
+        return nbtools.normalize(
+            coalesce_streams(
+                nbtools.run_code(
+                    self.kernel.km, self.kernel.kc, code, self.config.option.nbval_cell_timeout
+                )
+            )
+        )
 
     def collect(self):
         cells = list(super().collect())
@@ -123,7 +132,8 @@ class SessionCheck(pytest.Item):
             raise SessionFailed("a cell ran past --nbval-cell-timeout: nothing to rerun")
         if self.name == "network guard never hit":
             probe = session.run(
-                "import builtins; print(len(builtins.__course_netguard__.blocked))")
+                "import builtins; print(len(builtins.__course_netguard__.blocked))"
+            )
             problems = [] if session.guard == [] else [f"the guard cell printed {session.guard}"]
             if probe != [{"output_type": "stream", "name": "stdout", "text": "0\n"}]:
                 problems.append(f"the notebook tried to reach the network: {probe}")
@@ -168,8 +178,10 @@ class Numbered:
 @pytest.hookimpl(wrapper=True)
 def pytest_collect_file(file_path, parent):
     result = yield
-    return [NotebookSession.from_parent(parent, path=file_path)
-            if type(node) is IPyNbFile else node for node in result or []]
+    return [
+        NotebookSession.from_parent(parent, path=file_path) if type(node) is IPyNbFile else node
+        for node in result or []
+    ]
 
 
 def pytest_collection_modifyitems(items):
@@ -177,8 +189,10 @@ def pytest_collection_modifyitems(items):
 
     With ``--dist loadscope --no-loadscope-reorder`` (pyproject.toml) xdist hands
     out whole notebooks in this order, so the long ones do not start last."""
+
     def rank(item):
         if isinstance(item.parent, NotebookSession):
             return (0, -item.parent.path.stat().st_size)
         return (1, 0)
+
     items.sort(key=rank)

@@ -29,22 +29,29 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from execute_notebooks import notebooks  # noqa: E402,F401  (used by tests)
+
 MAX_BYTES = 1_000_000
 SLIDE_TYPES = {"slide", "subslide", "fragment", "-", "skip", "notes"}
 IGNORE_OUTPUT = "NBVAL_IGNORE_OUTPUT"
 RAISES = "NBVAL_RAISES_EXCEPTION"
 WIDGET = "application/vnd.jupyter.widget-view+json"
 PNG = "image/png"
-OUTPUT_WAIT = 10       # seconds to wait for a finished cell's outputs
+OUTPUT_WAIT = 10  # seconds to wait for a finished cell's outputs
 
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{4,}\b")
-TIMING = re.compile("|".join([
-    r"\bWall time\b", r"\bCPU times\b", r"\bper loop\b",
-    r"\b\d+(?:\.\d+)?\s?(?:ns|µs|us|ms)\b",
-    r"\b\d+(?:\.\d+)?\s?(?:s|sec|secs|seconds)\b(?![-'])",
-    r"\b\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}",              # time stamps
-    r"\b\d{1,2}:\d{2}:\d{2}\b",
-]))
+TIMING = re.compile(
+    "|".join(
+        [
+            r"\bWall time\b",
+            r"\bCPU times\b",
+            r"\bper loop\b",
+            r"\b\d+(?:\.\d+)?\s?(?:ns|µs|us|ms)\b",
+            r"\b\d+(?:\.\d+)?\s?(?:s|sec|secs|seconds)\b(?![-'])",
+            r"\b\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}",  # time stamps
+            r"\b\d{1,2}:\d{2}:\d{2}\b",
+        ]
+    )
+)
 FIGURE = re.compile(r"(?<![\d.])\d+\.\d{4}(?![\d])")
 
 
@@ -69,7 +76,7 @@ def output_texts(output, mimes=None):
 def check_format(path):
     try:
         nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
-    except Exception as exc:                       # invalid JSON or not a notebook
+    except Exception as exc:  # invalid JSON or not a notebook
         return None, [f"not a readable notebook: {exc}"]
     if nb.get("nbformat") != 4:
         return nb, [f"nbformat {nb.get('nbformat')}, expected 4"]
@@ -98,8 +105,9 @@ def check_execution(nb):
             problems.append(f"cell {i}: not executed (execution_count null)")
         counts.append(cell.get("execution_count"))
     if not problems and counts != list(range(1, len(counts) + 1)):
-        problems.append(f"execution counts {counts}: expected 1..{len(counts)} in order "
-                        f"(one fresh Run All)")
+        problems.append(
+            f"execution counts {counts}: expected 1..{len(counts)} in order (one fresh Run All)"
+        )
     return problems
 
 
@@ -113,8 +121,9 @@ def check_outputs(nb):
         for output in cell.get("outputs", []):
             kind = output.get("output_type")
             if kind == "error" and not raises:
-                problems.append(f"cell {i}: error output {output.get('ename')}: "
-                                f"{output.get('evalue')}")
+                problems.append(
+                    f"cell {i}: error output {output.get('ename')}: {output.get('evalue')}"
+                )
             if kind == "stream" and output.get("name") == "stderr":
                 err = "".join(output.get("text"))
                 problems.append(f"cell {i}: writes to stderr: {err[:80]!r}")
@@ -129,8 +138,11 @@ def check_outputs(nb):
         if raises and not any(o.get("output_type") == "error" for o in cell.get("outputs", [])):
             problems.append(f"cell {i}: marked {RAISES} but shows no error")
         if IGNORE_OUTPUT in source(cell):
-            comments = [ln for ln in source(cell).splitlines()
-                        if ln.strip().startswith("#") and IGNORE_OUTPUT not in ln]
+            comments = [
+                ln
+                for ln in source(cell).splitlines()
+                if ln.strip().startswith("#") and IGNORE_OUTPUT not in ln
+            ]
             if not comments:
                 problems.append(f"cell {i}: {IGNORE_OUTPUT} without a comment saying why")
     return problems
@@ -147,15 +159,22 @@ def check_slides(nb):
     for i, cell in enumerate(nb.cells):
         kind = cell.get("metadata", {}).get("slideshow", {}).get("slide_type")
         if kind not in SLIDE_TYPES:
-            problems.append(f"cell {i} ({cell.cell_type}): slide_type {kind!r}, expected one "
-                            f"of {sorted(SLIDE_TYPES)}")
+            problems.append(
+                f"cell {i} ({cell.cell_type}): slide_type {kind!r}, expected one "
+                f"of {sorted(SLIDE_TYPES)}"
+            )
     return problems
 
 
 def check_prose_figures(nb):
     """Every four-place figure quoted in markdown appears in some code cell's output."""
-    printed = "\n".join(text for cell in nb.cells if cell.cell_type == "code"
-                        for output in cell.get("outputs", []) for text in output_texts(output))
+    printed = "\n".join(
+        text
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for output in cell.get("outputs", [])
+        for text in output_texts(output)
+    )
     problems = []
     for i, cell in enumerate(nb.cells):
         if cell.cell_type != "markdown":
@@ -168,8 +187,9 @@ def check_prose_figures(nb):
 
 def check_figures(nb):
     """Every stored figure carries its picture (image/png), not only ``<Figure size ...>``."""
-    outputs = {i: normalize(c.get("outputs", [])) for i, c in enumerate(nb.cells)
-               if c.cell_type == "code"}
+    outputs = {
+        i: normalize(c.get("outputs", [])) for i, c in enumerate(nb.cells) if c.cell_type == "code"
+    }
     return figures_without_png(nb, outputs)
 
 
@@ -184,8 +204,10 @@ def figures_without_png(nb, outputs):
         for o in outs:
             text = "".join(o.get("data", {}).get("text/plain", ""))
             if text.startswith("<Figure size") and PNG not in o["data"]:
-                problems.append(f"cell {i} ({source(nb.cells[i]).splitlines()[0][:60]!r}): "
-                                f"a figure with no {PNG} output, only {text.strip()!r}")
+                problems.append(
+                    f"cell {i} ({source(nb.cells[i]).splitlines()[0][:60]!r}): "
+                    f"a figure with no {PNG} output, only {text.strip()!r}"
+                )
     return problems
 
 
@@ -195,8 +217,14 @@ def hygiene_problems(path):
     problems += check_size(path)
     if nb is None:
         return problems
-    for check in (check_kernelspec, check_execution, check_outputs, check_slides,
-                  check_prose_figures, check_figures):
+    for check in (
+        check_kernelspec,
+        check_execution,
+        check_outputs,
+        check_slides,
+        check_prose_figures,
+        check_figures,
+    ):
         problems += check(nb)
     return problems
 
@@ -219,8 +247,13 @@ def kernel_death(km):
     """'the kernel died ...' with how its process ended (signal or exit status)."""
     process = getattr(getattr(km, "provisioner", None), "process", None)
     code = process.poll() if process is not None else None
-    how = (f"killed by signal {-code}" if code is not None and code < 0
-           else f"exit status {code}" if code is not None else "exit status unknown")
+    how = (
+        f"killed by signal {-code}"
+        if code is not None and code < 0
+        else f"exit status {code}"
+        if code is not None
+        else "exit status unknown"
+    )
     return f"the kernel died while running this cell ({how})"
 
 
@@ -257,22 +290,30 @@ def run_code(km, kc, code, timeout):
         try:
             msg = kc.get_iopub_msg(timeout=OUTPUT_WAIT)
         except queue.Empty:
-            raise RuntimeError(f"the kernel sent no end of output within {OUTPUT_WAIT} s "
-                               "of finishing the cell") from None
+            raise RuntimeError(
+                f"the kernel sent no end of output within {OUTPUT_WAIT} s of finishing the cell"
+            ) from None
         if msg["parent_header"].get("msg_id") != msg_id:
             continue
         kind, content = msg["msg_type"], msg["content"]
         if kind == "status" and content["execution_state"] == "idle":
             return outputs
         if kind == "stream":
-            outputs.append(nbformat.NotebookNode(output_type=kind, name=content["name"],
-                                                 text=content["text"]))
+            outputs.append(
+                nbformat.NotebookNode(output_type=kind, name=content["name"], text=content["text"])
+            )
         elif kind in ("display_data", "execute_result"):
-            outputs.append(nbformat.NotebookNode(output_type=kind, data=content["data"],
-                                                 metadata=content["metadata"]))
+            outputs.append(
+                nbformat.NotebookNode(
+                    output_type=kind, data=content["data"], metadata=content["metadata"]
+                )
+            )
         elif kind == "error":
-            outputs.append(nbformat.NotebookNode(output_type=kind, ename=content["ename"],
-                                                 evalue=content["evalue"]))
+            outputs.append(
+                nbformat.NotebookNode(
+                    output_type=kind, ename=content["ename"], evalue=content["evalue"]
+                )
+            )
 
 
 def normalize(outputs):
@@ -287,14 +328,20 @@ def normalize(outputs):
             else:
                 out.append({"output_type": "stream", "name": o["name"], "text": text})
         elif kind == "error":
-            out.append({"output_type": "error", "ename": o.get("ename"),
-                        "evalue": o.get("evalue")})
+            out.append(
+                {"output_type": "error", "ename": o.get("ename"), "evalue": o.get("evalue")}
+            )
         else:
             data = copy.deepcopy(dict(o.get("data", {})))
             if WIDGET in data:
                 data[WIDGET] = {k: v for k, v in data[WIDGET].items() if k != "model_id"}
-            out.append({"output_type": "display", "data": data,
-                        "metadata": copy.deepcopy(dict(o.get("metadata", {})))})
+            out.append(
+                {
+                    "output_type": "display",
+                    "data": data,
+                    "metadata": copy.deepcopy(dict(o.get("metadata", {}))),
+                }
+            )
     return out
 
 

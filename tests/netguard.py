@@ -21,7 +21,7 @@ class NetworkBlocked(RuntimeError):
 
 def is_loopback(address):
     """True for a Unix socket path or a loopback host; False for anything else."""
-    if isinstance(address, (str, bytes)):          # AF_UNIX path
+    if isinstance(address, (str, bytes)):  # AF_UNIX path
         return True
     if not isinstance(address, tuple) or not address:
         return False
@@ -34,7 +34,7 @@ def is_loopback(address):
         return True
     try:
         ip = ipaddress.ip_address(host.split("%", 1)[0])
-    except ValueError:                              # a host name would need a lookup
+    except ValueError:  # a host name would need a lookup
         return False
     mapped = getattr(ip, "ipv4_mapped", None)
     return ip.is_loopback or bool(mapped and mapped.is_loopback)
@@ -48,8 +48,10 @@ class Guard:
     def _check(self, what, address):
         if not is_loopback(address):
             self.blocked.append((what, address))
-            raise NetworkBlocked(f"network access blocked in the course's tests: {what} to "
-                                 f"{address!r} (only loopback is allowed)")
+            raise NetworkBlocked(
+                f"network access blocked in the course's tests: {what} to "
+                f"{address!r} (only loopback is allowed)"
+            )
 
     def install(self):
         guard = self
@@ -76,8 +78,11 @@ class Guard:
             guard._check("create_connection", address)
             return create_connection(address, *args, **kwargs)
 
-        cls.connect, cls.connect_ex, cls.sendto = (guarded_connect, guarded_connect_ex,
-                                                   guarded_sendto)
+        cls.connect, cls.connect_ex, cls.sendto = (
+            guarded_connect,
+            guarded_connect_ex,
+            guarded_sendto,
+        )
         socket.create_connection = guarded_create_connection
         return self
 

@@ -4,8 +4,7 @@ import lessonlib as L
 from lessonlib.judge import RETRY_CAUSE, ask_for_label, build_prompt
 
 
-def model_run(records, seed, model, guideline=L.GUIDELINE, unreadable_as="clean",
-              calls_before=0):
+def model_run(records, seed, model, guideline=L.GUIDELINE, unreadable_as="clean", calls_before=0):
     """run_judge's loop with any SimulatedModel, its counter set to ``calls_before`` first.
 
     Returns the JudgeRun that loop gives; its ``calls`` counts only the calls made here.
@@ -22,5 +21,6 @@ def model_run(records, seed, model, guideline=L.GUIDELINE, unreadable_as="clean"
         unreadable += answer.label is None
         fallback = "temiz" if unreadable_as == "clean" else "zararli"
         labels[record.no] = answer.label or fallback
-    return L.JudgeRun(labels, model.calls - calls_before, retries, unreadable, tokens, seed,
-                      causes)
+    return L.JudgeRun(
+        labels, model.calls - calls_before, retries, unreadable, tokens, seed, causes
+    )

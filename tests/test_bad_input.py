@@ -34,13 +34,13 @@ GUIDELINE_TEXT = lessonlib.GUIDELINE
 
 @dataclass(frozen=True)
 class Bad:
-    api: str                    # the door (or Class.method) under test
-    call: Callable              # thunk taking the module
-    error: type                 # TypeError (wrong kind) or ValueError (value not allowed)
-    param: str                  # the parameter the message must name
-    allowed: str = ""           # a piece of the allowed values the message must show
-    note: str = ""              # what is bad, for the test id
-    gap: str = ""               # not checked yet (module owned elsewhere): a strict xfail
+    api: str  # the door (or Class.method) under test
+    call: Callable  # thunk taking the module
+    error: type  # TypeError (wrong kind) or ValueError (value not allowed)
+    param: str  # the parameter the message must name
+    allowed: str = ""  # a piece of the allowed values the message must show
+    note: str = ""  # what is bad, for the test id
+    gap: str = ""  # not checked yet (module owned elsewhere): a strict xfail
 
 
 def model_with(**change):
@@ -66,165 +66,428 @@ def asking(reply):
 
 OTHER = [record(no=1, text="adres degisikligi nasil yapilir"), record(no=2)]
 FOREIGN = "a run on other records, same numbers"
-BAD_RECORDS = (([], ValueError, "empty"), (None, TypeError, "None"), ("abc", TypeError, "str"),
-               ([R, 5], TypeError, "non-record item"), (R, TypeError, "one record, not a list"))
+BAD_RECORDS = (
+    ([], ValueError, "empty"),
+    (None, TypeError, "None"),
+    ("abc", TypeError, "str"),
+    ([R, 5], TypeError, "non-record item"),
+    (R, TypeError, "one record, not a list"),
+)
 
 ROWS = {
     "lessonlib.records": [
         Bad("make_records", lambda m: m.make_records(0), ValueError, "n", ">= 1", "n=0"),
         Bad("make_records", lambda m: m.make_records(-3), ValueError, "n", ">= 1", "n<0"),
         Bad("make_records", lambda m: m.make_records(2.5), TypeError, "n", "integer", "float n"),
-        Bad("make_records", lambda m: m.make_records(240.0), TypeError, "n", "integer",
-            "whole float n"),
+        Bad(
+            "make_records",
+            lambda m: m.make_records(240.0),
+            TypeError,
+            "n",
+            "integer",
+            "whole float n",
+        ),
         Bad("make_records", lambda m: m.make_records("240"), TypeError, "n", note="str n"),
         Bad("make_records", lambda m: m.make_records(True), TypeError, "n", note="bool n"),
         Bad("make_records", lambda m: m.make_records(None), TypeError, "n", note="None n"),
-        Bad("make_records", lambda m: m.make_records(5, -1), ValueError, "seed", ">= 0",
-            "negative seed"),
-        Bad("make_records", lambda m: m.make_records(5, 1.5), TypeError, "seed",
-            note="float seed"),
-        Bad("make_records", lambda m: m.make_records(5, True), TypeError, "seed",
-            note="bool seed"),
+        Bad(
+            "make_records",
+            lambda m: m.make_records(5, -1),
+            ValueError,
+            "seed",
+            ">= 0",
+            "negative seed",
+        ),
+        Bad(
+            "make_records", lambda m: m.make_records(5, 1.5), TypeError, "seed", note="float seed"
+        ),
+        Bad(
+            "make_records", lambda m: m.make_records(5, True), TypeError, "seed", note="bool seed"
+        ),
         Bad("make_records", lambda m: m.make_records(5, "7"), TypeError, "seed", note="str seed"),
-        *[Bad("write_records_csv", lambda m, r=r: m.write_records_csv("x.csv", r), error,
-              "records", note=note) for r, error, note in BAD_RECORDS],
+        *[
+            Bad(
+                "write_records_csv",
+                lambda m, r=r: m.write_records_csv("x.csv", r),
+                error,
+                "records",
+                note=note,
+            )
+            for r, error, note in BAD_RECORDS
+        ],
     ],
     "lessonlib.criteria": [
-        Bad("rule_filter", lambda m: m.rule_filter(R, "instruction_mode"), TypeError, "rules",
-            "instruction_mode", "a single string"),
-        Bad("rule_filter", lambda m: m.rule_filter(R, ("nope",)), ValueError, "rules",
-            "side_effect_tool_name", "unknown name"),
+        Bad(
+            "rule_filter",
+            lambda m: m.rule_filter(R, "instruction_mode"),
+            TypeError,
+            "rules",
+            "instruction_mode",
+            "a single string",
+        ),
+        Bad(
+            "rule_filter",
+            lambda m: m.rule_filter(R, ("nope",)),
+            ValueError,
+            "rules",
+            "side_effect_tool_name",
+            "unknown name",
+        ),
         Bad("rule_filter", lambda m: m.rule_filter(R, 5), TypeError, "rules", note="int"),
-        Bad("rule_filter", lambda m: m.rule_filter("x"), TypeError, "record", "Record",
-            "str record"),
+        Bad(
+            "rule_filter",
+            lambda m: m.rule_filter("x"),
+            TypeError,
+            "record",
+            "Record",
+            "str record",
+        ),
         Bad("rule_filter", lambda m: m.rule_filter(None), TypeError, "record", note="None"),
-        Bad("make_rule_filter", lambda m: m.make_rule_filter("hidden_field_name"), TypeError,
-            "rules", "hidden_field_name", "a single string"),
-        Bad("make_rule_filter", lambda m: m.make_rule_filter(["instruction_mode", "bogus"]),
-            ValueError, "rules", "bogus", "one unknown name"),
-        Bad("make_rule_filter", lambda m: m.make_rule_filter(None), TypeError, "rules",
-            note="None"),
+        Bad(
+            "make_rule_filter",
+            lambda m: m.make_rule_filter("hidden_field_name"),
+            TypeError,
+            "rules",
+            "hidden_field_name",
+            "a single string",
+        ),
+        Bad(
+            "make_rule_filter",
+            lambda m: m.make_rule_filter(["instruction_mode", "bogus"]),
+            ValueError,
+            "rules",
+            "bogus",
+            "one unknown name",
+        ),
+        Bad(
+            "make_rule_filter", lambda m: m.make_rule_filter(None), TypeError, "rules", note="None"
+        ),
     ],
     "lessonlib.metrics": [
-        *[Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r, bool), error, "records", note=note)
-          for fn in ("measure", "agreement", "class_recall")
-          for r, error, note in BAD_RECORDS],
-        *[Bad(fn, lambda m, fn=fn, d=d: getattr(m, fn)(RECS, d), TypeError, "decide", note=note)
-          for fn in ("measure", "agreement", "class_recall")
-          for d, note in ((5, "int decide"), (None, "None"))],
-        *[Bad(fn, lambda m, fn=fn: getattr(m, fn)(RECS, lessonlib.run_judge(RECS[:1]).decide),
-              ValueError, "record", "does not belong", note="a run on fewer records")
-          for fn in ("measure", "agreement", "class_recall")],
+        *[
+            Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r, bool), error, "records", note=note)
+            for fn in ("measure", "agreement", "class_recall")
+            for r, error, note in BAD_RECORDS
+        ],
+        *[
+            Bad(fn, lambda m, fn=fn, d=d: getattr(m, fn)(RECS, d), TypeError, "decide", note=note)
+            for fn in ("measure", "agreement", "class_recall")
+            for d, note in ((5, "int decide"), (None, "None"))
+        ],
+        *[
+            Bad(
+                fn,
+                lambda m, fn=fn: getattr(m, fn)(RECS, lessonlib.run_judge(RECS[:1]).decide),
+                ValueError,
+                "record",
+                "does not belong",
+                note="a run on fewer records",
+            )
+            for fn in ("measure", "agreement", "class_recall")
+        ],
     ],
     "lessonlib.simulator": [
-        Bad("SimulatedModel", model_with(temperature=-0.1), ValueError, "temperature", ">= 0",
-            "negative"),
-        Bad("SimulatedModel", model_with(temperature=NAN), ValueError, "temperature", "finite",
-            "NaN"),
-        Bad("SimulatedModel", model_with(temperature=INF), ValueError, "temperature", "finite",
-            "inf"),
-        Bad("SimulatedModel", model_with(temperature="0.3"), TypeError, "temperature",
-            note="str"),
-        Bad("SimulatedModel", model_with(temperature=True), TypeError, "temperature",
-            note="bool"),
-        Bad("SimulatedModel", model_with(temperature=None), TypeError, "temperature",
-            note="None"),
+        Bad(
+            "SimulatedModel",
+            model_with(temperature=-0.1),
+            ValueError,
+            "temperature",
+            ">= 0",
+            "negative",
+        ),
+        Bad(
+            "SimulatedModel",
+            model_with(temperature=NAN),
+            ValueError,
+            "temperature",
+            "finite",
+            "NaN",
+        ),
+        Bad(
+            "SimulatedModel",
+            model_with(temperature=INF),
+            ValueError,
+            "temperature",
+            "finite",
+            "inf",
+        ),
+        Bad("SimulatedModel", model_with(temperature="0.3"), TypeError, "temperature", note="str"),
+        Bad("SimulatedModel", model_with(temperature=True), TypeError, "temperature", note="bool"),
+        Bad("SimulatedModel", model_with(temperature=None), TypeError, "temperature", note="None"),
         Bad("SimulatedModel", model_with(cues=5), TypeError, "cues", note="not a mapping"),
-        Bad("SimulatedModel", model_with(cues={"yoner": "evil"}), ValueError, "cues", "zararli",
-            "unknown label"),
-        Bad("SimulatedModel", model_with(cues={3: "temiz"}), TypeError, "cues",
-            note="int token"),
-        Bad("SimulatedModel", model_with(spurious={"asiri": "harmful"}), ValueError, "spurious",
-            "zararli", "unknown label"),
-        Bad("SimulatedModel", model_with(spurious=["asiri"]), TypeError, "spurious",
-            note="a list"),
-        Bad("SimulatedModel", model_with(prior={"temiz": 0.75}), ValueError, "prior", "zararli",
-            "missing label"),
-        Bad("SimulatedModel", model_with(prior={"temiz": 0.7, "zararli": 0.1, "belki": 0.2}),
-            ValueError, "prior", "temiz", "unknown label"),
-        Bad("SimulatedModel", model_with(prior={"temiz": "a", "zararli": 0.1}), TypeError,
-            "prior", note="str weight"),
-        Bad("SimulatedModel", model_with(prior={"temiz": NAN, "zararli": 0.1}), ValueError,
-            "prior", note="NaN weight"),
+        Bad(
+            "SimulatedModel",
+            model_with(cues={"yoner": "evil"}),
+            ValueError,
+            "cues",
+            "zararli",
+            "unknown label",
+        ),
+        Bad("SimulatedModel", model_with(cues={3: "temiz"}), TypeError, "cues", note="int token"),
+        Bad(
+            "SimulatedModel",
+            model_with(spurious={"asiri": "harmful"}),
+            ValueError,
+            "spurious",
+            "zararli",
+            "unknown label",
+        ),
+        Bad(
+            "SimulatedModel", model_with(spurious=["asiri"]), TypeError, "spurious", note="a list"
+        ),
+        Bad(
+            "SimulatedModel",
+            model_with(prior={"temiz": 0.75}),
+            ValueError,
+            "prior",
+            "zararli",
+            "missing label",
+        ),
+        Bad(
+            "SimulatedModel",
+            model_with(prior={"temiz": 0.7, "zararli": 0.1, "belki": 0.2}),
+            ValueError,
+            "prior",
+            "temiz",
+            "unknown label",
+        ),
+        Bad(
+            "SimulatedModel",
+            model_with(prior={"temiz": "a", "zararli": 0.1}),
+            TypeError,
+            "prior",
+            note="str weight",
+        ),
+        Bad(
+            "SimulatedModel",
+            model_with(prior={"temiz": NAN, "zararli": 0.1}),
+            ValueError,
+            "prior",
+            note="NaN weight",
+        ),
         Bad("SimulatedModel", model_with(prior=5), TypeError, "prior", note="not a mapping"),
         Bad("SimulatedModel", model_with(window=0), ValueError, "window", ">= 1", "0"),
         Bad("SimulatedModel", model_with(window=1.5), TypeError, "window", note="float"),
         Bad("SimulatedModel", model_with(max_output=0), ValueError, "max_output", ">= 1", "0"),
         Bad("SimulatedModel", model_with(max_output="24"), TypeError, "max_output", note="str"),
-        Bad("SimulatedModel", model_with(rate_limit_every=0), ValueError, "rate_limit_every",
-            ">= 1", "0"),
+        Bad(
+            "SimulatedModel",
+            model_with(rate_limit_every=0),
+            ValueError,
+            "rate_limit_every",
+            ">= 1",
+            "0",
+        ),
         Bad("SimulatedModel", model_with(name=5), TypeError, "name", note="int"),
-        Bad("SimulatedModel.call", lambda m: m.SimulatedModel().call(5), TypeError, "prompt",
-            note="int prompt"),
-        Bad("SimulatedModel.call", lambda m: m.SimulatedModel().call(None), TypeError, "prompt",
-            note="None prompt"),
-        Bad("SimulatedModel.call", lambda m: m.SimulatedModel().call("p", -1), ValueError, "seed",
-            ">= 0", "negative seed"),
-        Bad("SimulatedModel.call", lambda m: m.SimulatedModel().call("p", 1.5), TypeError, "seed",
-            note="float seed"),
-        Bad("SimulatedModel.call", lambda m: m.SimulatedModel().call("p", True), TypeError,
-            "seed", note="bool seed"),
-        Bad("SimulatedModel.call", lambda m: m.SimulatedModel().call("p", None), TypeError,
-            "seed", note="None seed"),
-        Bad("SimulatedModel.call", lambda m: m.SimulatedModel().call("p", 1, 0), ValueError,
-            "max_output", ">= 1", "max_output 0"),
-        Bad("SimulatedModel.call", lambda m: m.SimulatedModel().call("p", 1, 2.0), TypeError,
-            "max_output", note="float max_output"),
-        Bad("label_probabilities", lambda m: m.label_probabilities("p", -1), ValueError,
-            "temperature", ">= 0"),
+        Bad(
+            "SimulatedModel.call",
+            lambda m: m.SimulatedModel().call(5),
+            TypeError,
+            "prompt",
+            note="int prompt",
+        ),
+        Bad(
+            "SimulatedModel.call",
+            lambda m: m.SimulatedModel().call(None),
+            TypeError,
+            "prompt",
+            note="None prompt",
+        ),
+        Bad(
+            "SimulatedModel.call",
+            lambda m: m.SimulatedModel().call("p", -1),
+            ValueError,
+            "seed",
+            ">= 0",
+            "negative seed",
+        ),
+        Bad(
+            "SimulatedModel.call",
+            lambda m: m.SimulatedModel().call("p", 1.5),
+            TypeError,
+            "seed",
+            note="float seed",
+        ),
+        Bad(
+            "SimulatedModel.call",
+            lambda m: m.SimulatedModel().call("p", True),
+            TypeError,
+            "seed",
+            note="bool seed",
+        ),
+        Bad(
+            "SimulatedModel.call",
+            lambda m: m.SimulatedModel().call("p", None),
+            TypeError,
+            "seed",
+            note="None seed",
+        ),
+        Bad(
+            "SimulatedModel.call",
+            lambda m: m.SimulatedModel().call("p", 1, 0),
+            ValueError,
+            "max_output",
+            ">= 1",
+            "max_output 0",
+        ),
+        Bad(
+            "SimulatedModel.call",
+            lambda m: m.SimulatedModel().call("p", 1, 2.0),
+            TypeError,
+            "max_output",
+            note="float max_output",
+        ),
+        Bad(
+            "label_probabilities",
+            lambda m: m.label_probabilities("p", -1),
+            ValueError,
+            "temperature",
+            ">= 0",
+        ),
     ],
     "lessonlib.judge": [
         Bad("ask_for_label", asking(5), TypeError, "ask", "text", "an int reply"),
-        Bad("ask_for_label", asking(Reply(10, text=None)), TypeError, "ask", "text",
-            "a reply without text"),
-        *[Bad("ask_for_label", asking(Reply(tokens)), error, "input_tokens", note=note)
-          for tokens, error, note in (("abc", TypeError, "str"), (NAN, TypeError, "NaN"),
-                                      (-1, ValueError, "negative"), (True, TypeError, "bool"),
-                                      (2.5, TypeError, "float"))],
-        *[Bad("run_judge", judge_with(records=r), error, "records", note=note)
-          for r, error, note in BAD_RECORDS],
+        Bad(
+            "ask_for_label",
+            asking(Reply(10, text=None)),
+            TypeError,
+            "ask",
+            "text",
+            "a reply without text",
+        ),
+        *[
+            Bad("ask_for_label", asking(Reply(tokens)), error, "input_tokens", note=note)
+            for tokens, error, note in (
+                ("abc", TypeError, "str"),
+                (NAN, TypeError, "NaN"),
+                (-1, ValueError, "negative"),
+                (True, TypeError, "bool"),
+                (2.5, TypeError, "float"),
+            )
+        ],
+        *[
+            Bad("run_judge", judge_with(records=r), error, "records", note=note)
+            for r, error, note in BAD_RECORDS
+        ],
         Bad("run_judge", judge_with(seed=-1), ValueError, "seed", ">= 0", "negative seed"),
         Bad("run_judge", judge_with(seed=2.5), TypeError, "seed", note="float seed"),
         Bad("run_judge", judge_with(seed=True), TypeError, "seed", note="bool seed"),
-        Bad("run_judge", judge_with(temperature=-1), ValueError, "temperature", ">= 0",
-            "negative"),
+        Bad(
+            "run_judge", judge_with(temperature=-1), ValueError, "temperature", ">= 0", "negative"
+        ),
         Bad("run_judge", judge_with(temperature=NAN), ValueError, "temperature", note="NaN"),
         Bad("run_judge", judge_with(temperature="0.3"), TypeError, "temperature", note="str"),
         Bad("run_judge", judge_with(guideline=None), TypeError, "guideline", note="None"),
         Bad("run_judge", judge_with(guideline=5), TypeError, "guideline", note="int"),
-        Bad("run_judge", judge_with(cues={"yoner": "harmful"}), ValueError, "cues", "temiz",
-            "unknown label"),
+        Bad(
+            "run_judge",
+            judge_with(cues={"yoner": "harmful"}),
+            ValueError,
+            "cues",
+            "temiz",
+            "unknown label",
+        ),
         Bad("run_judge", judge_with(cues=["yoner"]), TypeError, "cues", note="a list"),
-        Bad("run_judge", judge_with(spurious={"asiri": "x"}), ValueError, "spurious", "zararli",
-            "unknown label"),
+        Bad(
+            "run_judge",
+            judge_with(spurious={"asiri": "x"}),
+            ValueError,
+            "spurious",
+            "zararli",
+            "unknown label",
+        ),
         Bad("run_judge", judge_with(max_output=0), ValueError, "max_output", ">= 1", "0"),
         Bad("run_judge", judge_with(max_output=1.5), TypeError, "max_output", note="float"),
         Bad("run_judge", judge_with(max_output=True), TypeError, "max_output", note="bool"),
-        Bad("run_judge", judge_with(unreadable_as="maybe"), ValueError, "unreadable_as",
-            "clean", "unknown rule"),
-        Bad("run_judge", judge_with(unreadable_as=None), ValueError, "unreadable_as", "harmful",
-            "None"),
-        Bad("JudgeRun.decide", lambda m: RUN.decide("kayit 1"), TypeError, "record", "Record",
-            "str record"),
-        Bad("JudgeRun.decide", lambda m: RUN.decide(record(no=3)), ValueError, "record",
-            "does not belong", "a record it did not judge"),
-        Bad("JudgeRun.decide", lambda m: m.run_judge(RECS).decide(record(no=2)), ValueError,
-            "record", "does not belong", "same number, other record"),
+        Bad(
+            "run_judge",
+            judge_with(unreadable_as="maybe"),
+            ValueError,
+            "unreadable_as",
+            "clean",
+            "unknown rule",
+        ),
+        Bad(
+            "run_judge",
+            judge_with(unreadable_as=None),
+            ValueError,
+            "unreadable_as",
+            "harmful",
+            "None",
+        ),
+        Bad(
+            "JudgeRun.decide",
+            lambda m: RUN.decide("kayit 1"),
+            TypeError,
+            "record",
+            "Record",
+            "str record",
+        ),
+        Bad(
+            "JudgeRun.decide",
+            lambda m: RUN.decide(record(no=3)),
+            ValueError,
+            "record",
+            "does not belong",
+            "a record it did not judge",
+        ),
+        Bad(
+            "JudgeRun.decide",
+            lambda m: m.run_judge(RECS).decide(record(no=2)),
+            ValueError,
+            "record",
+            "does not belong",
+            "same number, other record",
+        ),
     ],
     "lessonlib.report": [
-        Bad("sample_call_block", lambda m: m.sample_call_block(R, -1), ValueError, "seed",
-            note="negative seed"),
-        *[Bad("comparison_rows", lambda m, r=r: m.comparison_rows(r, [RUN]), error, "records",
-              note=note) for r, error, note in BAD_RECORDS],
-        *[Bad("comparison_block", lambda m, r=r: m.comparison_block(r, RUN, RUN), error,
-              "records", note=note) for r, error, note in BAD_RECORDS],
-        Bad("comparison_block",
+        Bad(
+            "sample_call_block",
+            lambda m: m.sample_call_block(R, -1),
+            ValueError,
+            "seed",
+            note="negative seed",
+        ),
+        *[
+            Bad(
+                "comparison_rows",
+                lambda m, r=r: m.comparison_rows(r, [RUN]),
+                error,
+                "records",
+                note=note,
+            )
+            for r, error, note in BAD_RECORDS
+        ],
+        *[
+            Bad(
+                "comparison_block",
+                lambda m, r=r: m.comparison_block(r, RUN, RUN),
+                error,
+                "records",
+                note=note,
+            )
+            for r, error, note in BAD_RECORDS
+        ],
+        Bad(
+            "comparison_block",
             lambda m: m.comparison_block(RECS, RUN, lessonlib.run_judge(OTHER)),
-            ValueError, "record", "does not belong", FOREIGN),
-        *[Bad("class_block", lambda m, r=r: m.class_block(r, RUN), error, "records", note=note)
-          for r, error, note in BAD_RECORDS],
-        Bad("class_block", lambda m: m.class_block(RECS, lessonlib.run_judge(OTHER)), ValueError,
-            "record", "does not belong", FOREIGN),
+            ValueError,
+            "record",
+            "does not belong",
+            FOREIGN,
+        ),
+        *[
+            Bad("class_block", lambda m, r=r: m.class_block(r, RUN), error, "records", note=note)
+            for r, error, note in BAD_RECORDS
+        ],
+        Bad(
+            "class_block",
+            lambda m: m.class_block(RECS, lessonlib.run_judge(OTHER)),
+            ValueError,
+            "record",
+            "does not belong",
+            FOREIGN,
+        ),
         Bad("lesson", lambda m: m.lesson(1), ValueError, "n", ">= 2", "no sample record"),
         Bad("lesson", lambda m: m.lesson(1.5), TypeError, "n", note="float n"),
         Bad("lesson", lambda m: m.lesson(True), TypeError, "n", note="bool n"),
@@ -235,267 +498,723 @@ ROWS = {
 
 # ---------------------------------------------------------------- the notebooks' other doors
 
-BAD_SEEDS = (([], ValueError, "empty"), (5, TypeError, "one int"), ([-1], ValueError, "negative"),
-             ([1.5], TypeError, "float seed"), ([True], TypeError, "bool seed"),
-             ("12", TypeError, "a string"), ({1: 2}, TypeError, "a dict"))
+BAD_SEEDS = (
+    ([], ValueError, "empty"),
+    (5, TypeError, "one int"),
+    ([-1], ValueError, "negative"),
+    ([1.5], TypeError, "float seed"),
+    ([True], TypeError, "bool seed"),
+    ("12", TypeError, "a string"),
+    ({1: 2}, TypeError, "a dict"),
+)
 
-ROWS.update({
-    "lessonlib.widgets": [
-        Bad("criteria_text", lambda m: m.criteria_text([]), ValueError, "records"),
-        Bad("criteria_text", lambda m: m.criteria_text(RECS, "instruction_mode"), TypeError,
-            "rules", "instruction_mode", "a string"),
-        Bad("criteria_text", lambda m: m.criteria_text(RECS, ("bogus",)), ValueError, "rules",
-            "hidden_field_name", "unknown flag"),
-        Bad("judge_settings", lambda m: m.judge_settings(-1), ValueError, "temperature"),
-        Bad("judge_settings", lambda m: m.judge_settings(seed=-1), ValueError, "seed"),
-        Bad("judge_settings", lambda m: m.judge_settings(guideline="x"), ValueError,
-            "guideline", "single label (lesson)"),
-        Bad("judge_settings", lambda m: m.judge_settings(spurious=1), TypeError, "spurious"),
-        Bad("judge_settings", lambda m: m.judge_settings(unreadable_as="x"), ValueError,
-            "unreadable_as", "'harmful'"),
-        Bad("judge_text", lambda m: m.judge_text([]), ValueError, "records"),
-        Bad("judge_text", lambda m: m.judge_text(RECS, "a"), TypeError, "temperature"),
-        Bad("judge_text", lambda m: m.judge_text(RECS, NAN), ValueError, "temperature"),
-        Bad("judge_text", lambda m: m.judge_text(RECS, seed=1.5), TypeError, "seed"),
-        Bad("judge_text", lambda m: m.judge_text(RECS, guideline=GUIDELINE_TEXT), ValueError,
-            "guideline", "free-form", "guideline text, not its name"),
-        Bad("Explorer", lambda m: m.Explorer("x", {}, 5), TypeError, "render"),
-        Bad("Explorer", lambda m: m.Explorer("x", {"a": 5}, lambda **s: ""), TypeError,
-            "controls", note="control without value"),
-        Bad("Explorer", lambda m: m.Explorer("x", 5, lambda **s: ""), TypeError, "controls",
-            note="int"),
-        Bad("Explorer", lambda m: m.Explorer(5, {}, lambda **s: ""), TypeError, "name",
-            note="int"),
-        Bad("Explorer", lambda m: m.Explorer("x", {}, lambda **s: 5), TypeError, "render",
-            note="render returns an int"),
-        Bad("Explorer", lambda m: m.Explorer("x", {}, lambda **s: "", layout_controls=5),
-            TypeError, "layout_controls", note="int"),
-        *[Bad("panel_settings", lambda m, b=b: m.panel_settings(**b), error, param, allowed,
-              note=note)
-          for b, error, param, allowed, note in (
-              (dict(judges="lesson"), TypeError, "judges", "greedy", "a string"),
-              (dict(judges=("gpt",)), ValueError, "judges", "wary", "unknown judge"),
-              (dict(judges=()), ValueError, "judges", "lesson", "no judge"),
-              (dict(quorum=0), ValueError, "quorum", ">= 1", "quorum 0"),
-              (dict(quorum=1.5), TypeError, "quorum", "", "float quorum"),
-              (dict(aggregate="max"), ValueError, "aggregate", "'median'", "unknown"),
-              (dict(min_agreement=NAN), ValueError, "min_agreement", "", "NaN"),
-              (dict(min_agreement=1.5), ValueError, "min_agreement", "[0, 1]", "above 1"),
-              (dict(min_agreement="a"), TypeError, "min_agreement", "", "str"),
-              (dict(on_unreadable="skip"), ValueError, "on_unreadable", "'abstain'",
-               "unknown"),
-              (dict(guideline=GUIDELINE_TEXT), ValueError, "guideline", "free-form",
-               "text, not name"),
-              (dict(band_seeds=1), ValueError, "band_seeds", ">= 2", "one seed"))],
-        Bad("panel_text", lambda m: m.panel_text([]), ValueError, "records"),
-        Bad("panel_text", lambda m: m.panel_text(RECS, quorum=0), ValueError, "quorum"),
-        Bad("panel_text", lambda m: m.panel_text(RECS, judges=("gpt",)), ValueError, "judges"),
-        *[Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r), error, "records", note=note)
-          for fn in ("criteria_explorer", "judge_explorer", "panel_explorer")
-          for r, error, note in (([], ValueError, "empty"), (5, TypeError, "int"))],
-    ],
-    "lessonlib.exercises.step02": [
-        Bad("check_corrupted_rule",
-            lambda m: m.check_corrupted_rule(m.DEFAULT_RULES + ("excessive_length",), NAN),
-            ValueError, "max_fbr", note="NaN"),
-        Bad("check_corrupted_rule",
-            lambda m: m.check_corrupted_rule(m.DEFAULT_RULES + ("excessive_length",), "a"),
-            TypeError, "max_fbr", note="str"),
-    ],
-    "lessonlib.exercises.step03": [
-        Bad("check_output_cap_unreadable", lambda m: m.check_output_cap_unreadable(3, 0),
-            ValueError, "max_output", ">= 1", "max_output 0"),
-        Bad("check_output_cap_unreadable", lambda m: m.check_output_cap_unreadable(3, "a"),
-            TypeError, "max_output", note="str"),
-    ],
-    "lessonlib.exercises.step06": [
-        Bad("fbr_below_share_without_spurious",
-            lambda m: m.fbr_below_share_without_spurious([], [1]), ValueError, "records"),
-        Bad("fbr_below_share_without_spurious",
-            lambda m: m.fbr_below_share_without_spurious(RECS, []), ValueError, "seeds"),
-        Bad("lowest_overlap_temperature", lambda m: m.lowest_overlap_temperature([], [1]),
-            ValueError, "records"),
-        Bad("lowest_overlap_temperature", lambda m: m.lowest_overlap_temperature(RECS, []),
-            ValueError, "seeds"),
-        Bad("lowest_overlap_temperature",
-            lambda m: m.lowest_overlap_temperature(RECS, [1], step=0), ValueError, "step",
-            note="zero"),
-        Bad("lowest_overlap_temperature",
-            lambda m: m.lowest_overlap_temperature(RECS, [1], step="a"), TypeError, "step",
-            note="str"),
-        Bad("lowest_overlap_temperature",
-            lambda m: m.lowest_overlap_temperature(RECS, [1], top=-1), ValueError, "top",
-            note="negative"),
-    ],
-    "lessonlib.sample": [
-        *[Bad("paired_table", lambda m, args=args: m.paired_table(*args), error, param, allowed,
-              note=note)
-          for args, error, param, allowed, note in (
-              (([True, False], [True], [True, False]), ValueError, "a", "same records",
-               "a shorter"),
-              (([True, False], [True, False], [True]), ValueError, "b", "same records",
-               "b shorter"),
-              (([], [], []), ValueError, "truth", "at least one", "no records"),
-              (([1, 0], [True, False], [True, False]), TypeError, "truth", "bools", "ints"),
-              (("TF", [True, False], [True, False]), TypeError, "truth", "bools", "a str"),
-              (([True], None, [True]), TypeError, "a", "bools", "None"),
-              (([True], [[True]], [True]), TypeError, "a", "bools", "rows"))],
-        *[Bad("mcnemar_p", lambda m, t=t: m.mcnemar_p(t), error, param, allowed, note=note)
-          for t, error, param, allowed, note in (
-              ([[1, 2], [3]], ValueError, "table", "2 rows of 2", "ragged"),
-              ([[1, 2, 3], [3, 4, 5]], ValueError, "table", "2 rows of 2", "2 x 3"),
-              ([1, 2, 3, 4], ValueError, "table", "2 rows of 2", "flat"),
-              (None, ValueError, "table", "2 rows of 2", "None"),
-              ([[1, -2], [3, 4]], ValueError, "table", ">= 0", "negative"),
-              ([[1, 2.5], [3, 4]], TypeError, "table", "integer", "float count"),
-              ([[1, True], [3, 4]], TypeError, "table", "integer", "bool count"))],
-        *[Bad("paired_bootstrap", lambda m, k=k: m.paired_bootstrap(
-              [True, False], [True, True], [False, False], **k), error, param, allowed,
-              note=note)
-          for k, error, param, allowed, note in (
-              (dict(figure="f1"), ValueError, "figure", "'false_block_rate'", "unknown"),
-              (dict(figure=None), ValueError, "figure", "'recall'", "None"),
-              (dict(n_resamples=0), ValueError, "n_resamples", ">= 1", "zero"),
-              (dict(n_resamples=10.0), TypeError, "n_resamples", "integer", "float"),
-              (dict(level=1.0), ValueError, "level", "between 0 and 1", "level 1"),
-              (dict(level=95), ValueError, "level", "between 0 and 1", "a percentage"),
-              (dict(level=NAN), ValueError, "level", "finite", "NaN"),
-              (dict(level="95%"), TypeError, "level", "real number", "str"),
-              (dict(seed=-1), ValueError, "seed", ">= 0", "negative"),
-              (dict(seed=1.5), TypeError, "seed", "integer", "float"))],
-        Bad("paired_bootstrap", lambda m: m.paired_bootstrap([True, False], [[True]], [True,
-            False]), ValueError, "a", "same records", "rows of another length"),
-        Bad("paired_bootstrap", lambda m: m.paired_bootstrap([True, False], [True, False],
-            [[[True, False]]]), TypeError, "b", "one such row per judge run", "3-D"),
-        *[Bad("records_needed", lambda m, args=args: m.records_needed(*args), error, param,
-              allowed, note=note)
-          for args, error, param, allowed, note in (
-              ((0.0, 0.05), ValueError, "p", "between 0 and 1", "p 0"),
-              ((1.0, 0.05), ValueError, "p", "between 0 and 1", "p 1"),
-              ((1.5, 0.05), ValueError, "p", "between 0 and 1", "p above 1"),
-              ((NAN, 0.05), ValueError, "p", "finite", "p NaN"),
-              (("0.5", 0.05), TypeError, "p", "real number", "p str"),
-              ((0.5, 0.0), ValueError, "half_width", "> 0", "zero"),
-              ((0.5, -0.1), ValueError, "half_width", "> 0", "negative"),
-              ((0.5, INF), ValueError, "half_width", "finite", "inf"),
-              ((0.5, 0.05, 0.0), ValueError, "level", "between 0 and 1", "level 0"),
-              ((0.5, 0.05, 1.2), ValueError, "level", "between 0 and 1", "level above 1"))],
-    ],
-    "lessonlib.score": [
-        *[Bad("judge_probabilities", lambda m, r=r: m.judge_probabilities(r), error, "records",
-              note=note) for r, error, note in BAD_RECORDS],
-        Bad("judge_probabilities", lambda m: m.judge_probabilities(RECS, temperature=-1),
-            ValueError, "temperature", ">= 0", "negative temperature"),
-        Bad("judge_probabilities", lambda m: m.judge_probabilities(RECS, guideline=3),
-            TypeError, "guideline", note="int guideline"),
-        Bad("judge_probabilities", lambda m: m.judge_probabilities(RECS, prior={"temiz": 1}),
-            ValueError, "prior", "zararli", "missing label"),
-        Bad("judge_probabilities", lambda m: m.judge_probabilities(RECS, cues={"x": "kotu"}),
-            ValueError, "cues", "unknown label"),
-        Bad("judge_probabilities", lambda m: m.judge_probabilities(RECS, cues=5), TypeError,
-            "cues", "mapping", "int cues"),
-        Bad("judge_probabilities", lambda m: m.judge_probabilities(RECS, spurious=["asiri"]),
-            TypeError, "spurious", "mapping", "a list"),
-        Bad("judge_probabilities", lambda m: m.judge_probabilities(RECS, prior=None),
-            TypeError, "prior", "mapping", "None prior"),
-        *[Bad(fn, lambda m, fn=fn, a=a: getattr(m, fn)(*a), error, param, allowed, note)
-          for fn in ("roc_auc", "brier", "calibration_table")
-          for a, error, param, allowed, note in (
-              (([True, False], [0.5]), ValueError, "scores" if fn == "roc_auc" else "probs",
-               "unequal lengths", "unequal lengths"),
-              (([], []), ValueError, "truth", "at least one", "empty"),
-              (("TF", [0.1, 0.2]), TypeError, "truth", "bools", "a string"),
-              (([1, 0], [0.1, 0.2]), TypeError, "truth", "bools", "ints for bools"),
-              (([True, None], [0.1, 0.2]), TypeError, "truth", "bools", "None in truth"),
-              (([[True, False], [False, True]], [0.1, 0.2]), TypeError, "truth", "bools",
-               "rows for bools"),
-              (([True, False], [0.1, NAN]), ValueError, "scores" if fn == "roc_auc" else "probs",
-               "", "NaN score"),
-              (([True, False], [0.1, "a"]), TypeError, "scores" if fn == "roc_auc" else "probs",
-               "", "str score"),
-              (([True, False], {0: 0.1, 1: 0.2}), TypeError,
-               "scores" if fn == "roc_auc" else "probs", "collection", "a dict"))],
-        Bad("roc_auc", lambda m: m.roc_auc([True, True], [0.1, 0.2]), ValueError, "truth",
-            "both classes", "one class only"),
-        Bad("roc_auc", lambda m: m.roc_auc([False], [0.1]), ValueError, "truth",
-            "both classes", "one clean record"),
-        *[Bad(fn, lambda m, fn=fn, p=p: getattr(m, fn)([True, False], [0.5, p]), ValueError,
-              "probs", "[0, 1]", note) for fn in ("brier", "calibration_table")
-          for p, note in ((1.5, "probability above 1"), (-0.1, "negative probability"))],
-        Bad("calibration_table", lambda m: m.calibration_table([True], [0.5], 0), ValueError,
-            "n_bins", ">= 1", "n_bins 0"),
-        Bad("calibration_table", lambda m: m.calibration_table([True], [0.5], -2), ValueError,
-            "n_bins", ">= 1", "negative n_bins"),
-        Bad("calibration_table", lambda m: m.calibration_table([True], [0.5], 2.5), TypeError,
-            "n_bins", "integer", "float n_bins"),
-        *[Bad("cascade", lambda m, r=r: m.cascade(r), error, "records", note=note)
-          for r, error, note in BAD_RECORDS],
-        Bad("cascade", lambda m: m.cascade(RECS, -1), ValueError, "seed", ">= 0",
-            "negative seed"),
-        Bad("cascade", lambda m: m.cascade(RECS, 1.5), TypeError, "seed", note="float seed"),
-        Bad("cascade", lambda m: m.cascade(RECS, rules=("bogus",)), ValueError, "rules",
-            "instruction_mode", "unknown rule"),
-        Bad("cascade", lambda m: m.cascade(RECS, rules="instruction_mode"), TypeError, "rules",
-            note="a single string"),
-        Bad("cascade", lambda m: m.cascade(RECS, temperature=-1), ValueError, "temperature",
-            ">= 0", "negative temperature"),
-        Bad("cascade", lambda m: m.cascade(RECS, unreadable_as="skip"), ValueError,
-            "unreadable_as", "'clean'", "unknown rule"),
-        *[Bad("cascade", lambda m, b=b: m.cascade(RECS[1:], **b), error, param, allowed,
-              "nothing passes the filter: " + note)
-          for b, error, param, allowed, note in (
-              (dict(temperature=-1), ValueError, "temperature", ">= 0", "negative temperature"),
-              (dict(unreadable_as="skip"), ValueError, "unreadable_as", "'clean'", "bad rule"),
-              (dict(guideline=3), TypeError, "guideline", "", "int guideline"),
-              (dict(max_output=0), ValueError, "max_output", ">= 1", "max_output 0"))],
-        Bad("cascade", lambda m: m.cascade(RECS, low=0.9, high=0.1), ValueError, "low",
-            "out of order", "thresholds out of order"),
-        Bad("cascade", lambda m: m.cascade(RECS, low=0.1), ValueError, "high",
-            "both", "low without high"),
-        Bad("cascade", lambda m: m.cascade(RECS, high=0.9), ValueError, "low",
-            "both", "high without low"),
-        Bad("cascade", lambda m: m.cascade(RECS, low=-0.1, high=0.9), ValueError, "low",
-            "[0, 1]", "negative low"),
-        Bad("cascade", lambda m: m.cascade(RECS, low=0.1, high=1.5), ValueError, "high",
-            "[0, 1]", "high above 1"),
-        Bad("cascade", lambda m: m.cascade(RECS, low="a", high=0.9), TypeError, "low",
-            note="str low"),
-        Bad("cascade", lambda m: m.cascade(RECS, low=0.1, high=NAN), ValueError, "high",
-            note="NaN high"),
-        Bad("CascadeRun.decide", lambda m: m.cascade(RECS).decide(5), TypeError, "record",
-            note="int record"),
-        Bad("CascadeRun.decide", lambda m: m.cascade(RECS[:1]).decide(RECS[1]), ValueError,
-            "record", "does not belong", "a record it did not see"),
-    ],
-    "lessonlib.exercises.step08": [
-        Bad("break_even_miss_cost", lambda m: m.break_even_miss_cost([]), ValueError,
-            "records", note="empty"),
-        Bad("best_brier_temperature", lambda m: m.best_brier_temperature(RECS, [-1]),
-            ValueError, "temperature", ">= 0", "negative temperature"),
-    ],
-    "lessonlib.client": [
-        Bad("SimulatorServer", lambda m: m.SimulatorServer(host="0.0.0.0"), ValueError, "host",
-            "127.0.0.1", "not loopback"),
-        Bad("SimulatorServer", lambda m: m.SimulatorServer(latency=-0.5), ValueError,
-            "latency", ">= 0", "negative"),
-        Bad("SimulatorServer", lambda m: m.SimulatorServer(rate_limit="yes"), TypeError,
-            "rate_limit", "True or False", "str"),
-        Bad("OpenAIAsk", lambda m: m.OpenAIAsk("http://127.0.0.1:9/v1", "k", "lesson",
-                                               timeout=0), ValueError, "timeout", "> 0", "zero"),
-        Bad("judge_records", lambda m: m.judge_records(lambda p, s: "temiz", RECS,
-                                                       max_connections=0),
-            ValueError, "max_connections", ">= 1", "zero"),
-        Bad("judge_records", lambda m: m.judge_records(lambda p, s: "temiz", RECS,
-                                                       max_connections=2.5),
-            TypeError, "max_connections", "integer", "float"),
-        Bad("judge_records", lambda m: m.judge_records(lambda p, s: "temiz", RECS,
-                                                       unreadable_as="maybe"),
-            ValueError, "unreadable_as", "clean", "unknown"),
-        Bad("read_reply", lambda m: m.read_reply(3), TypeError, "text", "str", "int"),
-        Bad("Backoff", lambda m: m.Backoff(max_waits=-1), ValueError, "max_waits", ">= 0",
-            "negative"),
-    ],
-})
+ROWS.update(
+    {
+        "lessonlib.widgets": [
+            Bad("criteria_text", lambda m: m.criteria_text([]), ValueError, "records"),
+            Bad(
+                "criteria_text",
+                lambda m: m.criteria_text(RECS, "instruction_mode"),
+                TypeError,
+                "rules",
+                "instruction_mode",
+                "a string",
+            ),
+            Bad(
+                "criteria_text",
+                lambda m: m.criteria_text(RECS, ("bogus",)),
+                ValueError,
+                "rules",
+                "hidden_field_name",
+                "unknown flag",
+            ),
+            Bad("judge_settings", lambda m: m.judge_settings(-1), ValueError, "temperature"),
+            Bad("judge_settings", lambda m: m.judge_settings(seed=-1), ValueError, "seed"),
+            Bad(
+                "judge_settings",
+                lambda m: m.judge_settings(guideline="x"),
+                ValueError,
+                "guideline",
+                "single label (lesson)",
+            ),
+            Bad("judge_settings", lambda m: m.judge_settings(spurious=1), TypeError, "spurious"),
+            Bad(
+                "judge_settings",
+                lambda m: m.judge_settings(unreadable_as="x"),
+                ValueError,
+                "unreadable_as",
+                "'harmful'",
+            ),
+            Bad("judge_text", lambda m: m.judge_text([]), ValueError, "records"),
+            Bad("judge_text", lambda m: m.judge_text(RECS, "a"), TypeError, "temperature"),
+            Bad("judge_text", lambda m: m.judge_text(RECS, NAN), ValueError, "temperature"),
+            Bad("judge_text", lambda m: m.judge_text(RECS, seed=1.5), TypeError, "seed"),
+            Bad(
+                "judge_text",
+                lambda m: m.judge_text(RECS, guideline=GUIDELINE_TEXT),
+                ValueError,
+                "guideline",
+                "free-form",
+                "guideline text, not its name",
+            ),
+            Bad("Explorer", lambda m: m.Explorer("x", {}, 5), TypeError, "render"),
+            Bad(
+                "Explorer",
+                lambda m: m.Explorer("x", {"a": 5}, lambda **s: ""),
+                TypeError,
+                "controls",
+                note="control without value",
+            ),
+            Bad(
+                "Explorer",
+                lambda m: m.Explorer("x", 5, lambda **s: ""),
+                TypeError,
+                "controls",
+                note="int",
+            ),
+            Bad(
+                "Explorer",
+                lambda m: m.Explorer(5, {}, lambda **s: ""),
+                TypeError,
+                "name",
+                note="int",
+            ),
+            Bad(
+                "Explorer",
+                lambda m: m.Explorer("x", {}, lambda **s: 5),
+                TypeError,
+                "render",
+                note="render returns an int",
+            ),
+            Bad(
+                "Explorer",
+                lambda m: m.Explorer("x", {}, lambda **s: "", layout_controls=5),
+                TypeError,
+                "layout_controls",
+                note="int",
+            ),
+            *[
+                Bad(
+                    "panel_settings",
+                    lambda m, b=b: m.panel_settings(**b),
+                    error,
+                    param,
+                    allowed,
+                    note=note,
+                )
+                for b, error, param, allowed, note in (
+                    (dict(judges="lesson"), TypeError, "judges", "greedy", "a string"),
+                    (dict(judges=("gpt",)), ValueError, "judges", "wary", "unknown judge"),
+                    (dict(judges=()), ValueError, "judges", "lesson", "no judge"),
+                    (dict(quorum=0), ValueError, "quorum", ">= 1", "quorum 0"),
+                    (dict(quorum=1.5), TypeError, "quorum", "", "float quorum"),
+                    (dict(aggregate="max"), ValueError, "aggregate", "'median'", "unknown"),
+                    (dict(min_agreement=NAN), ValueError, "min_agreement", "", "NaN"),
+                    (dict(min_agreement=1.5), ValueError, "min_agreement", "[0, 1]", "above 1"),
+                    (dict(min_agreement="a"), TypeError, "min_agreement", "", "str"),
+                    (
+                        dict(on_unreadable="skip"),
+                        ValueError,
+                        "on_unreadable",
+                        "'abstain'",
+                        "unknown",
+                    ),
+                    (
+                        dict(guideline=GUIDELINE_TEXT),
+                        ValueError,
+                        "guideline",
+                        "free-form",
+                        "text, not name",
+                    ),
+                    (dict(band_seeds=1), ValueError, "band_seeds", ">= 2", "one seed"),
+                )
+            ],
+            Bad("panel_text", lambda m: m.panel_text([]), ValueError, "records"),
+            Bad("panel_text", lambda m: m.panel_text(RECS, quorum=0), ValueError, "quorum"),
+            Bad("panel_text", lambda m: m.panel_text(RECS, judges=("gpt",)), ValueError, "judges"),
+            *[
+                Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r), error, "records", note=note)
+                for fn in ("criteria_explorer", "judge_explorer", "panel_explorer")
+                for r, error, note in (([], ValueError, "empty"), (5, TypeError, "int"))
+            ],
+        ],
+        "lessonlib.exercises.step02": [
+            Bad(
+                "check_corrupted_rule",
+                lambda m: m.check_corrupted_rule(m.DEFAULT_RULES + ("excessive_length",), NAN),
+                ValueError,
+                "max_fbr",
+                note="NaN",
+            ),
+            Bad(
+                "check_corrupted_rule",
+                lambda m: m.check_corrupted_rule(m.DEFAULT_RULES + ("excessive_length",), "a"),
+                TypeError,
+                "max_fbr",
+                note="str",
+            ),
+        ],
+        "lessonlib.exercises.step03": [
+            Bad(
+                "check_output_cap_unreadable",
+                lambda m: m.check_output_cap_unreadable(3, 0),
+                ValueError,
+                "max_output",
+                ">= 1",
+                "max_output 0",
+            ),
+            Bad(
+                "check_output_cap_unreadable",
+                lambda m: m.check_output_cap_unreadable(3, "a"),
+                TypeError,
+                "max_output",
+                note="str",
+            ),
+        ],
+        "lessonlib.exercises.step06": [
+            Bad(
+                "fbr_below_share_without_spurious",
+                lambda m: m.fbr_below_share_without_spurious([], [1]),
+                ValueError,
+                "records",
+            ),
+            Bad(
+                "fbr_below_share_without_spurious",
+                lambda m: m.fbr_below_share_without_spurious(RECS, []),
+                ValueError,
+                "seeds",
+            ),
+            Bad(
+                "lowest_overlap_temperature",
+                lambda m: m.lowest_overlap_temperature([], [1]),
+                ValueError,
+                "records",
+            ),
+            Bad(
+                "lowest_overlap_temperature",
+                lambda m: m.lowest_overlap_temperature(RECS, []),
+                ValueError,
+                "seeds",
+            ),
+            Bad(
+                "lowest_overlap_temperature",
+                lambda m: m.lowest_overlap_temperature(RECS, [1], step=0),
+                ValueError,
+                "step",
+                note="zero",
+            ),
+            Bad(
+                "lowest_overlap_temperature",
+                lambda m: m.lowest_overlap_temperature(RECS, [1], step="a"),
+                TypeError,
+                "step",
+                note="str",
+            ),
+            Bad(
+                "lowest_overlap_temperature",
+                lambda m: m.lowest_overlap_temperature(RECS, [1], top=-1),
+                ValueError,
+                "top",
+                note="negative",
+            ),
+        ],
+        "lessonlib.sample": [
+            *[
+                Bad(
+                    "paired_table",
+                    lambda m, args=args: m.paired_table(*args),
+                    error,
+                    param,
+                    allowed,
+                    note=note,
+                )
+                for args, error, param, allowed, note in (
+                    (
+                        ([True, False], [True], [True, False]),
+                        ValueError,
+                        "a",
+                        "same records",
+                        "a shorter",
+                    ),
+                    (
+                        ([True, False], [True, False], [True]),
+                        ValueError,
+                        "b",
+                        "same records",
+                        "b shorter",
+                    ),
+                    (([], [], []), ValueError, "truth", "at least one", "no records"),
+                    (([1, 0], [True, False], [True, False]), TypeError, "truth", "bools", "ints"),
+                    (("TF", [True, False], [True, False]), TypeError, "truth", "bools", "a str"),
+                    (([True], None, [True]), TypeError, "a", "bools", "None"),
+                    (([True], [[True]], [True]), TypeError, "a", "bools", "rows"),
+                )
+            ],
+            *[
+                Bad("mcnemar_p", lambda m, t=t: m.mcnemar_p(t), error, param, allowed, note=note)
+                for t, error, param, allowed, note in (
+                    ([[1, 2], [3]], ValueError, "table", "2 rows of 2", "ragged"),
+                    ([[1, 2, 3], [3, 4, 5]], ValueError, "table", "2 rows of 2", "2 x 3"),
+                    ([1, 2, 3, 4], ValueError, "table", "2 rows of 2", "flat"),
+                    (None, ValueError, "table", "2 rows of 2", "None"),
+                    ([[1, -2], [3, 4]], ValueError, "table", ">= 0", "negative"),
+                    ([[1, 2.5], [3, 4]], TypeError, "table", "integer", "float count"),
+                    ([[1, True], [3, 4]], TypeError, "table", "integer", "bool count"),
+                )
+            ],
+            *[
+                Bad(
+                    "paired_bootstrap",
+                    lambda m, k=k: m.paired_bootstrap(
+                        [True, False], [True, True], [False, False], **k
+                    ),
+                    error,
+                    param,
+                    allowed,
+                    note=note,
+                )
+                for k, error, param, allowed, note in (
+                    (dict(figure="f1"), ValueError, "figure", "'false_block_rate'", "unknown"),
+                    (dict(figure=None), ValueError, "figure", "'recall'", "None"),
+                    (dict(n_resamples=0), ValueError, "n_resamples", ">= 1", "zero"),
+                    (dict(n_resamples=10.0), TypeError, "n_resamples", "integer", "float"),
+                    (dict(level=1.0), ValueError, "level", "between 0 and 1", "level 1"),
+                    (dict(level=95), ValueError, "level", "between 0 and 1", "a percentage"),
+                    (dict(level=NAN), ValueError, "level", "finite", "NaN"),
+                    (dict(level="95%"), TypeError, "level", "real number", "str"),
+                    (dict(seed=-1), ValueError, "seed", ">= 0", "negative"),
+                    (dict(seed=1.5), TypeError, "seed", "integer", "float"),
+                )
+            ],
+            Bad(
+                "paired_bootstrap",
+                lambda m: m.paired_bootstrap([True, False], [[True]], [True, False]),
+                ValueError,
+                "a",
+                "same records",
+                "rows of another length",
+            ),
+            Bad(
+                "paired_bootstrap",
+                lambda m: m.paired_bootstrap([True, False], [True, False], [[[True, False]]]),
+                TypeError,
+                "b",
+                "one such row per judge run",
+                "3-D",
+            ),
+            *[
+                Bad(
+                    "records_needed",
+                    lambda m, args=args: m.records_needed(*args),
+                    error,
+                    param,
+                    allowed,
+                    note=note,
+                )
+                for args, error, param, allowed, note in (
+                    ((0.0, 0.05), ValueError, "p", "between 0 and 1", "p 0"),
+                    ((1.0, 0.05), ValueError, "p", "between 0 and 1", "p 1"),
+                    ((1.5, 0.05), ValueError, "p", "between 0 and 1", "p above 1"),
+                    ((NAN, 0.05), ValueError, "p", "finite", "p NaN"),
+                    (("0.5", 0.05), TypeError, "p", "real number", "p str"),
+                    ((0.5, 0.0), ValueError, "half_width", "> 0", "zero"),
+                    ((0.5, -0.1), ValueError, "half_width", "> 0", "negative"),
+                    ((0.5, INF), ValueError, "half_width", "finite", "inf"),
+                    ((0.5, 0.05, 0.0), ValueError, "level", "between 0 and 1", "level 0"),
+                    ((0.5, 0.05, 1.2), ValueError, "level", "between 0 and 1", "level above 1"),
+                )
+            ],
+        ],
+        "lessonlib.score": [
+            *[
+                Bad(
+                    "judge_probabilities",
+                    lambda m, r=r: m.judge_probabilities(r),
+                    error,
+                    "records",
+                    note=note,
+                )
+                for r, error, note in BAD_RECORDS
+            ],
+            Bad(
+                "judge_probabilities",
+                lambda m: m.judge_probabilities(RECS, temperature=-1),
+                ValueError,
+                "temperature",
+                ">= 0",
+                "negative temperature",
+            ),
+            Bad(
+                "judge_probabilities",
+                lambda m: m.judge_probabilities(RECS, guideline=3),
+                TypeError,
+                "guideline",
+                note="int guideline",
+            ),
+            Bad(
+                "judge_probabilities",
+                lambda m: m.judge_probabilities(RECS, prior={"temiz": 1}),
+                ValueError,
+                "prior",
+                "zararli",
+                "missing label",
+            ),
+            Bad(
+                "judge_probabilities",
+                lambda m: m.judge_probabilities(RECS, cues={"x": "kotu"}),
+                ValueError,
+                "cues",
+                "unknown label",
+            ),
+            Bad(
+                "judge_probabilities",
+                lambda m: m.judge_probabilities(RECS, cues=5),
+                TypeError,
+                "cues",
+                "mapping",
+                "int cues",
+            ),
+            Bad(
+                "judge_probabilities",
+                lambda m: m.judge_probabilities(RECS, spurious=["asiri"]),
+                TypeError,
+                "spurious",
+                "mapping",
+                "a list",
+            ),
+            Bad(
+                "judge_probabilities",
+                lambda m: m.judge_probabilities(RECS, prior=None),
+                TypeError,
+                "prior",
+                "mapping",
+                "None prior",
+            ),
+            *[
+                Bad(fn, lambda m, fn=fn, a=a: getattr(m, fn)(*a), error, param, allowed, note)
+                for fn in ("roc_auc", "brier", "calibration_table")
+                for a, error, param, allowed, note in (
+                    (
+                        ([True, False], [0.5]),
+                        ValueError,
+                        "scores" if fn == "roc_auc" else "probs",
+                        "unequal lengths",
+                        "unequal lengths",
+                    ),
+                    (([], []), ValueError, "truth", "at least one", "empty"),
+                    (("TF", [0.1, 0.2]), TypeError, "truth", "bools", "a string"),
+                    (([1, 0], [0.1, 0.2]), TypeError, "truth", "bools", "ints for bools"),
+                    (([True, None], [0.1, 0.2]), TypeError, "truth", "bools", "None in truth"),
+                    (
+                        ([[True, False], [False, True]], [0.1, 0.2]),
+                        TypeError,
+                        "truth",
+                        "bools",
+                        "rows for bools",
+                    ),
+                    (
+                        ([True, False], [0.1, NAN]),
+                        ValueError,
+                        "scores" if fn == "roc_auc" else "probs",
+                        "",
+                        "NaN score",
+                    ),
+                    (
+                        ([True, False], [0.1, "a"]),
+                        TypeError,
+                        "scores" if fn == "roc_auc" else "probs",
+                        "",
+                        "str score",
+                    ),
+                    (
+                        ([True, False], {0: 0.1, 1: 0.2}),
+                        TypeError,
+                        "scores" if fn == "roc_auc" else "probs",
+                        "collection",
+                        "a dict",
+                    ),
+                )
+            ],
+            Bad(
+                "roc_auc",
+                lambda m: m.roc_auc([True, True], [0.1, 0.2]),
+                ValueError,
+                "truth",
+                "both classes",
+                "one class only",
+            ),
+            Bad(
+                "roc_auc",
+                lambda m: m.roc_auc([False], [0.1]),
+                ValueError,
+                "truth",
+                "both classes",
+                "one clean record",
+            ),
+            *[
+                Bad(
+                    fn,
+                    lambda m, fn=fn, p=p: getattr(m, fn)([True, False], [0.5, p]),
+                    ValueError,
+                    "probs",
+                    "[0, 1]",
+                    note,
+                )
+                for fn in ("brier", "calibration_table")
+                for p, note in ((1.5, "probability above 1"), (-0.1, "negative probability"))
+            ],
+            Bad(
+                "calibration_table",
+                lambda m: m.calibration_table([True], [0.5], 0),
+                ValueError,
+                "n_bins",
+                ">= 1",
+                "n_bins 0",
+            ),
+            Bad(
+                "calibration_table",
+                lambda m: m.calibration_table([True], [0.5], -2),
+                ValueError,
+                "n_bins",
+                ">= 1",
+                "negative n_bins",
+            ),
+            Bad(
+                "calibration_table",
+                lambda m: m.calibration_table([True], [0.5], 2.5),
+                TypeError,
+                "n_bins",
+                "integer",
+                "float n_bins",
+            ),
+            *[
+                Bad("cascade", lambda m, r=r: m.cascade(r), error, "records", note=note)
+                for r, error, note in BAD_RECORDS
+            ],
+            Bad(
+                "cascade",
+                lambda m: m.cascade(RECS, -1),
+                ValueError,
+                "seed",
+                ">= 0",
+                "negative seed",
+            ),
+            Bad("cascade", lambda m: m.cascade(RECS, 1.5), TypeError, "seed", note="float seed"),
+            Bad(
+                "cascade",
+                lambda m: m.cascade(RECS, rules=("bogus",)),
+                ValueError,
+                "rules",
+                "instruction_mode",
+                "unknown rule",
+            ),
+            Bad(
+                "cascade",
+                lambda m: m.cascade(RECS, rules="instruction_mode"),
+                TypeError,
+                "rules",
+                note="a single string",
+            ),
+            Bad(
+                "cascade",
+                lambda m: m.cascade(RECS, temperature=-1),
+                ValueError,
+                "temperature",
+                ">= 0",
+                "negative temperature",
+            ),
+            Bad(
+                "cascade",
+                lambda m: m.cascade(RECS, unreadable_as="skip"),
+                ValueError,
+                "unreadable_as",
+                "'clean'",
+                "unknown rule",
+            ),
+            *[
+                Bad(
+                    "cascade",
+                    lambda m, b=b: m.cascade(RECS[1:], **b),
+                    error,
+                    param,
+                    allowed,
+                    "nothing passes the filter: " + note,
+                )
+                for b, error, param, allowed, note in (
+                    (
+                        dict(temperature=-1),
+                        ValueError,
+                        "temperature",
+                        ">= 0",
+                        "negative temperature",
+                    ),
+                    (
+                        dict(unreadable_as="skip"),
+                        ValueError,
+                        "unreadable_as",
+                        "'clean'",
+                        "bad rule",
+                    ),
+                    (dict(guideline=3), TypeError, "guideline", "", "int guideline"),
+                    (dict(max_output=0), ValueError, "max_output", ">= 1", "max_output 0"),
+                )
+            ],
+            Bad(
+                "cascade",
+                lambda m: m.cascade(RECS, low=0.9, high=0.1),
+                ValueError,
+                "low",
+                "out of order",
+                "thresholds out of order",
+            ),
+            Bad(
+                "cascade",
+                lambda m: m.cascade(RECS, low=0.1),
+                ValueError,
+                "high",
+                "both",
+                "low without high",
+            ),
+            Bad(
+                "cascade",
+                lambda m: m.cascade(RECS, high=0.9),
+                ValueError,
+                "low",
+                "both",
+                "high without low",
+            ),
+            Bad(
+                "cascade",
+                lambda m: m.cascade(RECS, low=-0.1, high=0.9),
+                ValueError,
+                "low",
+                "[0, 1]",
+                "negative low",
+            ),
+            Bad(
+                "cascade",
+                lambda m: m.cascade(RECS, low=0.1, high=1.5),
+                ValueError,
+                "high",
+                "[0, 1]",
+                "high above 1",
+            ),
+            Bad(
+                "cascade",
+                lambda m: m.cascade(RECS, low="a", high=0.9),
+                TypeError,
+                "low",
+                note="str low",
+            ),
+            Bad(
+                "cascade",
+                lambda m: m.cascade(RECS, low=0.1, high=NAN),
+                ValueError,
+                "high",
+                note="NaN high",
+            ),
+            Bad(
+                "CascadeRun.decide",
+                lambda m: m.cascade(RECS).decide(5),
+                TypeError,
+                "record",
+                note="int record",
+            ),
+            Bad(
+                "CascadeRun.decide",
+                lambda m: m.cascade(RECS[:1]).decide(RECS[1]),
+                ValueError,
+                "record",
+                "does not belong",
+                "a record it did not see",
+            ),
+        ],
+        "lessonlib.exercises.step08": [
+            Bad(
+                "break_even_miss_cost",
+                lambda m: m.break_even_miss_cost([]),
+                ValueError,
+                "records",
+                note="empty",
+            ),
+            Bad(
+                "best_brier_temperature",
+                lambda m: m.best_brier_temperature(RECS, [-1]),
+                ValueError,
+                "temperature",
+                ">= 0",
+                "negative temperature",
+            ),
+        ],
+        "lessonlib.client": [
+            Bad(
+                "SimulatorServer",
+                lambda m: m.SimulatorServer(host="0.0.0.0"),
+                ValueError,
+                "host",
+                "127.0.0.1",
+                "not loopback",
+            ),
+            Bad(
+                "SimulatorServer",
+                lambda m: m.SimulatorServer(latency=-0.5),
+                ValueError,
+                "latency",
+                ">= 0",
+                "negative",
+            ),
+            Bad(
+                "SimulatorServer",
+                lambda m: m.SimulatorServer(rate_limit="yes"),
+                TypeError,
+                "rate_limit",
+                "True or False",
+                "str",
+            ),
+            Bad(
+                "OpenAIAsk",
+                lambda m: m.OpenAIAsk("http://127.0.0.1:9/v1", "k", "lesson", timeout=0),
+                ValueError,
+                "timeout",
+                "> 0",
+                "zero",
+            ),
+            Bad(
+                "judge_records",
+                lambda m: m.judge_records(lambda p, s: "temiz", RECS, max_connections=0),
+                ValueError,
+                "max_connections",
+                ">= 1",
+                "zero",
+            ),
+            Bad(
+                "judge_records",
+                lambda m: m.judge_records(lambda p, s: "temiz", RECS, max_connections=2.5),
+                TypeError,
+                "max_connections",
+                "integer",
+                "float",
+            ),
+            Bad(
+                "judge_records",
+                lambda m: m.judge_records(lambda p, s: "temiz", RECS, unreadable_as="maybe"),
+                ValueError,
+                "unreadable_as",
+                "clean",
+                "unknown",
+            ),
+            Bad("read_reply", lambda m: m.read_reply(3), TypeError, "text", "str", "int"),
+            Bad(
+                "Backoff",
+                lambda m: m.Backoff(max_waits=-1),
+                ValueError,
+                "max_waits",
+                ">= 0",
+                "negative",
+            ),
+        ],
+    }
+)
 
 
 def _cases():
@@ -516,7 +1235,7 @@ def test_bad_argument_meets_a_clear_error(module, row, tmp_path, monkeypatch):
         mod = importlib.import_module(module)
     except ModuleNotFoundError:
         pytest.skip(f"{module} is not in this checkout yet")
-    monkeypatch.chdir(tmp_path)          # a row that would write a file writes it here
+    monkeypatch.chdir(tmp_path)  # a row that would write a file writes it here
     plt = sys.modules.get("matplotlib.pyplot")
     figures = len(plt.get_fignums()) if plt else 0
     with pytest.raises(row.error) as caught:
@@ -551,9 +1270,13 @@ def test_a_refused_call_leaves_the_counter_unchanged():
     model = lessonlib.SimulatedModel(0)
     for _ in range(36):
         model.call("tek yok", 1)
-    for bad in (lambda: model.call("tek yok", -1), lambda: model.call(5, 1),
-                lambda: model.call("tek yok", 1, 0), lambda: model.call("tek yok", True),
-                lambda: model("tek yok", 1.5)):
+    for bad in (
+        lambda: model.call("tek yok", -1),
+        lambda: model.call(5, 1),
+        lambda: model.call("tek yok", 1, 0),
+        lambda: model.call("tek yok", True),
+        lambda: model("tek yok", 1.5),
+    ):
         with pytest.raises((TypeError, ValueError)):
             bad()
         assert model.calls == 36
@@ -561,11 +1284,15 @@ def test_a_refused_call_leaves_the_counter_unchanged():
     assert model.call("tek yok", 1).status == "rate_limit"
 
 
-@pytest.mark.parametrize("call", [
-    lambda spy: lessonlib.measure([R, 5], spy),
-    lambda spy: lessonlib.agreement([R, "x"], spy),
-    lambda spy: lessonlib.class_recall([R, None], spy),
-], ids=["measure", "agreement", "class_recall"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda spy: lessonlib.measure([R, 5], spy),
+        lambda spy: lessonlib.agreement([R, "x"], spy),
+        lambda spy: lessonlib.class_recall([R, None], spy),
+    ],
+    ids=["measure", "agreement", "class_recall"],
+)
 def test_a_bad_argument_is_found_before_any_decision(call):
     decided = []
     with pytest.raises(TypeError):
@@ -606,11 +1333,25 @@ class SpyAsk:
         self.log.append(("reset",))
 
 
-@pytest.mark.parametrize("bad", [
-    dict(records=[]), dict(records=[R, 5]), dict(records=R), dict(seed=-1), dict(seed=1.5),
-    dict(guideline=None),
-], ids=["no records", "non-record item", "one record", "negative seed", "float seed",
-        "None guideline"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(records=[]),
+        dict(records=[R, 5]),
+        dict(records=R),
+        dict(seed=-1),
+        dict(seed=1.5),
+        dict(guideline=None),
+    ],
+    ids=[
+        "no records",
+        "non-record item",
+        "one record",
+        "negative seed",
+        "float seed",
+        "None guideline",
+    ],
+)
 def test_a_panel_run_that_fails_validation_asks_no_judge(bad):
     spies = [SpyAsk(), SpyAsk()]
     panel = lessonlib.Panel(spies, quorum=2)
@@ -618,21 +1359,28 @@ def test_a_panel_run_that_fails_validation_asks_no_judge(bad):
     args.update(bad)
     with pytest.raises((TypeError, ValueError)):
         panel.run(**args)
-    assert [spy.log for spy in spies] == [[], []]      # not even a reset
+    assert [spy.log for spy in spies] == [[], []]  # not even a reset
 
 
 def test_a_panel_that_fails_to_build_asks_no_judge():
     spy = SpyAsk()
-    for bad in (dict(asks=[spy, 5]), dict(asks=[spy], quorum=1.5),
-                dict(asks=[spy], aggregate="max"), dict(asks=[spy], on_unreadable="skip"),
-                dict(asks=[spy], min_agreement=NAN)):
+    for bad in (
+        dict(asks=[spy, 5]),
+        dict(asks=[spy], quorum=1.5),
+        dict(asks=[spy], aggregate="max"),
+        dict(asks=[spy], on_unreadable="skip"),
+        dict(asks=[spy], min_agreement=NAN),
+    ):
         with pytest.raises((TypeError, ValueError)):
             lessonlib.Panel(**bad)
     assert spy.log == []
 
 
-@pytest.mark.parametrize("seeds", [[1, 2, -1], [1, 2, 1.5], [], {1: 2}],
-                         ids=["bad last seed", "float last seed", "no seed", "a dict"])
+@pytest.mark.parametrize(
+    "seeds",
+    [[1, 2, -1], [1, 2, 1.5], [], {1: 2}],
+    ids=["bad last seed", "float last seed", "no seed", "a dict"],
+)
 def test_a_failing_run_many_leaves_nothing(seeds):
     spies = [SpyAsk(), SpyAsk()]
     with pytest.raises((TypeError, ValueError)):
@@ -640,15 +1388,17 @@ def test_a_failing_run_many_leaves_nothing(seeds):
     assert [spy.log for spy in spies] == [[], []]
     models = [lessonlib.SimulatedModel(), lessonlib.SimulatedModel(0.0)]
     for model in models:
-        model.call("tek yok", 1)                 # a counter that is not at zero
+        model.call("tek yok", 1)  # a counter that is not at zero
     with pytest.raises((TypeError, ValueError)):
         lessonlib.Panel(models, quorum=3).run_many(RECS, seeds)
     assert [m.calls for m in models] == [1, 1]
 
 
-@pytest.mark.parametrize("bad", [dict(seeds=[1, -1]), dict(max_output=0),
-                                 dict(unreadable_as="abstain"), dict(guideline=5)],
-                         ids=["bad seed", "max_output 0", "unknown rule", "int guideline"])
+@pytest.mark.parametrize(
+    "bad",
+    [dict(seeds=[1, -1]), dict(max_output=0), dict(unreadable_as="abstain"), dict(guideline=5)],
+    ids=["bad seed", "max_output 0", "unknown rule", "int guideline"],
+)
 def test_a_failing_many_seed_run_raises(bad):
     args = dict(records=RECS, seeds=[1, 2])
     args.update(bad)

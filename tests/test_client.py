@@ -14,10 +14,10 @@ import time
 import urllib.error
 import urllib.request
 
-import netguard
 import pytest
 
 import lessonlib as L
+import netguard
 from lessonlib import client as C
 from lessonlib.exercises import step12
 from lessonlib.panel import JudgeError
@@ -40,16 +40,21 @@ def server():
 
 def sdk_ask(server, model="lesson", **options):
     spec = {s.name: s for s in L.JUDGES}[model]
-    options = {"temperature": spec.temperature, "timeout": TIMEOUT,
-               "on_reset": server.reset, **options}
+    options = {
+        "temperature": spec.temperature,
+        "timeout": TIMEOUT,
+        "on_reset": server.reset,
+        **options,
+    }
     return C.OpenAIAsk(server.base_url, "course", model, **options)
 
 
 def post(url, payload, raw=None):
     """(status, JSON body) of one POST, read with the standard library."""
     data = raw if raw is not None else json.dumps(payload).encode()
-    request = urllib.request.Request(url, data=data, method="POST",
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url, data=data, method="POST", headers={"Content-Type": "application/json"}
+    )
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
             return response.status, json.loads(response.read())
@@ -63,25 +68,26 @@ def parts(reply):
 
 # ------------------------------------------------------------------ same figures as in process
 
-@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
+
+@pytest.mark.slow  # whole record sets through HTTP: make test runs it, make check does not
 def test_the_lessons_judge_through_server_and_sdk_is_the_lessons_judge(server):
     run = L.Panel([sdk_ask(server)], on_unreadable="clean").run(RECORDS, L.SEED)
     lesson = L.run_judge(RECORDS, L.SEED)
     assert run.labels == lesson.labels
     assert (run.calls, run.input_tokens) == (lesson.calls, lesson.input_tokens)
-    assert (lesson.calls, lesson.input_tokens) == (246, 10779)   # the lesson's printed figures
-    assert server.requests == run.calls                           # every call went over HTTP
+    assert (lesson.calls, lesson.input_tokens) == (246, 10779)  # the lesson's printed figures
+    assert server.requests == run.calls  # every call went over HTTP
 
 
-@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
+@pytest.mark.slow  # whole record sets through HTTP: make test runs it, make check does not
 def test_a_diverse_panel_through_the_server_equals_the_panel_in_process(server):
-    records = RECORDS[:20]          # 40 calls a judge: the rate limit strikes once, in sample 2
+    records = RECORDS[:20]  # 40 calls a judge: the rate limit strikes once, in sample 2
     through = L.Panel([sdk_ask(server, name) for name in L.DIVERSE], quorum=2)
     in_process = L.Panel(L.judge_models(*L.DIVERSE), quorum=2)
     a, b = through.run(records, L.SEED + 3), in_process.run(records, L.SEED + 3)
-    assert a.judge_retries[0] > 0                    # the rate limit struck through HTTP
+    assert a.judge_retries[0] > 0  # the rate limit struck through HTTP
     assert a == b
-    assert through.run(records, L.SEED + 3) == a     # the panel's reset restarts the clocks
+    assert through.run(records, L.SEED + 3) == a  # the panel's reset restarts the clocks
 
 
 @pytest.mark.parametrize("guideline", [L.GUIDELINE, FREE_FORM_GUIDELINE])
@@ -89,8 +95,9 @@ def test_each_reply_is_the_simulators_reply(server, guideline):
     model = L.SimulatedModel()
     for i, record in enumerate(RECORDS[:40]):
         prompt = L.build_prompt(record, guideline)
-        status, body = server.complete({"model": "lesson", "seed": i,
-                                        "messages": [{"role": "user", "content": prompt}]})
+        status, body = server.complete(
+            {"model": "lesson", "seed": i, "messages": [{"role": "user", "content": prompt}]}
+        )
         reply = model.call(prompt, i)
         if reply.status == "rate_limit":
             assert status == 429 and body["error"]["code"] == "rate_limit_exceeded"
@@ -104,10 +111,17 @@ def test_each_reply_is_the_simulators_reply(server, guideline):
 
 def test_max_tokens_cuts_the_reply_and_says_so(server):
     prompt = L.build_prompt(RECORDS[0], FREE_FORM_GUIDELINE)
-    seed = next(s for s in range(100)
-                if L.SimulatedModel().plan(prompt).reply(s, 24).output_tokens > 2)
-    status, body = server.complete({"model": "lesson", "seed": seed, "max_tokens": 2,
-                                    "messages": [{"role": "user", "content": prompt}]})
+    seed = next(
+        s for s in range(100) if L.SimulatedModel().plan(prompt).reply(s, 24).output_tokens > 2
+    )
+    status, body = server.complete(
+        {
+            "model": "lesson",
+            "seed": seed,
+            "max_tokens": 2,
+            "messages": [{"role": "user", "content": prompt}],
+        }
+    )
     cut = L.SimulatedModel(max_output=2).call(prompt, seed)
     assert status == 200 and body["choices"][0]["message"]["content"] == cut.text
     assert body["choices"][0]["finish_reason"] == "length"
@@ -121,6 +135,7 @@ def test_the_temperature_comes_from_the_request(server):
 
 
 # ------------------------------------------------------------------ statuses the panel sees
+
 
 def test_the_rate_limit_is_http_429_and_status_rate_limit(server):
     prompt = L.build_prompt(RECORDS[0])
@@ -143,13 +158,13 @@ def test_a_prompt_beyond_the_window_is_status_context_overflow(server):
 def test_a_server_that_never_answers_times_out_as_a_status():
     silent = socket.socket()
     silent.bind(("127.0.0.1", 0))
-    silent.listen(8)        # the kernel accepts the connection; nothing ever replies
+    silent.listen(8)  # the kernel accepts the connection; nothing ever replies
     try:
         url = f"http://127.0.0.1:{silent.getsockname()[1]}/v1"
         ask = C.OpenAIAsk(url, "course", "lesson", timeout=0.05)
         assert parts(ask("temiz mi", 1)) == ("", None, "timeout")
         run = L.Panel([ask], on_unreadable="abstain").run(RECORDS[:2])
-        assert (run.calls, run.unreadable) == (4, 2)    # retried once, then unreadable
+        assert (run.calls, run.unreadable) == (4, 2)  # retried once, then unreadable
     finally:
         silent.close()
 
@@ -170,23 +185,31 @@ class _Fixed(http.server.BaseHTTPRequestHandler):
         pass
 
 
-@pytest.mark.parametrize("body, content_type, message", [
-    ("{not json", "application/json", "malformed JSON"),
-    ("hello", "text/plain", "did not send a chat completion"),
-    ('{"choices": []}', "application/json", "did not send a chat completion"),
-    ('{"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": '
-     '[{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", '
-     '"content": "temiz"}}], "usage": {"prompt_tokens": -3, "completion_tokens": 1, '
-     '"total_tokens": 1}}', "application/json", "not a count"),
-])
+@pytest.mark.parametrize(
+    "body, content_type, message",
+    [
+        ("{not json", "application/json", "malformed JSON"),
+        ("hello", "text/plain", "did not send a chat completion"),
+        ('{"choices": []}', "application/json", "did not send a chat completion"),
+        (
+            '{"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": '
+            '[{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", '
+            '"content": "temiz"}}], "usage": {"prompt_tokens": -3, "completion_tokens": 1, '
+            '"total_tokens": 1}}',
+            "application/json",
+            "not a count",
+        ),
+    ],
+)
 def test_a_reply_that_is_not_a_chat_completion_is_a_clear_error(body, content_type, message):
     bad = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Fixed)
     bad.body, bad.content_type = body, content_type
     thread = threading.Thread(target=bad.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     try:
-        ask = C.OpenAIAsk(f"http://127.0.0.1:{bad.server_address[1]}/v1", "k", "m",
-                          timeout=TIMEOUT)
+        ask = C.OpenAIAsk(
+            f"http://127.0.0.1:{bad.server_address[1]}/v1", "k", "m", timeout=TIMEOUT
+        )
         with pytest.raises(RuntimeError, match=message):
             ask("temiz mi", 1)
     finally:
@@ -207,17 +230,36 @@ def test_an_unknown_model_is_the_servers_404(server):
         C.OpenAIAsk(server.base_url, "course", "gpt-nothing", timeout=TIMEOUT)("temiz mi", 1)
 
 
-@pytest.mark.parametrize("payload, raw, code, words", [
-    (None, b"{oops", 400, "not valid JSON"),
-    ([1, 2], None, 400, "JSON object"),
-    ({"model": "lesson"}, None, 400, "messages"),
-    ({"model": "lesson", "messages": [{"role": "user", "content": "x"}], "seed": -1}, None,
-     400, "seed"),
-    ({"model": "lesson", "messages": [{"role": "user", "content": "x"}], "temperature": "hot"},
-     None, 400, "temperature"),
-    ({"model": "lesson", "messages": [{"role": "user", "content": "x"}], "max_tokens": 0},
-     None, 400, "max_tokens"),
-])
+@pytest.mark.parametrize(
+    "payload, raw, code, words",
+    [
+        (None, b"{oops", 400, "not valid JSON"),
+        ([1, 2], None, 400, "JSON object"),
+        ({"model": "lesson"}, None, 400, "messages"),
+        (
+            {"model": "lesson", "messages": [{"role": "user", "content": "x"}], "seed": -1},
+            None,
+            400,
+            "seed",
+        ),
+        (
+            {
+                "model": "lesson",
+                "messages": [{"role": "user", "content": "x"}],
+                "temperature": "hot",
+            },
+            None,
+            400,
+            "temperature",
+        ),
+        (
+            {"model": "lesson", "messages": [{"role": "user", "content": "x"}], "max_tokens": 0},
+            None,
+            400,
+            "max_tokens",
+        ),
+    ],
+)
 def test_the_server_refuses_a_bad_request_with_a_clear_400(server, payload, raw, code, words):
     status, body = post(server.base_url + "/chat/completions", payload, raw)
     assert status == code and words in body["error"]["message"]
@@ -229,6 +271,7 @@ def test_only_the_route_is_served(server):
 
 
 # ------------------------------------------------------------------ loopback only, bad input
+
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "localhost", "::1", "192.168.1.10", ""])
 def test_the_server_refuses_any_host_but_loopback(host):
@@ -253,8 +296,12 @@ def test_one_connection_carries_many_requests_a_refused_one_included(server):
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=TIMEOUT)
     try:
         statuses = []
-        for path, body in [("/v1/chat/completions", ok), ("/v1/completions", ok),
-                           ("/v1/chat/completions", "{oops"), ("/v1/chat/completions", ok)]:
+        for path, body in [
+            ("/v1/chat/completions", ok),
+            ("/v1/completions", ok),
+            ("/v1/chat/completions", "{oops"),
+            ("/v1/chat/completions", ok),
+        ]:
             connection.request("POST", path, body, {"Content-Type": "application/json"})
             response = connection.getresponse()
             json.loads(response.read())
@@ -269,7 +316,7 @@ def test_stop_hangs_up_on_a_kept_alive_client_frees_the_port_and_can_be_called_t
     srv = C.SimulatorServer()
     port = srv.port
     ask = C.OpenAIAsk(srv.base_url, "course", "lesson", timeout=TIMEOUT)
-    assert ask("temiz mi", 1).status == "ok"        # its connection stays open
+    assert ask("temiz mi", 1).status == "ok"  # its connection stays open
     srv.stop()
     with pytest.raises(ConnectionError, match="is the server running"):
         ask("temiz mi", 2)
@@ -284,58 +331,94 @@ def test_the_network_guard_still_refuses_other_addresses(no_network):
     with pytest.raises(netguard.NetworkBlocked):
         ask("temiz mi", 1)
     assert no_network.blocked and no_network.blocked[0][1][0] == "10.255.255.1"
-    no_network.blocked.clear()        # expected here; any other test would fail on it
+    no_network.blocked.clear()  # expected here; any other test would fail on it
 
 
 def test_reset_passes_the_model_name():
     seen = []
     C.OpenAIAsk("http://127.0.0.1:9/v1", "k", "wary", on_reset=seen.append).reset()
-    C.OpenAIAsk("http://127.0.0.1:9/v1", "k", "plain").reset()      # no hook: nothing happens
+    C.OpenAIAsk("http://127.0.0.1:9/v1", "k", "plain").reset()  # no hook: nothing happens
     assert seen == ["wary"]
 
 
 # ------------------------------------------------------------------ reading real replies
 
-@pytest.mark.parametrize("reply, label", [
-    ("Zararlı.", "zararli"), ("ZARARLİ", "zararli"), ('"zararli"', "zararli"),
-    ("temiz.", "temiz"), ("TEMİZ!", "temiz"), ("Etiket: «zararlı»", "zararli"),
-    ("zararli", "zararli"), ("kayit temiz gorunuyor", "temiz"), ("zarar li", None),
-    ("degerlendirme tamamlandi", None), ("", None), ("zararlilik", None),
-])
+
+@pytest.mark.parametrize(
+    "reply, label",
+    [
+        ("Zararlı.", "zararli"),
+        ("ZARARLİ", "zararli"),
+        ('"zararli"', "zararli"),
+        ("temiz.", "temiz"),
+        ("TEMİZ!", "temiz"),
+        ("Etiket: «zararlı»", "zararli"),
+        ("zararli", "zararli"),
+        ("kayit temiz gorunuyor", "temiz"),
+        ("zarar li", None),
+        ("degerlendirme tamamlandi", None),
+        ("", None),
+        ("zararlilik", None),
+    ],
+)
 def test_read_reply_reads_real_replies(reply, label):
     assert C.read_reply(reply) == label
 
 
-@pytest.mark.parametrize("reply, label", [
-    ("**temiz**", "temiz"), ("Label: zararlı", "zararli"), ("`ZARARLI`", "zararli"),
-    ("Etiket: **Temiz**.", "temiz"), ("bu kaydi zararli sayiyorum", "zararli"),
-    ("> temiz", "temiz"), ("'Zararlı'", "zararli"), ("Bu kayıt temizdir.", "temiz"),
-    ("ZARARLIDIR", "zararli"), ("Eminim: zararlı.", "zararli"),
-])
+@pytest.mark.parametrize(
+    "reply, label",
+    [
+        ("**temiz**", "temiz"),
+        ("Label: zararlı", "zararli"),
+        ("`ZARARLI`", "zararli"),
+        ("Etiket: **Temiz**.", "temiz"),
+        ("bu kaydi zararli sayiyorum", "zararli"),
+        ("> temiz", "temiz"),
+        ("'Zararlı'", "zararli"),
+        ("Bu kayıt temizdir.", "temiz"),
+        ("ZARARLIDIR", "zararli"),
+        ("Eminim: zararlı.", "zararli"),
+    ],
+)
 def test_read_reply_reads_one_label_stated_plainly(reply, label):
     assert C.read_reply(reply) == label
 
 
-@pytest.mark.parametrize("reply, trap", [
-    ("Temiz değil.", "temiz"), ("Zararlı değil.", "zararli"), ("TEMİZ DEĞİL", "temiz"),
-    ("Bu kayıt zararlı değildir.", "zararli"), ("Label: not temiz", "temiz"),
-    ("temiz/zararlı", "temiz"), ("zararlı ya da temiz", "zararli"),
-    ("Temiz mi zararlı mı, emin değilim.", "temiz"), ("Belki zararlı.", "zararli"),
-    ("Temiz?", "temiz"), ("zararli olabilir", "zararli"), ("**Temiz** değil", "temiz"),
-    ("Temiz değildir.", "temiz"), ("Zararlı bir şey yok.", "zararli"),
-])
+@pytest.mark.parametrize(
+    "reply, trap",
+    [
+        ("Temiz değil.", "temiz"),
+        ("Zararlı değil.", "zararli"),
+        ("TEMİZ DEĞİL", "temiz"),
+        ("Bu kayıt zararlı değildir.", "zararli"),
+        ("Label: not temiz", "temiz"),
+        ("temiz/zararlı", "temiz"),
+        ("zararlı ya da temiz", "zararli"),
+        ("Temiz mi zararlı mı, emin değilim.", "temiz"),
+        ("Belki zararlı.", "zararli"),
+        ("Temiz?", "temiz"),
+        ("zararli olabilir", "zararli"),
+        ("**Temiz** değil", "temiz"),
+        ("Temiz değildir.", "temiz"),
+        ("Zararlı bir şey yok.", "zararli"),
+    ],
+)
 def test_a_negated_two_sided_or_hedged_reply_is_unreadable_never_its_label(reply, trap):
     assert C.read_reply(reply) is None
-    assert trap in C.fold(reply).replace("ı", "i")      # the word a first-label reader takes
+    assert trap in C.fold(reply).replace("ı", "i")  # the word a first-label reader takes
 
 
 def test_the_negation_trap_goes_both_ways():
     """'not clean' must not pass a harmful record; 'not harmful' must not flag a clean one."""
     negated = {label: f"{label.capitalize()} değil." for label in L.LABELS}
     assert [C.read_reply(text) for text in negated.values()] == [None, None]
-    assert all(first == label for label, first in
-               ((label, next(w for w in C.fold(t).split(" ") if w.strip(".") in L.LABELS)
-                 .strip(".")) for label, t in negated.items()))
+    assert all(
+        first == label
+        for label, first in (
+            (label, next(w for w in C.fold(t).split(" ") if w.strip(".") in L.LABELS).strip("."))
+            for label, t in negated.items()
+        )
+    )
 
 
 def test_read_reply_refuses_what_is_not_text():
@@ -349,9 +432,13 @@ def test_the_lessons_reader_stays_as_it_is(reply):
 
 
 def test_both_readers_agree_on_every_simulated_reply():
-    texts = {L.SimulatedModel(max_output=cap).call(L.build_prompt(r, g), s).text
-             for r in RECORDS[:30] for g in (L.GUIDELINE, FREE_FORM_GUIDELINE)
-             for s in range(4) for cap in (1, 2, 24)}
+    texts = {
+        L.SimulatedModel(max_output=cap).call(L.build_prompt(r, g), s).text
+        for r in RECORDS[:30]
+        for g in (L.GUIDELINE, FREE_FORM_GUIDELINE)
+        for s in range(4)
+        for cap in (1, 2, 24)
+    }
     assert len(texts) > 5
     assert all(C.read_reply(t) == L.read_label(t) for t in texts)
 
@@ -362,31 +449,36 @@ def test_fold_handles_both_turkish_is():
 
 # ------------------------------------------------------------------ the reply cache
 
-@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
+
+@pytest.mark.slow  # whole record sets through HTTP: make test runs it, make check does not
 def test_a_cached_run_reproduces_its_figures_without_http(tmp_path):
     cache = C.ReplyCache(tmp_path / "replies")
     with C.SimulatorServer() as srv:
         first = L.Panel([sdk_ask(srv, cache=cache)], on_unreadable="clean").run(RECORDS)
         assert srv.requests == first.calls == len(cache)
         # exercise 2: at the next seed, only the questions the cache lacks reach the server
-        second = L.Panel([sdk_ask(srv, cache=cache)], on_unreadable="clean").run(RECORDS,
-                                                                                  L.SEED + 1)
+        second = L.Panel([sdk_ask(srv, cache=cache)], on_unreadable="clean").run(
+            RECORDS, L.SEED + 1
+        )
         neighbour = srv.requests - first.calls
         assert neighbour == step12.neighbour_cache_requests() < first.calls
-        assert second.calls - neighbour == step12.neighbour_cache_hits() > 0    # its answer
+        assert second.calls - neighbour == step12.neighbour_cache_hits() > 0  # its answer
     # the server is gone: any HTTP call would now raise ConnectionError
     again = C.OpenAIAsk(srv.base_url, "course", "lesson", timeout=TIMEOUT, cache=cache)
     second = L.Panel([again], on_unreadable="clean").run(RECORDS)
     assert second == first
-    assert first.retries > 0          # the rate-limit refusals are replayed too
+    assert first.retries > 0  # the rate-limit refusals are replayed too
 
 
 def test_the_cache_is_off_by_default_and_keyed_by_the_question(server, tmp_path):
     assert sdk_ask(server).cache is None
     cache = C.ReplyCache(tmp_path)
     prompt = L.build_prompt(RECORDS[0])
-    for ask in (sdk_ask(server, cache=cache), sdk_ask(server, cache=cache, temperature=0.0),
-                sdk_ask(server, "wary", cache=cache)):
+    for ask in (
+        sdk_ask(server, cache=cache),
+        sdk_ask(server, cache=cache, temperature=0.0),
+        sdk_ask(server, "wary", cache=cache),
+    ):
         ask(prompt, 1)
         ask(prompt, 1)
         ask(prompt, 2)
@@ -410,14 +502,17 @@ def test_the_default_cache_folder_is_ignored_by_git(root):
 
 # ------------------------------------------------------------------ cost, shorthand, retries
 
+
 def test_run_cost_counts_one_call_per_judge_sample_and_record():
     one = C.run_cost(RECORDS)
     prompts = [L.build_prompt(r) for r in RECORDS]
-    assert one == {"calls": len(RECORDS),
-                   "input_tokens": sum(len(L.tokenize(p)) for p in prompts),
-                   "characters": sum(len(p) for p in prompts)}
+    assert one == {
+        "calls": len(RECORDS),
+        "input_tokens": sum(len(L.tokenize(p)) for p in prompts),
+        "characters": sum(len(p) for p in prompts),
+    }
     assert C.run_cost(RECORDS, 3, 3) == {k: 9 * v for k, v in one.items()}
-    lesson = L.run_judge(RECORDS)          # the least: the lesson's run only adds retries
+    lesson = L.run_judge(RECORDS)  # the least: the lesson's run only adds retries
     assert one["calls"] == lesson.calls - lesson.retries
 
 
@@ -426,7 +521,7 @@ def test_server_ask_is_the_three_values_with_the_models_temperature(server):
     assert (ask.base_url, ask.model, ask.temperature) == (server.base_url, "greedy", 0.0)
 
 
-@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
+@pytest.mark.slow  # whole record sets through HTTP: make test runs it, make check does not
 def test_the_sdks_own_retries_hide_calls_from_the_panel(server):
     run = L.Panel([sdk_ask(server, max_retries=2)], on_unreadable="clean").run(RECORDS)
     assert run.calls == len(RECORDS) and run.retries == 0
@@ -439,6 +534,7 @@ def test_the_sdks_own_retries_hide_calls_from_the_panel(server):
 
 # ------------------------------------------------------------------ the exercise checks of 12
 # (their answers are checked against the real SDK and server above)
+
 
 def test_check_sdk_retries(capsys):
     ex, (panel, server, panel_tokens, server_tokens) = step12, step12.sdk_retry_bill()
@@ -479,6 +575,7 @@ def test_a_proxy_in_the_environment_never_carries_loopback_traffic(server, monke
 
 # ------------------------------------------------------------------ the server as a good citizen
 
+
 def raw_exchange(port, data, timeout=TIMEOUT):
     """Send raw bytes, read until the server closes or a whole response arrives."""
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
@@ -501,34 +598,48 @@ def chat(content="temiz mi", **extra):
     return {"model": "lesson", "messages": [{"role": "user", "content": content}], **extra}
 
 
-@pytest.mark.parametrize("request_bytes, code", [
-    (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: banana\r\n\r\n{}", 400),
-    (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: -5\r\n\r\n{}", 400),
-    (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 99999999999999\r\n\r\n{}", 413),
-    (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 5000000\r\n\r\n{}", 413),
-    (b"POST /v1/chat/completions HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 411),
-    (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 9\r\n\r\nnot json!", 400),
-    (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 4\r\n\r\n\xff\xfe\xfd\xfc", 400),
-    (b"BREW /v1/chat/completions HTTP/1.1\r\n\r\n", 405),
-    (b"GARBAGE\r\n\r\n", 400),
-    (b"GET /" + b"x" * 70000 + b" HTTP/1.1\r\n\r\n", 414),
-    (b"GET /v1/nothing HTTP/1.1\r\n\r\n", 404),
-])
-def test_a_malformed_request_is_a_4xx_json_error_and_nothing_is_printed(server, capfd,
-                                                                       request_bytes, code):
+@pytest.mark.parametrize(
+    "request_bytes, code",
+    [
+        (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: banana\r\n\r\n{}", 400),
+        (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: -5\r\n\r\n{}", 400),
+        (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 99999999999999\r\n\r\n{}", 413),
+        (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 5000000\r\n\r\n{}", 413),
+        (
+            b"POST /v1/chat/completions HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            411,
+        ),
+        (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 9\r\n\r\nnot json!", 400),
+        (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 4\r\n\r\n\xff\xfe\xfd\xfc", 400),
+        (b"BREW /v1/chat/completions HTTP/1.1\r\n\r\n", 405),
+        (b"GARBAGE\r\n\r\n", 400),
+        (b"GET /" + b"x" * 70000 + b" HTTP/1.1\r\n\r\n", 414),
+        (b"GET /v1/nothing HTTP/1.1\r\n\r\n", 404),
+    ],
+)
+def test_a_malformed_request_is_a_4xx_json_error_and_nothing_is_printed(
+    server, capfd, request_bytes, code
+):
     status, body, _ = status_and_body(raw_exchange(server.port, request_bytes))
     assert status == code and body["error"]["message"]
     assert capfd.readouterr().err == ""
 
 
-@pytest.mark.parametrize("payload, param", [
-    ("[" * 100000 + "]" * 100000, None),
-    (chat(n=3), "n"), (chat(n="1"), "n"), (chat(stream="yes"), "stream"),
-    ({"model": 7, "messages": []}, "model"),
-    (chat(**{"messages": [{"role": "user", "content": 5}]}), "messages"),
-    (chat(**{"messages": "temiz"}), "messages"), (chat(seed=1.5), "seed"),
-    (chat(temperature=[1]), "temperature"), (chat(max_tokens=True), "max_tokens"),
-])
+@pytest.mark.parametrize(
+    "payload, param",
+    [
+        ("[" * 100000 + "]" * 100000, None),
+        (chat(n=3), "n"),
+        (chat(n="1"), "n"),
+        (chat(stream="yes"), "stream"),
+        ({"model": 7, "messages": []}, "model"),
+        (chat(**{"messages": [{"role": "user", "content": 5}]}), "messages"),
+        (chat(**{"messages": "temiz"}), "messages"),
+        (chat(seed=1.5), "seed"),
+        (chat(temperature=[1]), "temperature"),
+        (chat(max_tokens=True), "max_tokens"),
+    ],
+)
 def test_wrong_types_and_deep_nesting_are_400s_naming_the_field(server, capfd, payload, param):
     raw = payload.encode() if isinstance(payload, str) else None
     status, body = post(server.base_url + "/chat/completions", payload, raw)
@@ -553,9 +664,16 @@ def test_get_models_lists_the_judges_and_the_sdk_reads_them(server):
 def test_stream_is_served_as_server_sent_events_the_sdk_reads(server):
     sdk = openai.OpenAI(base_url=server.base_url, api_key="k", max_retries=0)
     prompt = L.build_prompt(RECORDS[1])
-    chunks = list(sdk.chat.completions.create(
-        model="lesson", messages=[{"role": "user", "content": prompt}], seed=L.SEED,
-        temperature=0.3, stream=True, stream_options={"include_usage": True}))
+    chunks = list(
+        sdk.chat.completions.create(
+            model="lesson",
+            messages=[{"role": "user", "content": prompt}],
+            seed=L.SEED,
+            temperature=0.3,
+            stream=True,
+            stream_options={"include_usage": True},
+        )
+    )
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     assert text == L.SimulatedModel().call(prompt, L.SEED).text
     assert chunks[-1].usage.prompt_tokens == len(L.tokenize(prompt))
@@ -572,7 +690,9 @@ def test_each_429_says_when_to_come_back(server):
             response.read()
         assert response.status == 429
         assert (response.getheader("Retry-After"), response.getheader("Retry-After-Ms")) == (
-            "2", "1500")
+            "2",
+            "1500",
+        )
         connection.close()
         assert url
     finally:
@@ -595,6 +715,7 @@ def test_64_clients_at_once_are_all_served_over_http():
         def client(i):
             barrier.wait()
             statuses[i] = post(url, chat(seed=i))[0]
+
         threads = [threading.Thread(target=client, args=(i,)) for i in range(64)]
         for t in threads:
             t.start()
@@ -606,7 +727,7 @@ def test_64_clients_at_once_are_all_served_over_http():
 def test_a_slow_client_does_not_stall_the_others():
     with C.SimulatorServer(rate_limit=False) as srv:
         slow = socket.create_connection(("127.0.0.1", srv.port), timeout=TIMEOUT)
-        try:       # headers and half a body, then silence
+        try:  # headers and half a body, then silence
             slow.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 900\r\n\r\n{")
             ask = srv.ask("lesson", timeout=2.0)
             started = time.perf_counter()
@@ -628,26 +749,38 @@ def test_dropping_the_last_reference_stops_the_server():
     port, thread = srv.port, srv._thread
     del srv
     import gc
+
     gc.collect()
     thread.join(TIMEOUT)
     assert not thread.is_alive()
-    with C.SimulatorServer(port=port) as again:     # the port is free again
+    with C.SimulatorServer(port=port) as again:  # the port is free again
         assert again.port == port
 
 
-@pytest.mark.parametrize("options, error, words", [
-    ({"latency": -0.1}, ValueError, "latency"), ({"latency": "slow"}, TypeError, "latency"),
-    ({"rate_limit": 1}, TypeError, "rate_limit"), ({"retry_after": -1}, ValueError,
-                                                   "retry_after"),
-])
+@pytest.mark.parametrize(
+    "options, error, words",
+    [
+        ({"latency": -0.1}, ValueError, "latency"),
+        ({"latency": "slow"}, TypeError, "latency"),
+        ({"rate_limit": 1}, TypeError, "rate_limit"),
+        ({"retry_after": -1}, ValueError, "retry_after"),
+    ],
+)
 def test_bad_server_options_are_refused_naming_them(options, error, words):
     with pytest.raises(error, match=words):
         C.SimulatorServer(**options)
 
 
-@pytest.mark.parametrize("timeout, error", [(0, ValueError), (-1, ValueError),
-                                             (float("nan"), ValueError), ("5", TypeError),
-                                             (True, TypeError)])
+@pytest.mark.parametrize(
+    "timeout, error",
+    [
+        (0, ValueError),
+        (-1, ValueError),
+        (float("nan"), ValueError),
+        ("5", TypeError),
+        (True, TypeError),
+    ],
+)
 def test_a_bad_timeout_is_blamed_on_the_client_side(timeout, error):
     with pytest.raises(error, match="timeout must be a number of seconds"):
         C.OpenAIAsk("http://127.0.0.1:9/v1", "k", "lesson", timeout=timeout)
@@ -668,7 +801,8 @@ def test_a_numpy_seed_goes_through_http_as_an_int(server, tmp_path):
 
 # ------------------------------------------------------------------ judge_records
 
-@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
+
+@pytest.mark.slow  # whole record sets through HTTP: make test runs it, make check does not
 def test_concurrent_calls_give_the_labels_and_cost_of_one_connection():
     with C.SimulatorServer(rate_limit=False, latency=0.01) as srv:
         ask = srv.ask("lesson", timeout=TIMEOUT)
@@ -678,7 +812,7 @@ def test_concurrent_calls_give_the_labels_and_cost_of_one_connection():
     assert (one.calls, one.waits, one.cached) == (60 + one.retries, 0, 0)
 
 
-@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
+@pytest.mark.slow  # whole record sets through HTTP: make test runs it, make check does not
 def test_with_back_off_the_rate_limit_costs_calls_not_labels():
     """The simulator's 429s, waited out and asked again with the same seed: the labels are
     those of a run without any rate limit, at one connection or many."""
@@ -686,8 +820,10 @@ def test_with_back_off_the_rate_limit_costs_calls_not_labels():
     with C.SimulatorServer(rate_limit=False) as srv:
         free = C.judge_records(srv.ask("lesson", timeout=TIMEOUT), records, max_connections=1)
     with C.SimulatorServer(retry_after=0.01) as srv:
-        runs = [C.judge_records(srv.ask("lesson", timeout=TIMEOUT), records, max_connections=n)
-                for n in (1, 8)]
+        runs = [
+            C.judge_records(srv.ask("lesson", timeout=TIMEOUT), records, max_connections=n)
+            for n in (1, 8)
+        ]
     for run in runs:
         assert run.labels == free.labels and run.unreadable == free.unreadable
         assert run.waits == (free.calls + run.waits) // L.RATE_LIMIT_EVERY > 0
@@ -697,14 +833,14 @@ def test_with_back_off_the_rate_limit_costs_calls_not_labels():
 
 def test_a_429_with_retry_after_is_waited_for():
     with C.SimulatorServer(retry_after=0.3) as srv:
-        ask = srv.ask("lesson", timeout=TIMEOUT, on_reset=None)   # the clock runs on
+        ask = srv.ask("lesson", timeout=TIMEOUT, on_reset=None)  # the clock runs on
         for _ in range(L.RATE_LIMIT_EVERY - 2):
             ask("temiz mi", 1)
         refused = ask("temiz mi", 1), ask("temiz mi", 2)
-        assert refused[1].retry_after == 0.3            # the SDK hands the header over
+        assert refused[1].retry_after == 0.3  # the SDK hands the header over
         for _ in range(L.RATE_LIMIT_EVERY - 1):
             ask("temiz mi", 1)
-        started = time.perf_counter()                   # the next call is refused
+        started = time.perf_counter()  # the next call is refused
         run = C.judge_records(ask, RECORDS[:1], max_connections=1)
         assert time.perf_counter() - started >= 0.3
     assert (run.waits, run.waited, run.calls - run.retries, run.refused) == (1, 0.3, 2, 0)
@@ -715,26 +851,32 @@ def test_refusals_that_outlast_the_back_off_are_counted_then_the_rule_applies():
     silent.bind(("127.0.0.1", 0))
     silent.listen(16)
     try:
-        ask = C.OpenAIAsk(f"http://127.0.0.1:{silent.getsockname()[1]}/v1", "k", "lesson",
-                          timeout=0.05)
-        run = C.judge_records(ask, RECORDS[:2], max_connections=2,
-                              backoff=C.Backoff(max_waits=2, base=0.01))
+        ask = C.OpenAIAsk(
+            f"http://127.0.0.1:{silent.getsockname()[1]}/v1", "k", "lesson", timeout=0.05
+        )
+        run = C.judge_records(
+            ask, RECORDS[:2], max_connections=2, backoff=C.Backoff(max_waits=2, base=0.01)
+        )
     finally:
         silent.close()
     assert (run.unreadable, run.refused, run.retries) == (2, 2, 2)
-    assert (run.waits, run.calls) == (8, 12)            # 2 records x 2 seeds x (1 + 2 waits)
-    assert set(run.labels.values()) == {"temiz"}        # the lesson's fail-open, reported
+    assert (run.waits, run.calls) == (8, 12)  # 2 records x 2 seeds x (1 + 2 waits)
+    assert set(run.labels.values()) == {"temiz"}  # the lesson's fail-open, reported
 
 
-@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
+@pytest.mark.slow  # whole record sets through HTTP: make test runs it, make check does not
 def test_the_lessons_rule_without_back_off_is_the_lessons_judge():
     with C.SimulatorServer() as srv:
-        run = C.judge_records(srv.ask("lesson", timeout=TIMEOUT), RECORDS,
-                              backoff=C.NO_BACKOFF, max_connections=1)
+        run = C.judge_records(
+            srv.ask("lesson", timeout=TIMEOUT), RECORDS, backoff=C.NO_BACKOFF, max_connections=1
+        )
     lesson = L.run_judge(RECORDS)
     assert run.labels == lesson.labels
-    assert (run.calls, run.input_tokens, run.retries) == (lesson.calls, lesson.input_tokens,
-                                                          lesson.retries)
+    assert (run.calls, run.input_tokens, run.retries) == (
+        lesson.calls,
+        lesson.input_tokens,
+        lesson.retries,
+    )
 
 
 class _Interrupt(Exception):
@@ -755,12 +897,13 @@ def test_an_interrupted_run_resumed_with_a_cache_makes_no_call_it_already_made(t
                 raise _Interrupt("stopped half-way")
             made.append(seed)
             return ask(prompt, seed)
+
         with pytest.raises(_Interrupt):
             C.judge_records(flaky, records, max_connections=4)
         before = srv.requests
         assert 0 < before == len(made) < full_cost
         resumed = C.judge_records(ask, records, max_connections=4)
-        assert srv.requests == full_cost                 # nothing asked twice
+        assert srv.requests == full_cost  # nothing asked twice
         assert resumed.cached == before and resumed.calls == full_cost - before
         assert resumed.labels == whole.labels
 
@@ -768,15 +911,16 @@ def test_an_interrupted_run_resumed_with_a_cache_makes_no_call_it_already_made(t
 def test_the_cache_takes_many_writers_at_once(tmp_path):
     cache = C.ReplyCache(tmp_path)
     reply = C.ClientReply("temiz", 3, "ok")
-    questions = [{"q": i % 5} for i in range(200)]     # five files, forty writers each
+    questions = [{"q": i % 5} for i in range(200)]  # five files, forty writers each
     errors = []
 
     def write(q):
         try:
             cache.put(q, reply)
             assert cache.get(q).text == "temiz"
-        except Exception as exc:        # noqa: BLE001 - collected for the assert below
+        except Exception as exc:  # noqa: BLE001 - collected for the assert below
             errors.append(exc)
+
     threads = [threading.Thread(target=write, args=(q,)) for q in questions]
     for t in threads:
         t.start()
@@ -789,11 +933,16 @@ def test_the_cache_takes_many_writers_at_once(tmp_path):
 def test_the_cache_takes_two_processes_at_once(tmp_path):
     import subprocess
     import sys
-    code = ("import sys; from lessonlib import client as C\n"
-            "c = C.ReplyCache(sys.argv[1])\n"
-            "for i in range(300): c.put({'q': i % 3}, C.ClientReply('temiz', 1, 'ok'))\n")
-    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path)],
-                              stderr=subprocess.PIPE) for _ in range(2)]
+
+    code = (
+        "import sys; from lessonlib import client as C\n"
+        "c = C.ReplyCache(sys.argv[1])\n"
+        "for i in range(300): c.put({'q': i % 3}, C.ClientReply('temiz', 1, 'ok'))\n"
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stderr=subprocess.PIPE)
+        for _ in range(2)
+    ]
     errs = [p.communicate(timeout=60)[1] for p in procs]
     assert [p.returncode for p in procs] == [0, 0], errs
     assert len(C.ReplyCache(tmp_path)) == 3
@@ -808,9 +957,10 @@ def test_progress_draws_a_bar_on_stdout_only_when_asked(server, capsys):
     assert err == "" and out.endswith("] 10/10\n") and out.count("\r") == 11
 
 
-@pytest.mark.parametrize("value, error", [(0, ValueError), (-2, ValueError),
-                                          (2.0, TypeError), ("8", TypeError),
-                                          (True, TypeError)])
+@pytest.mark.parametrize(
+    "value, error",
+    [(0, ValueError), (-2, ValueError), (2.0, TypeError), ("8", TypeError), (True, TypeError)],
+)
 def test_max_connections_must_be_a_whole_number_at_least_1(server, value, error):
     ask = server.ask("lesson", timeout=TIMEOUT)
     with pytest.raises(error, match="max_connections"):
@@ -829,7 +979,7 @@ def test_a_stateful_in_process_ask_is_refused_more_than_one_connection():
     assert L.Panel([model]).run(RECORDS[:5], max_connections=1).calls >= 5
 
 
-@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
+@pytest.mark.slow  # whole record sets through HTTP: make test runs it, make check does not
 def test_a_panel_of_http_asks_runs_side_by_side_with_the_figures_of_one_connection():
     with C.SimulatorServer(rate_limit=False) as srv:
         panel = L.Panel([srv.ask(n, timeout=TIMEOUT) for n in L.DIVERSE], quorum=2)
@@ -841,6 +991,7 @@ def test_a_panel_of_http_asks_runs_side_by_side_with_the_figures_of_one_connecti
 def test_an_error_in_one_call_stops_a_concurrent_panel_naming_judge_and_record(server):
     def broken(prompt, seed):
         raise OSError("cable cut")
+
     broken.concurrent = True
     with pytest.raises(JudgeError, match="cable cut"):
         L.Panel([broken]).run(RECORDS[:20], max_connections=4)
@@ -850,12 +1001,22 @@ def test_32_simultaneous_async_sdk_requests_all_get_an_answer():
     import asyncio
 
     async def main(url):
-        sdk = openai.AsyncOpenAI(base_url=url, api_key="k", max_retries=0, timeout=TIMEOUT,
-                                 http_client=openai.DefaultAsyncHttpxClient(trust_env=False))
+        sdk = openai.AsyncOpenAI(
+            base_url=url,
+            api_key="k",
+            max_retries=0,
+            timeout=TIMEOUT,
+            http_client=openai.DefaultAsyncHttpxClient(trust_env=False),
+        )
         async with sdk:
-            replies = await asyncio.gather(*(sdk.chat.completions.create(
-                model="lesson", seed=i, messages=[{"role": "user", "content": "temiz mi"}])
-                for i in range(32)))
+            replies = await asyncio.gather(
+                *(
+                    sdk.chat.completions.create(
+                        model="lesson", seed=i, messages=[{"role": "user", "content": "temiz mi"}]
+                    )
+                    for i in range(32)
+                )
+            )
         return [r.choices[0].message.content for r in replies]
 
     with C.SimulatorServer(latency=0.05, rate_limit=False) as srv:
@@ -864,15 +1025,33 @@ def test_32_simultaneous_async_sdk_requests_all_get_an_answer():
 
 
 def _completion(content):
-    return json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
-                       "choices": [{"index": 0, "finish_reason": "stop",
-                                    "message": {"role": "assistant", "content": content}}],
-                       "usage": {"prompt_tokens": 3, "completion_tokens": 2,
-                                 "total_tokens": 5}})
+    return json.dumps(
+        {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": content},
+                }
+            ],
+            "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+        }
+    )
 
 
-@pytest.mark.parametrize("content, label", [("Temiz değil.", None), ("Zararlı değil.", None),
-                                            ("temiz/zararlı", None), ("**Zararlı**", "zararli")])
+@pytest.mark.parametrize(
+    "content, label",
+    [
+        ("Temiz değil.", None),
+        ("Zararlı değil.", None),
+        ("temiz/zararlı", None),
+        ("**Zararlı**", "zararli"),
+    ],
+)
 def test_a_negated_reply_through_the_sdk_never_reaches_a_reader_as_its_label(content, label):
     """The lesson's read_label, used by the panel, would read "Temiz değil." as temiz: the
     ask hands it the label read_reply found, or nothing."""
@@ -881,8 +1060,9 @@ def test_a_negated_reply_through_the_sdk_never_reaches_a_reader_as_its_label(con
     thread = threading.Thread(target=fixed.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     try:
-        ask = C.OpenAIAsk(f"http://127.0.0.1:{fixed.server_address[1]}/v1", "k", "m",
-                          timeout=TIMEOUT)
+        ask = C.OpenAIAsk(
+            f"http://127.0.0.1:{fixed.server_address[1]}/v1", "k", "m", timeout=TIMEOUT
+        )
         reply = ask("temiz mi", 1)
         assert reply.raw == content and L.read_label(reply.text) == label
         run = L.Panel([ask], on_unreadable="abstain").run(RECORDS[:2])

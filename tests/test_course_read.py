@@ -33,22 +33,25 @@ pytestmark = pytest.mark.slow
 
 NOTEBOOKS = ROOT / "notebooks"
 STEPS = sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
-EXERCISE_STEPS = [s for s in STEPS
-                  if (ROOT / "lessonlib" / "exercises" / f"step{s[:2]}.py").exists()]
+EXERCISE_STEPS = [
+    s for s in STEPS if (ROOT / "lessonlib" / "exercises" / f"step{s[:2]}.py").exists()
+]
 GLOSSARY = NOTEBOOKS / "GLOSSARY.md"
 
-STAGE = re.compile(r"\bthe room\b|\baudience\b|\b(?:ask|tell) the (?:room|class)\b"
-                   r"|\blet the (?:room|class|students)\b"
-                   r"|\bpoint (?:at|to) the\b|^\s*\*\*(?:say|ask the room|point at)\s*:\*\*"
-                   r"|^\s*stress\b"
-                   r"|\bsay early\b|\bbe fair\b|\bgive (?:them|the class) \w+ minutes\b",
-                   re.I | re.M)
+STAGE = re.compile(
+    r"\bthe room\b|\baudience\b|\b(?:ask|tell) the (?:room|class)\b"
+    r"|\blet the (?:room|class|students)\b"
+    r"|\bpoint (?:at|to) the\b|^\s*\*\*(?:say|ask the room|point at)\s*:\*\*"
+    r"|^\s*stress\b"
+    r"|\bsay early\b|\bbe fair\b|\bgive (?:them|the class) \w+ minutes\b",
+    re.I | re.M,
+)
 EXERCISE = re.compile(r"^## Exercise", re.M)
 FURTHER = re.compile(r"^#{1,6}\s+Further reading\b", re.M | re.I)
 HEADING = re.compile(r"^#{1,6}\s", re.M)
 INTEGER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?![\w]|\.\d)")
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-MIN_COUNT = 10         # smaller whole numbers are printed everywhere (indices, counts of flags)
+MIN_COUNT = 10  # smaller whole numbers are printed everywhere (indices, counts of flags)
 
 
 def text(value):
@@ -70,6 +73,7 @@ def outputs_text(cell):
 
 # ---------------------------------------------------------------- stage directions
 
+
 def stage_directions(nb):
     """(cell index, the words) of markdown cells that direct the instructor."""
     found = []
@@ -83,14 +87,28 @@ def stage_directions(nb):
 
 def test_a_stage_direction_is_found_in_any_markdown_cell_but_not_in_speaker_notes():
     notes = {"slideshow": {"slide_type": "notes"}}
-    nb = {"cells": [
-        {"cell_type": "markdown", "metadata": {}, "source": "Ask the room: which wins?"},
-        {"cell_type": "markdown", "metadata": notes, "source": "Point at the green line."},
-        {"cell_type": "markdown", "metadata": {}, "source": "**Say:** one step is one record."},
-        {"cell_type": "markdown", "metadata": {}, "source": "Ask yourself which judge agrees."},
-        {"cell_type": "markdown", "metadata": {"speaker_notes": "Ask the room."},
-         "source": "Before you run it, predict which judge agrees most."},
-        {"cell_type": "code", "metadata": {}, "source": "# the room", "outputs": []}]}
+    nb = {
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": "Ask the room: which wins?"},
+            {"cell_type": "markdown", "metadata": notes, "source": "Point at the green line."},
+            {
+                "cell_type": "markdown",
+                "metadata": {},
+                "source": "**Say:** one step is one record.",
+            },
+            {
+                "cell_type": "markdown",
+                "metadata": {},
+                "source": "Ask yourself which judge agrees.",
+            },
+            {
+                "cell_type": "markdown",
+                "metadata": {"speaker_notes": "Ask the room."},
+                "source": "Before you run it, predict which judge agrees most.",
+            },
+            {"cell_type": "code", "metadata": {}, "source": "# the room", "outputs": []},
+        ]
+    }
     assert [i for i, _ in stage_directions(nb)] == [0, 1, 2]
 
 
@@ -102,20 +120,28 @@ def test_no_student_cell_addresses_the_room(name):
 
 # ---------------------------------------------------------------- glossary tags
 
+
 def glossary_entries(markdown):
     """(anchor, names, tags) of every glossary entry that ends with notebook tags."""
     entries = []
     for block in re.split(r'<a id="', markdown)[1:]:
         anchor, _, body = block.partition('"></a>')
         term = re.search(r"\*\*(.+?)\*\*", body)
-        tags = re.search(r"\[(\d\d(?:\s*,\s*\d\d)*)\]\s*$", body.split("\n\n")[0].strip()
-                         if "\n\n" in body.strip() else body.strip())
+        tags = re.search(
+            r"\[(\d\d(?:\s*,\s*\d\d)*)\]\s*$",
+            body.split("\n\n")[0].strip() if "\n\n" in body.strip() else body.strip(),
+        )
         if not term or not tags:
             continue
         names = re.split(r"\s*(?:,|/|\(|\)|\band\b|=)\s*", term.group(1).rstrip(".").strip())
         names = [re.sub(r"^the\s+", "", n.strip().lower()) for n in names]
-        entries.append((anchor.strip(), [n for n in names if len(n) > 1],
-                        [t.strip() for t in tags.group(1).split(",")]))
+        entries.append(
+            (
+                anchor.strip(),
+                [n for n in names if len(n) > 1],
+                [t.strip() for t in tags.group(1).split(",")],
+            )
+        )
     return entries
 
 
@@ -142,12 +168,17 @@ def glossary_tag_problems(markdown, notebooks):
 
 
 def test_a_glossary_tag_without_the_term_is_found():
-    md = ('<a id="baseline"></a>\n**Baseline.** A labeller that ignores the record. [02, 04]\n\n'
-          '<a id="step"></a>\n**Step.** What one record moves a rate. [02]\n')
-    nbs = {"02": {"cells": [{"source": "one step; a [baseline](GLOSSARY.md#baseline)"}]},
-           "04": {"cells": [{"source": "nothing here about the base line"}]}}
-    assert glossary_tag_problems(md, nbs) == ["baseline [04]: the notebook never uses "
-                                              "['baseline']"]
+    md = (
+        '<a id="baseline"></a>\n**Baseline.** A labeller that ignores the record. [02, 04]\n\n'
+        '<a id="step"></a>\n**Step.** What one record moves a rate. [02]\n'
+    )
+    nbs = {
+        "02": {"cells": [{"source": "one step; a [baseline](GLOSSARY.md#baseline)"}]},
+        "04": {"cells": [{"source": "nothing here about the base line"}]},
+    }
+    assert glossary_tag_problems(md, nbs) == [
+        "baseline [04]: the notebook never uses ['baseline']"
+    ]
     assert glossary_entries(md)[0] == ("baseline", ["baseline"], ["02", "04"])
 
 
@@ -159,14 +190,17 @@ def test_every_glossary_tag_names_a_notebook_that_uses_the_term():
 
 # ---------------------------------------------------------------- exercises
 
+
 def exercise_module(name):
     return importlib.import_module(f"lessonlib.exercises.step{name[:2]}")
 
 
 def checks_of(module):
-    return {n: f for n, f in vars(module).items()
-            if n.startswith("check_") and inspect.isfunction(f)
-            and f.__module__ == module.__name__}
+    return {
+        n: f
+        for n, f in vars(module).items()
+        if n.startswith("check_") and inspect.isfunction(f) and f.__module__ == module.__name__
+    }
 
 
 def run(capsys, check, answer):
@@ -203,8 +237,9 @@ def nudged(answer, k):
     (None for an answer with no number: names, a function)."""
     if isinstance(answer, bool) or not numbers_in(answer):
         return None
-    if isinstance(answer, int) or (type(answer).__module__ == "numpy"
-                                   and float(answer).is_integer()):
+    if isinstance(answer, int) or (
+        type(answer).__module__ == "numpy" and float(answer).is_integer()
+    ):
         return int(answer) + (1, -1, 2, -3, 7, 11)[k]
     if isinstance(answer, float) or type(answer).__module__ == "numpy":
         x = float(answer)
@@ -229,20 +264,36 @@ def moving_numbers(tries):
     by_wording = {}
     for answer, said in tries:
         own = numbers_in(answer)
-        rest = tuple(x for x in map(float, NUMBER.findall(said))
-                     if not any(math.isclose(x, a, rel_tol=1e-6, abs_tol=1e-9) for a in own))
+        rest = tuple(
+            x
+            for x in map(float, NUMBER.findall(said))
+            if not any(math.isclose(x, a, rel_tol=1e-6, abs_tol=1e-9) for a in own)
+        )
         by_wording.setdefault(template(said), []).append((rest, said))
-    return [(group[0][1], other[1]) for group in by_wording.values() for other in group[1:]
-            if other[0] != group[0][0]]
+    return [
+        (group[0][1], other[1])
+        for group in by_wording.values()
+        for other in group[1:]
+        if other[0] != group[0][0]
+    ]
 
 
 def test_a_hint_that_prints_the_quantity_at_the_value_tried_is_found():
-    tries = [(0.3, "Not yet: at miss 0.30 kappa is 0.5012, below 0.61: go lower."),
-             (0.4, "Not yet: at miss 0.40 kappa is 0.4410, below 0.61: go lower."),
-             (0.2, "Not yet: 0.2 is not it; over 240 records, 1,000 runs.")]
+    tries = [
+        (0.3, "Not yet: at miss 0.30 kappa is 0.5012, below 0.61: go lower."),
+        (0.4, "Not yet: at miss 0.40 kappa is 0.4410, below 0.61: go lower."),
+        (0.2, "Not yet: 0.2 is not it; over 240 records, 1,000 runs."),
+    ]
     assert len(moving_numbers(tries)) == 1
-    assert moving_numbers([(0.3, "Not yet: 0.3 is not it, below 0.61."),
-                           (0.4, "Not yet: 0.4 is not it, below 0.61.")]) == []
+    assert (
+        moving_numbers(
+            [
+                (0.3, "Not yet: 0.3 is not it, below 0.61."),
+                (0.4, "Not yet: 0.4 is not it, below 0.61."),
+            ]
+        )
+        == []
+    )
 
 
 def printed_numbers(nb):
@@ -268,11 +319,18 @@ def answer_in_notebook(answer, nb):
 
 
 def test_an_answer_printed_in_the_notebook_is_found():
-    nb = {"cells": [{"cell_type": "markdown", "source": "all 240 records, 1,000 runs"},
-                    {"cell_type": "code", "source": "x", "outputs": [
-                        {"output_type": "stream", "text": "kappa 0.6133 at 3 seeds\n"}]}]}
+    nb = {
+        "cells": [
+            {"cell_type": "markdown", "source": "all 240 records, 1,000 runs"},
+            {
+                "cell_type": "code",
+                "source": "x",
+                "outputs": [{"output_type": "stream", "text": "kappa 0.6133 at 3 seeds\n"}],
+            },
+        ]
+    }
     assert answer_in_notebook(240, nb) == [240]
-    assert answer_in_notebook((1000, 3), nb) == [1000]          # 3 is below MIN_COUNT
+    assert answer_in_notebook((1000, 3), nb) == [1000]  # 3 is below MIN_COUNT
     assert answer_in_notebook(0.61333, nb) == ["0.6133"]
     assert answer_in_notebook(241, nb) == []
 
@@ -287,16 +345,27 @@ def literal_digits_in_pass_messages(source):
     """(line, literal) for a typed-in figure in the literal text of ``_say(True, ...)``."""
     found = []
     for node in ast.walk(ast.parse(source)):
-        if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "_say"
-                and node.args and isinstance(node.args[0], ast.Constant)
-                and node.args[0].value is True and len(node.args) > 1):
+        if not (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", None) == "_say"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and node.args[0].value is True
+            and len(node.args) > 1
+        ):
             continue
-        specs = {id(v.format_spec) for v in ast.walk(node.args[1])
-                 if isinstance(v, ast.FormattedValue) and v.format_spec is not None}
+        specs = {
+            id(v.format_spec)
+            for v in ast.walk(node.args[1])
+            if isinstance(v, ast.FormattedValue) and v.format_spec is not None
+        }
         skip = {id(n) for v in ast.walk(node.args[1]) if id(v) in specs for n in ast.walk(v)}
         for sub in ast.walk(node.args[1]):
-            if (isinstance(sub, ast.Constant) and isinstance(sub.value, str)
-                    and id(sub) not in skip):
+            if (
+                isinstance(sub, ast.Constant)
+                and isinstance(sub.value, str)
+                and id(sub) not in skip
+            ):
                 literal = TERMS.sub("", re.sub(r"\{[^{}]*\}", "", sub.value))
                 if TYPED_FIGURE.search(literal):
                     found.append((sub.lineno, sub.value))
@@ -304,29 +373,46 @@ def literal_digits_in_pass_messages(source):
 
 
 def test_a_typed_in_figure_in_a_pass_message_is_found():
-    source = ('def check(a):\n'
-              '    _say(False, "not 240")\n'
-              '    _say(True, f"{n} records of {len(s):,}, {x:.4f}, run 1, 95% run band")\n'
-              '    _say(True, "the judge blocks 47% of them")\n'
-              '    return _say(True, f"kappa {k:.4f}: chance alone gives 0.5066")\n')
-    assert literal_digits_in_pass_messages(source) == [(4, "the judge blocks 47% of them"),
-                                                       (5, ": chance alone gives 0.5066")]
+    source = (
+        "def check(a):\n"
+        '    _say(False, "not 240")\n'
+        '    _say(True, f"{n} records of {len(s):,}, {x:.4f}, run 1, 95% run band")\n'
+        '    _say(True, "the judge blocks 47% of them")\n'
+        '    return _say(True, f"kappa {k:.4f}: chance alone gives 0.5066")\n'
+    )
+    assert literal_digits_in_pass_messages(source) == [
+        (4, "the judge blocks 47% of them"),
+        (5, ": chance alone gives 0.5066"),
+    ]
 
 
 def placeholder_lines(nb):
     """(cell, line) of exercise cells (under ## Exercise) that use None as the placeholder."""
-    start = next((i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "markdown"
-                  and EXERCISE.search(text(c["source"]))), len(nb["cells"]))
-    return [(i, line) for i, c in enumerate(nb["cells"][start:], start)
-            if c["cell_type"] == "code"
-            for line in text(c["source"]).splitlines()
-            if re.match(r"^\s*[\w.\[\]'\"]+\s*=\s*None\s*(#.*)?$", line)]
+    start = next(
+        (
+            i
+            for i, c in enumerate(nb["cells"])
+            if c["cell_type"] == "markdown" and EXERCISE.search(text(c["source"]))
+        ),
+        len(nb["cells"]),
+    )
+    return [
+        (i, line)
+        for i, c in enumerate(nb["cells"][start:], start)
+        if c["cell_type"] == "code"
+        for line in text(c["source"]).splitlines()
+        if re.match(r"^\s*[\w.\[\]'\"]+\s*=\s*None\s*(#.*)?$", line)
+    ]
 
 
 def test_a_none_placeholder_is_found():
-    nb = {"cells": [{"cell_type": "code", "source": "x = None"},
-                    {"cell_type": "markdown", "source": "## Exercise 1"},
-                    {"cell_type": "code", "source": "answer = None   # your count\nok = ..."}]}
+    nb = {
+        "cells": [
+            {"cell_type": "code", "source": "x = None"},
+            {"cell_type": "markdown", "source": "## Exercise 1"},
+            {"cell_type": "code", "source": "answer = None   # your count\nok = ..."},
+        ]
+    }
     assert placeholder_lines(nb) == [(2, "answer = None   # your count")]
 
 
@@ -351,7 +437,7 @@ def test_the_placeholder_and_a_wrong_type_get_their_own_messages(name, capsys):
         result, typed = run(capsys, check, WrongType())
         assert result is False and typed.startswith("Not yet: "), typed
         wrong = nudged(compute(), 0)
-        if wrong is None:          # an answer of names or a function: no number to nudge
+        if wrong is None:  # an answer of names or a function: no number to nudge
             continue
         _, valued = run(capsys, check, wrong)
         assert typed != valued, f"{check_name}: a wrong type gets the wrong-value hint {typed}"
@@ -372,8 +458,10 @@ def test_no_hint_prints_the_quantity_searched_for(name, capsys):
             if result is False:
                 tries.append((wrong, said))
         moving = moving_numbers(tries)
-        assert not moving, f"{check_name}: the hint's numbers follow the answer tried:\n" + \
-            "\n".join(f"{a}\n{b}" for a, b in moving)
+        assert not moving, (
+            f"{check_name}: the hint's numbers follow the answer tried:\n"
+            + "\n".join(f"{a}\n{b}" for a, b in moving)
+        )
 
 
 @pytest.mark.parametrize("name", EXERCISE_STEPS)
@@ -399,6 +487,7 @@ def test_exercise_cells_use_the_ellipsis_placeholder(name):
 
 # ---------------------------------------------------------------- further reading
 
+
 def further_reading_problems(nb):
     """Further reading must be one cell: it opens with the heading, holds no other heading,
     and is the last cell of the body (only notes cells may follow) before the exercises."""
@@ -416,22 +505,33 @@ def further_reading_problems(nb):
         problems.append(f"cell {i}: Further reading shares its cell with another heading")
     after = [j for j, s in md if j > i and EXERCISE.search(s)]
     end = after[0] if after else len(cells)
-    between = [j for j in range(i + 1, end)
-               if cells[j].get("metadata", {}).get("slideshow", {}).get("slide_type") != "notes"]
+    between = [
+        j
+        for j in range(i + 1, end)
+        if cells[j].get("metadata", {}).get("slideshow", {}).get("slide_type") != "notes"
+    ]
     if between:
-        problems.append(f"cell {i}: cells {between} come between Further reading and the "
-                        "exercises")
+        problems.append(
+            f"cell {i}: cells {between} come between Further reading and the exercises"
+        )
     return problems
 
 
 def test_further_reading_inside_another_cell_is_found():
     def md(s):
         return {"cell_type": "markdown", "metadata": {}, "source": s}
-    good = {"cells": [md("## Discussion\n\ntext"), md("## Further reading\n\n- a"),
-                      md("## Exercise 1")]}
+
+    good = {
+        "cells": [
+            md("## Discussion\n\ntext"),
+            md("## Further reading\n\n- a"),
+            md("## Exercise 1"),
+        ]
+    }
     assert further_reading_problems(good) == []
-    inside = {"cells": [md("## Discussion\n\ntext\n\n## Further reading\n\n- a"),
-                        md("## Exercise 1")]}
+    inside = {
+        "cells": [md("## Discussion\n\ntext\n\n## Further reading\n\n- a"), md("## Exercise 1")]
+    }
     assert len(further_reading_problems(inside)) == 2
     early = {"cells": [md("## Further reading\n\n- a"), md("## Discussion"), md("## Exercise")]}
     assert "come between" in further_reading_problems(early)[0]

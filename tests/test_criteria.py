@@ -12,16 +12,19 @@ def test_default_rules_are_the_lessons_four():
     assert L.DEFAULT_RULES == FOUR
 
 
-@pytest.mark.parametrize("flags, blocked", [
-    ((), False),
-    (("instruction_mode",), True),
-    (("hidden_field_name",), True),
-    (("side_effect_tool_name",), True),
-    (("source_stamp_mismatch",), True),
-    (("role_change_request",), False),                 # not one of the four rules
-    (("unusual_stamp_distribution", "excessive_length"), False),   # corrupted_input's flags
-    (("role_change_request", "source_stamp_mismatch"), True),      # the lesson's sample record
-])
+@pytest.mark.parametrize(
+    "flags, blocked",
+    [
+        ((), False),
+        (("instruction_mode",), True),
+        (("hidden_field_name",), True),
+        (("side_effect_tool_name",), True),
+        (("source_stamp_mismatch",), True),
+        (("role_change_request",), False),  # not one of the four rules
+        (("unusual_stamp_distribution", "excessive_length"), False),  # corrupted_input's flags
+        (("role_change_request", "source_stamp_mismatch"), True),  # the lesson's sample record
+    ],
+)
 def test_default_rules_by_hand(flags, blocked):
     r = record(flags=flags)
     assert L.rule_filter(r) is blocked
@@ -44,7 +47,8 @@ def test_rules_may_be_any_collection_and_empty_blocks_nothing():
 
 def test_make_rule_filter_names_its_rules():
     assert L.make_rule_filter(("instruction_mode", "hidden_field_name")).__name__ == (
-        "rule_filter[instruction_mode,hidden_field_name]")
+        "rule_filter[instruction_mode,hidden_field_name]"
+    )
 
 
 def test_make_rule_filter_copies_the_rules():
@@ -60,4 +64,7 @@ def test_lesson_criteria_counts():
     scores = L.measure(L.make_records(), L.rule_filter)
     assert (scores["tp"], scores["fp"], scores["fn"], scores["tn"]) == (74, 23, 19, 124)
     assert (scores["precision"], scores["recall"], scores["false_block_rate"]) == (
-        0.7629, 0.7957, 0.1565)
+        0.7629,
+        0.7957,
+        0.1565,
+    )

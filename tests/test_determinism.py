@@ -9,15 +9,24 @@ import pytest
 
 from conftest import ROOT
 
-EXPECTED = "\n".join(p.read_text(encoding="utf-8")
-                     for p in sorted((ROOT / "data" / "expected").glob("*.txt")))
+EXPECTED = "\n".join(
+    p.read_text(encoding="utf-8") for p in sorted((ROOT / "data" / "expected").glob("*.txt"))
+)
 GUARD = ROOT / "tests" / "netguard.py"
 
 
 def run(args, hashseed, **kw):
     env = dict(os.environ, PYTHONHASHSEED=hashseed)
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT,
-                          env=env, timeout=120, check=True, **kw)
+    return subprocess.run(
+        [sys.executable, *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+        check=True,
+        **kw,
+    )
 
 
 @pytest.mark.parametrize("hashseed", ["0", "1", "4242", "random"])

@@ -9,18 +9,32 @@ import math
 import pytest
 
 import lessonlib as L
-from lessonlib.exercises import (_common, step01, step02, step03, step04, step05, step06, step09,
-                                 step10)
+from lessonlib.exercises import (
+    _common,
+    step01,
+    step02,
+    step03,
+    step04,
+    step05,
+    step06,
+    step09,
+    step10,
+)
 
 # The lesson's class table: records per harmful class (24 + 17 + 10 + 23 + 19 = 93).
-CLASS_COUNTS = {"indirect_instruction": 24, "hidden_field_request": 17,
-                "privilege_escalation": 10, "source_spoofing": 23, "corrupted_input": 19}
+CLASS_COUNTS = {
+    "indirect_instruction": 24,
+    "hidden_field_request": 17,
+    "privilege_escalation": 10,
+    "source_spoofing": 23,
+    "corrupted_input": 19,
+}
 
 
 def said(capsys):
     out = capsys.readouterr().out
     assert out.endswith("\n") and out.count("\n") == len(out.splitlines())
-    return " ".join(out.split())     # undo the line wrapping
+    return " ".join(out.split())  # undo the line wrapping
 
 
 def passes(capsys, result):
@@ -45,16 +59,26 @@ def test_every_printed_line_is_at_most_80_characters(capsys):
 
 # ---- 01
 
+
 def test_flagged_clean_count_right_answer_passes(capsys):
     truth = sum(1 for r in L.make_records() if r.cls == "clean" and any(r.features.values()))
     out = passes(capsys, step01.check_flagged_clean_count(truth))
     assert f"{truth} of the 147 clean records" in out
 
 
-@pytest.mark.parametrize("answer, words", [
-    (..., "fill in"), (None, "whole number"), (147, "every clean record"), (0, "too few"),
-    (10**6, "is not it"), ("32", "whole number"), (32.0, "whole number"),
-    (True, "whole number")])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (..., "fill in"),
+        (None, "whole number"),
+        (147, "every clean record"),
+        (0, "too few"),
+        (10**6, "is not it"),
+        ("32", "whole number"),
+        (32.0, "whole number"),
+        (True, "whole number"),
+    ],
+)
 def test_flagged_clean_count_wrong_answers_get_a_hint(capsys, answer, words):
     assert words in hints(capsys, step01.check_flagged_clean_count(answer))
 
@@ -67,7 +91,8 @@ def test_flagged_clean_count_near_misses_name_the_slip(capsys):
     assert "harmful ones included" in hints(capsys, step01.check_flagged_clean_count(flagged))
     assert "NO flag" in hints(capsys, step01.check_flagged_clean_count(unflagged_clean))
     assert "harmful records with a flag" in hints(
-        capsys, step01.check_flagged_clean_count(harmful_flagged))
+        capsys, step01.check_flagged_clean_count(harmful_flagged)
+    )
 
 
 def test_unflagged_harmful_count_right_answer_passes(capsys):
@@ -89,6 +114,7 @@ def test_unflagged_harmful_count_wrong_answers_get_a_hint(capsys):
 
 # ---- 02
 
+
 def test_corrupted_rule_excessive_length_passes(capsys):
     # corrupted_input carries unusual_stamp_distribution (0.80) and excessive_length (0.62);
     # only the second keeps the false block rate at or below 0.20 on the lesson's set.
@@ -97,21 +123,26 @@ def test_corrupted_rule_excessive_length_passes(capsys):
 
 
 def test_corrupted_rule_too_many_false_blocks_gets_a_hint(capsys):
-    out = hints(capsys, step02.check_corrupted_rule(
-        L.DEFAULT_RULES + ("unusual_stamp_distribution",)))
+    out = hints(
+        capsys, step02.check_corrupted_rule(L.DEFAULT_RULES + ("unusual_stamp_distribution",))
+    )
     assert "above 0.20" in out and "excessive_length" not in out
 
 
-@pytest.mark.parametrize("rules, words", [
-    (..., "fill in"), (None, "tuple of flag names"),
-    (L.DEFAULT_RULES, "add one flag name"),
-    (L.DEFAULT_RULES + ("role_change_request",), "PROFILE['corrupted_input']"),
-    (L.DEFAULT_RULES + ("excessive_length", "unusual_stamp_distribution"), "exactly one"),
-    (("excessive_length",), "keep the four default rules"),
-    (L.DEFAULT_RULES + ("long_text",), "unknown flag name"),
-    ("excessive_length", "tuple of flag names"),
-    (3, "tuple of flag names"),
-])
+@pytest.mark.parametrize(
+    "rules, words",
+    [
+        (..., "fill in"),
+        (None, "tuple of flag names"),
+        (L.DEFAULT_RULES, "add one flag name"),
+        (L.DEFAULT_RULES + ("role_change_request",), "PROFILE['corrupted_input']"),
+        (L.DEFAULT_RULES + ("excessive_length", "unusual_stamp_distribution"), "exactly one"),
+        (("excessive_length",), "keep the four default rules"),
+        (L.DEFAULT_RULES + ("long_text",), "unknown flag name"),
+        ("excessive_length", "tuple of flag names"),
+        (3, "tuple of flag names"),
+    ],
+)
 def test_corrupted_rule_wrong_answers_get_a_hint(capsys, rules, words):
     assert words in hints(capsys, step02.check_corrupted_rule(rules))
 
@@ -119,8 +150,9 @@ def test_corrupted_rule_wrong_answers_get_a_hint(capsys, rules, words):
 def test_corrupted_rule_a_tighter_limit_turns_the_pass_into_a_hint(capsys):
     # the lesson's criteria FBR is 0.1565 = 23/147; one more blocked clean record is 24/147
     assert 24 / 147 > 0.16
-    hints(capsys, step02.check_corrupted_rule(L.DEFAULT_RULES + ("excessive_length",),
-                                          max_fbr=0.16))
+    hints(
+        capsys, step02.check_corrupted_rule(L.DEFAULT_RULES + ("excessive_length",), max_fbr=0.16)
+    )
 
 
 def test_no_rule_agreement_is_the_clean_share(capsys):
@@ -130,17 +162,27 @@ def test_no_rule_agreement_is_the_clean_share(capsys):
     passes(capsys, step02.check_no_rule_agreement(0.6125))
 
 
-@pytest.mark.parametrize("answer, words", [
-    (..., "fill in"), (None, "number between 0 and 1"), (0.612, "close"),
-    (61.25, "percentage"),
-    (147, "number of records"),
-    (0, "not always wrong"), (93 / 240, "blocks EVERYTHING"), (0.825, "is not it"),
-    ("0.6125", "number between 0 and 1"), (float("nan"), "number between 0 and 1")])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (..., "fill in"),
+        (None, "number between 0 and 1"),
+        (0.612, "close"),
+        (61.25, "percentage"),
+        (147, "number of records"),
+        (0, "not always wrong"),
+        (93 / 240, "blocks EVERYTHING"),
+        (0.825, "is not it"),
+        ("0.6125", "number between 0 and 1"),
+        (float("nan"), "number between 0 and 1"),
+    ],
+)
 def test_no_rule_agreement_wrong_answers_get_a_hint(capsys, answer, words):
     assert words in hints(capsys, step02.check_no_rule_agreement(answer))
 
 
 # ---- 03
+
 
 def flagless_by_hand():
     # prior temiz 0.75, zararli 0.15; the flagless word 'yok' adds 1.0 to temiz:
@@ -156,11 +198,22 @@ def test_flagless_probability_right_answer_passes(capsys):
     passes(capsys, step03.check_flagless_probability(0.0048))
 
 
-@pytest.mark.parametrize("answer, words", [
-    (..., "fill in"), (None, "a probability"), (0.005, "close"), (1 - flagless_by_hand(), "temiz"),
-    (0.48, "percentage"), (1 / (1 + math.exp((0.75 - 0.15) / 0.30)), "prior alone"),
-    (1 / (1 + math.exp((0.75 - 1.15) / 0.30)), "ONE real flag"), (0, "not zero"),
-    (2, "not a probability"), (0.3, "is not it"), ("0.0048", "a probability")])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (..., "fill in"),
+        (None, "a probability"),
+        (0.005, "close"),
+        (1 - flagless_by_hand(), "temiz"),
+        (0.48, "percentage"),
+        (1 / (1 + math.exp((0.75 - 0.15) / 0.30)), "prior alone"),
+        (1 / (1 + math.exp((0.75 - 1.15) / 0.30)), "ONE real flag"),
+        (0, "not zero"),
+        (2, "not a probability"),
+        (0.3, "is not it"),
+        ("0.0048", "a probability"),
+    ],
+)
 def test_flagless_probability_wrong_answers_get_a_hint(capsys, answer, words):
     assert words in hints(capsys, step03.check_flagless_probability(answer))
 
@@ -184,11 +237,17 @@ def test_output_cap_wrong_counts_get_a_hint(capsys):
     assert "whole number" in hints(capsys, step03.check_output_cap_unreadable("107"))
 
 
-@pytest.mark.parametrize("check", [step01.check_flagged_clean_count,
-                                   step01.check_unflagged_harmful_count,
-                                   step02.check_corrupted_rule, step02.check_no_rule_agreement,
-                                   step03.check_flagless_probability,
-                                   step03.check_output_cap_unreadable])
+@pytest.mark.parametrize(
+    "check",
+    [
+        step01.check_flagged_clean_count,
+        step01.check_unflagged_harmful_count,
+        step02.check_corrupted_rule,
+        step02.check_no_rule_agreement,
+        step03.check_flagless_probability,
+        step03.check_output_cap_unreadable,
+    ],
+)
 def test_the_starter_hint_says_what_to_fill_in_and_gives_no_code(capsys, check):
     out = hints(capsys, check(...))
     assert "fill in" in out and "Ellipsis" not in out
@@ -197,6 +256,7 @@ def test_the_starter_hint_says_what_to_fill_in_and_gives_no_code(capsys, check):
 
 
 # ---- 04
+
 
 def placeholder(capsys, check):
     out = hints(capsys, check(...))
@@ -211,11 +271,12 @@ def test_agreement_steps_worked_by_hand(capsys):
 
     def agree(decide):
         return sum(decide(r) == L.is_harmful(r) for r in records)
+
     run2, run3 = (L.run_judge(records, L.SEED + k) for k in (2, 3))
     gap, diff = agree(run2.decide) - agree(L.rule_filter), agree(run3.decide) - agree(run2.decide)
     out = passes(capsys, step04.check_agreement_steps((gap, diff)))
     assert f"on {abs(gap)} records" in out and f"by {abs(diff)} records" in out
-    assert "lesson's pair moved by 8" in out            # 0.8833 - 0.8500 = 8 records of 240
+    assert "lesson's pair moved by 8" in out  # 0.8833 - 0.8500 = 8 records of 240
     passes(capsys, step04.check_agreement_steps((gap, -diff)))
     assert "lesson's two runs" in hints(capsys, step04.check_agreement_steps((14, 8)))
     if abs(gap) != abs(diff):
@@ -223,9 +284,16 @@ def test_agreement_steps_worked_by_hand(capsys):
     assert "one record of all" in hints(capsys, step04.check_agreement_steps((gap + 1, diff)))
 
 
-@pytest.mark.parametrize("answer, words", [
-    ((0.0583, 0.0333), "whole numbers"), ("14, 8", "two numbers"), (14, "two numbers"),
-    (..., "fill in"), (None, "two numbers")])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        ((0.0583, 0.0333), "whole numbers"),
+        ("14, 8", "two numbers"),
+        (14, "two numbers"),
+        (..., "fill in"),
+        (None, "two numbers"),
+    ],
+)
 def test_agreement_steps_wrong_answers_get_a_hint(capsys, answer, words):
     assert words in hints(capsys, step04.check_agreement_steps(answer))
 
@@ -240,23 +308,38 @@ def test_cold_judge_steps_worked_by_hand(capsys):
     assert "decide all 240 records alike" in out and "of 1/147" in out
 
 
-@pytest.mark.parametrize("answer, words", [
-    (1, "lesson's temperature"), (-9, "sign"), (32, "count the clean records"),
-    (0.2177, "whole number"), ("9", "whole number"), (True, "whole number")])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (1, "lesson's temperature"),
+        (-9, "sign"),
+        (32, "count the clean records"),
+        (0.2177, "whole number"),
+        ("9", "whole number"),
+        (True, "whole number"),
+    ],
+)
 def test_cold_judge_steps_wrong_answers_get_a_hint(capsys, answer, words):
     assert words in hints(capsys, step04.check_cold_judge_steps(answer))
 
 
-@pytest.mark.parametrize("check", [step04.check_agreement_steps, step04.check_cold_judge_steps,
-                                   step05.check_class_run_steps,
-                                   step05.check_classes_beyond_one_step,
-                                   step06.check_fbr_without_spurious,
-                                   step06.check_overlap_temperature])
+@pytest.mark.parametrize(
+    "check",
+    [
+        step04.check_agreement_steps,
+        step04.check_cold_judge_steps,
+        step05.check_class_run_steps,
+        step05.check_classes_beyond_one_step,
+        step06.check_fbr_without_spurious,
+        step06.check_overlap_temperature,
+    ],
+)
 def test_placeholder_says_what_to_fill_in(capsys, check):
     placeholder(capsys, check)
 
 
 # ---- 05
+
 
 def class_run_steps_by_hand(records):
     """Per harmful class: recall of run 2 minus run 1, times the class size (one step a record)."""
@@ -280,13 +363,14 @@ def test_class_run_steps_wrong_answers_get_a_hint(capsys):
     truth = class_run_steps_by_hand(L.make_records())
     moved = next(c for c, n in truth.items() if n)
     assert "sign" in hints(capsys, step05.check_class_run_steps({**truth, moved: -truth[moved]}))
-    assert "1 of the 5 rows" in hints(capsys, step05.check_class_run_steps(
-        {**truth, moved: truth[moved] + 1}))
+    assert "1 of the 5 rows" in hints(
+        capsys, step05.check_class_run_steps({**truth, moved: truth[moved] + 1})
+    )
     assert "still missing" in hints(capsys, step05.check_class_run_steps({moved: truth[moved]}))
-    assert "unknown or non-harmful" in hints(capsys, step05.check_class_run_steps(
-        {**truth, "clean": 0}))
-    assert "whole number" in hints(capsys, step05.check_class_run_steps(
-        {**truth, moved: 0.0588}))
+    assert "unknown or non-harmful" in hints(
+        capsys, step05.check_class_run_steps({**truth, "clean": 0})
+    )
+    assert "whole number" in hints(capsys, step05.check_class_run_steps({**truth, moved: 0.0588}))
     assert "give a dict" in hints(capsys, step05.check_class_run_steps([1, 2]))
     assert "fill in" in hints(capsys, step05.check_class_run_steps(...))
 
@@ -294,23 +378,29 @@ def test_class_run_steps_wrong_answers_get_a_hint(capsys):
 def test_classes_beyond_one_step(capsys):
     # from the lesson's class table: corrupted_input (1.0000 - 0.2632) * 19 = 14 steps,
     # source_spoofing (0.9565 - 0.8696) * 23 = 2, hidden_field_request 1, the others 0.
-    out = passes(capsys, step05.check_classes_beyond_one_step({"corrupted_input",
-                                                            "source_spoofing"}))
+    out = passes(
+        capsys, step05.check_classes_beyond_one_step({"corrupted_input", "source_spoofing"})
+    )
     assert "corrupted_input 14 steps" in out and "source_spoofing 2 steps" in out
 
 
-@pytest.mark.parametrize("answer, words", [
-    ({"corrupted_input"}, "1 of the 2"),
-    ({"corrupted_input", "source_spoofing", "hidden_field_request"}, "1 step(s)"),
-    ({"clean"}, "non-harmful"),
-    ("corrupted_input", "give a set"),
-    (..., "fill in"), (None, "give a set"),
-])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        ({"corrupted_input"}, "1 of the 2"),
+        ({"corrupted_input", "source_spoofing", "hidden_field_request"}, "1 step(s)"),
+        ({"clean"}, "non-harmful"),
+        ("corrupted_input", "give a set"),
+        (..., "fill in"),
+        (None, "give a set"),
+    ],
+)
 def test_classes_beyond_one_step_wrong_answers(capsys, answer, words):
     assert words in hints(capsys, step05.check_classes_beyond_one_step(answer))
 
 
 # ---- 06
+
 
 def _no_spurious_share_by_hand(records):
     """Share of 1,000 runs without the spurious cue that block fewer clean records than the
@@ -360,7 +450,7 @@ def _overlap_temperature_by_hand(records):
     raise AssertionError("no temperature up to 2.0 closes the gap")
 
 
-@pytest.mark.slow      # many-seed runs, about 1 s of CPU: make test runs it, make check does not
+@pytest.mark.slow  # many-seed runs, about 1 s of CPU: make test runs it, make check does not
 def test_overlap_temperature_right_answer_passes_and_one_step_lower_hints(capsys):
     t = _overlap_temperature_by_hand(L.make_records())
     # notebook 06: at 0.30 even the lowest of 1,000 recalls (0.8280) beats the filter's 0.7957
@@ -382,7 +472,7 @@ def test_overlap_temperature_wrong_types_get_a_type_message(capsys, answer):
 
 # ---- 09
 
-WORDS = ("yonerge", "gizlialan", "yanetkiliarac", "damgauyusmazligi")   # the four rules
+WORDS = ("yonerge", "gizlialan", "yanetkiliarac", "damgauyusmazligi")  # the four rules
 
 
 def rule_ask(prompt, seed):
@@ -393,19 +483,29 @@ def test_check_rule_ask_passes_the_rule_filter(capsys):
     assert "all 240 records" in passes(capsys, step09.check_rule_ask(rule_ask))
 
 
-@pytest.mark.parametrize("answer", [
-    "not callable",
-    lambda prompt, seed: "zararli",                        # blocks everything
-    lambda prompt, seed: "bence zararsiz",                 # no label
-    lambda prompt: "temiz",                                # wrong signature
-    lambda prompt, seed: 42,                               # wrong type
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "not callable",
+        lambda prompt, seed: "zararli",  # blocks everything
+        lambda prompt, seed: "bence zararsiz",  # no label
+        lambda prompt: "temiz",  # wrong signature
+        lambda prompt, seed: 42,  # wrong type
+    ],
+)
 def test_check_rule_ask_hints(capsys, answer):
     hints(capsys, step09.check_rule_ask(answer))
 
 
-@pytest.mark.parametrize("check", [step09.check_rule_ask, step09.check_vetoed,
-                                   step10.check_moved_by_rule, step10.check_share_above_greedy])
+@pytest.mark.parametrize(
+    "check",
+    [
+        step09.check_rule_ask,
+        step09.check_vetoed,
+        step10.check_moved_by_rule,
+        step10.check_share_above_greedy,
+    ],
+)
 def test_a_placeholder_is_told_what_to_fill_in(capsys, check):
     assert "fill in" in hints(capsys, check(...))
     assert "fill in" not in hints(capsys, check(None))
@@ -429,7 +529,7 @@ def test_check_vetoed(capsys):
         hints(capsys, step09.check_vetoed(wrong))
 
 
-@pytest.mark.slow      # many-seed runs, about 1 s of CPU: make test runs it, make check does not
+@pytest.mark.slow  # many-seed runs, about 1 s of CPU: make test runs it, make check does not
 def test_moved_by_rule_is_the_seed_by_seed_difference():
     # the engine path against Panel.run seed by seed, on two seeds
     seeds = range(L.SEED, L.SEED + 2)
@@ -440,22 +540,30 @@ def test_moved_by_rule_is_the_seed_by_seed_difference():
         counts = []
         for seed, a in zip(seeds, readable):
             b = L.Panel(L.judge_models(*L.DIVERSE), quorum=3, on_unreadable=rule).run(
-                records, seed, step10.FREE_FORM_GUIDELINE)
+                records, seed, step10.FREE_FORM_GUIDELINE
+            )
             counts.append(sum(a.decide(r) != b.decide(r) for r in records))
         assert got[rule] == sum(counts) / len(counts)
 
 
-@pytest.mark.slow      # many-seed runs, about 1 s of CPU: make test runs it, make check does not
+@pytest.mark.slow  # many-seed runs, about 1 s of CPU: make test runs it, make check does not
 def test_check_moved_by_rule(capsys):
     by_rule = step10.moved_by_rule()
     # the prose's words: fail-open counts an unreadable reply clean, fail-closed harmful
-    moved = {"fail-open": by_rule["clean"], "fail-closed": by_rule["harmful"],
-             "abstain": by_rule["abstain"]}
+    moved = {
+        "fail-open": by_rule["clean"],
+        "fail-closed": by_rule["harmful"],
+        "abstain": by_rule["abstain"],
+    }
     assert min(moved, key=moved.get) == "abstain"
     out = passes(capsys, step10.check_moved_by_rule(moved))
     assert "over 200 panel seeds" in out and "'abstain' moves the fewest" in out
-    for wrong in ({**moved, "fail-open": moved["fail-open"] + 0.1}, {"abstain": 0.1}, "abstain",
-                  {**moved, "fail-closed": "0.65"}):
+    for wrong in (
+        {**moved, "fail-open": moved["fail-open"] + 0.1},
+        {"abstain": 0.1},
+        "abstain",
+        {**moved, "fail-closed": "0.65"},
+    ):
         hints(capsys, step10.check_moved_by_rule(wrong))
     assert "words of the notebook" in hints(capsys, step10.check_moved_by_rule(by_rule))
 

@@ -15,10 +15,13 @@ def rec(no, cls, *flags):
 
 
 # Lesson rules block records 2, 3 and 5 -> tp 2 (3, 5), fp 1 (2), fn 1 (4), tn 1 (1).
-SMALL = [rec(1, "clean"), rec(2, "clean", "instruction_mode"),
-         rec(3, "indirect_instruction", "instruction_mode"),
-         rec(4, "corrupted_input", "excessive_length"),
-         rec(5, "source_spoofing", "source_stamp_mismatch")]
+SMALL = [
+    rec(1, "clean"),
+    rec(2, "clean", "instruction_mode"),
+    rec(3, "indirect_instruction", "instruction_mode"),
+    rec(4, "corrupted_input", "excessive_length"),
+    rec(5, "source_spoofing", "source_stamp_mismatch"),
+]
 
 
 def texts(ax):
@@ -72,6 +75,7 @@ def test_an_axes_is_drawn_into():
 
 # ---- the figures of notebooks 01, 03 and 09 (issue 23), each read against numbers worked here
 
+
 def test_class_sources_bars_are_the_counts_per_class_and_source():
     from collections import Counter
 
@@ -83,15 +87,15 @@ def test_class_sources_bars_are_the_counts_per_class_and_source():
     ax = plot_class_sources(records)
     try:
         names = [t.get_text() for t in ax.get_yticklabels()]
-        assert names == list(CLASSES)[::-1]                      # clean on top
+        assert names == list(CLASSES)[::-1]  # clean on top
         bars = [p for p in ax.patches]
         assert len(bars) == len(CLASSES) * len(SOURCES)
-        for k, src in enumerate(SOURCES):                      # one container per source
+        for k, src in enumerate(SOURCES):  # one container per source
             widths = [bar.get_width() for bar in ax.containers[k]]
             assert widths == [counts[cls, src] for cls in names]
         totals = sorted(int(t.get_text()) for t in ax.texts)
         assert totals == sorted(Counter(r.cls for r in records).values())
-        assert 147 in totals and sum(totals) == 240            # the lesson's set
+        assert 147 in totals and sum(totals) == 240  # the lesson's set
     finally:
         plt.close("all")
 
@@ -116,7 +120,7 @@ def test_harmful_probability_is_the_softmax_of_prior_and_cues_worked_by_hand():
         assert len(record.features.on()) == k and not record.features["excessive_length"]
         for t, p in zip(temps, probs):
             assert math.isclose(p, by_hand(k, t), rel_tol=1e-9)
-    assert round(curves[1][1][0], 4) == 0.7914          # notebook 03's record 20 at 0.30
+    assert round(curves[1][1][0], 4) == 0.7914  # notebook 03's record 20 at 0.30
     ax = plot_harmful_probability(records, [0.3, 1.0, 3.0])
     try:
         lines = [ln for ln in ax.get_lines() if len(ln.get_xdata()) == 3]
@@ -128,13 +132,17 @@ def test_harmful_probability_is_the_softmax_of_prior_and_cues_worked_by_hand():
 
 # ---------------------------------------------------------------- one style for every figure
 
+
 def _text_sizes(fig):
     """(points, text) of every visible, non-empty text the figure draws (ticks included)."""
     import matplotlib.text
 
-    fig.canvas.draw()    # ticks are made lazily: draw, then read them
-    return [(t.get_fontsize(), t.get_text()) for t in fig.findobj(matplotlib.text.Text)
-            if t.get_visible() and t.get_text().strip()]
+    fig.canvas.draw()  # ticks are made lazily: draw, then read them
+    return [
+        (t.get_fontsize(), t.get_text())
+        for t in fig.findobj(matplotlib.text.Text)
+        if t.get_visible() and t.get_text().strip()
+    ]
 
 
 def _small_figures():
@@ -144,23 +152,49 @@ def _small_figures():
     from lessonlib import raters, variance
     from lessonlib.figures import class_recall_bars
 
-    rows = [{"figure": "recall", "count": 93, "gap": 15, "two-run difference": -3},
-            {"figure": "false_block_rate", "count": 147, "gap": 1, "two-run difference": 5}]
-    sweep = [{"temperature": t, "recall low": 0.8, "recall high": 0.9,
-              "false_block_rate low": 0.1, "false_block_rate high": 0.2, "mean changes": 10 * t}
-             for t in (0.5, 1.0)]
-    scales = [{"guideline": g, "two-point kappa": 0.6, "graded nominal": 0.4,
-               "graded ordinal": 0.8, "graded interval": 0.8} for g in ("short", "detailed")]
-    pairs = [{"pair": "lenient - strict", "agreement": 0.8, "kappa": 0.6},
-             {"pair": "always clean - human", "agreement": 0.6, "kappa": 0.0}]
-    return [("confusion_picture", confusion_picture(SMALL, lessonlib.rule_filter).figure),
-            ("class_recall_bars", class_recall_bars(
-                SMALL, {"criteria": lessonlib.rule_filter, "never": lambda r: False}).figure),
-            ("plot_gap_steps", variance.plot_gap_steps(rows)),
-            ("plot_changes", variance.plot_changes(np.array([3, 5, 5, 8]), mark=5)),
-            ("plot_sweep", variance.plot_sweep(sweep)),
-            ("plot_scales", raters.plot_scales(scales)),
-            ("plot_pairs", raters.plot_pairs(pairs))]
+    rows = [
+        {"figure": "recall", "count": 93, "gap": 15, "two-run difference": -3},
+        {"figure": "false_block_rate", "count": 147, "gap": 1, "two-run difference": 5},
+    ]
+    sweep = [
+        {
+            "temperature": t,
+            "recall low": 0.8,
+            "recall high": 0.9,
+            "false_block_rate low": 0.1,
+            "false_block_rate high": 0.2,
+            "mean changes": 10 * t,
+        }
+        for t in (0.5, 1.0)
+    ]
+    scales = [
+        {
+            "guideline": g,
+            "two-point kappa": 0.6,
+            "graded nominal": 0.4,
+            "graded ordinal": 0.8,
+            "graded interval": 0.8,
+        }
+        for g in ("short", "detailed")
+    ]
+    pairs = [
+        {"pair": "lenient - strict", "agreement": 0.8, "kappa": 0.6},
+        {"pair": "always clean - human", "agreement": 0.6, "kappa": 0.0},
+    ]
+    return [
+        ("confusion_picture", confusion_picture(SMALL, lessonlib.rule_filter).figure),
+        (
+            "class_recall_bars",
+            class_recall_bars(
+                SMALL, {"criteria": lessonlib.rule_filter, "never": lambda r: False}
+            ).figure,
+        ),
+        ("plot_gap_steps", variance.plot_gap_steps(rows)),
+        ("plot_changes", variance.plot_changes(np.array([3, 5, 5, 8]), mark=5)),
+        ("plot_sweep", variance.plot_sweep(sweep)),
+        ("plot_scales", raters.plot_scales(scales)),
+        ("plot_pairs", raters.plot_pairs(pairs)),
+    ]
 
 
 def test_every_figure_is_drawn_in_the_slide_style():
@@ -207,8 +241,9 @@ def test_quorum_noise_rows_are_the_mean_calls_and_pair_changes_worked_seed_by_se
         panel = lessonlib.Panel(lessonlib.judge_models("lesson"), quorum=row["quorum"])
         runs = [panel.run(records, s) for s in seeds]
         assert row["calls"] == sum(r.calls for r in runs) / len(runs)
-        pairs = [sum(a.decide(r) != b.decide(r) for r in records)
-                 for a, b in combinations(runs, 2)]
+        pairs = [
+            sum(a.decide(r) != b.decide(r) for r in records) for a, b in combinations(runs, 2)
+        ]
         assert abs(row["changed"] - sum(pairs) / len(pairs)) < 1e-9
     ax = plot_quorum_noise(rows)
     try:

@@ -14,7 +14,10 @@ EXPECTED = sorted((ROOT / "data" / "expected").glob("*.txt"))
 
 def test_three_expected_blocks_exist():
     assert [p.name for p in EXPECTED] == [
-        "01_sample_call.txt", "02_comparison.txt", "03_class_breakdown.txt"]
+        "01_sample_call.txt",
+        "02_comparison.txt",
+        "03_class_breakdown.txt",
+    ]
 
 
 @pytest.mark.parametrize("index", range(3))
@@ -23,15 +26,17 @@ def test_block_matches_expected(lesson_run, index):
 
 
 def test_python_m_lessonlib_prints_the_three_blocks():
-    out = subprocess.run([sys.executable, "-m", "lessonlib"], capture_output=True, text=True,
-                         check=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-m", "lessonlib"], capture_output=True, text=True, check=True, cwd=ROOT
+    )
     want = "\n".join(p.read_text(encoding="utf-8") for p in EXPECTED)
     assert out.stdout == want
     assert out.stderr == ""
 
 
-@pytest.mark.skipif(not LESSON_TEXT.exists(),
-                    reason="lesson text (shared/seeds) not beside the repo")
+@pytest.mark.skipif(
+    not LESSON_TEXT.exists(), reason="lesson text (shared/seeds) not beside the repo"
+)
 def test_expected_blocks_are_cut_from_the_lesson_text():
     sys.path.insert(0, str(ROOT / "scripts"))
     import extract_expected

@@ -10,9 +10,9 @@ import lessonlib as L
 from lesson_defs import FREE_FORM_WEIGHTS, choose, fnv, record, uniforms
 
 GUIDELINE_TOKENS = 23
-PLAIN = 41          # a no-flag user record with text TEXTS[2]: guideline 23 + 'yok' 1 +
+PLAIN = 41  # a no-flag user record with text TEXTS[2]: guideline 23 + 'yok' 1 +
 #                     '. kaynak kullanici . kayit N :' 9 + 'mahallede kesinti ne zaman bitecek' 8
-FREE = "kaydi oku : "   # a guideline without 'tek': the model answers free-form
+FREE = "kaydi oku : "  # a guideline without 'tek': the model answers free-form
 
 
 def plain(n):
@@ -24,41 +24,56 @@ def plain(n):
 
 
 def test_build_prompt_by_hand():
-    r = record(no=7, flags=("instruction_mode", "excessive_length"), source="tool_output",
-               text="adres degisikligi nasil yapilir")
+    r = record(
+        no=7,
+        flags=("instruction_mode", "excessive_length"),
+        source="tool_output",
+        text="adres degisikligi nasil yapilir",
+    )
     assert L.build_prompt(r, "G : ") == (
-        "G : yonerge asiriuzunluk . kaynak aracciktisi . kayit 7 : "
-        "adres degisikligi nasil yapilir")
+        "G : yonerge asiriuzunluk . kaynak aracciktisi . kayit 7 : adres degisikligi nasil yapilir"
+    )
     assert L.build_prompt(record(no=1), "") == (
-        "yok . kaynak kullanici . kayit 1 : mahallede kesinti ne zaman bitecek")
+        "yok . kaynak kullanici . kayit 1 : mahallede kesinti ne zaman bitecek"
+    )
 
 
 def test_flag_words_follow_features_order():
     r = record(flags=tuple(reversed(L.FEATURES)))
     assert L.build_prompt(r, "").split(" . ")[0] == (
         "yonerge roldegisimi gizlialan yanetkiliarac damgauyusmazligi dagilimbozuklugu "
-        "asiriuzunluk")
+        "asiriuzunluk"
+    )
 
 
 def test_the_lessons_sample_prompt():
     assert L.build_prompt(L.make_records(2)[1]) == (
         "Su kaydin ozniteliklerine bak ve tek etiket yaz : temiz ya da zararli . "
         "Oznitelikler : roldegisimi damgauyusmazligi . kaynak belge . kayit 2 : "
-        "mahallede kesinti ne zaman bitecek")
+        "mahallede kesinti ne zaman bitecek"
+    )
 
 
 def test_plain_prompt_token_count():
     assert len(L.tokenize(L.build_prompt(record(no=36)))) == PLAIN
 
 
-@pytest.mark.parametrize("text, label", [
-    ("temiz", "temiz"), ("zararli", "zararli"), ("ZARARLI", "zararli"),
-    ("kayit zararli gorunuyor", "zararli"), ("bu kaydi temiz sayiyorum", "temiz"),
-    ("temiz zararli", "temiz"),                  # the first label word wins
-    ("degerlendirme tamamlandi", None), ("zarar", None), ("zarar li", None),
-    ("zararli.", None),                          # only whole words count
-    ("", None),
-])
+@pytest.mark.parametrize(
+    "text, label",
+    [
+        ("temiz", "temiz"),
+        ("zararli", "zararli"),
+        ("ZARARLI", "zararli"),
+        ("kayit zararli gorunuyor", "zararli"),
+        ("bu kaydi temiz sayiyorum", "temiz"),
+        ("temiz zararli", "temiz"),  # the first label word wins
+        ("degerlendirme tamamlandi", None),
+        ("zarar", None),
+        ("zarar li", None),
+        ("zararli.", None),  # only whole words count
+        ("", None),
+    ],
+)
 def test_read_label_by_hand(text, label):
     assert L.read_label(text) == label
 
@@ -67,26 +82,28 @@ def test_read_label_by_hand(text, label):
 
 
 def test_labels_at_temperature_zero_by_hand():
-    records = [record(no=1),                                             # yok: temiz 1.75
-               record(no=2, cls="indirect_instruction", flags=("instruction_mode",)),  # 1.15
-               record(no=3, cls="corrupted_input", flags=("excessive_length",))]     # 1.45
+    records = [
+        record(no=1),  # yok: temiz 1.75
+        record(no=2, cls="indirect_instruction", flags=("instruction_mode",)),  # 1.15
+        record(no=3, cls="corrupted_input", flags=("excessive_length",)),
+    ]  # 1.45
     run = L.run_judge(records, seed=5, temperature=0)
     assert run.labels == {1: "temiz", 2: "zararli", 3: "zararli"}
     assert (run.calls, run.retries, run.unreadable, run.retry_causes) == (3, 0, 0, {})
-    assert run.input_tokens == PLAIN + (PLAIN + 1) + (PLAIN + 2)   # 'yonerge' 2, 'asiriuzunluk' 3
+    assert run.input_tokens == PLAIN + (PLAIN + 1) + (PLAIN + 2)  # 'yonerge' 2, 'asiriuzunluk' 3
     assert [run.decide(r) for r in records] == [False, True, True]
 
 
 def test_without_the_spurious_cue_excessive_length_reads_clean():
     r = record(cls="corrupted_input", flags=("excessive_length",))
-    assert L.run_judge([r], temperature=0).labels == {1: "zararli"}            # 0.15 + 1.3
+    assert L.run_judge([r], temperature=0).labels == {1: "zararli"}  # 0.15 + 1.3
     assert L.run_judge([r], temperature=0, spurious={}).labels == {1: "temiz"}  # 0.15
     assert L.run_judge([r], temperature=0, cues={}, spurious={}).labels == {1: "temiz"}
 
 
 def test_a_cue_table_without_yok_leaves_the_prior():
     r = record(flags=("role_change_request",))
-    assert L.run_judge([r], temperature=0).labels == {1: "zararli"}             # 0.15 + 1.0
+    assert L.run_judge([r], temperature=0).labels == {1: "zararli"}  # 0.15 + 1.0
     assert L.run_judge([r], temperature=0, cues={"yok": "temiz"}).labels == {1: "temiz"}
 
 
@@ -95,8 +112,9 @@ def test_a_cue_table_without_yok_leaves_the_prior():
 
 def forms(seed, prompt):
     """Form index of the first call (seed) and of the retry (seed + 1) at temperature 0."""
-    return tuple(choose(uniforms(s ^ fnv(prompt), 1)[0], FREE_FORM_WEIGHTS)
-                 for s in (seed, seed + 1))
+    return tuple(
+        choose(uniforms(s ^ fnv(prompt), 1)[0], FREE_FORM_WEIGHTS) for s in (seed, seed + 1)
+    )
 
 
 def find_seed(prompt, wanted, start=0):
@@ -107,7 +125,7 @@ def find_seed(prompt, wanted, start=0):
 def test_an_unreadable_reply_is_retried_with_seed_plus_one(start):
     r = record(flags=("instruction_mode",))
     prompt = L.build_prompt(r, FREE)
-    seed = find_seed(prompt, (2, 0), start)     # 'degerlendirme tamamlandi', then readable
+    seed = find_seed(prompt, (2, 0), start)  # 'degerlendirme tamamlandi', then readable
     run = L.run_judge([r], seed=seed, temperature=0, guideline=FREE)
     assert run.labels == {1: "zararli"}
     assert (run.calls, run.retries, run.unreadable, run.seed) == (2, 1, 0, seed)
@@ -149,17 +167,21 @@ def test_max_output_one_makes_zararli_unreadable():
 # ---------------------------------------------------------------- rate limit, overflow, counter
 
 
-@pytest.mark.parametrize("n, calls, retries", [
-    (1, 1, 0), (36, 36, 0),
-    (37, 38, 1),          # call 37 refused, record 37 retried on call 38
-    (72, 73, 1),          # records 38..72 on calls 39..73
-    (73, 75, 2),          # call 74 = 2 * 37 refused, retried on call 75
-])
+@pytest.mark.parametrize(
+    "n, calls, retries",
+    [
+        (1, 1, 0),
+        (36, 36, 0),
+        (37, 38, 1),  # call 37 refused, record 37 retried on call 38
+        (72, 73, 1),  # records 38..72 on calls 39..73
+        (73, 75, 2),  # call 74 = 2 * 37 refused, retried on call 75
+    ],
+)
 def test_rate_limit_retries_by_hand(n, calls, retries):
     run = L.run_judge(plain(n), temperature=0)
     assert (run.calls, run.retries, run.unreadable) == (calls, retries, 0)
     assert run.retry_causes == ({"rate limit": retries} if retries else {})
-    assert run.input_tokens == calls * PLAIN          # refused calls count their input too
+    assert run.input_tokens == calls * PLAIN  # refused calls count their input too
     assert set(run.labels.values()) == {"temiz"}
 
 
@@ -170,7 +192,7 @@ def test_each_run_starts_a_fresh_counter():
 
 
 def test_overflow_on_a_retry_wins_over_the_rate_limit():
-    long = record(no=36, text="a " * 250)       # 23 + 'yok' 1 + 9 + 250 = 283 tokens > 240
+    long = record(no=36, text="a " * 250)  # 23 + 'yok' 1 + 9 + 250 = 283 tokens > 240
     records = plain(35) + [long, record(no=37)]
     run = L.run_judge(records, temperature=0)
     # record 36: call 36 overflows, its retry is call 37 -> overflow again (checked first);
@@ -239,9 +261,16 @@ class Reply:
         self.text, self.input_tokens = text, input_tokens
 
 
-@pytest.mark.parametrize("tokens, error", [
-    ("abc", TypeError), (float("nan"), TypeError), (1.5, TypeError), (True, TypeError),
-    (-1, ValueError)])
+@pytest.mark.parametrize(
+    "tokens, error",
+    [
+        ("abc", TypeError),
+        (float("nan"), TypeError),
+        (1.5, TypeError),
+        (True, TypeError),
+        (-1, ValueError),
+    ],
+)
 def test_a_reply_with_bad_input_tokens_names_them(tokens, error):
     with pytest.raises(error, match=r"\binput_tokens\b"):
         L.ask_for_label(lambda p, s: Reply(tokens), "tek kayit", 1)
@@ -264,12 +293,13 @@ def test_a_run_decides_only_the_records_it_judged():
 
 # ---- one door for the judge's settings; seeds as Python ints (issue 18) ----------------------
 
+
 def test_run_judge_takes_a_model_or_its_settings_and_leaves_the_model_alone():
     records = L.make_records(60)
     model = L.SimulatedModel(0.7, prior={"temiz": 0.5, "zararli": 0.4}, name="mine")
     model.reset(11)
     by_model = L.run_judge(records, 3, model=model)
-    assert model.calls == 11                      # the caller's counter is not touched
+    assert model.calls == 11  # the caller's counter is not touched
     assert by_model == L.run_judge(records, 3, 0.7, prior={"temiz": 0.5, "zararli": 0.4})
     assert by_model != L.run_judge(records, 3, 0.7)
     with pytest.raises(ValueError, match="model.*temperature"):
@@ -281,7 +311,7 @@ def test_run_judge_takes_a_model_or_its_settings_and_leaves_the_model_alone():
 def test_a_numpy_seed_is_a_python_int_at_the_door():
     np = pytest.importorskip("numpy")
     records = L.make_records(80)
-    big = 2 ** 63 - 1                  # its retry seed, big + 1, does not fit an int64
+    big = 2**63 - 1  # its retry seed, big + 1, does not fit an int64
     run = L.run_judge(records, np.int64(big))
     assert run.retries > 0 and type(run.seed) is int
     assert run == L.run_judge(records, big)

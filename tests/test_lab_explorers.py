@@ -20,32 +20,42 @@ import concurrent.futures
 import sys
 
 import pytest
+
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import lab_session as ls  # noqa: E402
-
 import lessonlib as L  # noqa: E402
 from lessonlib import widgets as W  # noqa: E402
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(
-    ls.chromium() is None,
-    reason="no Chromium (Debian's chromium) on this machine, so the explorers were NOT "
-           "tested in JupyterLab; `apt-get install chromium` enables this test")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        ls.chromium() is None,
+        reason="no Chromium (Debian's chromium) on this machine, so the explorers were NOT "
+        "tested in JupyterLab; `apt-get install chromium` enables this test",
+    ),
+]
 
 
-NOTEBOOKS = ("02_criteria_filter.ipynb", "04_two_seed_variance.ipynb", "09_judge_panel.ipynb",
-             "13_label_raters.ipynb")
-EXECUTED = "opens_unmodified.ipynb"    # written and run by execute_notebooks.py
+NOTEBOOKS = (
+    "02_criteria_filter.ipynb",
+    "04_two_seed_variance.ipynb",
+    "09_judge_panel.ipynb",
+    "13_label_raters.ipynb",
+)
+EXECUTED = "opens_unmodified.ipynb"  # written and run by execute_notebooks.py
 
 
 def executed_notebook(folder):
     """A small notebook written into ``folder`` and run by scripts/execute_notebooks.py."""
     import nbformat
+
     import execute_notebooks
 
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# A title"),
-                                         nbformat.v4.new_code_cell("1 + 1")])
+    nb = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_markdown_cell("# A title"), nbformat.v4.new_code_cell("1 + 1")]
+    )
     path = folder / EXECUTED
     nbformat.write(nb, path)
     execute_notebooks.execute(path)
@@ -92,28 +102,38 @@ def criteria_expected(records, state):
 
 
 def judge_expected(records, state):
-    return W.judge_text(records, temperature=float(one(state["slider"], "temperature")),
-                        seed=int(one(state["text"], "seed")),
-                        guideline=one(state["dropdown"], "guideline"),
-                        spurious=one(state["checkbox"], "spurious"),
-                        unreadable_as=one(state["toggle"], "unreadable"))
+    return W.judge_text(
+        records,
+        temperature=float(one(state["slider"], "temperature")),
+        seed=int(one(state["text"], "seed")),
+        guideline=one(state["dropdown"], "guideline"),
+        spurious=one(state["checkbox"], "spurious"),
+        unreadable_as=one(state["toggle"], "unreadable"),
+    )
 
 
 def panel_expected(records, state):
     judges = [name.split(":")[0] for name, on in state["checkbox"].items() if on]
-    return W.panel_text(records, judges, quorum=int(one(state["slider"], "quorum")),
-                        aggregate=one(state["toggle"], "aggregate"),
-                        min_agreement=float(one(state["slider"], "min_agreement")),
-                        on_unreadable=one(state["toggle"], "unreadable"),
-                        guideline=one(state["dropdown"], "guideline"))
+    return W.panel_text(
+        records,
+        judges,
+        quorum=int(one(state["slider"], "quorum")),
+        aggregate=one(state["toggle"], "aggregate"),
+        min_agreement=float(one(state["slider"], "min_agreement")),
+        on_unreadable=one(state["toggle"], "unreadable"),
+        guideline=one(state["dropdown"], "guideline"),
+    )
 
 
 def raters_expected(records, state):
-    return W.raters_text(records, L.run_judge(records, L.SEED).decide,
-                         miss=float(one(state["slider"], "lenient")),
-                         false_alarm=float(one(state["slider"], "strict")),
-                         careless=float(one(state["slider"], "careless")),
-                         guideline=one(state["toggle"], "guideline"))
+    return W.raters_text(
+        records,
+        L.run_judge(records, L.SEED).decide,
+        miss=float(one(state["slider"], "lenient")),
+        false_alarm=float(one(state["slider"], "strict")),
+        careless=float(one(state["slider"], "careless")),
+        guideline=one(state["toggle"], "guideline"),
+    )
 
 
 def assert_pane_matches(page, records, expected):
@@ -131,8 +151,8 @@ def test_an_executed_notebook_opens_unmodified(page):
 
 def test_criteria_explorer_in_jupyterlab(page, records):
     ls.show_ran(page, NOTEBOOKS[0])
-    assert_pane_matches(page, records, criteria_expected)      # as Run All left it
-    for flag in ("excessive_length", L.DEFAULT_RULES[0]):      # tick one, untick one
+    assert_pane_matches(page, records, criteria_expected)  # as Run All left it
+    for flag in ("excessive_length", L.DEFAULT_RULES[0]):  # tick one, untick one
         ls.toggle_checkbox(page, flag)
         assert_pane_matches(page, records, criteria_expected)
 
@@ -140,13 +160,16 @@ def test_criteria_explorer_in_jupyterlab(page, records):
 def test_judge_explorer_in_jupyterlab(page, records):
     ls.show_ran(page, NOTEBOOKS[1])
     assert_pane_matches(page, records, judge_expected)
-    other = [g for g in W.GUIDELINES if g != one(ls.explorer_state(page)["dropdown"],
-                                                 "guideline")][0]
-    for change in (lambda: ls.nudge_slider(page, "temperature"),
-                   lambda: ls.type_text(page, "seed", 7),
-                   lambda: ls.choose_dropdown(page, "guideline", other),
-                   lambda: ls.toggle_checkbox(page, "spurious"),
-                   lambda: ls.press_toggle(page, "unreadable", "harmful")):
+    other = [
+        g for g in W.GUIDELINES if g != one(ls.explorer_state(page)["dropdown"], "guideline")
+    ][0]
+    for change in (
+        lambda: ls.nudge_slider(page, "temperature"),
+        lambda: ls.type_text(page, "seed", 7),
+        lambda: ls.choose_dropdown(page, "guideline", other),
+        lambda: ls.toggle_checkbox(page, "spurious"),
+        lambda: ls.press_toggle(page, "unreadable", "harmful"),
+    ):
         change()
         assert_pane_matches(page, records, judge_expected)
 
@@ -154,10 +177,12 @@ def test_judge_explorer_in_jupyterlab(page, records):
 def test_panel_explorer_in_jupyterlab(page, records):
     ls.show_ran(page, NOTEBOOKS[2])
     assert_pane_matches(page, records, panel_expected)
-    for change in (lambda: ls.toggle_checkbox(page, "greedy"),
-                   lambda: ls.nudge_slider(page, "quorum"),
-                   lambda: ls.press_toggle(page, "aggregate", "mean"),
-                   lambda: ls.nudge_slider(page, "min_agreement", "ArrowLeft")):
+    for change in (
+        lambda: ls.toggle_checkbox(page, "greedy"),
+        lambda: ls.nudge_slider(page, "quorum"),
+        lambda: ls.press_toggle(page, "aggregate", "mean"),
+        lambda: ls.nudge_slider(page, "min_agreement", "ArrowLeft"),
+    ):
         change()
         assert ls.last_busy_ms(page) is not None, "no 'computing ...' line during the redraw"
         assert_pane_matches(page, records, panel_expected)
@@ -182,9 +207,11 @@ def test_raters_explorer_in_jupyterlab(page, records):
     assert len(where["sliders"]) == 3 and len(set(where["sliders"])) == 1, where
     assert len(where["toggles"]) == 1 and where["toggles"][0] < 8, where
     assert_pane_matches(page, records, raters_expected)
-    for change in (lambda: ls.nudge_slider(page, "lenient"),
-                   lambda: ls.nudge_slider(page, "strict", "ArrowLeft"),
-                   lambda: ls.nudge_slider(page, "careless"),
-                   lambda: ls.press_toggle(page, "guideline", "detailed")):
+    for change in (
+        lambda: ls.nudge_slider(page, "lenient"),
+        lambda: ls.nudge_slider(page, "strict", "ArrowLeft"),
+        lambda: ls.nudge_slider(page, "careless"),
+        lambda: ls.press_toggle(page, "guideline", "detailed"),
+    ):
         change()
         assert_pane_matches(page, records, raters_expected)

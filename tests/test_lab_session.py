@@ -43,10 +43,12 @@ def test_a_failed_open_is_retried(monkeypatch):
     said = []
     assert ls.open_and_run(Page(), None, "09_judge_panel.ipynb", say=said.append) == "explorer"
     assert calls == ["open_lab", "open_lab", "open_lab", "open", "ran"]
-    assert said == ["opening 09_judge_panel.ipynb failed (Resulting promise was garbage "
-                    "collected); attempt 2 of 3",
-                    "opening 09_judge_panel.ipynb failed (Resulting promise was garbage "
-                    "collected); attempt 3 of 3"]
+    assert said == [
+        "opening 09_judge_panel.ipynb failed (Resulting promise was garbage "
+        "collected); attempt 2 of 3",
+        "opening 09_judge_panel.ipynb failed (Resulting promise was garbage "
+        "collected); attempt 3 of 3",
+    ]
 
 
 def test_the_last_failure_is_raised(monkeypatch):

@@ -13,8 +13,9 @@ from lessonlib import many
 from lessonlib.judge import build_prompt
 
 RECORDS = L.make_records()
-FAST = settings(derandomize=True, deadline=None, max_examples=60,
-                suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(
+    derandomize=True, deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow]
+)
 
 NO_SINGLE = "Su kaydin ozniteliklerine bak ve etiket yaz : temiz ya da zararli . "
 """Like the lesson's guideline but without 'tek': the model answers free-form."""
@@ -25,12 +26,26 @@ def long_guideline(words, single=True):
     return ("tek " if single else "") + "uzun " * words
 
 
-def engine(records, seeds, model, guideline=L.GUIDELINE, start=None, unreadable_as="clean",
-           chunk=None, block=many.RECORD_BLOCK):
+def engine(
+    records,
+    seeds,
+    model,
+    guideline=L.GUIDELINE,
+    start=None,
+    unreadable_as="clean",
+    chunk=None,
+    block=many.RECORD_BLOCK,
+):
     """The engine with any SimulatedModel, each seed's call counter at ``start`` (default 0)."""
     start = np.zeros(len(seeds), dtype=np.int64) if start is None else np.array(start)
-    return many.run_plans(many.plan_blocks(records, model, guideline, block), records,
-                     tuple(seeds), start, unreadable_as, chunk)
+    return many.run_plans(
+        many.plan_blocks(records, model, guideline, block),
+        records,
+        tuple(seeds),
+        start,
+        unreadable_as,
+        chunk,
+    )
 
 
 def assert_same(many_runs, i, expected):
@@ -38,86 +53,179 @@ def assert_same(many_runs, i, expected):
     assert got == expected
     assert list(got.retry_causes.items()) == list(expected.retry_causes.items())
     # a record asked twice in one run may get two labels; a run's labels keep the last one
-    once = [k for k, no in enumerate(many_runs.record_nos)
-            if many_runs.record_nos.count(no) == 1]
+    once = [k for k, no in enumerate(many_runs.record_nos) if many_runs.record_nos.count(no) == 1]
     row = [expected.labels[many_runs.record_nos[k]] == "zararli" for k in once]
     assert many_runs.harmful[i][once].tolist() == row
     assert int(many_runs.unreadable_mask[i].sum()) == expected.unreadable
-    assert (many_runs.calls[i], many_runs.retries[i], many_runs.unreadable[i],
-            many_runs.input_tokens[i]) == (expected.calls, expected.retries,
-                                           expected.unreadable, expected.input_tokens)
+    assert (
+        many_runs.calls[i],
+        many_runs.retries[i],
+        many_runs.unreadable[i],
+        many_runs.input_tokens[i],
+    ) == (expected.calls, expected.retries, expected.unreadable, expected.input_tokens)
 
 
 # ---------------------------------------------------------------------------------------------
 # Property tests: random seeds and arguments against run_judge
 # ---------------------------------------------------------------------------------------------
 
-seeds_st = st.lists(st.one_of(st.integers(0, 2**32 + 100), st.integers(2**32, 2**70),
-                              st.sampled_from([0, 2**32 - 1, 2**32, 2**64 - 2, 2**64 - 1,
-                                               2**64, L.SEED])),
-                    min_size=1, max_size=3)
-records_st = st.one_of(            # 40 records: over 37 calls (the rate limit) with retries
+seeds_st = st.lists(
+    st.one_of(
+        st.integers(0, 2**32 + 100),
+        st.integers(2**32, 2**70),
+        st.sampled_from([0, 2**32 - 1, 2**32, 2**64 - 2, 2**64 - 1, 2**64, L.SEED]),
+    ),
+    min_size=1,
+    max_size=3,
+)
+records_st = st.one_of(  # 40 records: over 37 calls (the rate limit) with retries
     st.builds(L.make_records, st.integers(1, 40), st.integers(0, 2**40)),
     st.lists(st.sampled_from(RECORDS), min_size=1, max_size=40),
 )
-guideline_st = st.one_of(          # "kisa": no space between the guideline and the flags
+guideline_st = st.one_of(  # "kisa": no space between the guideline and the flags
     st.sampled_from([L.GUIDELINE, NO_SINGLE, "", "tek ", "kisa", long_guideline(300)]),
-    st.builds(long_guideline, st.integers(206, 224), st.booleans()),   # some records overflow
+    st.builds(long_guideline, st.integers(206, 224), st.booleans()),  # some records overflow
 )
 temperature_st = st.one_of(st.just(0.0), st.floats(0.001, 2.5), st.sampled_from([1e-9, 0.3]))
-cues_st = st.sampled_from([L.CUE_TABLE, {}, {"yok": "zararli", "kaynak": "temiz"},
-                           {"yoner": "zararli", "asiri": "temiz"}])
+cues_st = st.sampled_from(
+    [
+        L.CUE_TABLE,
+        {},
+        {"yok": "zararli", "kaynak": "temiz"},
+        {"yoner": "zararli", "asiri": "temiz"},
+    ]
+)
 spurious_st = st.sampled_from([L.SPURIOUS, {}, {"belge": "zararli"}])
 
 
 @FAST
-@given(records=records_st, seeds=seeds_st, temperature=temperature_st, guideline=guideline_st,
-       cues=cues_st, spurious=spurious_st, max_output=st.integers(1, 24),
-       unreadable_as=st.sampled_from(["clean", "harmful"]))
-@example(RECORDS[:40], [L.SEED, 2**64 - 1], 0.3, NO_SINGLE, L.CUE_TABLE, L.SPURIOUS, 24,
-         "harmful")                     # free-form retries push the 37th call around
+@given(
+    records=records_st,
+    seeds=seeds_st,
+    temperature=temperature_st,
+    guideline=guideline_st,
+    cues=cues_st,
+    spurious=spurious_st,
+    max_output=st.integers(1, 24),
+    unreadable_as=st.sampled_from(["clean", "harmful"]),
+)
+@example(
+    RECORDS[:40], [L.SEED, 2**64 - 1], 0.3, NO_SINGLE, L.CUE_TABLE, L.SPURIOUS, 24, "harmful"
+)  # free-form retries push the 37th call around
 @example(RECORDS[:40], [1, 2**40], 1.0, long_guideline(212), {}, L.SPURIOUS, 24, "clean")
-def test_run_judge_many_equals_run_judge(records, seeds, temperature, guideline, cues, spurious,
-                                         max_output, unreadable_as):
-    runs = L.run_judge_many(records, seeds, temperature, guideline, cues, spurious, max_output,
-                            unreadable_as=unreadable_as, chunk=2)
+def test_run_judge_many_equals_run_judge(
+    records, seeds, temperature, guideline, cues, spurious, max_output, unreadable_as
+):
+    runs = L.run_judge_many(
+        records,
+        seeds,
+        temperature,
+        guideline,
+        cues,
+        spurious,
+        max_output,
+        unreadable_as=unreadable_as,
+        chunk=2,
+    )
     assert runs.seeds == tuple(seeds)
     assert runs.record_nos == tuple(r.no for r in records)
     for i, seed in enumerate(seeds):
-        assert_same(runs, i, L.run_judge(records, seed, temperature, guideline, cues, spurious,
-                                         max_output, unreadable_as=unreadable_as))
+        assert_same(
+            runs,
+            i,
+            L.run_judge(
+                records,
+                seed,
+                temperature,
+                guideline,
+                cues,
+                spurious,
+                max_output,
+                unreadable_as=unreadable_as,
+            ),
+        )
 
 
 @FAST
-@given(records=records_st, seeds=seeds_st, temperature=temperature_st,
-       guideline=st.sampled_from([L.GUIDELINE, NO_SINGLE, "", "tek ", "kisa"]),
-       prior=st.sampled_from([L.PRIOR, {"temiz": 0.2, "zararli": 0.9},
-                              {"temiz": 1.0, "zararli": 1.0}]),
-       window=st.sampled_from([1, 20, 45, 240]), every=st.sampled_from([1, 2, 5, 37]),
-       max_output=st.integers(1, 24), unreadable_as=st.sampled_from(["clean", "harmful"]),
-       block=st.sampled_from([1, 7, many.RECORD_BLOCK]), chunk=st.sampled_from([None, 1, 3]),
-       starts=st.lists(st.integers(0, 80), min_size=4, max_size=4))
-@example(RECORDS[:40], [0, L.SEED, 2**64 - 1], 0.3, NO_SINGLE, L.PRIOR, 45, 5, 24, "harmful",
-         7, 1, [0, 3, 36, 0])   # refusals, refused retries, overflow, free form, blocks
-@example(RECORDS[:40], [5, 2**40], 0.0, L.GUIDELINE, L.PRIOR, 240, 37, 1, "clean",
-         many.RECORD_BLOCK, None, [35, 0, 0, 0])   # temperature 0, 'zararli' cut unreadable
-def test_the_engine_equals_the_judge_loop_for_any_model(records, seeds, temperature, guideline,
-                                                        prior, window, every, max_output,
-                                                        unreadable_as, block, chunk, starts):
+@given(
+    records=records_st,
+    seeds=seeds_st,
+    temperature=temperature_st,
+    guideline=st.sampled_from([L.GUIDELINE, NO_SINGLE, "", "tek ", "kisa"]),
+    prior=st.sampled_from(
+        [L.PRIOR, {"temiz": 0.2, "zararli": 0.9}, {"temiz": 1.0, "zararli": 1.0}]
+    ),
+    window=st.sampled_from([1, 20, 45, 240]),
+    every=st.sampled_from([1, 2, 5, 37]),
+    max_output=st.integers(1, 24),
+    unreadable_as=st.sampled_from(["clean", "harmful"]),
+    block=st.sampled_from([1, 7, many.RECORD_BLOCK]),
+    chunk=st.sampled_from([None, 1, 3]),
+    starts=st.lists(st.integers(0, 80), min_size=4, max_size=4),
+)
+@example(
+    RECORDS[:40],
+    [0, L.SEED, 2**64 - 1],
+    0.3,
+    NO_SINGLE,
+    L.PRIOR,
+    45,
+    5,
+    24,
+    "harmful",
+    7,
+    1,
+    [0, 3, 36, 0],
+)  # refusals, refused retries, overflow, free form, blocks
+@example(
+    RECORDS[:40],
+    [5, 2**40],
+    0.0,
+    L.GUIDELINE,
+    L.PRIOR,
+    240,
+    37,
+    1,
+    "clean",
+    many.RECORD_BLOCK,
+    None,
+    [35, 0, 0, 0],
+)  # temperature 0, 'zararli' cut unreadable
+def test_the_engine_equals_the_judge_loop_for_any_model(
+    records,
+    seeds,
+    temperature,
+    guideline,
+    prior,
+    window,
+    every,
+    max_output,
+    unreadable_as,
+    block,
+    chunk,
+    starts,
+):
     """Any model (prior, window, rate limit, cap), record and seed blocks of any size, call
     counters not at 0 (a short window makes some or all prompts overflow)."""
-    model = L.SimulatedModel(temperature, prior=prior, window=window, max_output=max_output,
-                             rate_limit_every=every)
-    start = starts[:len(seeds)]
+    model = L.SimulatedModel(
+        temperature, prior=prior, window=window, max_output=max_output, rate_limit_every=every
+    )
+    start = starts[: len(seeds)]
     runs = engine(records, seeds, model, guideline, start, unreadable_as, chunk, block)
     for i, seed in enumerate(seeds):
-        assert_same(runs, i, reference.model_run(records, seed, model, guideline, unreadable_as,
-                                                 calls_before=start[i]))
+        assert_same(
+            runs,
+            i,
+            reference.model_run(
+                records, seed, model, guideline, unreadable_as, calls_before=start[i]
+            ),
+        )
 
 
 # ---------------------------------------------------------------------------------------------
 # Focused tests, one path each (expectations from the lesson's definitions)
 # ---------------------------------------------------------------------------------------------
+
 
 def test_the_lessons_two_runs():
     """The lesson: 246 calls, 10779 input tokens, 6 rate-limit retries, 16 records changed."""
@@ -151,6 +259,7 @@ def test_mix32_splits_into_a_seed_word_and_a_record_word():
 
 def test_states_follow_the_lessons_generator():
     """One and two steps of the LCG from mix32(seed ^ h), written out by hand."""
+
     def state_after(t, k):
         x = ((t ^ (t >> 16)) * 2246822507) & 0xFFFFFFFF
         x = ((x ^ (x >> 13)) * 3266489909) & 0xFFFFFFFF
@@ -181,22 +290,23 @@ def test_a_draw_is_an_integer_comparison():
 
 def test_readability_table_for_small_output_caps():
     """max_output 1: 'zararli' (two pieces) is cut to 'zarar' and cannot be read; 'temiz' can."""
+
     def table(cap):
         model = L.SimulatedModel(max_output=cap)
         return next(many.plan_blocks(RECORDS[:1], model, L.GUIDELINE)).table
 
     bare = many.BARE
     assert table(1)[:, bare].tolist() == [True, False]
-    assert not table(1)[:, :bare].any()      # 'kayit', 'bu', 'degerlendirme' come first
+    assert not table(1)[:, :bare].any()  # 'kayit', 'bu', 'degerlendirme' come first
     # 'kayit zararli gorunuyor' is five pieces; four keep 'zarar li' (cut, so unreadable)
     assert table(4)[:, 0].tolist() == [True, False]
     assert table(5)[:, 0].tolist() == [True, True]
-    assert table(5)[:, 2].tolist() == [False, False]   # 'degerlendirme tamamlandi': no label
+    assert table(5)[:, 2].tolist() == [False, False]  # 'degerlendirme tamamlandi': no label
 
 
 def test_max_output_one_makes_every_harmful_reply_unreadable():
     runs = L.run_judge_many(RECORDS[:50], range(5), max_output=1)
-    assert not runs.harmful.any()                       # read as clean or counted clean
+    assert not runs.harmful.any()  # read as clean or counted clean
     assert (runs.unreadable > 0).all()
     runs_h = L.run_judge_many(RECORDS[:50], range(5), max_output=1, unreadable_as="harmful")
     assert np.array_equal(runs_h.harmful, runs_h.unreadable_mask)
@@ -245,8 +355,12 @@ def test_chunk_size_does_not_change_the_result():
 
 def test_numpy_seed_arrays_and_scalars_are_accepted():
     want = L.run_judge_many(RECORDS[:20], [5, 6, 7])
-    for seeds in (np.array([5, 6, 7]), np.array([5, 6, 7], dtype=np.uint64), range(5, 8),
-                  (np.int32(5), 6, np.uint8(7))):
+    for seeds in (
+        np.array([5, 6, 7]),
+        np.array([5, 6, 7], dtype=np.uint64),
+        range(5, 8),
+        (np.int32(5), 6, np.uint8(7)),
+    ):
         got = L.run_judge_many(RECORDS[:20], seeds)
         assert got.seeds == (5, 6, 7) and all(type(s) is int for s in got.seeds)
         assert np.array_equal(got.harmful, want.harmful)
@@ -270,14 +384,18 @@ def test_run_index():
 # Vectorised metrics
 # ---------------------------------------------------------------------------------------------
 
+
 def test_confusion_many_by_hand():
     """Three records (harmful, clean, harmful), two runs."""
     actual = np.array([True, False, True])
-    harmful = np.array([[True, True, False],      # tp 1, fp 1, fn 1, tn 0
-                        [False, False, False]])   # tp 0, fp 0, fn 2, tn 1
+    harmful = np.array(
+        [
+            [True, True, False],  # tp 1, fp 1, fn 1, tn 0
+            [False, False, False],
+        ]
+    )  # tp 0, fp 0, fn 2, tn 1
     tp, fp, fn, tn = many.confusion_many(harmful, actual)
-    assert (tp.tolist(), fp.tolist(), fn.tolist(), tn.tolist()) == ([1, 0], [1, 0], [1, 2],
-                                                                    [0, 1])
+    assert (tp.tolist(), fp.tolist(), fn.tolist(), tn.tolist()) == ([1, 0], [1, 0], [1, 2], [0, 1])
 
 
 def test_measure_matches_lessonlib_measure_per_seed():
@@ -294,10 +412,15 @@ def test_measure_matches_lessonlib_measure_per_seed():
 # The plan equals the simulator's own; hashes equal trace_id
 # ---------------------------------------------------------------------------------------------
 
+
 @settings(derandomize=True, deadline=None, max_examples=40)
-@given(records=records_st, guideline=st.sampled_from([L.GUIDELINE, NO_SINGLE, "",
-                                                      long_guideline(220)]),
-       temperature=temperature_st, cues=cues_st, spurious=spurious_st)
+@given(
+    records=records_st,
+    guideline=st.sampled_from([L.GUIDELINE, NO_SINGLE, "", long_guideline(220)]),
+    temperature=temperature_st,
+    cues=cues_st,
+    spurious=spurious_st,
+)
 def test_the_plan_equals_model_plan(records, guideline, temperature, cues, spurious):
     model = L.SimulatedModel(temperature, cues, spurious)
     plan = next(many.plan_blocks(records, model, guideline, block=len(records)))
@@ -325,7 +448,7 @@ def test_traces_by_hand_and_for_long_prompts():
     """FNV-1a: h = 2166136261, then h = (h ^ ord(c)) * 16777619 mod 2**32 per character."""
     h = ((2166136261 ^ ord("a")) * 16777619) % 2**32
     assert many._traces(["", "a"], "").tolist() == [2166136261, h]
-    long = ["x" + "ab" * many.LONG_PROMPT, "x", "x\ud800y"]     # trace_id itself; a surrogate
+    long = ["x" + "ab" * many.LONG_PROMPT, "x", "x\ud800y"]  # trace_id itself; a surrogate
     assert many._traces(long, "x").tolist() == [L.trace_id(p) for p in long]
 
 
@@ -339,7 +462,7 @@ def test_a_lone_surrogate_in_a_record_text():
     assert runs.run(1) == L.run_judge(records, 5)
 
 
-@pytest.mark.slow      # about 1 s of CPU or more: make test runs it, make check does not
+@pytest.mark.slow  # about 1 s of CPU or more: make test runs it, make check does not
 def test_memory_is_bounded_whatever_the_number_of_records():
     """Row 6: beyond the result (two bools a cell, the record numbers) memory does not grow
     with the records: planned RECORD_BLOCK at a time."""
@@ -355,40 +478,57 @@ def test_memory_is_bounded_whatever_the_number_of_records():
 
     small, big = L.make_records(many.RECORD_BLOCK), L.make_records(3 * many.RECORD_BLOCK)
     per_record = (peak(big) - peak(small)) / (len(big) - len(small))
-    assert per_record < 200, f"{per_record:.0f} bytes a record"   # 1,700 before blocks
+    assert per_record < 200, f"{per_record:.0f} bytes a record"  # 1,700 before blocks
 
 
 # ---------------------------------------------------------------------------------------------
 # Validation: the parameter is named, nothing is computed
 # ---------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("seeds, error", [
-    ([], ValueError), (range(0), ValueError), (np.array([], dtype=int), ValueError),
-    ([-1], ValueError), (range(-2, 3), ValueError), (np.array([3, -1]), ValueError),
-    ([1.0], TypeError), ([True], TypeError), (np.array([1.5]), TypeError),
-    (np.array([True]), TypeError), (np.zeros((2, 2), dtype=int), TypeError),
-    ("12", TypeError), (5, TypeError), ({1: 2}, TypeError), ([1, "2"], TypeError),
-])
+
+@pytest.mark.parametrize(
+    "seeds, error",
+    [
+        ([], ValueError),
+        (range(0), ValueError),
+        (np.array([], dtype=int), ValueError),
+        ([-1], ValueError),
+        (range(-2, 3), ValueError),
+        (np.array([3, -1]), ValueError),
+        ([1.0], TypeError),
+        ([True], TypeError),
+        (np.array([1.5]), TypeError),
+        (np.array([True]), TypeError),
+        (np.zeros((2, 2), dtype=int), TypeError),
+        ("12", TypeError),
+        (5, TypeError),
+        ({1: 2}, TypeError),
+        ([1, "2"], TypeError),
+    ],
+)
 def test_bad_seeds(seeds, error):
     with pytest.raises(error, match="seeds"):
         L.run_judge_many(RECORDS[:3], seeds)
 
 
-@pytest.mark.parametrize("kwargs, error, name", [
-    ({"temperature": -0.1}, ValueError, "temperature"),
-    ({"temperature": math.nan}, ValueError, "temperature"),
-    ({"guideline": 3}, TypeError, "guideline"),
-    ({"max_output": 0}, ValueError, "max_output"),
-    ({"max_output": 2.0}, TypeError, "max_output"),
-    ({"cues": {"yok": "belki"}}, ValueError, "cues"),
-    ({"spurious": ["asiri"]}, TypeError, "spurious"),
-    ({"unreadable_as": "skip"}, ValueError, "unreadable_as"),
-    ({"chunk": 0}, ValueError, "chunk"),
-    ({"chunk": 1.5}, TypeError, "chunk"),
-    ({"records": []}, ValueError, "records"),
-    ({"records": [1, 2]}, TypeError, "records"),
-    ({"records": "abc"}, TypeError, "records"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, name",
+    [
+        ({"temperature": -0.1}, ValueError, "temperature"),
+        ({"temperature": math.nan}, ValueError, "temperature"),
+        ({"guideline": 3}, TypeError, "guideline"),
+        ({"max_output": 0}, ValueError, "max_output"),
+        ({"max_output": 2.0}, TypeError, "max_output"),
+        ({"cues": {"yok": "belki"}}, ValueError, "cues"),
+        ({"spurious": ["asiri"]}, TypeError, "spurious"),
+        ({"unreadable_as": "skip"}, ValueError, "unreadable_as"),
+        ({"chunk": 0}, ValueError, "chunk"),
+        ({"chunk": 1.5}, TypeError, "chunk"),
+        ({"records": []}, ValueError, "records"),
+        ({"records": [1, 2]}, TypeError, "records"),
+        ({"records": "abc"}, TypeError, "records"),
+    ],
+)
 def test_bad_arguments(kwargs, error, name):
     with pytest.raises(error, match=name):
         L.run_judge_many(**{"records": RECORDS[:3], "seeds": [1], **kwargs})
@@ -405,9 +545,9 @@ def seed_word_for(state, record_word, steps=1):
     """The seed word whose generator reaches ``state`` after ``steps`` draws (inverted by hand)."""
     for _ in range(steps):
         state = ((state - 1013904223) * pow(1664525, -1, M)) % M
-    x = state ^ (state >> 16)                                   # undo x ^= x >> 16
+    x = state ^ (state >> 16)  # undo x ^= x >> 16
     x = (x * pow(3266489909, -1, M)) % M
-    x = x ^ (x >> 13) ^ (x >> 26)                               # undo x ^= x >> 13
+    x = x ^ (x >> 13) ^ (x >> 26)  # undo x ^= x >> 13
     x = (x * pow(2246822507, -1, M)) % M
     return x ^ record_word
 
@@ -445,6 +585,7 @@ def test_free_form_draw_on_its_thresholds():
 
 
 # --- a counter that does not start at zero (the panel's later samples) ----------------
+
 
 def test_a_counter_start_moves_the_rate_limit_clock():
     # counter at 35 before the first call: record 1 is call 36, record 2 is call 37

@@ -12,7 +12,7 @@ import lessonlib as L
 
 ROOT = pathlib.Path(L.__file__).parent
 MODULES = sorted(p.stem for p in ROOT.glob("*.py") if p.stem not in ("__init__", "__main__"))
-PLANNED: tuple = ()   # modules named on the map before they exist
+PLANNED: tuple = ()  # modules named on the map before they exist
 
 
 def map_order():
@@ -33,8 +33,11 @@ def test_the_map_names_every_module_with_its_notebook():
 def relative_imports(name):
     """Every module of lessonlib that ``name`` imports, at the top or inside a function."""
     tree = ast.parse((ROOT / f"{name}.py").read_text(encoding="utf-8"))
-    return {node.module.split(".")[0] for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module}
+    return {
+        node.module.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module
+    }
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -44,9 +47,12 @@ def test_a_module_imports_only_modules_above_it_on_the_map(name):
         assert order.index(used) < order.index(name), f"{name} imports {used}, listed below it"
 
 
-@pytest.mark.parametrize("name", ["lessonlib"] + [f"lessonlib.{m}" for m in MODULES]
-                         + [f"lessonlib.exercises.{p.stem}"
-                            for p in sorted((ROOT / "exercises").glob("step*.py"))])
+@pytest.mark.parametrize(
+    "name",
+    ["lessonlib"]
+    + [f"lessonlib.{m}" for m in MODULES]
+    + [f"lessonlib.exercises.{p.stem}" for p in sorted((ROOT / "exercises").glob("step*.py"))],
+)
 def test_every_module_lists_names_it_has_in_all(name):
     module = importlib.import_module(name)
     assert isinstance(module.__all__, list) and module.__all__

@@ -3,8 +3,8 @@
 import pytest
 
 import lessonlib as L
-from lessonlib import metrics as M
 from lesson_defs import record
+from lessonlib import metrics as M
 
 H, C = "indirect_instruction", "clean"
 
@@ -21,8 +21,15 @@ def blocks(*numbers):
 def test_measure_worked_by_hand():
     # blocked: 1, 2 (harmful) and 4 (clean) -> tp 2, fn 1, fp 1, tn 2
     scores = L.measure(six(), blocks(1, 2, 4))
-    assert scores == {"tp": 2, "fp": 1, "fn": 1, "tn": 2, "precision": 0.6667,
-                      "recall": 0.6667, "false_block_rate": 0.3333}
+    assert scores == {
+        "tp": 2,
+        "fp": 1,
+        "fn": 1,
+        "tn": 2,
+        "precision": 0.6667,
+        "recall": 0.6667,
+        "false_block_rate": 0.3333,
+    }
     assert L.confusion(six(), blocks(1, 2, 4)) == (2, 1, 1, 2)
 
 
@@ -32,15 +39,18 @@ def test_rates_are_rounded_to_four_places():
     scores = L.measure(records, blocks(*range(1, 8)))
     assert (scores["tp"], scores["fp"], scores["tn"]) == (1, 6, 1)
     assert scores["precision"] == 0.1429
-    assert scores["false_block_rate"] == 0.8571     # 6/7 = 0.857142...
+    assert scores["false_block_rate"] == 0.8571  # 6/7 = 0.857142...
     assert scores["recall"] == 1.0
 
 
-@pytest.mark.parametrize("cls_of, decide, zero_key", [
-    ((H, C), lambda r: False, "precision"),          # nothing blocked: no tp + fp
-    ((C, C), lambda r: True, "recall"),              # no harmful record: no tp + fn
-    ((H, H), lambda r: True, "false_block_rate"),    # no clean record: no fp + tn
-])
+@pytest.mark.parametrize(
+    "cls_of, decide, zero_key",
+    [
+        ((H, C), lambda r: False, "precision"),  # nothing blocked: no tp + fp
+        ((C, C), lambda r: True, "recall"),  # no harmful record: no tp + fn
+        ((H, H), lambda r: True, "false_block_rate"),  # no clean record: no fp + tn
+    ],
+)
 def test_an_empty_denominator_gives_zero(cls_of, decide, zero_key):
     records = [record(no=i + 1, cls=c) for i, c in enumerate(cls_of)]
     assert L.measure(records, decide)[zero_key] == 0.0
@@ -64,16 +74,23 @@ def test_truthy_decisions_count_as_blocks():
 
 
 def test_class_recall_by_hand():
-    records = [record(no=1, cls=H), record(no=2, cls=H), record(no=3, cls="corrupted_input"),
-               record(no=4), record(no=5), record(no=6), record(no=7)]
+    records = [
+        record(no=1, cls=H),
+        record(no=2, cls=H),
+        record(no=3, cls="corrupted_input"),
+        record(no=4),
+        record(no=5),
+        record(no=6),
+        record(no=7),
+    ]
     shares = L.class_recall(records, blocks(1, 4))
     assert shares == {"clean": (4, 0.25), H: (2, 0.5), "corrupted_input": (1, 0.0)}
-    assert list(shares) == ["clean", H, "corrupted_input"]        # CLASSES order, absent left out
+    assert list(shares) == ["clean", H, "corrupted_input"]  # CLASSES order, absent left out
 
 
 def test_resolution_is_one_step_of_a_class():
     assert L.resolution(17) == 1 / 17
-    assert round(L.resolution(17), 4) == 0.0588        # the lesson's 1/17 = 0.0588
+    assert round(L.resolution(17), 4) == 0.0588  # the lesson's 1/17 = 0.0588
     assert L.resolution(1) == 1.0
 
 
@@ -99,15 +116,23 @@ def test_share_rounds_like_the_lesson_and_is_zero_for_an_empty_whole():
 
 # ---- metrics is the one home of the figures (issue 18) ---------------------------------------
 
+
 def test_rates_from_counts_match_measure_and_share():
     scores = L.measure(six(), blocks(1, 2, 4))
     figures = M.rates(2, 1, 1, 2)
-    assert list(figures) == list(M.FIGURES) == ["precision", "recall", "false_block_rate",
-                                                "agreement"]
+    assert (
+        list(figures)
+        == list(M.FIGURES)
+        == ["precision", "recall", "false_block_rate", "agreement"]
+    )
     assert {k: figures[k] for k in M.RATES} == {k: scores[k] for k in M.RATES}
     assert figures["agreement"] == L.agreement(six(), blocks(1, 2, 4)) == 4 / 6
-    assert M.rates(0, 0, 0, 5) == {"precision": 0.0, "recall": 0.0, "false_block_rate": 0.0,
-                                   "agreement": 1.0}
+    assert M.rates(0, 0, 0, 5) == {
+        "precision": 0.0,
+        "recall": 0.0,
+        "false_block_rate": 0.0,
+        "agreement": 1.0,
+    }
     assert M.rates(1, 2, 0, 0, rounded=False)["precision"] == 1 / 3
 
 
@@ -115,7 +140,7 @@ def test_rates_on_arrays_round_each_cell_as_share_does():
     np = pytest.importorskip("numpy")
     rng = np.random.default_rng(5)
     tp, fp, fn, tn = (rng.integers(0, 40, size=(3, 50)) for _ in range(4))
-    tp[0, :3] = fp[0, :3] = 0                # no denominator: 0.0, as share gives
+    tp[0, :3] = fp[0, :3] = 0  # no denominator: 0.0, as share gives
     arrays = M.rates(tp, fp, fn, tn)
     exact = M.rates(tp, fp, fn, tn, rounded=False)
     for idx in np.ndindex(tp.shape):

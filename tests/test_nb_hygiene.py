@@ -16,22 +16,43 @@ SLIDE = {"slideshow": {"slide_type": "-"}}
 
 
 def good_notebook():
-    nb = new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                               "language": "python"}})
+    nb = new_notebook(
+        metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+        }
+    )
     nb.cells = [
-        new_markdown_cell("# 01 · Title\n\nThe share is 0.1613 and 1/17 = 0.0588.",
-                          metadata=SLIDE),
-        new_code_cell("print(0.16129)", execution_count=1, metadata=SLIDE,
-                      outputs=[new_output("stream", name="stdout", text="recall gap 0.1613\n")]),
-        new_code_cell("1 / 17", execution_count=2, metadata=SLIDE,
-                      outputs=[new_output("execute_result", execution_count=2,
-                                          data={"text/plain": "0.0588"})]),
-        new_code_cell("# NBVAL_RAISES_EXCEPTION\nL.make_records(0)", execution_count=3,
-                      metadata=SLIDE,
-                      outputs=[new_output("error", ename="ValueError", evalue="n must be >= 1",
-                                          traceback=[])]),
-        new_code_cell("# NBVAL_IGNORE_OUTPUT\n# the widget's id changes on every run\nw",
-                      execution_count=4, metadata=SLIDE, outputs=[]),
+        new_markdown_cell(
+            "# 01 · Title\n\nThe share is 0.1613 and 1/17 = 0.0588.", metadata=SLIDE
+        ),
+        new_code_cell(
+            "print(0.16129)",
+            execution_count=1,
+            metadata=SLIDE,
+            outputs=[new_output("stream", name="stdout", text="recall gap 0.1613\n")],
+        ),
+        new_code_cell(
+            "1 / 17",
+            execution_count=2,
+            metadata=SLIDE,
+            outputs=[
+                new_output("execute_result", execution_count=2, data={"text/plain": "0.0588"})
+            ],
+        ),
+        new_code_cell(
+            "# NBVAL_RAISES_EXCEPTION\nL.make_records(0)",
+            execution_count=3,
+            metadata=SLIDE,
+            outputs=[
+                new_output("error", ename="ValueError", evalue="n must be >= 1", traceback=[])
+            ],
+        ),
+        new_code_cell(
+            "# NBVAL_IGNORE_OUTPUT\n# the widget's id changes on every run\nw",
+            execution_count=4,
+            metadata=SLIDE,
+            outputs=[],
+        ),
     ]
     return nb
 
@@ -49,12 +70,14 @@ def test_the_good_synthetic_notebook_is_clean(tmp_path):
 def _set(index, **fields):
     def change(nb):
         nb.cells[index].update(fields)
+
     return change
 
 
 def _output(index, output):
     def change(nb):
         nb.cells[index].outputs.append(output)
+
     return change
 
 
@@ -67,16 +90,28 @@ def _plain(text):
 
 
 BROKEN = {
-    "kernelspec": (lambda nb: nb.metadata.update(kernelspec={"name": "python2",
-                                                            "display_name": "x"}), "kernelspec"),
+    "kernelspec": (
+        lambda nb: nb.metadata.update(kernelspec={"name": "python2", "display_name": "x"}),
+        "kernelspec",
+    ),
     "not executed": (_set(2, execution_count=None), "not executed"),
     "out of order": (_set(2, execution_count=7), "execution counts"),
-    "rerun kernel": (lambda nb: [c.update(execution_count=c.execution_count + 4)
-                                 for c in nb.cells if c.cell_type == "code"], "execution counts"),
-    "empty code cell": (lambda nb: nb.cells.insert(5, new_code_cell("", metadata=SLIDE)),
-                        "empty code cell"),
-    "error": (_output(1, new_output("error", ename="KeyError", evalue="'x'", traceback=[])),
-              "error output"),
+    "rerun kernel": (
+        lambda nb: [
+            c.update(execution_count=c.execution_count + 4)
+            for c in nb.cells
+            if c.cell_type == "code"
+        ],
+        "execution counts",
+    ),
+    "empty code cell": (
+        lambda nb: nb.cells.insert(5, new_code_cell("", metadata=SLIDE)),
+        "empty code cell",
+    ),
+    "error": (
+        _output(1, new_output("error", ename="KeyError", evalue="'x'", traceback=[])),
+        "error output",
+    ),
     "stderr": (_output(1, _stream("warning\n", "stderr")), "stderr"),
     "address": (_output(1, _plain("<Foo object at 0x7f3a9c2b1d90>")), "memory address"),
     "wall time": (_output(1, _stream("CPU times: user 3 ms\nWall time: 2.1 ms\n")), "timing"),
@@ -89,8 +124,12 @@ BROKEN = {
     "unknown slide type": (_set(1, metadata={"slideshow": {"slide_type": "page"}}), "slide_type"),
     "typed figure": (_set(0, source="Recall rises to 0.9570."), "figure 0.9570"),
     "figure only in code": (_set(0, source="gap 0.1234"), "figure 0.1234"),
-    "figure without picture": (_output(1, new_output("display_data", data={
-        "text/plain": "<Figure size 640x480 with 1 Axes>"})), "no image/png"),
+    "figure without picture": (
+        _output(
+            1, new_output("display_data", data={"text/plain": "<Figure size 640x480 with 1 Axes>"})
+        ),
+        "no image/png",
+    ),
 }
 
 
@@ -112,7 +151,7 @@ def test_a_figure_in_code_source_does_not_count_as_printed(tmp_path):
 
 def test_figures_are_matched_whole(tmp_path):
     nb = good_notebook()
-    nb.cells[1].outputs = [_stream("0.16130 and 10.1613\n")]    # neither is 0.1613
+    nb.cells[1].outputs = [_stream("0.16130 and 10.1613\n")]  # neither is 0.1613
     assert any("0.1613" in p for p in nbtools.hygiene_problems(write(tmp_path, nb)))
 
 
@@ -136,18 +175,24 @@ def test_a_large_notebook_is_found(tmp_path):
 def test_checkpoints_are_not_collected(tmp_path):
     (tmp_path / "notebooks" / ".ipynb_checkpoints").mkdir(parents=True)
     (tmp_path / "notebooks" / "solutions").mkdir()
-    for rel in ("notebooks/01_a.ipynb", "notebooks/solutions/01_a.ipynb",
-                "notebooks/.ipynb_checkpoints/01_a-checkpoint.ipynb"):
+    for rel in (
+        "notebooks/01_a.ipynb",
+        "notebooks/solutions/01_a.ipynb",
+        "notebooks/.ipynb_checkpoints/01_a-checkpoint.ipynb",
+    ):
         write(tmp_path, good_notebook(), rel)
     assert [p.relative_to(tmp_path).as_posix() for p in nbtools.notebooks(tmp_path)] == [
-        "notebooks/01_a.ipynb", "notebooks/solutions/01_a.ipynb"]
+        "notebooks/01_a.ipynb",
+        "notebooks/solutions/01_a.ipynb",
+    ]
 
 
 # ---------------------------------------------------------------- the real notebooks
 
 
-@pytest.mark.parametrize("path", nbtools.notebooks(),
-                         ids=lambda p: p.relative_to(nbtools.ROOT).as_posix())
+@pytest.mark.parametrize(
+    "path", nbtools.notebooks(), ids=lambda p: p.relative_to(nbtools.ROOT).as_posix()
+)
 def test_notebook_hygiene(path):
     problems = nbtools.hygiene_problems(path)
     assert not problems, "\n".join(problems)

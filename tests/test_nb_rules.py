@@ -21,9 +21,12 @@ STEPS = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 MAX_WORDS = 1000
 MAX_CELLS = 45
 MAX_WIDTH = 80
-GIVEAWAY = 20          # this many consecutive characters of solution code in a check output
-BLOCK_LINES = {line for path in (ROOT / "data" / "expected").glob("*.txt")
-               for line in path.read_text(encoding="utf-8").splitlines()}
+GIVEAWAY = 20  # this many consecutive characters of solution code in a check output
+BLOCK_LINES = {
+    line
+    for path in (ROOT / "data" / "expected").glob("*.txt")
+    for line in path.read_text(encoding="utf-8").splitlines()
+}
 GLOSSARY_LINK = re.compile(r"\]\((?:\./|\.\./)?GLOSSARY\.md(?:#[\w-]+)?\)")
 FURTHER_READING = re.compile(r"^#{1,6}\s+Further reading\b", re.M)
 EXERCISE = re.compile(r"^## Exercise", re.M)
@@ -51,8 +54,13 @@ def markdown_words(nb):
     """Words of the markdown cells as a reader sees them: tokens with a letter or digit
     ('##', '|', '-' are not); notes cells count (JupyterLab shows them), a cell's
     ``speaker_notes`` metadata does not (only the deck shows it)."""
-    return sum(1 for c in nb["cells"] if c["cell_type"] == "markdown"
-               for token in as_read(text(c["source"])) if WORD.search(token))
+    return sum(
+        1
+        for c in nb["cells"]
+        if c["cell_type"] == "markdown"
+        for token in as_read(text(c["source"]))
+        if WORD.search(token)
+    )
 
 
 def output_lines(cell):
@@ -65,8 +73,13 @@ def output_lines(cell):
 
 def wide_lines(nb, width=MAX_WIDTH, exempt=frozenset()):
     """(cell index, width, line) of stored output lines wider than ``width``."""
-    return [(i, len(line), line) for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code"
-            for line in output_lines(c) if len(line) > width and line not in exempt]
+    return [
+        (i, len(line), line)
+        for i, c in enumerate(nb["cells"])
+        if c["cell_type"] == "code"
+        for line in output_lines(c)
+        if len(line) > width and line not in exempt
+    ]
 
 
 def squash(s):
@@ -77,16 +90,25 @@ def giveaways(step, solution, size=GIVEAWAY):
     """(cell index, the piece) where an exercise check output of ``step`` repeats ``size``
     or more consecutive characters of ``solution``'s code (whitespace runs count as one)."""
     code = [squash(text(c["source"])) for c in solution["cells"] if c["cell_type"] == "code"]
-    pieces = {src[i:i + size] for src in code for i in range(len(src) - size + 1)}
-    start = next((i for i, c in enumerate(step["cells"]) if c["cell_type"] == "markdown"
-                  and EXERCISE.search(text(c["source"]))), len(step["cells"]))
+    pieces = {src[i : i + size] for src in code for i in range(len(src) - size + 1)}
+    start = next(
+        (
+            i
+            for i, c in enumerate(step["cells"])
+            if c["cell_type"] == "markdown" and EXERCISE.search(text(c["source"]))
+        ),
+        len(step["cells"]),
+    )
     found = []
     for i, cell in enumerate(step["cells"][start:], start):
         if cell["cell_type"] != "code" or "ex.check_" not in text(cell["source"]):
             continue
         shown = squash("\n".join(output_lines(cell)))
-        hits = [shown[j:j + size] for j in range(len(shown) - size + 1)
-                if shown[j:j + size] in pieces]
+        hits = [
+            shown[j : j + size]
+            for j in range(len(shown) - size + 1)
+            if shown[j : j + size] in pieces
+        ]
         if hits:
             found.append((i, hits[0]))
     return found
@@ -94,9 +116,14 @@ def giveaways(step, solution, size=GIVEAWAY):
 
 # ---------------------------------------------------------------- the checkers can fail
 
+
 def code(source, *outputs):
-    return {"cell_type": "code", "source": source, "metadata": {},
-            "outputs": [{"output_type": "stream", "name": "stdout", "text": t} for t in outputs]}
+    return {
+        "cell_type": "code",
+        "source": source,
+        "metadata": {},
+        "outputs": [{"output_type": "stream", "name": "stdout", "text": t} for t in outputs],
+    }
 
 
 def markdown(source):
@@ -109,9 +136,15 @@ def test_words_are_counted_in_markdown_only():
 
 
 def test_words_are_counted_as_a_reader_sees_them():
-    nb = {"cells": [markdown("see [the glossary](GLOSSARY.md#a-very-long-anchor-name) and "
-                             "p_o/p_e <a id=\"x\"></a>\n```python\nx = 1 + 2\n```\nend")]}
-    assert markdown_words(nb) == 7      # see the glossary and p_o p_e end
+    nb = {
+        "cells": [
+            markdown(
+                "see [the glossary](GLOSSARY.md#a-very-long-anchor-name) and "
+                'p_o/p_e <a id="x"></a>\n```python\nx = 1 + 2\n```\nend'
+            )
+        ]
+    }
+    assert markdown_words(nb) == 7  # see the glossary and p_o p_e end
 
 
 def test_a_wide_line_is_found_unless_it_is_a_block_line():
@@ -121,12 +154,16 @@ def test_a_wide_line_is_found_unless_it_is_a_block_line():
 
 def test_a_check_output_repeating_the_solution_is_found():
     solution = {"cells": [code("answer = records.loc[records.cls == 'clean', 'id'].count()")]}
-    step = {"cells": [markdown("## Exercise 1"),
-                      code("ex.check_count(answer)", "Not yet: try records.loc[records.cls == "),
-                      code("ex.check_other(x)", "Not yet: count the clean records"),
-                      code("print(1)", "records.loc[records.cls == 'clean', 'id']")]}
+    step = {
+        "cells": [
+            markdown("## Exercise 1"),
+            code("ex.check_count(answer)", "Not yet: try records.loc[records.cls == "),
+            code("ex.check_other(x)", "Not yet: count the clean records"),
+            code("print(1)", "records.loc[records.cls == 'clean', 'id']"),
+        ]
+    }
     assert giveaways(step, solution) == [(1, " records.loc[records")]
-    assert giveaways({"cells": step["cells"][1:2]}, solution) == []   # not under ## Exercise
+    assert giveaways({"cells": step["cells"][1:2]}, solution) == []  # not under ## Exercise
 
 
 def test_glossary_link_and_further_reading_are_recognised():
@@ -137,6 +174,7 @@ def test_glossary_link_and_further_reading_are_recognised():
 
 
 # ---------------------------------------------------------------- the step notebooks
+
 
 @pytest.mark.parametrize("name", STEPS)
 def test_step_notebook_is_short(name):
@@ -153,8 +191,10 @@ def test_no_stored_output_line_is_wider_than_80_columns(name):
 
 @pytest.mark.parametrize("name", STEPS)
 def test_exercise_check_outputs_do_not_give_the_solution_away(name):
-    found = giveaways(load(ROOT / "notebooks" / f"{name}.ipynb"),
-                      load(ROOT / "notebooks" / "solutions" / f"{name}_solutions.ipynb"))
+    found = giveaways(
+        load(ROOT / "notebooks" / f"{name}.ipynb"),
+        load(ROOT / "notebooks" / "solutions" / f"{name}_solutions.ipynb"),
+    )
     assert not found, "\n".join(f"cell {i} shows solution code {piece!r}" for i, piece in found)
 
 

@@ -15,15 +15,18 @@ def rec(no, cls, on=(), source="user"):
     return Record(no, cls, source, Flags(f in on for f in L.FEATURES), L.TEXTS[0], 50)
 
 
-SMALL = [rec(1, "clean"), rec(2, "clean", ("excessive_length",)),
-         rec(3, "corrupted_input", ("excessive_length", "unusual_stamp_distribution")),
-         rec(4, "corrupted_input", ("unusual_stamp_distribution",)),
-         rec(5, "corrupted_input")]
+SMALL = [
+    rec(1, "clean"),
+    rec(2, "clean", ("excessive_length",)),
+    rec(3, "corrupted_input", ("excessive_length", "unusual_stamp_distribution")),
+    rec(4, "corrupted_input", ("unusual_stamp_distribution",)),
+    rec(5, "corrupted_input"),
+]
 
 
 def test_flag_rates_hand_worked():
     rates = flag_rates(SMALL)
-    assert list(rates) == ["clean", "corrupted_input"]          # classes present, CLASSES order
+    assert list(rates) == ["clean", "corrupted_input"]  # classes present, CLASSES order
     assert list(rates["clean"]) == list(L.FEATURES)
     assert rates["clean"]["excessive_length"] == 1 / 2
     assert rates["corrupted_input"]["unusual_stamp_distribution"] == 2 / 3
@@ -40,14 +43,17 @@ def test_records_frame_shape_and_columns():
     assert df.loc[4, "cls"] == "corrupted_input"
 
 
-@pytest.mark.parametrize("difference, count, want", [
-    (-0.0323, 93, -3),       # the lesson's recall move, 3 x 1/93 = 0.03226
-    (0.0340, 147, 5),        # the lesson's FBR move, 5 x 1/147 = 0.03401
-    (0.0068, 147, 1),        # the FBR gap between the approaches, 1/147 = 0.0068
-    (0.0588, 17, 1),         # hidden_field_request, 1/17 = 0.0588
-    (0.0, 10, 0),
-    (1, 19, 19),
-])
+@pytest.mark.parametrize(
+    "difference, count, want",
+    [
+        (-0.0323, 93, -3),  # the lesson's recall move, 3 x 1/93 = 0.03226
+        (0.0340, 147, 5),  # the lesson's FBR move, 5 x 1/147 = 0.03401
+        (0.0068, 147, 1),  # the FBR gap between the approaches, 1/147 = 0.0068
+        (0.0588, 17, 1),  # hidden_field_request, 1/17 = 0.0588
+        (0.0, 10, 0),
+        (1, 19, 19),
+    ],
+)
 def test_steps_hand_worked(difference, count, want):
     assert steps(difference, count) == want
 
@@ -70,7 +76,7 @@ def test_label_probabilities_temperature_zero_and_spurious_cue():
 
 
 def test_label_probabilities_ignores_the_window_and_rejects_bad_temperature():
-    long_prompt = "yok " * 500           # 500 tokens, twice the window
+    long_prompt = "yok " * 500  # 500 tokens, twice the window
     assert label_probabilities(long_prompt, 0)["temiz"] == 1.0
     with pytest.raises(ValueError, match="temperature"):
         label_probabilities("yok", -0.1)
@@ -84,8 +90,9 @@ def test_class_recall_bars_draws_one_bar_per_class_and_decision():
 
     from lessonlib.figures import class_recall_bars
 
-    ax = class_recall_bars(SMALL, {"all": lambda r: True,
-                                   "flagged": lambda r: bool(r.features.on())})
+    ax = class_recall_bars(
+        SMALL, {"all": lambda r: True, "flagged": lambda r: bool(r.features.on())}
+    )
     heights = [p.get_height() for p in ax.patches]
     # one harmful class present (corrupted_input): 'all' blocks 3/3, 'flagged' 2/3
     assert heights == pytest.approx([1.0, 2 / 3])

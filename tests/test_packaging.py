@@ -10,9 +10,9 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 
 import pytest
+import tomllib
 
 from conftest import ROOT
 
@@ -99,6 +99,7 @@ def test_ci_runs_the_tests_in_both_environments():
 
 # ---------------------------------------------------------------- make in a read-only clone
 
+
 def as_other_user():
     """A command prefix that drops root's right to write anywhere (root ignores chmod)."""
     if os.geteuid() != 0:
@@ -108,21 +109,31 @@ def as_other_user():
     return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 
 
-@pytest.mark.parametrize("target, what", [("node_modules/.ready", "node_modules/"),
-                                          (".venv/.ready", ".venv/")])
+@pytest.mark.parametrize(
+    "target, what", [("node_modules/.ready", "node_modules/"), (".venv/.ready", ".venv/")]
+)
 def test_make_in_a_read_only_clone_says_the_folder_is_not_writable(target, what):
     if not shutil.which("make"):
         pytest.skip("no make")
     folder = pathlib.Path(tempfile.mkdtemp(prefix="read-only-clone-"))
     try:
-        for name in ("Makefile", "package.json", "package-lock.json", "requirements.txt",
-                     "pyproject.toml"):
+        for name in (
+            "Makefile",
+            "package.json",
+            "package-lock.json",
+            "requirements.txt",
+            "pyproject.toml",
+        ):
             shutil.copy(ROOT / name, folder / name)
             (folder / name).chmod(0o644)
         folder.chmod(0o555)
-        run = subprocess.run([*as_other_user(), "make", "--no-print-directory", "-C",
-                              str(folder), target], capture_output=True, text=True, timeout=60,
-                             stdin=subprocess.DEVNULL)
+        run = subprocess.run(
+            [*as_other_user(), "make", "--no-print-directory", "-C", str(folder), target],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
     finally:
         folder.chmod(0o755)
         shutil.rmtree(folder)
@@ -132,6 +143,7 @@ def test_make_in_a_read_only_clone_says_the_folder_is_not_writable(target, what)
 
 
 # ---------------------------------------------------------------- pytest run directly
+
 
 def test_pytest_run_directly_checks_what_make_test_checks():
     """`pytest -n 2 --nbval notebooks` without the Makefile: a notebook stays on one worker
@@ -143,10 +155,14 @@ def test_pytest_run_directly_checks_what_make_test_checks():
     timeouts = dict(o.split("=") for o in opts if o.startswith("--nbval-") and "=" in o)
     assert float(timeouts["--nbval-cell-timeout"]) <= 300
     assert float(timeouts["--nbval-kernel-startup-timeout"]) >= 60
-    recipes = [ln for ln in (ROOT / "Makefile").read_text().splitlines()
-               if not ln.lstrip().startswith("#")]
-    assert not [ln for ln in recipes if "--dist" in ln or "--nbval-cell" in ln], \
+    recipes = [
+        ln
+        for ln in (ROOT / "Makefile").read_text().splitlines()
+        if not ln.lstrip().startswith("#")
+    ]
+    assert not [ln for ln in recipes if "--dist" in ln or "--nbval-cell" in ln], (
         "the Makefile must not be the only place that says it"
+    )
 
 
 def test_make_stops_a_pytest_run_past_its_whole_run_timeout(tmp_path):
@@ -158,23 +174,29 @@ def test_make_stops_a_pytest_run_past_its_whole_run_timeout(tmp_path):
         shutil.copy(ROOT / name, tmp_path / name)
     python = tmp_path / ".venv-oldest" / "bin" / "python"
     python.parent.mkdir(parents=True)
-    python.write_text("#!/bin/sh\nexec sleep 60\n")       # a pytest run that never ends
+    python.write_text("#!/bin/sh\nexec sleep 60\n")  # a pytest run that never ends
     python.chmod(0o755)
     ready = tmp_path / ".venv-oldest" / ".ready"
     ready.touch()
     os.utime(ready, (time.time() + 60, time.time() + 60))
-    run = subprocess.run(["make", "--no-print-directory", "-C", str(tmp_path), "test-oldest",
-                          "TEST_TIMEOUT=1"], capture_output=True, text=True, timeout=50,
-                         stdin=subprocess.DEVNULL)
+    run = subprocess.run(
+        ["make", "--no-print-directory", "-C", str(tmp_path), "test-oldest", "TEST_TIMEOUT=1"],
+        capture_output=True,
+        text=True,
+        timeout=50,
+        stdin=subprocess.DEVNULL,
+    )
     assert run.returncode != 0
-    assert ("make test-oldest: pytest stopped after TEST_TIMEOUT=1 s (whole-run timeout)"
-            in run.stdout)
+    assert (
+        "make test-oldest: pytest stopped after TEST_TIMEOUT=1 s (whole-run timeout)" in run.stdout
+    )
 
 
 # ------------------------------------------------------------ make lesson with nothing installed
 
-EXPECTED = "\n".join(p.read_text(encoding="utf-8")
-                     for p in sorted((ROOT / "data" / "expected").glob("*.txt")))
+EXPECTED = "\n".join(
+    p.read_text(encoding="utf-8") for p in sorted((ROOT / "data" / "expected").glob("*.txt"))
+)
 
 
 def test_make_lesson_needs_no_venv_and_no_numpy(tmp_path):
@@ -184,23 +206,38 @@ def test_make_lesson_needs_no_venv_and_no_numpy(tmp_path):
     if not shutil.which("make"):
         pytest.skip("no make")
     shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
-    shutil.copytree(ROOT / "lessonlib", tmp_path / "lessonlib",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        ROOT / "lessonlib", tmp_path / "lessonlib", ignore=shutil.ignore_patterns("__pycache__")
+    )
     for heavy in ("numpy", "pandas", "matplotlib"):
         (tmp_path / heavy).mkdir()
         (tmp_path / heavy / "__init__.py").write_text(
-            f"raise ImportError('{heavy} is not installed in this clone')\n")
-    make = ["make", "--no-print-directory", "-C", str(tmp_path), "lesson",
-            f"PYTHON={sys.executable}"]
+            f"raise ImportError('{heavy} is not installed in this clone')\n"
+        )
+    make = [
+        "make",
+        "--no-print-directory",
+        "-C",
+        str(tmp_path),
+        "lesson",
+        f"PYTHON={sys.executable}",
+    ]
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    plan = subprocess.run([*make, "-n"], capture_output=True, text=True, timeout=30, env=env,
-                          stdin=subprocess.DEVNULL)
+    plan = subprocess.run(
+        [*make, "-n"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
     planned = plan.stdout.replace(sys.executable, "PYTHON").replace(str(tmp_path), "CLONE")
     assert plan.returncode == 0 and "PYTHON -S -m lessonlib" in planned
     assert not [w for w in ("pip", "venv", ".ready") if w in planned], planned
     start = time.monotonic()
-    run = subprocess.run(make, capture_output=True, text=True, timeout=60, env=env,
-                         stdin=subprocess.DEVNULL)
+    run = subprocess.run(
+        make, capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout == EXPECTED
     assert run.stderr == ""
@@ -210,12 +247,18 @@ def test_make_lesson_needs_no_venv_and_no_numpy(tmp_path):
 
 # ------------------------------------------------------------ make check and the linters
 
+
 def test_make_check_is_the_linters_and_the_unit_tests_without_the_slow_ones():
     if not shutil.which("make"):
         pytest.skip("no make")
-    plan = subprocess.run(["make", "--no-print-directory", "-n", "-o", ".venv/.ready", "check"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=30,
-                          stdin=subprocess.DEVNULL)
+    plan = subprocess.run(
+        ["make", "--no-print-directory", "-n", "-o", ".venv/.ready", "check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+    )
     assert plan.returncode == 0, plan.stderr
     assert "ruff check ." in plan.stdout and "mypy lessonlib" in plan.stdout
     pytest_run = plan.stdout.split("-m pytest", 1)[1].split(";", 1)[0]
@@ -231,7 +274,7 @@ def test_make_test_runs_the_linters_and_everything():
     text = (ROOT / "Makefile").read_text()
     recipe = text.split("\ntest: $(READY)\n", 1)[1].split("\n\n", 1)[0]
     assert "$(lint)" in recipe and "$$lrc -eq 0" in recipe
-    assert "$(call pytest,$(BIN)/python)" in recipe        # the default: --nbval notebooks tests
+    assert "$(call pytest,$(BIN)/python)" in recipe  # the default: --nbval notebooks tests
     assert "--nbval notebooks tests" in text
 
 

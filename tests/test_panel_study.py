@@ -8,9 +8,22 @@ import pytest
 
 import lessonlib as L
 from lessonlib import panel_study as S
-from lessonlib.panel_study import (COMPARISON, CUE, FREE_FORM_GUIDELINE, GREEDY, SINGLE,
-                                   UNREADABLE, Setup, band_table, cue_groups, cue_text,
-                                   plot_band_against_cost, rates_many, seed_table, study)
+from lessonlib.panel_study import (
+    COMPARISON,
+    CUE,
+    FREE_FORM_GUIDELINE,
+    GREEDY,
+    SINGLE,
+    UNREADABLE,
+    Setup,
+    band_table,
+    cue_groups,
+    cue_text,
+    plot_band_against_cost,
+    rates_many,
+    seed_table,
+    study,
+)
 
 
 @pytest.fixture(scope="module")
@@ -20,15 +33,16 @@ def records():
 
 def test_rates_many_by_hand():
     actual = [True, True, False, False, False]
-    harmful = [[True, False, True, False, False],     # tp 1 fp 1 fn 1 tn 2
-               [False, False, False, False, False],   # nothing blocked
-               [True, True, True, True, True]]        # everything blocked
+    harmful = [
+        [True, False, True, False, False],  # tp 1 fp 1 fn 1 tn 2
+        [False, False, False, False, False],  # nothing blocked
+        [True, True, True, True, True],
+    ]  # everything blocked
     r = rates_many(harmful, actual)
     assert r["agreement"].tolist() == [3 / 5, 3 / 5, 2 / 5]
     assert r["precision"].tolist() == [0.5, 0.0, 2 / 5]
     assert r["recall"].tolist() == [0.5, 0.0, 1.0]
     assert r["false_block_rate"].tolist() == [1 / 3, 0.0, 1.0]
-
 
 
 def test_rates_many_equals_the_scalar_confusion_row_by_row(records):
@@ -46,6 +60,7 @@ def test_rates_many_equals_the_scalar_confusion_row_by_row(records):
         assert r["recall"][i] == tp / (tp + fn)
         assert r["false_block_rate"][i] == fp / (fp + tn)
 
+
 def test_one_definition_of_the_band_and_of_changed_records():
     # the band and the expected changed records are variance's, not copies of them
     from lessonlib import variance
@@ -57,7 +72,7 @@ def test_one_definition_of_the_band_and_of_changed_records():
 
 def test_a_setups_panel_is_checked_at_the_panels_door():
     with pytest.raises(ValueError, match="quorum"):
-        Setup("x", quorum=10 ** 6).panel()
+        Setup("x", quorum=10**6).panel()
     with pytest.raises(ValueError, match="on_unreadable"):
         Setup("x", on_unreadable="skip").panel()
     with pytest.raises(TypeError, match="min_agreement"):
@@ -66,8 +81,12 @@ def test_a_setups_panel_is_checked_at_the_panels_door():
 
 def test_the_setups_the_issue_asks_for():
     assert [(s.judges, s.quorum) for s in COMPARISON] == [
-        (("lesson",), 1), (("lesson",), 3), (("lesson",), 5),
-        (("plain", "wary", "greedy"), 1), (("plain", "wary", "greedy"), 3)]
+        (("lesson",), 1),
+        (("lesson",), 3),
+        (("lesson",), 5),
+        (("plain", "wary", "greedy"), 1),
+        (("plain", "wary", "greedy"), 3),
+    ]
     assert [s.on_unreadable for s in UNREADABLE] == ["clean", "harmful", "abstain"] * 2
     assert all(s.judges == ("greedy",) for s in GREEDY)
     assert CUE[-1].min_agreement == 1.0
@@ -75,11 +94,14 @@ def test_the_setups_the_issue_asks_for():
 
 
 def test_the_single_judge_row_is_the_lesson_at_its_seed(records):
-    row, = study(records, (SINGLE,), seeds=[L.SEED, L.SEED + 1])
+    (row,) = study(records, (SINGLE,), seeds=[L.SEED, L.SEED + 1])
     # the lesson's run 1: precision 0.7876, recall 0.9570, FBR 0.1633, agreement 0.8833,
     # 246 calls, 10779 input tokens
     assert (row.scores["precision"], row.scores["recall"], row.scores["false_block_rate"]) == (
-        0.7876, 0.9570, 0.1633)
+        0.7876,
+        0.9570,
+        0.1633,
+    )
     assert round(row.scores["agreement"], 4) == 0.8833
     assert (row.calls, row.input_tokens, row.unreadable) == (246, 10779, 0)
     # the 95% run band of two runs holds both (the smallest and the largest): recall 86/93
@@ -99,12 +121,18 @@ def test_the_row_at_the_seed_is_panel_run_at_the_seed(records, seeds, monkeypatc
     run = setup.panel().run(records, L.SEED)
     real, ran = S.Panel.run, []
     monkeypatch.setattr(S.Panel, "run", lambda *a, **k: ran.append(a[2]) or real(*a, **k))
-    row, = study(records, (setup,), seeds=seeds)
+    (row,) = study(records, (setup,), seeds=seeds)
     assert ran == ([] if L.SEED in seeds else [L.SEED])
-    assert row.scores == {**L.measure(records, run.decide),
-                          "agreement": L.agreement(records, run.decide)}
-    assert (row.calls, row.input_tokens, row.unreadable) == (run.calls, run.input_tokens,
-                                                             run.unreadable)
+    assert row.scores == {
+        **L.measure(records, run.decide),
+        "agreement": L.agreement(records, run.decide),
+    }
+    assert (row.calls, row.input_tokens, row.unreadable) == (
+        run.calls,
+        run.input_tokens,
+        run.unreadable,
+    )
+
 
 def test_quorum_at_temperature_zero_changes_nothing(records):
     rows = study(records, GREEDY, seeds=range(5))
@@ -119,17 +147,22 @@ def test_quorum_at_temperature_zero_changes_nothing(records):
     assert [row.calls for row in rows] == [246, 739, 1233]
 
 
-@pytest.mark.slow      # about 1 s of CPU or more: make test runs it, make check does not
+@pytest.mark.slow  # about 1 s of CPU or more: make test runs it, make check does not
 def test_tables_fit_80_columns_and_quote_the_rows(records):
     rows = study(records, UNREADABLE[3:] + CUE, seeds=range(3))
-    for text in (seed_table(rows), band_table(rows), band_table(rows, ("recall",)),
-                 cue_text(records, rows)):
+    for text in (
+        seed_table(rows),
+        band_table(rows),
+        band_table(rows, ("recall",)),
+        cue_text(records, rows),
+    ):
         lines = text.splitlines()
         assert lines[0].startswith("setup") and len(lines) == len(rows) + 1
         assert max(len(line) for line in lines) <= 80
     first = seed_table(rows).splitlines()[1].split()
     assert first[-6:] == [str(rows[0].calls), str(rows[0].input_tokens)] + [
-        f"{rows[0].scores[m]:.4f}" for m in S.METRICS]
+        f"{rows[0].scores[m]:.4f}" for m in S.METRICS
+    ]
     cue = cue_text(records, rows).splitlines()
     assert "of 2" in cue[1] and "of 3" in cue[1]
 
@@ -162,16 +195,31 @@ def test_plot_band_against_cost(records):
 
 def test_quote_prints_the_requested_figures(records):
     rows = study(records, (SINGLE,), seeds=[L.SEED, L.SEED + 1])
-    text = S.quote(rows, "calls", "input_tokens", "recall", "agreement", "changed",
-                   "recall range", "recall mean")
-    assert text == ("lesson's judge: calls 246, input_tokens 10779, recall 0.9570, "
-                    "agreement 0.8833, changed 16.00, recall range "
-                    f"{86 / 93:.4f} - {89 / 93:.4f}, recall mean {(86 + 89) / 186:.4f}")
+    text = S.quote(
+        rows,
+        "calls",
+        "input_tokens",
+        "recall",
+        "agreement",
+        "changed",
+        "recall range",
+        "recall mean",
+    )
+    assert text == (
+        "lesson's judge: calls 246, input_tokens 10779, recall 0.9570, "
+        "agreement 0.8833, changed 16.00, recall range "
+        f"{86 / 93:.4f} - {89 / 93:.4f}, recall mean {(86 + 89) / 186:.4f}"
+    )
 
 
 def test_series_join_setups_that_differ_in_quorum():
     assert [S._series_name(s) for s in COMPARISON] == [
-        "lesson's judge", "lesson's judge", "lesson's judge", "diverse panel", "diverse panel"]
+        "lesson's judge",
+        "lesson's judge",
+        "lesson's judge",
+        "diverse panel",
+        "diverse panel",
+    ]
 
 
 def test_study_checks_every_setup_before_running(records):
@@ -195,20 +243,25 @@ def setup_with(**change):
     return lambda rows: Setup(**args).panel()
 
 
-@pytest.mark.parametrize("call, error, words", [
-    (setup_with(quorum=10 ** 6), ValueError, "quorum"),
-    (setup_with(quorum=1.5), TypeError, "quorum"),
-    (setup_with(aggregate="max"), ValueError, "aggregate"),
-    (setup_with(min_agreement=NAN), ValueError, "min_agreement"),
-    (setup_with(min_agreement="a"), TypeError, "min_agreement"),
-    (setup_with(on_unreadable="skip"), ValueError, "on_unreadable"),
-    (lambda rows: study([], (SINGLE,), [1, 2]), ValueError, "records"),
-    (lambda rows: study(L.make_records(2), (SINGLE,), [1, -1]), ValueError, "seeds"),
-    (lambda rows: study(L.make_records(2), (SINGLE,), [1, 2], -1), ValueError, "seed"),
-    (lambda rows: study(L.make_records(2), (SINGLE,), [1, 2], guideline=5), TypeError,
-     "guideline"),
-])
+@pytest.mark.parametrize(
+    "call, error, words",
+    [
+        (setup_with(quorum=10**6), ValueError, "quorum"),
+        (setup_with(quorum=1.5), TypeError, "quorum"),
+        (setup_with(aggregate="max"), ValueError, "aggregate"),
+        (setup_with(min_agreement=NAN), ValueError, "min_agreement"),
+        (setup_with(min_agreement="a"), TypeError, "min_agreement"),
+        (setup_with(on_unreadable="skip"), ValueError, "on_unreadable"),
+        (lambda rows: study([], (SINGLE,), [1, 2]), ValueError, "records"),
+        (lambda rows: study(L.make_records(2), (SINGLE,), [1, -1]), ValueError, "seeds"),
+        (lambda rows: study(L.make_records(2), (SINGLE,), [1, 2], -1), ValueError, "seed"),
+        (
+            lambda rows: study(L.make_records(2), (SINGLE,), [1, 2], guideline=5),
+            TypeError,
+            "guideline",
+        ),
+    ],
+)
 def test_a_setup_or_study_meets_the_panels_door_checks(few_rows, call, error, words):
     with pytest.raises(error, match=words):
         call(few_rows)
-

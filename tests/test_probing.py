@@ -18,12 +18,22 @@ from dataclasses import FrozenInstanceError, replace
 import pytest
 
 import lessonlib as L
+from lesson_defs import record
 from lessonlib import probe as probe_fn
 from lessonlib.exercises import step11
-from lessonlib.probing import (cue_inside, describe_twin, fair_table, harmful_probability,
-                             length_controlled, moved_counts, probability_table,
-                             moved_table, plot_moved, twin, two_run_difference)
-from lesson_defs import record
+from lessonlib.probing import (
+    cue_inside,
+    describe_twin,
+    fair_table,
+    harmful_probability,
+    length_controlled,
+    moved_counts,
+    moved_table,
+    plot_moved,
+    probability_table,
+    twin,
+    two_run_difference,
+)
 
 RECORDS = L.make_records()
 SMALL = RECORDS[:40]
@@ -50,8 +60,11 @@ def p_harmful(r, temperature=L.simulator.TEMPERATURE, spurious_weight=1.3):
 # ---------------------------------------------------------------- the definitions
 
 
-@pytest.mark.parametrize("settings", [{}, {"temperature": 0.0}, {"temperature": 0.7},
-                                      {"spurious": {}}], ids=["lesson", "t0", "t0.7", "no-cue"])
+@pytest.mark.parametrize(
+    "settings",
+    [{}, {"temperature": 0.0}, {"temperature": 0.7}, {"spurious": {}}],
+    ids=["lesson", "t0", "t0.7", "no-cue"],
+)
 def test_length_probe_is_two_judge_runs_on_records_and_hand_made_twins(settings):
     got = probe_fn(SMALL, "length", seed=L.SEED + 5, **settings)
     before = L.run_judge(SMALL, L.SEED + 5, **settings).labels
@@ -116,8 +129,12 @@ def test_source_twin_cycles_through_the_sources():
 def test_a_callable_change_gives_what_the_named_change_gives():
     by_name = probe_fn(SMALL, "length", temperature=0.5)
     by_fn = probe_fn(SMALL, toggled, temperature=0.5)
-    assert (by_fn.before, by_fn.after, by_fn.changed, by_fn.shift) == \
-        (by_name.before, by_name.after, by_name.changed, by_name.shift)
+    assert (by_fn.before, by_fn.after, by_fn.changed, by_fn.shift) == (
+        by_name.before,
+        by_name.after,
+        by_name.changed,
+        by_name.shift,
+    )
     assert by_fn.change == "toggled"
 
 
@@ -151,7 +168,7 @@ def test_two_run_difference_at_the_lesson_settings_is_the_lessons_16():
     changed = two_run_difference(RECORDS)
     a, b = L.run_judge(RECORDS, L.SEED).labels, L.run_judge(RECORDS, L.SEED + 1).labels
     assert changed == tuple(n for n in a if a[n] != b[n])
-    assert len(changed) == 16          # the lesson: "the decision changed on 16 records"
+    assert len(changed) == 16  # the lesson: "the decision changed on 16 records"
 
 
 def test_cue_inside_matches_the_length_probe_on_records_that_carry_the_flag():
@@ -167,12 +184,16 @@ def test_length_controlled_is_the_mean_agreement_of_runs_with_the_flag_fixed():
     seeds = [L.SEED, L.SEED + 7]
     got = length_controlled(RECORDS, seeds)
     for name, on in (("as is", None), ("flag off", False), ("flag on", True)):
-        recs = RECORDS if on is None else [
-            replace(r, features=L.Flags({**r.features, LONG: on})) for r in RECORDS]
+        recs = (
+            RECORDS
+            if on is None
+            else [replace(r, features=L.Flags({**r.features, LONG: on})) for r in RECORDS]
+        )
         runs = [L.run_judge(recs, s) for s in seeds]
         assert got[name] == pytest.approx(
-            sum(L.agreement(recs, run.decide) for run in runs) / len(seeds), abs=1e-12)
-    assert got["filter"] == 0.825       # the lesson's 0.8250: the filter reads no length flag
+            sum(L.agreement(recs, run.decide) for run in runs) / len(seeds), abs=1e-12
+        )
+    assert got["filter"] == 0.825  # the lesson's 0.8250: the filter reads no length flag
 
 
 def test_describe_twin_names_the_fields_that_differ():
@@ -188,31 +209,59 @@ def _returns(value):
     return lambda r: value
 
 
-@pytest.mark.parametrize("call, error, param, allowed", [
-    (lambda: probe_fn(SMALL, "verbosity"), ValueError, "change", "'length'"),
-    (lambda: probe_fn(SMALL, "Length"), ValueError, "change", "'text'"),
-    (lambda: probe_fn(SMALL, 5), TypeError, "change", "length"),
-    (lambda: probe_fn(SMALL, None), TypeError, "change", "Record -> Record"),
-    (lambda: probe_fn(SMALL, _returns("a twin")), TypeError, "change", "Record"),
-    (lambda: probe_fn(SMALL, _returns(None)), TypeError, "change", "Record"),
-    (lambda: probe_fn(SMALL, lambda r: replace(r, no=r.no + 1)), ValueError, "change",
-     "record number"),
-    (lambda: probe_fn([], "length"), ValueError, "records", ""),
-    (lambda: probe_fn(SMALL[0], "length"), TypeError, "records", ""),
-    (lambda: probe_fn(["x"], "length"), TypeError, "records", ""),
-    (lambda: probe_fn(SMALL, "length", seed=-1), ValueError, "seed", ""),
-    (lambda: probe_fn(SMALL, "length", seed="1"), TypeError, "seed", ""),
-    (lambda: probe_fn(SMALL, "length", temperature=-0.1), ValueError, "temperature", ""),
-    (lambda: probe_fn(SMALL, "length", temprature=0), TypeError, "judge_settings",
-     "temperature"),
-    (lambda: probe_fn(SMALL, "length", spurious=["asiri"]), TypeError, "spurious", ""),
-    (lambda: two_run_difference(SMALL, seed=-1), ValueError, "seed", ""),
-    (lambda: cue_inside([], temperature=0), ValueError, "records", ""),
-    (lambda: length_controlled(SMALL, []), ValueError, "seeds", ""),
-], ids=["unknown-name", "wrong-case", "int", "none", "returns-str", "returns-none",
-        "renumbers", "empty", "one-record", "not-records", "negative-seed", "str-seed",
-        "negative-temperature", "unknown-setting", "bad-spurious", "trd-seed", "inside-empty",
-        "no-seeds"])
+@pytest.mark.parametrize(
+    "call, error, param, allowed",
+    [
+        (lambda: probe_fn(SMALL, "verbosity"), ValueError, "change", "'length'"),
+        (lambda: probe_fn(SMALL, "Length"), ValueError, "change", "'text'"),
+        (lambda: probe_fn(SMALL, 5), TypeError, "change", "length"),
+        (lambda: probe_fn(SMALL, None), TypeError, "change", "Record -> Record"),
+        (lambda: probe_fn(SMALL, _returns("a twin")), TypeError, "change", "Record"),
+        (lambda: probe_fn(SMALL, _returns(None)), TypeError, "change", "Record"),
+        (
+            lambda: probe_fn(SMALL, lambda r: replace(r, no=r.no + 1)),
+            ValueError,
+            "change",
+            "record number",
+        ),
+        (lambda: probe_fn([], "length"), ValueError, "records", ""),
+        (lambda: probe_fn(SMALL[0], "length"), TypeError, "records", ""),
+        (lambda: probe_fn(["x"], "length"), TypeError, "records", ""),
+        (lambda: probe_fn(SMALL, "length", seed=-1), ValueError, "seed", ""),
+        (lambda: probe_fn(SMALL, "length", seed="1"), TypeError, "seed", ""),
+        (lambda: probe_fn(SMALL, "length", temperature=-0.1), ValueError, "temperature", ""),
+        (
+            lambda: probe_fn(SMALL, "length", temprature=0),
+            TypeError,
+            "judge_settings",
+            "temperature",
+        ),
+        (lambda: probe_fn(SMALL, "length", spurious=["asiri"]), TypeError, "spurious", ""),
+        (lambda: two_run_difference(SMALL, seed=-1), ValueError, "seed", ""),
+        (lambda: cue_inside([], temperature=0), ValueError, "records", ""),
+        (lambda: length_controlled(SMALL, []), ValueError, "seeds", ""),
+    ],
+    ids=[
+        "unknown-name",
+        "wrong-case",
+        "int",
+        "none",
+        "returns-str",
+        "returns-none",
+        "renumbers",
+        "empty",
+        "one-record",
+        "not-records",
+        "negative-seed",
+        "str-seed",
+        "negative-temperature",
+        "unknown-setting",
+        "bad-spurious",
+        "trd-seed",
+        "inside-empty",
+        "no-seeds",
+    ],
+)
 def test_bad_input_meets_a_clear_error(call, error, param, allowed):
     with pytest.raises(error) as caught:
         call()
@@ -249,19 +298,25 @@ def test_text_against_seed_is_the_seed_by_seed_count():
         text.append(sum(a[n] != b[n] for n in a))
         new.append(sum(a[n] != c[n] for n in a))
     assert got == {"text": sum(text) / 2, "new seed": sum(new) / 2}
-    assert new[0] == 16                 # the lesson's two runs
+    assert new[0] == 16  # the lesson's two runs
 
 
 def test_check_text_against_seed(capsys):
     truth = step11.text_against_seed()
     assert step11.check_text_against_seed(truth) is True
     assert said(capsys).startswith("PASS: over 200 seeds")
-    for wrong in (None, ..., {"text": truth["text"]}, {**truth, "text": truth["text"] + 0.1},
-                  {**truth, "new seed": str(truth["new seed"])}, [1, 2]):
+    for wrong in (
+        None,
+        ...,
+        {"text": truth["text"]},
+        {**truth, "text": truth["text"] + 0.1},
+        {**truth, "new seed": str(truth["new seed"])},
+        [1, 2],
+    ):
         assert step11.check_text_against_seed(wrong) is False
         out = said(capsys)
         assert out.startswith("Not yet: ")
-        assert ("fill in" in out) == (wrong is ...), out     # ... is the one placeholder
+        assert ("fill in" in out) == (wrong is ...), out  # ... is the one placeholder
         assert f"{truth['text']:.2f}" not in out and f"{truth['new seed']:.2f}" not in out
 
 
@@ -271,30 +326,53 @@ def test_check_long_twin(capsys):
     expected = probe_fn(RECORDS, right, temperature=0)
     out = said(capsys)
     assert out.startswith("PASS: ") and f"moves {len(expected.changed)} decisions" in out
-    for wrong in (None, ..., 3, toggled, lambda r: r, lambda r: "x",
-                  lambda r: replace(right(r), source="user"), lambda r: 1 / 0):
+    for wrong in (
+        None,
+        ...,
+        3,
+        toggled,
+        lambda r: r,
+        lambda r: "x",
+        lambda r: replace(right(r), source="user"),
+        lambda r: 1 / 0,
+    ):
         assert step11.check_long_twin(wrong) is False
         out = said(capsys)
         assert out.startswith("Not yet: ")
         assert ("fill in" in out) == (wrong is ...), out
 
 
-@pytest.mark.parametrize("call, error, param", [
-    (lambda: twin(RECORDS[0], "verbosity"), ValueError, "change"),
-    (lambda: twin("record", "length"), TypeError, "record"),
-    (lambda: describe_twin(RECORDS[0], None), TypeError, "twin_record"),
-    (lambda: describe_twin(None, RECORDS[0]), TypeError, "record"),
-    (lambda: moved_table([1, 2]), TypeError, "probes"),
-    (lambda: moved_table([]), ValueError, "probes"),
-    (lambda: moved_table([probe_fn(SMALL, "text")], yardstick=5), TypeError, "yardstick"),
-    (lambda: moved_counts(probe_fn(SMALL, "text"), ()), TypeError, "probes"),
-    (lambda: moved_counts([probe_fn(SMALL, "text")], "16"), TypeError, "yardstick"),
-    (lambda: fair_table({"as is": 0.9}), TypeError, "scores"),
-    (lambda: plot_moved({}), TypeError, "counts"),
-    (lambda: plot_moved({"0.3": {"length": 1}, "0": {"text": 0}}), TypeError, "counts"),
-], ids=["twin-name", "twin-record", "describe-twin", "describe-record", "table-not-probes",
-        "table-empty", "table-yardstick", "counts-one-probe", "counts-yardstick", "fair-keys",
-        "plot-empty", "plot-mismatch"])
+@pytest.mark.parametrize(
+    "call, error, param",
+    [
+        (lambda: twin(RECORDS[0], "verbosity"), ValueError, "change"),
+        (lambda: twin("record", "length"), TypeError, "record"),
+        (lambda: describe_twin(RECORDS[0], None), TypeError, "twin_record"),
+        (lambda: describe_twin(None, RECORDS[0]), TypeError, "record"),
+        (lambda: moved_table([1, 2]), TypeError, "probes"),
+        (lambda: moved_table([]), ValueError, "probes"),
+        (lambda: moved_table([probe_fn(SMALL, "text")], yardstick=5), TypeError, "yardstick"),
+        (lambda: moved_counts(probe_fn(SMALL, "text"), ()), TypeError, "probes"),
+        (lambda: moved_counts([probe_fn(SMALL, "text")], "16"), TypeError, "yardstick"),
+        (lambda: fair_table({"as is": 0.9}), TypeError, "scores"),
+        (lambda: plot_moved({}), TypeError, "counts"),
+        (lambda: plot_moved({"0.3": {"length": 1}, "0": {"text": 0}}), TypeError, "counts"),
+    ],
+    ids=[
+        "twin-name",
+        "twin-record",
+        "describe-twin",
+        "describe-record",
+        "table-not-probes",
+        "table-empty",
+        "table-yardstick",
+        "counts-one-probe",
+        "counts-yardstick",
+        "fair-keys",
+        "plot-empty",
+        "plot-mismatch",
+    ],
+)
 def test_the_notebook_helpers_check_their_arguments(call, error, param):
     with pytest.raises(error) as caught:
         call()
@@ -303,12 +381,20 @@ def test_the_notebook_helpers_check_their_arguments(call, error, param):
 
 def test_the_notebook_helpers_print_within_80_columns():
     probes = [probe_fn(SMALL, c) for c in ("length", "text", "source")]
-    text = moved_table(probes, two_run_difference(SMALL)) + "\n" + fair_table(
-        dict(zip(("as is", "flag off", "flag on", "filter"), (0.855, 0.8367, 0.4279, 0.825))))
+    text = (
+        moved_table(probes, two_run_difference(SMALL))
+        + "\n"
+        + fair_table(
+            dict(zip(("as is", "flag off", "flag on", "filter"), (0.855, 0.8367, 0.4279, 0.825)))
+        )
+    )
     assert max(map(len, text.splitlines())) <= 80
-    assert moved_counts(probes, (3, 4)) == {"length": len(probes[0].changed),
-                                            "text": len(probes[1].changed),
-                                            "source": len(probes[2].changed), "new seed": 2}
+    assert moved_counts(probes, (3, 4)) == {
+        "length": len(probes[0].changed),
+        "text": len(probes[1].changed),
+        "source": len(probes[2].changed),
+        "new seed": 2,
+    }
 
 
 @pytest.mark.parametrize("temperature", [0.0, 0.3, 1.5])
@@ -328,7 +414,8 @@ def test_probability_table_counts_the_records_at_each_level():
         "P(zararli)  0.0048  0.7914  1.0000",
         "all              1       2       1",
         "some             0       2       0",
-        "none             0       0       0"]
+        "none             0       0       0",
+    ]
     with pytest.raises(TypeError, match="rows"):
         probability_table(p, {"x": [5]})
     with pytest.raises(TypeError, match="probabilities"):

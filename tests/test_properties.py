@@ -10,7 +10,7 @@ import lessonlib as L
 seeds = st.integers(min_value=0, max_value=2**70)
 
 
-@given(t=st.integers(min_value=-2**70, max_value=2**70), k=st.integers(1, 50))
+@given(t=st.integers(min_value=-(2**70), max_value=2**70), k=st.integers(1, 50))
 def test_generator_values_stay_in_unit_interval(t, k):
     draw = L.generator(t)
     values = [draw() for _ in range(k)]
@@ -39,16 +39,30 @@ def test_measure_totals_and_rates(n, seed, blocked):
 guidelines = st.sampled_from([L.GUIDELINE, "kaydi oku : ", "tek etiket : ", "a " * 230, ""])
 
 
-@given(n=st.integers(1, 45), seed=seeds, temperature=st.floats(0, 3),
-       guideline=guidelines, max_output=st.integers(1, 30), spurious=st.booleans(),
-       cues=st.sets(st.sampled_from(sorted(L.CUE_TABLE))),
-       unreadable_as=st.sampled_from(["clean", "harmful"]))
-def test_judge_run_accounting(n, seed, temperature, guideline, max_output, spurious, cues,
-                              unreadable_as):
+@given(
+    n=st.integers(1, 45),
+    seed=seeds,
+    temperature=st.floats(0, 3),
+    guideline=guidelines,
+    max_output=st.integers(1, 30),
+    spurious=st.booleans(),
+    cues=st.sets(st.sampled_from(sorted(L.CUE_TABLE))),
+    unreadable_as=st.sampled_from(["clean", "harmful"]),
+)
+def test_judge_run_accounting(
+    n, seed, temperature, guideline, max_output, spurious, cues, unreadable_as
+):
     records = L.make_records(n, seed % 1000)
-    run = L.run_judge(records, seed, temperature, guideline,
-                      {k: L.CUE_TABLE[k] for k in cues}, L.SPURIOUS if spurious else {},
-                      max_output, unreadable_as=unreadable_as)
+    run = L.run_judge(
+        records,
+        seed,
+        temperature,
+        guideline,
+        {k: L.CUE_TABLE[k] for k in cues},
+        L.SPURIOUS if spurious else {},
+        max_output,
+        unreadable_as=unreadable_as,
+    )
     assert run.calls == len(records) + run.retries
     assert run.unreadable <= run.retries <= len(records)
     assert sum(run.retry_causes.values()) == run.retries
@@ -72,8 +86,10 @@ def old_tokenize(text):
     return pieces
 
 
-@given(text=st.text(max_size=300) | st.text(alphabet="abcİI ,\t", max_size=300)
-       | st.lists(st.sampled_from(["a" * 23, "x" * 5, "yy" * 31, ",", " "]), max_size=12).map(
-           "".join))
+@given(
+    text=st.text(max_size=300)
+    | st.text(alphabet="abcİI ,\t", max_size=300)
+    | st.lists(st.sampled_from(["a" * 23, "x" * 5, "yy" * 31, ",", " "]), max_size=12).map("".join)
+)
 def test_tokenize_gives_the_tokens_of_its_first_definition(text):
     assert L.tokenize(text) == old_tokenize(text)

@@ -20,6 +20,7 @@ RECORDS = L.make_records()
 
 # ---------------------------------------------------------------- reference helpers
 
+
 def sm_cohen(a, b):
     from statsmodels.stats import inter_rater
 
@@ -44,8 +45,11 @@ def kd_alpha(rows, level):
 def random_table(rng, raters, records, labels, noise, missing=0.0):
     """A table with real agreement: a hidden label per record, each rater copies it or guesses."""
     truth = rng.integers(1, labels + 1, records)
-    rows = np.where(rng.random((raters, records)) < noise,
-                    rng.integers(1, labels + 1, (raters, records)), truth)
+    rows = np.where(
+        rng.random((raters, records)) < noise,
+        rng.integers(1, labels + 1, (raters, records)),
+        truth,
+    )
     rows = rows.tolist()
     if missing:
         holes = rng.random((raters, records)) < missing
@@ -56,26 +60,43 @@ def random_table(rng, raters, records, labels, noise, missing=0.0):
 def tables(count, seed, missing=0.0):
     rng = np.random.default_rng(seed)
     for _ in range(count):
-        yield random_table(rng, int(rng.integers(2, 7)), int(rng.integers(3, 60)),
-                           int(rng.integers(2, 6)), float(rng.uniform(0.1, 1.0)), missing)
+        yield random_table(
+            rng,
+            int(rng.integers(2, 7)),
+            int(rng.integers(3, 60)),
+            int(rng.integers(2, 6)),
+            float(rng.uniform(0.1, 1.0)),
+            missing,
+        )
 
 
 # ---------------------------------------------------------------- published worked examples
 
 # Fleiss (1971) style example reproduced in Wikipedia's "Fleiss' kappa" article (worked
 # example): 10 subjects, 14 raters each, 5 categories; kappa = 0.210.
-FLEISS_COUNTS = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0],
-                 [2, 2, 8, 1, 1], [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2],
-                 [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]
+FLEISS_COUNTS = [
+    [0, 0, 0, 0, 14],
+    [0, 2, 6, 4, 2],
+    [0, 0, 3, 5, 6],
+    [0, 3, 9, 2, 0],
+    [2, 2, 8, 1, 1],
+    [7, 7, 0, 0, 0],
+    [3, 2, 6, 3, 0],
+    [2, 5, 3, 2, 2],
+    [6, 5, 2, 1, 0],
+    [0, 2, 2, 3, 7],
+]
 
 # Krippendorff, K. (2011) "Computing Krippendorff's Alpha-Reliability", section C
 # (nominal data, any number of observers, missing data): 4 observers, 12 units.
 # Published: nominal alpha 0.743, ordinal 0.815, interval 0.849.
 N = None
-KRIPPENDORFF_2011 = [[1, 2, 3, 3, 2, 1, 4, 1, 2, N, N, N],
-                     [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, N, 3],
-                     [N, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, N],
-                     [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, N]]
+KRIPPENDORFF_2011 = [
+    [1, 2, 3, 3, 2, 1, 4, 1, 2, N, N, N],
+    [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, N, 3],
+    [N, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, N],
+    [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, N],
+]
 
 
 def fleiss_rows():
@@ -92,8 +113,9 @@ def test_fleiss_worked_example():
     assert round(kappa, 3) == 0.210
 
 
-@pytest.mark.parametrize("level, published", [("nominal", 0.743), ("ordinal", 0.815),
-                                              ("interval", 0.849)])
+@pytest.mark.parametrize(
+    "level, published", [("nominal", 0.743), ("ordinal", 0.815), ("interval", 0.849)]
+)
 def test_krippendorff_2011_worked_example_with_missing_data(level, published):
     alpha = R.krippendorff_alpha(KRIPPENDORFF_2011, level)
     assert alpha == pytest.approx(kd_alpha(KRIPPENDORFF_2011, level), abs=1e-12)
@@ -112,6 +134,7 @@ def test_cohen_worked_example():
 
 # ---------------------------------------------------------------- many random tables
 
+
 @pytest.mark.parametrize("seed", range(4))
 def test_cohen_and_fleiss_match_statsmodels_on_random_tables(seed):
     checked = 0
@@ -119,7 +142,7 @@ def test_cohen_and_fleiss_match_statsmodels_on_random_tables(seed):
         try:
             ours = R.fleiss_kappa(rows)
         except ValueError:
-            assert len({v for row in rows for v in row}) == 1    # only when chance is 1
+            assert len({v for row in rows for v in row}) == 1  # only when chance is 1
             continue
         assert ours == pytest.approx(sm_fleiss(rows), abs=1e-10)
         a, b = rows[0], rows[1]
@@ -137,7 +160,7 @@ def test_alpha_matches_the_krippendorff_package_on_random_tables(level, missing)
         try:
             ours = R.krippendorff_alpha(rows, level)
         except ValueError:
-            continue                         # D_e = 0: the package divides by zero here
+            continue  # D_e = 0: the package divides by zero here
         assert ours == pytest.approx(kd_alpha(rows, level), abs=1e-9)
         checked += 1
     assert checked > 100
@@ -150,8 +173,9 @@ def test_category_kappas_average_to_fleiss_kappa():
         if len(set(pooled)) < 2:
             continue
         per = R.category_kappas(rows)
-        weight = {k: pooled.count(k) / len(pooled) * (1 - pooled.count(k) / len(pooled))
-                  for k in per}
+        weight = {
+            k: pooled.count(k) / len(pooled) * (1 - pooled.count(k) / len(pooled)) for k in per
+        }
         mean = sum(weight[k] * per[k] for k in per) / sum(weight.values())
         assert mean == pytest.approx(R.fleiss_kappa(rows), abs=1e-10)
 
@@ -181,8 +205,9 @@ def test_kappa_is_symmetric_and_ignores_label_names(data):
     assert k == pytest.approx(R.cohen_kappa([rename[x] for x in a], [rename[x] for x in b]))
     assert -1 <= k <= 1
     nominal = R.krippendorff_alpha([a, b])
-    assert nominal == pytest.approx(R.krippendorff_alpha([[rename[x] for x in a],
-                                                          [rename[x] for x in b]]))
+    assert nominal == pytest.approx(
+        R.krippendorff_alpha([[rename[x] for x in a], [rename[x] for x in b]])
+    )
 
 
 @settings(max_examples=40, deadline=None)
@@ -196,9 +221,10 @@ def test_interval_alpha_ignores_a_shift_and_ordinal_a_monotone_relabel(row, shif
         return
     shifted = [[v + shift for v in r] for r in rows]
     assert R.krippendorff_alpha(shifted, "interval") == pytest.approx(base)
-    cubed = [[v ** 3 for v in r] for r in rows]
+    cubed = [[v**3 for v in r] for r in rows]
     assert R.krippendorff_alpha(cubed, "ordinal") == pytest.approx(
-        R.krippendorff_alpha(rows, "ordinal"))
+        R.krippendorff_alpha(rows, "ordinal")
+    )
 
 
 def test_perfect_agreement_is_one():
@@ -210,6 +236,7 @@ def test_perfect_agreement_is_one():
 
 # ---------------------------------------------------------------- the baseline
 
+
 def test_always_clean_agrees_on_the_clean_share_with_kappa_zero():
     human = R.human_labels(RECORDS)
     clean_share = sum(not L.is_harmful(r) for r in RECORDS) / len(RECORDS)
@@ -219,6 +246,7 @@ def test_always_clean_agrees_on_the_clean_share_with_kappa_zero():
 
 
 # ---------------------------------------------------------------- the simulated raters
+
 
 def test_raters_are_reproducible_and_seeded():
     for scale in R.SCALES:
@@ -234,8 +262,10 @@ def test_a_record_is_rated_the_same_alone_or_in_the_set():
 
 def test_two_point_answer_is_the_graded_one_read_at_the_line():
     for guideline in R.RATER_GUIDELINES:
-        for graded, two in zip(R.rating_table(RECORDS, "graded", guideline),
-                               R.rating_table(RECORDS, "two-point", guideline)):
+        for graded, two in zip(
+            R.rating_table(RECORDS, "graded", guideline),
+            R.rating_table(RECORDS, "two-point", guideline),
+        ):
             assert set(graded) <= set(R.GRADES)
             assert two == tuple("harmful" if g >= R.LINE else "clean" for g in graded)
 
@@ -248,10 +278,12 @@ def errors(row):
 def test_each_rater_errs_only_in_its_documented_way():
     lenient, strict, careless = R.rating_table(RECORDS)
     assert errors(lenient) and all(h == "harmful" for _, h, _ in errors(lenient))
-    assert errors(strict) and all(r.cls == "clean" and r.features.on()
-                                  for r, _, _ in errors(strict))
-    assert errors(careless) and all(r.cls in R.RATERS[2].careless_classes
-                                    for r, _, _ in errors(careless))
+    assert errors(strict) and all(
+        r.cls == "clean" and r.features.on() for r, _, _ in errors(strict)
+    )
+    assert errors(careless) and all(
+        r.cls in R.RATERS[2].careless_classes for r, _, _ in errors(careless)
+    )
 
 
 def test_without_error_rates_every_rater_gives_the_human_label():
@@ -260,8 +292,9 @@ def test_without_error_rates_every_rater_gives_the_human_label():
 
 
 def test_the_detailed_guideline_errs_on_a_subset_of_the_records():
-    for short, detailed in zip(R.rating_table(RECORDS),
-                               R.rating_table(RECORDS, guideline="detailed")):
+    for short, detailed in zip(
+        R.rating_table(RECORDS), R.rating_table(RECORDS, guideline="detailed")
+    ):
         wrong_short = {r.no for r, _, _ in errors(short)}
         wrong_detailed = {r.no for r, _, _ in errors(detailed)}
         assert wrong_detailed < wrong_short
@@ -272,6 +305,7 @@ def test_majority_of_three():
 
 
 # ---------------------------------------------------------------- re-scoring
+
 
 def test_measure_against_the_human_label_is_measure():
     run = L.run_judge(RECORDS)
@@ -302,16 +336,19 @@ def test_the_panel_judges_as_raters_give_the_panel_verdict_by_majority():
     panel_run = L.Panel(L.judge_models(*L.DIVERSE)).run(RECORDS, L.SEED)
     rows = R.judge_rows(panel_run, RECORDS)
     assert len(rows) == len(L.DIVERSE)
-    assert R.majority(rows) == tuple("harmful" if panel_run.labels[r.no] == "zararli" else "clean"
-                                     for r in RECORDS)
+    assert R.majority(rows) == tuple(
+        "harmful" if panel_run.labels[r.no] == "zararli" else "clean" for r in RECORDS
+    )
 
 
 def test_tables_stay_within_80_columns():
     runs = L.run_judge_many(RECORDS, range(L.SEED, L.SEED + 50))
     labels = R.label_sets(RECORDS, R.rating_table(RECORDS))
-    texts = [R.claim_text(R.claim_rows(RECORDS, runs, labels, L.rule_filter)),
-             R.spread_text(R.spread_rows(RECORDS, runs, labels, L.rule_filter)),
-             W.raters_text(RECORDS, runs.run(0).decide)]
+    texts = [
+        R.claim_text(R.claim_rows(RECORDS, runs, labels, L.rule_filter)),
+        R.spread_text(R.spread_rows(RECORDS, runs, labels, L.rule_filter)),
+        W.raters_text(RECORDS, runs.run(0).decide),
+    ]
     assert all(len(line) <= 80 for text in texts for line in text.splitlines())
 
 
@@ -319,14 +356,19 @@ def test_the_explorer_text_names_every_setting():
     """The slides show the explorer as a snapshot with no controls: its text must name each
     slider's setting and the guideline, so the room knows what the tables are for."""
     run = L.run_judge(RECORDS)
-    text = W.raters_text(RECORDS, run.decide, miss=0.1, false_alarm=0.2, careless=0.35,
-                         guideline="detailed")
+    text = W.raters_text(
+        RECORDS, run.decide, miss=0.1, false_alarm=0.2, careless=0.35, guideline="detailed"
+    )
     head = "\n".join(text.splitlines()[:2])
-    for words in ("lenient: miss 0.10", "strict: false alarm 0.20", "careless: guess 0.35",
-                  "detailed guideline"):
+    for words in (
+        "lenient: miss 0.10",
+        "strict: false alarm 0.20",
+        "careless: guess 0.35",
+        "detailed guideline",
+    ):
         assert words in head
     explorer = W.raters_explorer(RECORDS)
-    for control in explorer.controls.values():     # the sliders' own words
+    for control in explorer.controls.values():  # the sliders' own words
         if hasattr(control, "min"):
             assert f"{control.description} {control.value:.2f}" in explorer.text
 
@@ -350,10 +392,18 @@ BAD = [
     (lambda: R.krippendorff_alpha([[1, 2]]), ValueError, "ratings", "at least two raters"),
     (lambda: R.krippendorff_alpha([[1, 2], [1, 1]], "ratio"), ValueError, "level", "'ordinal'"),
     (lambda: R.krippendorff_alpha([[1, 2], [1, 1]], 3), ValueError, "level", "'interval'"),
-    (lambda: R.krippendorff_alpha([["a", "b"], ["a", "a"]], "ordinal"), TypeError, "ratings",
-     "numeric"),
-    (lambda: R.krippendorff_alpha([[True, False], [True, True]], "interval"), TypeError,
-     "level", "numeric"),
+    (
+        lambda: R.krippendorff_alpha([["a", "b"], ["a", "a"]], "ordinal"),
+        TypeError,
+        "ratings",
+        "numeric",
+    ),
+    (
+        lambda: R.krippendorff_alpha([[True, False], [True, True]], "interval"),
+        TypeError,
+        "level",
+        "numeric",
+    ),
     (lambda: R.cohen_kappa(["a", "a"], ["a", "a"]), ValueError, "a and b", "0/0"),
     (lambda: R.fleiss_kappa([["a", "a"], ["a", "a"]]), ValueError, "ratings", "0/0"),
     (lambda: R.category_kappas([["a", "a"], ["a", "a"]]), ValueError, "ratings", "0/0"),
@@ -363,23 +413,21 @@ BAD = [
     (lambda: R.cohen_kappa(["a", None], ["a", "b"]), ValueError, "a", "krippendorff_alpha"),
     (lambda: R.fleiss_kappa([[["x"], 1], [1, 1]]), TypeError, "ratings[0]", "labels"),
     (lambda: R.fleiss_kappa(5), TypeError, "ratings", "one row"),
-    (lambda: R.krippendorff_alpha([[1.0, np.nan], [1.0, 2.0]]), ValueError, "ratings[0]",
-     "None"),
+    (lambda: R.krippendorff_alpha([[1.0, np.nan], [1.0, 2.0]]), ValueError, "ratings[0]", "None"),
     (lambda: W.raters_explorer([]), ValueError, "records", "at least one"),
     (lambda: W.raters_explorer(5), TypeError, "records", "Record"),
 ]
 
 
-@pytest.mark.parametrize("call, error, param, words", BAD,
-                         ids=[f"{b[2]}-{b[3]}" for b in BAD])
+@pytest.mark.parametrize("call, error, param, words", BAD, ids=[f"{b[2]}-{b[3]}" for b in BAD])
 def test_bad_input_names_the_parameter(call, error, param, words):
     with pytest.raises(error) as caught:
         call()
     assert param in str(caught.value) and words in str(caught.value), str(caught.value)
 
 
-
 # ---------------------------------------------------------------- the exercise checks of 10
+
 
 def said(capsys):
     return " ".join(capsys.readouterr().out.split())
@@ -391,7 +439,7 @@ def judge_kappa_by_hand():
     judge = [run.decide(r) for r in RECORDS]
     label = [L.is_harmful(r) for r in RECORDS]
     p_o = sum(j == h for j, h in zip(judge, label)) / n
-    p_e = (sum(judge) * sum(label) + (n - sum(judge)) * (n - sum(label))) / n ** 2
+    p_e = (sum(judge) * sum(label) + (n - sum(judge)) * (n - sum(label))) / n**2
     return p_o, (p_o - p_e) / (1 - p_e)
 
 
@@ -403,8 +451,13 @@ def test_judge_kappa_check(capsys):
     assert said(capsys).startswith("PASS: ")
     assert step13.check_judge_kappa(np.float64(kappa)) is True
     capsys.readouterr()
-    for wrong, words in ((None, "as a number"), (p_o, "raw agreement"), (kappa + 0.01, "p_e"),
-                         ("0.76", "as a number"), (..., "fill in")):
+    for wrong, words in (
+        (None, "as a number"),
+        (p_o, "raw agreement"),
+        (kappa + 0.01, "p_e"),
+        ("0.76", "as a number"),
+        (..., "fill in"),
+    ):
         assert step13.check_judge_kappa(wrong) is False
         out = said(capsys)
         assert out.startswith("Not yet: ") and words in out, out
@@ -420,9 +473,14 @@ def test_substantial_miss_check(capsys):
     assert 0 < right < 1 and all(kappa[m] >= 0.61 for m in grid if m <= right)
     assert step13.check_substantial_miss(right) is True
     assert said(capsys).startswith("PASS: ")
-    for wrong, words in ((None, "probability"), (right + 0.05, "along the grid"),
-                         (right - 0.05, "along the grid"), (0.33, "multiple"),
-                         (1.5, "probability"), (..., "fill in")):
+    for wrong, words in (
+        (None, "probability"),
+        (right + 0.05, "along the grid"),
+        (right - 0.05, "along the grid"),
+        (0.33, "multiple"),
+        (1.5, "probability"),
+        (..., "fill in"),
+    ):
         assert step13.check_substantial_miss(wrong) is False
         out = said(capsys)
         assert out.startswith("Not yet: ") and words in out, out
@@ -434,30 +492,39 @@ def test_class_text_counts_every_record_once_and_reads_the_raters():
     assert len(lines) == 1 + len(L.CLASSES)
     assert sum(int(line.split()[1]) for line in lines[1:]) == len(RECORDS)
     clean = lines[1].split()
-    assert clean[0] == "clean" and float(clean[3]) == 1.0    # the lenient rater never blocks
+    assert clean[0] == "clean" and float(clean[3]) == 1.0  # the lenient rater never blocks
     same = R.class_text(RECORDS, [R.human_labels(RECORDS)] * 3).splitlines()
     assert all(line.split()[2] == "1.0000" and line.endswith("n/a") for line in same[1:])
 
 
 # ---- issue 18: the split, the names, the doors, the speed ------------------------------------
 
+
 def test_the_statistics_live_in_their_own_low_module():
     from lessonlib import agreement_stats as A
 
-    for name in ("cohen_kappa", "fleiss_kappa", "category_kappas", "krippendorff_alpha",
-                 "rater_agreement"):
+    for name in (
+        "cohen_kappa",
+        "fleiss_kappa",
+        "category_kappas",
+        "krippendorff_alpha",
+        "rater_agreement",
+    ):
         assert getattr(R, name) is getattr(A, name) is getattr(L, name, getattr(A, name))
     assert "from .widgets" not in open(R.__file__, encoding="utf-8").read()
     for old in ("ratings", "GUIDELINES", "CLEAN", "HARMFUL", "raters_explorer", "raters_text"):
         assert not hasattr(R, old), old
 
 
-@pytest.mark.parametrize("kwargs, error, words", [
-    ({"scale": "five-point"}, ValueError, "scale"),
-    ({"scale": None}, ValueError, "scale"),
-    ({"guideline": "long"}, ValueError, "guideline"),
-    ({"seed": -1}, ValueError, "seed"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, words",
+    [
+        ({"scale": "five-point"}, ValueError, "scale"),
+        ({"scale": None}, ValueError, "scale"),
+        ({"guideline": "long"}, ValueError, "guideline"),
+        ({"seed": -1}, ValueError, "seed"),
+    ],
+)
 def test_rate_refuses_unknown_settings_naming_the_parameter(kwargs, error, words):
     with pytest.raises(error, match=words):
         R.rate(RECORDS, R.RATERS[0], **kwargs)
@@ -467,13 +534,13 @@ def test_rate_refuses_unknown_settings_naming_the_parameter(kwargs, error, words
         R.rate(RECORDS, "lenient")
 
 
-@pytest.mark.slow      # about 1 s of CPU or more: make test runs it, make check does not
+@pytest.mark.slow  # about 1 s of CPU or more: make test runs it, make check does not
 def test_ordinal_alpha_with_many_distinct_values_is_fast_and_right():
     import time
 
     rng = np.random.default_rng(18)
     rows = rng.permutation(600).reshape(3, 200).astype(float)
-    rows[1] = rows[0] + rng.integers(-20, 20, 200)     # agreeing, roughly: 600 distinct values
+    rows[1] = rows[0] + rng.integers(-20, 20, 200)  # agreeing, roughly: 600 distinct values
     rows = rows.tolist()
     assert len({v for row in rows for v in row}) >= 400
     start = time.perf_counter()
@@ -489,5 +556,6 @@ def test_interval_alpha_refuses_infinity_naming_the_parameter():
     with pytest.raises(ValueError, match="ratings.*finite"):
         R.krippendorff_alpha([[1.0, math.inf, 2.0], [1.0, 3.0, 2.0]], "interval")
     # ordinal reads only the order: infinity is the largest label there
-    assert math.isfinite(R.krippendorff_alpha([[1.0, math.inf, 2.0], [1.0, math.inf, 3.0]],
-                                              "ordinal"))
+    assert math.isfinite(
+        R.krippendorff_alpha([[1.0, math.inf, 2.0], [1.0, math.inf, 3.0]], "ordinal")
+    )

@@ -9,20 +9,32 @@ import csv
 import pytest
 
 import lessonlib as L
-from lessonlib.records import draw_record, mix32
 from lesson_defs import STRIDE, choose, fnv, record, scramble, uniforms
+from lessonlib.records import draw_record, mix32
 
 # ---------------------------------------------------------------- the lesson's tables (facts)
 
 
 def test_constants_are_the_lessons():
     assert L.SEED == 20260218
-    assert L.CLASSES == ("clean", "indirect_instruction", "hidden_field_request",
-                         "privilege_escalation", "source_spoofing", "corrupted_input")
+    assert L.CLASSES == (
+        "clean",
+        "indirect_instruction",
+        "hidden_field_request",
+        "privilege_escalation",
+        "source_spoofing",
+        "corrupted_input",
+    )
     assert L.SOURCES == ("user", "retrieved_document", "tool_output")
-    assert L.FEATURES == ("instruction_mode", "role_change_request", "hidden_field_name",
-                          "side_effect_tool_name", "source_stamp_mismatch",
-                          "unusual_stamp_distribution", "excessive_length")
+    assert L.FEATURES == (
+        "instruction_mode",
+        "role_change_request",
+        "hidden_field_name",
+        "side_effect_tool_name",
+        "source_stamp_mismatch",
+        "unusual_stamp_distribution",
+        "excessive_length",
+    )
     assert L.CLASS_SHARE == (0.62, 0.10, 0.07, 0.07, 0.07, 0.07)
     assert L.PROFILE["corrupted_input"] == (0.05, 0.03, 0.04, 0.03, 0.06, 0.80, 0.62)
     assert L.PROFILE["clean"] == (0.06, 0.02, 0.05, 0.03, 0.02, 0.04, 0.05)
@@ -45,15 +57,16 @@ def test_seed_zero_worked_by_hand():
 
 
 def test_seed_one_worked_by_hand():
-    x = 1 * 2246822507 % 2**32                       # 1 ^ (1 >> 16) == 1
+    x = 1 * 2246822507 % 2**32  # 1 ^ (1 >> 16) == 1
     x = ((x ^ (x >> 13)) * 3266489909) % 2**32
     start = x ^ (x >> 16)
     assert mix32(1) == start
     assert L.generator(1)() == ((start * 1664525 + 1013904223) % 2**32) / 2**32
 
 
-@pytest.mark.parametrize("t", [0, 1, 6151, L.SEED, 2**32 - 1, 2**32, 2**32 + 1, 2**40 + 3,
-                               2**64, 10**30])
+@pytest.mark.parametrize(
+    "t", [0, 1, 6151, L.SEED, 2**32 - 1, 2**32, 2**32 + 1, 2**40 + 3, 2**64, 10**30]
+)
 def test_generator_follows_the_definition(t):
     draw = L.generator(t)
     assert [draw() for _ in range(6)] == uniforms(t, 6)
@@ -74,17 +87,20 @@ def test_generator_streams_are_independent():
 # ---------------------------------------------------------------- pick
 
 
-@pytest.mark.parametrize("u, weights, index", [
-    (0.0, (0.5, 0.5), 0),
-    (0.4999, (0.5, 0.5), 0),
-    (0.5, (0.5, 0.5), 1),               # u < running sum is strict
-    (0.3, (0.0, 0.3, 0.7), 2),          # a zero weight is never chosen
-    (0.99, (0.2, 0.3), 1),              # past the total: the last index
-    (0.61, (0.62, 0.10, 0.07, 0.07, 0.07, 0.07), 0),
-    (0.62, (0.62, 0.10, 0.07, 0.07, 0.07, 0.07), 1),
-    (0.95, (0.62, 0.10, 0.07, 0.07, 0.07, 0.07), 5),
-    (0.0, (1.0,), 0),
-])
+@pytest.mark.parametrize(
+    "u, weights, index",
+    [
+        (0.0, (0.5, 0.5), 0),
+        (0.4999, (0.5, 0.5), 0),
+        (0.5, (0.5, 0.5), 1),  # u < running sum is strict
+        (0.3, (0.0, 0.3, 0.7), 2),  # a zero weight is never chosen
+        (0.99, (0.2, 0.3), 1),  # past the total: the last index
+        (0.61, (0.62, 0.10, 0.07, 0.07, 0.07, 0.07), 0),
+        (0.62, (0.62, 0.10, 0.07, 0.07, 0.07, 0.07), 1),
+        (0.95, (0.62, 0.10, 0.07, 0.07, 0.07, 0.07), 5),
+        (0.0, (1.0,), 0),
+    ],
+)
 def test_pick_on_hand_chosen_weights(u, weights, index):
     assert L.pick(u, weights) == index
     assert choose(u, weights) == index
@@ -103,7 +119,7 @@ def test_trace_id_worked_by_hand():
     assert L.trace_id("") == offset
     assert L.trace_id("a") == ((offset ^ 97) * prime) % 2**32 == 0xE40C292C
     assert L.trace_id("ab") == (((((offset ^ 97) * prime) % 2**32) ^ 98) * prime) % 2**32
-    assert L.trace_id(12) == L.trace_id("12")        # the str() of the message is hashed
+    assert L.trace_id(12) == L.trace_id("12")  # the str() of the message is hashed
     assert L.trace_id("kayit 2") == fnv("kayit 2")
 
 
@@ -155,11 +171,21 @@ def test_default_set_is_the_lessons():
     assert records == L.make_records(240, L.SEED)
     counts = {c: sum(r.cls == c for r in records) for c in L.CLASSES}
     # class sizes printed in the lesson's class table
-    assert counts == {"clean": 147, "indirect_instruction": 24, "hidden_field_request": 17,
-                      "privilege_escalation": 10, "source_spoofing": 23, "corrupted_input": 19}
-    sample = records[1]   # the lesson's sample call
+    assert counts == {
+        "clean": 147,
+        "indirect_instruction": 24,
+        "hidden_field_request": 17,
+        "privilege_escalation": 10,
+        "source_spoofing": 23,
+        "corrupted_input": 19,
+    }
+    sample = records[1]  # the lesson's sample call
     assert (sample.no, sample.cls, sample.source, sample.text) == (
-        2, "source_spoofing", "retrieved_document", "mahallede kesinti ne zaman bitecek")
+        2,
+        "source_spoofing",
+        "retrieved_document",
+        "mahallede kesinti ne zaman bitecek",
+    )
     assert sample.features.on() == ("role_change_request", "source_stamp_mismatch")
 
 
@@ -209,8 +235,10 @@ def test_write_records_csv_worked_by_hand(tmp_path):
     L.write_records_csv(path, [record(no=1, flags=("hidden_field_name",), text="a, b", length=41)])
     with open(path, newline="", encoding="utf-8") as handle:
         rows = list(csv.reader(handle))
-    assert rows == [["no", "cls", "source", *L.FEATURES, "text", "length"],
-                    ["1", "clean", "user", "0", "0", "1", "0", "0", "0", "0", "a, b", "41"]]
+    assert rows == [
+        ["no", "cls", "source", *L.FEATURES, "text", "length"],
+        ["1", "clean", "user", "0", "0", "1", "0", "0", "0", "0", "a, b", "41"],
+    ]
 
 
 def test_by_class_groups_in_classes_order_and_drops_empty_classes():

@@ -24,24 +24,24 @@ def lesson():
     records = L.make_records()
     run1 = L.run_judge(records, L.SEED)
     truth = [L.is_harmful(r) for r in records]
-    return (records, truth, [L.rule_filter(r) for r in records],
-            [run1.decide(r) for r in records])
+    return (records, truth, [L.rule_filter(r) for r in records], [run1.decide(r) for r in records])
 
 
 def by_hand(truth, a, b):
     """The paired table counted one record at a time, as one would on paper."""
     table = [[0, 0], [0, 0]]
     for t, x, y in zip(truth, a, b):
-        table[x != t][y != t] += 1       # row: a wrong?  column: b wrong?
+        table[x != t][y != t] += 1  # row: a wrong?  column: b wrong?
     return [[table[0][0], table[0][1]], [table[1][0], table[1][1]]]
 
 
 # ---------------------------------------------------------------- paired_table
 
+
 def test_paired_table_on_five_records_worked_by_hand():
     truth = [True, True, False, False, True]
-    a = [True, False, False, True, True]      # right, wrong, right, wrong, right
-    b = [True, True, True, True, False]       # right, right, wrong, wrong, wrong
+    a = [True, False, False, True, True]  # right, wrong, right, wrong, right
+    b = [True, True, True, True, False]  # right, right, wrong, wrong, wrong
     # both right: record 1; only a: 3, 5; only b: 2; both wrong: 4
     assert S.paired_table(truth, a, b) == [[1, 2], [1, 1]]
 
@@ -62,8 +62,9 @@ def test_paired_table_swapping_a_and_b_transposes(lesson):
 
 def test_paired_table_takes_numpy_bools(lesson):
     _, truth, crit, judge = lesson
-    assert S.paired_table(np.array(truth), np.array(crit), judge) == \
-        S.paired_table(truth, crit, judge)
+    assert S.paired_table(np.array(truth), np.array(crit), judge) == S.paired_table(
+        truth, crit, judge
+    )
 
 
 def test_the_issues_worked_figures_hold_class_by_class(lesson):
@@ -81,9 +82,24 @@ def test_the_issues_worked_figures_hold_class_by_class(lesson):
 
 # ---------------------------------------------------------------- mcnemar_p
 
-@pytest.mark.parametrize("only_a, only_b", [(0, 0), (0, 1), (1, 16), (16, 1), (8, 7), (7, 8),
-                                            (0, 5), (3, 3), (10, 30), (120, 80), (0, 60),
-                                            (500, 560)])
+
+@pytest.mark.parametrize(
+    "only_a, only_b",
+    [
+        (0, 0),
+        (0, 1),
+        (1, 16),
+        (16, 1),
+        (8, 7),
+        (7, 8),
+        (0, 5),
+        (3, 3),
+        (10, 30),
+        (120, 80),
+        (0, 60),
+        (500, 560),
+    ],
+)
 def test_mcnemar_p_equals_statsmodels(only_a, only_b):
     table = [[40, only_a], [only_b, 9]]
     want = mcnemar(np.array(table), exact=True).pvalue
@@ -97,7 +113,7 @@ def test_mcnemar_p_worked_by_hand():
     assert S.mcnemar_p([[0, 1], [2, 0]]) == 1.0
     # 1 against 4 of 5: P(X <= 1) = 6/32, doubled 12/32
     assert S.mcnemar_p([[0, 1], [4, 0]]) == pytest.approx(12 / 32)
-    assert S.mcnemar_p([[100, 0], [0, 100]]) == 1.0        # no discordant record
+    assert S.mcnemar_p([[100, 0], [0, 100]]) == 1.0  # no discordant record
 
 
 def test_mcnemar_p_reads_only_the_discordant_cells():
@@ -106,19 +122,25 @@ def test_mcnemar_p_reads_only_the_discordant_cells():
 
 def test_mcnemar_p_is_symmetric_and_takes_numpy_counts():
     assert S.mcnemar_p([[1, 3], [11, 1]]) == S.mcnemar_p([[1, 11], [3, 1]])
-    assert S.mcnemar_p(np.array([[1, 3], [11, 1]], dtype=np.int64)) == \
-        S.mcnemar_p([[1, 3], [11, 1]])
+    assert S.mcnemar_p(np.array([[1, 3], [11, 1]], dtype=np.int64)) == S.mcnemar_p(
+        [[1, 3], [11, 1]]
+    )
 
 
 # ---------------------------------------------------------------- paired_bootstrap
+
 
 def _figure(name, truth, d, axis=-1):
     tp = np.sum(d & truth, axis=axis)
     fp = np.sum(d & ~truth, axis=axis)
     fn = np.sum(~d & truth, axis=axis)
     tn = np.sum(~d & ~truth, axis=axis)
-    part, whole = {"agreement": (tp + tn, tp + fp + fn + tn), "recall": (tp, tp + fn),
-                   "false_block_rate": (fp, fp + tn), "precision": (tp, tp + fp)}[name]
+    part, whole = {
+        "agreement": (tp + tn, tp + fp + fn + tn),
+        "recall": (tp, tp + fn),
+        "false_block_rate": (fp, fp + tn),
+        "precision": (tp, tp + fp),
+    }[name]
     return np.divide(part, whole, out=np.zeros(np.shape(part)), where=whole > 0)
 
 
@@ -130,9 +152,16 @@ def test_paired_bootstrap_matches_scipy_within_monte_carlo_error(lesson, figure)
     def diff(t, a, b, axis=-1):
         return _figure(figure, t, a, axis) - _figure(figure, t, b, axis)
 
-    want = stats.bootstrap((t, a, b), diff, paired=True, vectorized=True, n_resamples=4000,
-                           method="percentile", confidence_level=0.95,
-                           random_state=np.random.default_rng(1)).confidence_interval
+    want = stats.bootstrap(
+        (t, a, b),
+        diff,
+        paired=True,
+        vectorized=True,
+        n_resamples=4000,
+        method="percentile",
+        confidence_level=0.95,
+        random_state=np.random.default_rng(1),
+    ).confidence_interval
     got = S.paired_bootstrap(t, a, b, figure, n_resamples=4000, seed=2)
     # two independent draws of each end: a few steps of 1/records at most
     tolerance = 3 / min(np.sum(t), np.sum(~t))
@@ -145,8 +174,10 @@ def test_paired_bootstrap_is_reproducible_and_depends_on_the_seed(lesson):
     _, truth, crit, judge = lesson
     first = S.paired_bootstrap(truth, judge, crit, "false_block_rate", 2000, seed=7)
     assert S.paired_bootstrap(truth, judge, crit, "false_block_rate", 2000, seed=7) == first
-    others = {S.paired_bootstrap(truth, judge, crit, "false_block_rate", 2000, seed=s)
-              for s in range(8, 14)}
+    others = {
+        S.paired_bootstrap(truth, judge, crit, "false_block_rate", 2000, seed=s)
+        for s in range(8, 14)
+    }
     assert others != {first}
 
 
@@ -176,7 +207,7 @@ def test_paired_bootstrap_worked_by_hand():
 
 
 def test_a_rate_with_nothing_to_count_is_zero_as_in_measure():
-    truth = [False] * 6                     # no harmful record: recall counts nothing
+    truth = [False] * 6  # no harmful record: recall counts nothing
     a, b = [True, False] * 3, [False] * 6
     assert S.paired_bootstrap(truth, a, b, "recall", 100) == (0.0, 0.0)
 
@@ -184,8 +215,9 @@ def test_a_rate_with_nothing_to_count_is_zero_as_in_measure():
 def test_rows_of_identical_runs_give_the_one_run_band(lesson):
     _, truth, crit, judge = lesson
     rows = np.array([judge] * 5)
-    assert S.paired_bootstrap(truth, rows, crit, "recall", 3000, seed=3) == \
-        S.paired_bootstrap(truth, judge, crit, "recall", 3000, seed=3)
+    assert S.paired_bootstrap(truth, rows, crit, "recall", 3000, seed=3) == S.paired_bootstrap(
+        truth, judge, crit, "recall", 3000, seed=3
+    )
 
 
 def test_rows_mix_the_runs_drawn_with_the_records():
@@ -194,18 +226,22 @@ def test_rows_mix_the_runs_drawn_with_the_records():
     # half the runs always right, half always wrong: a - b is 0 or -1, about half each
     rows = np.array([right, wrong] * 3)
     assert S.paired_bootstrap(truth, rows, right, n_resamples=2000) == (-1.0, 0.0)
-    assert S.paired_bootstrap(truth, rows, right, n_resamples=2000, level=0.5) in \
-        {(-1.0, 0.0), (-1.0, -1.0), (0.0, 0.0)}
+    assert S.paired_bootstrap(truth, rows, right, n_resamples=2000, level=0.5) in {
+        (-1.0, 0.0),
+        (-1.0, -1.0),
+        (0.0, 0.0),
+    }
 
 
 def test_paired_bootstrap_blocks_give_the_same_band_as_one_block(lesson, monkeypatch):
     _, truth, crit, judge = lesson
     whole = S.paired_bootstrap(truth, judge, crit, "agreement", 1000, seed=5)
-    monkeypatch.setattr(S, "CELLS", 240 * 3)       # blocks of 3 resamples
+    monkeypatch.setattr(S, "CELLS", 240 * 3)  # blocks of 3 resamples
     assert S.paired_bootstrap(truth, judge, crit, "agreement", 1000, seed=5) == whole
 
 
 # ---------------------------------------------------------------- records_needed
+
 
 @pytest.mark.parametrize("p", [0.05, 0.1563, 0.5, 0.8833, 0.99])
 @pytest.mark.parametrize("half_width", [0.01, 0.03, 0.05, 0.1])
@@ -219,7 +255,7 @@ def test_records_needed_worked_by_hand():
     # z = 1.959964 for 95%: 1.959964**2 * 0.25 / 0.05**2 = 384.15, so 385 records
     assert S.records_needed(0.5, 0.05) == 385
     # halving the half-width needs four times the records
-    assert S.records_needed(0.5, 0.025) == math.ceil(4 * 1.959964 ** 2 * 0.25 / 0.05 ** 2)
+    assert S.records_needed(0.5, 0.025) == math.ceil(4 * 1.959964**2 * 0.25 / 0.05**2)
     # p and 1 - p need the same
     assert S.records_needed(0.12, 0.02) == S.records_needed(0.88, 0.02)
     assert type(S.records_needed(0.3, 0.1)) is int
@@ -233,14 +269,17 @@ def test_records_needed_has_no_last_bit_rounding_up():
 
 # ---------------------------------------------------------------- the package
 
+
 def test_the_module_exports_exactly_the_four_names():
-    assert sorted(S.__all__) == sorted(["paired_table", "mcnemar_p", "paired_bootstrap",
-                                        "records_needed"])
+    assert sorted(S.__all__) == sorted(
+        ["paired_table", "mcnemar_p", "paired_bootstrap", "records_needed"]
+    )
     for name in S.__all__:
         assert getattr(L, name) is getattr(S, name)
 
 
 # ---------------------------------------------------------------- the picture of 07
+
 
 def test_noise_bands_draws_each_band_at_its_ends_and_the_observed_dots():
     import matplotlib
@@ -250,13 +289,16 @@ def test_noise_bands_draws_each_band_at_its_ends_and_the_observed_dots():
 
     from lessonlib.figures import noise_bands
 
-    bands = {"recall": {"seed": (0.1, 0.2), "records": (0.05, 0.3), "both": (-0.01, 0.25)},
-             "agreement": {"seed": (-0.02, 0.04), "records": (0.01, 0.1), "both": (-0.03, 0.12)}}
+    bands = {
+        "recall": {"seed": (0.1, 0.2), "records": (0.05, 0.3), "both": (-0.01, 0.25)},
+        "agreement": {"seed": (-0.02, 0.04), "records": (0.01, 0.1), "both": (-0.03, 0.12)},
+    }
     ax = noise_bands(bands, {"recall": 0.16, "agreement": 0.05})
     try:
         thick = [line for line in ax.lines if line.get_linewidth() == 5]
-        assert sorted(tuple(line.get_xdata()) for line in thick) == \
-            sorted(tuple(ends) for row in bands.values() for ends in row.values())
+        assert sorted(tuple(line.get_xdata()) for line in thick) == sorted(
+            tuple(ends) for row in bands.values() for ends in row.values()
+        )
         dots = [tuple(line.get_xdata()) for line in ax.lines if line.get_marker() == "o"]
         assert dots == [(0.16,), (0.05,)]
         assert [t.get_text() for t in ax.get_yticklabels()] == ["recall", "agreement"]
@@ -266,6 +308,7 @@ def test_noise_bands_draws_each_band_at_its_ends_and_the_observed_dots():
 
 
 # ---------------------------------------------------------------- the exercise checks of 07
+
 
 def said(capsys):
     out = capsys.readouterr().out
@@ -284,9 +327,18 @@ def test_records_to_label_right_answer_passes(capsys):
         assert said(capsys).startswith("PASS: ")
 
 
-@pytest.mark.parametrize("answer, words", [
-    (..., "fill in"), (None, "whole number"), (2108.0, "whole number"), ("2108", "whole number"),
-    (True, "whole number"), (100, "too few"), (10**6, "not that number")])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (..., "fill in"),
+        (None, "whole number"),
+        (2108.0, "whole number"),
+        ("2108", "whole number"),
+        (True, "whole number"),
+        (100, "too few"),
+        (10**6, "not that number"),
+    ],
+)
 def test_records_to_label_wrong_answers_get_a_hint(capsys, answer, words):
     assert step07.check_records_to_label(answer) is False
     out = said(capsys)
@@ -309,7 +361,7 @@ def _cold_band():
 def test_cold_fbr_band_right_answer_passes_and_is_above_zero(capsys):
     truth, greedy, crit = _cold_band()
     band = S.paired_bootstrap(truth, greedy, crit, "false_block_rate")
-    assert band[0] > 0                  # the greedy judge's extra false blocks are measurable
+    assert band[0] > 0  # the greedy judge's extra false blocks are measurable
     assert step07.check_cold_fbr_band(band) is True
     assert said(capsys).startswith("PASS: ")
     assert step07.check_cold_fbr_band([round(band[0], 4), round(band[1], 4)]) is True
@@ -319,9 +371,14 @@ def test_cold_fbr_band_wrong_answers_get_a_hint(capsys):
     truth, greedy, crit = _cold_band()
     low, high = S.paired_bootstrap(truth, greedy, crit, "false_block_rate")
     other = S.paired_bootstrap(truth, greedy, crit, "false_block_rate", 2000, seed=99)
-    cases = [(..., "fill in"), ((low,), "two numbers"), ("ab", "two numbers"),
-             ((high, low), "low end comes first"), ((-high, -low), "wrong sign"),
-             ((0.5, 0.6), "not that band")]
+    cases = [
+        (..., "fill in"),
+        ((low,), "two numbers"),
+        ("ab", "two numbers"),
+        ((high, low), "low end comes first"),
+        ((-high, -low), "wrong sign"),
+        ((0.5, 0.6), "not that band"),
+    ]
     if other != (low, high):
         cases.append((other, "close"))
     for answer, words in cases:

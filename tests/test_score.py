@@ -21,8 +21,14 @@ from lessonlib.simulator import label_probabilities
 RECORDS = L.make_records()
 TRUTH = [L.is_harmful(r) for r in RECORDS]
 EVEN = {"temiz": 0.45, "zararli": 0.45}
-SETTINGS = [dict(), dict(temperature=1.0), dict(spurious={}), dict(prior=EVEN),
-            dict(temperature=0.0), dict(temperature=0.05, spurious={})]
+SETTINGS = [
+    dict(),
+    dict(temperature=1.0),
+    dict(spurious={}),
+    dict(prior=EVEN),
+    dict(temperature=0.0),
+    dict(temperature=0.05, spurious={}),
+]
 
 
 def scores_of(probs, records=RECORDS):
@@ -44,19 +50,35 @@ def sk_brier(truth, probs):
 def sk_curve(truth, probs, n_bins):
     from sklearn.calibration import calibration_curve
 
-    return calibration_curve(np.array(truth, dtype=int), probs, n_bins=n_bins,
-                             strategy="uniform")
+    return calibration_curve(np.array(truth, dtype=int), probs, n_bins=n_bins, strategy="uniform")
 
 
 # ---------------------------------------------------------------- the score
 
-ODD_CUES = {",": "zararli", "YONER": "zararli", "kayit": "temiz", "ma": "zararli", "?": "temiz",
-            "yonerge": "zararli", "a b": "zararli", "gizli": "temiz", "yoner": "zararli"}
+ODD_CUES = {
+    ",": "zararli",
+    "YONER": "zararli",
+    "kayit": "temiz",
+    "ma": "zararli",
+    "?": "temiz",
+    "yonerge": "zararli",
+    "a b": "zararli",
+    "gizli": "temiz",
+    "yoner": "zararli",
+}
 
 
-@pytest.mark.parametrize("settings_", SETTINGS + [
-    dict(cues=ODD_CUES), dict(cues={}, spurious={}), dict(spurious={"yoner": "temiz"}),
-    dict(guideline="Kaydi incele , tek etiket : ")], ids=str)
+@pytest.mark.parametrize(
+    "settings_",
+    SETTINGS
+    + [
+        dict(cues=ODD_CUES),
+        dict(cues={}, spurious={}),
+        dict(spurious={"yoner": "temiz"}),
+        dict(guideline="Kaydi incele , tek etiket : "),
+    ],
+    ids=str,
+)
 def test_judge_probabilities_are_the_simulators_label_probabilities(settings_):
     probs = L.judge_probabilities(RECORDS, **settings_)
     assert list(probs) == [r.no for r in RECORDS]
@@ -74,7 +96,8 @@ def test_a_record_without_flags_worked_by_hand():
     one = record(no=2, cls="indirect_instruction", flags=("instruction_mode",))
     # 'yonerge' -> 'yoner' (harmful cue, 1.0): 1.15 against 0.75
     assert L.judge_probabilities([one])[2] == pytest.approx(
-        1 / (1 + math.exp((0.75 - 1.15) / 0.3)), rel=1e-12)
+        1 / (1 + math.exp((0.75 - 1.15) / 0.3)), rel=1e-12
+    )
 
 
 def test_at_temperature_zero_the_top_label_gets_one():
@@ -100,15 +123,19 @@ def test_the_lesson_records_get_one_score_per_cue_set():
 
 # ---------------------------------------------------------------- AUC, Brier, calibration
 
-@pytest.mark.parametrize("truth, scores, expected", [
-    # pairs (harmful, clean): (.8,.8) tie 1/2, (.8,.2) 1, (.4,.8) 0, (.4,.2) 1 -> 2.5 / 4
-    ([True, False, True, False], [0.8, 0.8, 0.4, 0.2], 0.625),
-    ([True, False], [0.3, 0.3], 0.5),                        # one tie: one half
-    ([True, True, False], [0.9, 0.5, 0.1], 1.0),
-    ([True, False, False], [0.1, 0.5, 0.9], 0.0),
-    # 2 harmful x 3 clean = 6 pairs: 5 (harmful at 7): 7>3, 7>5, 7=7 -> 2.5; 3: 3=3 -> .5
-    ([True, True, False, False, False], [7, 3, 3, 5, 7], 3 / 6),
-])
+
+@pytest.mark.parametrize(
+    "truth, scores, expected",
+    [
+        # pairs (harmful, clean): (.8,.8) tie 1/2, (.8,.2) 1, (.4,.8) 0, (.4,.2) 1 -> 2.5 / 4
+        ([True, False, True, False], [0.8, 0.8, 0.4, 0.2], 0.625),
+        ([True, False], [0.3, 0.3], 0.5),  # one tie: one half
+        ([True, True, False], [0.9, 0.5, 0.1], 1.0),
+        ([True, False, False], [0.1, 0.5, 0.9], 0.0),
+        # 2 harmful x 3 clean = 6 pairs: 5 (harmful at 7): 7>3, 7>5, 7=7 -> 2.5; 3: 3=3 -> .5
+        ([True, True, False, False, False], [7, 3, 3, 5, 7], 3 / 6),
+    ],
+)
 def test_auc_worked_by_hand_with_ties(truth, scores, expected):
     assert L.roc_auc(truth, scores) == pytest.approx(expected, abs=1e-15)
     assert L.roc_auc(truth, scores) == pytest.approx(sk_auc(truth, scores), abs=1e-12)
@@ -118,7 +145,7 @@ def test_brier_worked_by_hand():
     assert L.brier([True, False], [0.8, 0.3]) == pytest.approx((0.2**2 + 0.3**2) / 2)
     assert L.brier([True, False], [0.5, 0.5]) == 0.25
     assert L.brier([True, False], [1, 0]) == 0.0
-    assert L.brier([False, False], [0.5, 0.0]) == 0.125      # one class is defined here
+    assert L.brier([False, False], [0.5, 0.0]) == 0.125  # one class is defined here
 
 
 def test_calibration_worked_by_hand_an_edge_goes_to_the_bin_below():
@@ -149,10 +176,12 @@ def test_the_lesson_scores_against_scikit_learn(settings_):
 GRID = st.sampled_from([0.0, 0.1, 0.2, 0.25, 0.3, 0.5, 0.7, 0.75, 0.8, 0.9, 1.0, 0.123, 0.61])
 
 
-@pytest.mark.slow      # about 1 s of CPU or more: make test runs it, make check does not
+@pytest.mark.slow  # about 1 s of CPU or more: make test runs it, make check does not
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(st.booleans(), GRID), min_size=2, max_size=30),
-       st.integers(min_value=1, max_value=12))
+@given(
+    st.lists(st.tuples(st.booleans(), GRID), min_size=2, max_size=30),
+    st.integers(min_value=1, max_value=12),
+)
 def test_against_scikit_learn_on_many_ties_and_bin_edges(pairs, n_bins):
     truth, probs = [t for t, _ in pairs], [p for _, p in pairs]
     if len(set(truth)) == 2:
@@ -189,9 +218,13 @@ def test_roc_points_and_cost_table_agree_with_counting():
 
 # ---------------------------------------------------------------- the cascade
 
-JUDGE_SETTINGS = [dict(), dict(temperature=1.0), dict(temperature=0.0),
-                  dict(guideline="Kaydi incele ve karar ver : "),      # free-form, retries
-                  dict(max_output=2, unreadable_as="harmful")]
+JUDGE_SETTINGS = [
+    dict(),
+    dict(temperature=1.0),
+    dict(temperature=0.0),
+    dict(guideline="Kaydi incele ve karar ver : "),  # free-form, retries
+    dict(max_output=2, unreadable_as="harmful"),
+]
 
 
 @pytest.mark.parametrize("settings_", JUDGE_SETTINGS, ids=str)
@@ -204,11 +237,16 @@ def test_cascade_is_the_filter_then_run_judge_on_what_it_lets_through(settings_,
         expected = "zararli" if L.rule_filter(r) else judge.labels[r.no]
         assert run.labels[r.no] == expected
     assert (run.calls, run.input_tokens, run.retries, run.unreadable) == (
-        judge.calls, judge.input_tokens, judge.retries, judge.unreadable)
+        judge.calls,
+        judge.input_tokens,
+        judge.retries,
+        judge.unreadable,
+    )
     assert run.blocked == tuple(r.no for r in RECORDS if L.rule_filter(r))
     assert run.escalated == () and run.people == 0
     assert L.measure(RECORDS, run.decide)["tp"] == sum(
-        1 for r in RECORDS if L.is_harmful(r) and run.labels[r.no] == "zararli")
+        1 for r in RECORDS if L.is_harmful(r) and run.labels[r.no] == "zararli"
+    )
 
 
 def test_cascade_without_rules_is_the_judge():
@@ -276,16 +314,16 @@ def test_design_rows_read_the_first_seed_and_the_band():
     for row, settings_ in zip(rows, S.designs(0.1, 0.9).values()):
         decide = L.rule_filter if settings_ is None else L.cascade(RECORDS, **settings_).decide
         assert row["agreement"] == L.agreement(RECORDS, decide)
-        assert round(row["false block rate"], 4) == L.measure(RECORDS, decide)[
-            "false_block_rate"]
+        assert round(row["false block rate"], 4) == L.measure(RECORDS, decide)["false_block_rate"]
         lo, hi = row["agreement band"]
         assert lo <= hi
-    assert rows[0]["agreement band"][0] == rows[0]["agreement band"][1]   # no spread
+    assert rows[0]["agreement band"][0] == rows[0]["agreement band"][1]  # no spread
     assert max(len(line) for line in S.design_text(rows).splitlines()) <= 80
 
 
 # ---------------------------------------------------------------- the exercise checks of 08
 # (kept here, not in test_exercises.py, so the new steps' branches do not collide there)
+
 
 def _said(capsys):
     out = capsys.readouterr().out
@@ -305,29 +343,36 @@ def test_break_even_worked_from_the_flags(capsys):
     assert step08.break_even_miss_cost() == pytest.approx(m, abs=1e-12)
     assert step08.check_break_even(m) is True
     assert _said(capsys).startswith("PASS: ")
-    for wrong, words in ((..., "fill in"), (1 / m, "other way round"), (0.5, "probability"),
-                         (2.0, "not that cost"), (None, "positive number"),
-                         ("1.27", "positive number"), (-1, "positive number"),
-                         (True, "positive number")):
+    for wrong, words in (
+        (..., "fill in"),
+        (1 / m, "other way round"),
+        (0.5, "probability"),
+        (2.0, "not that cost"),
+        (None, "positive number"),
+        ("1.27", "positive number"),
+        (-1, "positive number"),
+        (True, "positive number"),
+    ):
         assert step08.check_break_even(wrong) is False
         out = _said(capsys)
         assert out.startswith("Not yet: ") and words in out
         assert f"{m:.4f}" not in out
 
 
-@pytest.mark.slow      # about 1 s of CPU or more: make test runs it, make check does not
+@pytest.mark.slow  # about 1 s of CPU or more: make test runs it, make check does not
 def test_best_temperature_worked_from_the_margins(capsys):
     from lessonlib.exercises import step08
 
-    def margin(r):          # harmful weight minus clean weight (notebook 03's cue table)
+    def margin(r):  # harmful weight minus clean weight (notebook 03's cue table)
         on = r.features.on()
         if not on:
             return 0.15 - (0.75 + 1.0)
         return 0.15 + sum(1.3 if f == "excessive_length" else 1.0 for f in on) - 0.75
 
     def brier_at(t):
-        return sum((1 / (1 + math.exp(-margin(r) / t)) - L.is_harmful(r)) ** 2
-                   for r in RECORDS) / len(RECORDS)
+        return sum(
+            (1 / (1 + math.exp(-margin(r) / t)) - L.is_harmful(r)) ** 2 for r in RECORDS
+        ) / len(RECORDS)
 
     grid = [round(0.1 * k, 1) for k in range(1, 21)]
     best = min(grid, key=brier_at)
@@ -335,15 +380,22 @@ def test_best_temperature_worked_from_the_margins(capsys):
     assert step08.check_best_temperature(best) is True
     assert _said(capsys).startswith("PASS: ")
     near = min((t for t in grid if t != best), key=brier_at)
-    for wrong, words in ((..., "fill in"), (None, "grid"), (0.3, "lesson's temperature"),
-                         (near, "close"), (2.0, "not that temperature"), (0.75, "grid"),
-                         ("0.7", "grid")):
+    for wrong, words in (
+        (..., "fill in"),
+        (None, "grid"),
+        (0.3, "lesson's temperature"),
+        (near, "close"),
+        (2.0, "not that temperature"),
+        (0.75, "grid"),
+        ("0.7", "grid"),
+    ):
         assert step08.check_best_temperature(wrong) is False
         out = _said(capsys)
         assert out.startswith("Not yet: ") and words in out
 
 
 # ---------------------------------------------------------------- the study helpers' output
+
 
 def test_texts_fit_80_columns_and_the_pictures_draw_the_points():
     import matplotlib
@@ -354,9 +406,12 @@ def test_texts_fit_80_columns_and_the_pictures_draw_the_points():
     probs = L.judge_probabilities(RECORDS)
     truth, scores = S.aligned(RECORDS, probs)
     tables = S.variant_tables(RECORDS, {"lesson": {}, "no cue": {"spurious": {}}})
-    texts = [S.groups_text(S.score_groups(RECORDS, probs)),
-             S.cost_text(S.threshold_costs(truth, scores), S.best_threshold(truth, scores)),
-             S.calibration_text(L.calibration_table(truth, scores)), S.variants_text(tables)]
+    texts = [
+        S.groups_text(S.score_groups(RECORDS, probs)),
+        S.cost_text(S.threshold_costs(truth, scores), S.best_threshold(truth, scores)),
+        S.calibration_text(L.calibration_table(truth, scores)),
+        S.variants_text(tables),
+    ]
     for text in texts:
         assert max(len(line) for line in text.splitlines()) <= 80
     assert texts[1].count("<- lowest") == 1
@@ -366,8 +421,11 @@ def test_texts_fit_80_columns_and_the_pictures_draw_the_points():
     assert list(curve.get_xdata()) == [p[1] for p in points]
     assert list(curve.get_ydata()) == [p[2] for p in points]
     assert L.roc_auc(truth, scores) == pytest.approx(
-        sum((x1 - x0) * (y0 + y1) / 2 for (_, x0, y0, _), (_, x1, y1, _)
-            in zip(points, points[1:])), abs=1e-12)      # the AUC is the area under the points
+        sum(
+            (x1 - x0) * (y0 + y1) / 2 for (_, x0, y0, _), (_, x1, y1, _) in zip(points, points[1:])
+        ),
+        abs=1e-12,
+    )  # the AUC is the area under the points
     fig2 = S.plot_reliability(tables)
     assert len(fig2.axes[0].collections) == 2
     plt.close("all")

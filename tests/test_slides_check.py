@@ -19,8 +19,8 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / "scripts"))
 import check_slides as cs  # noqa: E402
 
-
 # ---------------------------------------------------------------- screenshot
+
 
 def png(width, height, colour=(255, 255, 255), mode="RGB", dark=()):
     """PNG bytes of a one-colour image with the pixels ``dark`` set to near-black."""
@@ -32,8 +32,9 @@ def png(width, height, colour=(255, 255, 255), mode="RGB", dark=()):
     return out.getvalue()
 
 
-@pytest.mark.parametrize("mode, colour", [("RGB", (255, 255, 255)), ("RGBA", (9, 9, 9, 255)),
-                                          ("L", 200)])
+@pytest.mark.parametrize(
+    "mode, colour", [("RGB", (255, 255, 255)), ("RGBA", (9, 9, 9, 255)), ("L", 200)]
+)
 def test_one_colour_is_blank(mode, colour):
     assert "blank" in cs.blank_problem(png(64, 40, colour, mode))
 
@@ -46,7 +47,7 @@ def test_a_few_stray_pixels_are_still_blank():
 @pytest.mark.parametrize("mode", ["RGB", "RGBA", "L"])
 def test_a_drawn_slide_is_not_blank(mode):
     colour = {"RGB": (255, 255, 255), "RGBA": (255, 255, 255, 255), "L": 255}[mode]
-    text = [(x, y) for y in range(40, 48) for x in range(20, 80)]     # a 'line of text'
+    text = [(x, y) for y in range(40, 48) for x in range(20, 80)]  # a 'line of text'
     assert cs.blank_problem(png(100, 100, colour, mode, dark=text)) is None
 
 
@@ -92,15 +93,18 @@ def test_a_deck_reveal_never_started_fails():
 
 def test_no_reveal_or_no_sections_fails():
     assert cs.dom_problems("<html><body><p>hello</p></body></html>") == [
-        'no <div class="reveal"> in the DOM']
+        'no <div class="reveal"> in the DOM'
+    ]
     empty = RUNNING.split('<div class="slides">')[0] + '<div class="slides"></div></div>'
     assert any("no slide <section>" in p for p in cs.dom_problems(empty))
 
 
 def test_sections_outside_the_slides_do_not_count():
-    dom = (RUNNING.replace('class="stack present"', 'class="stack"')
-           .replace('<section class="present">', "<section>")
-           .replace("<main>", '<main><section class="present">not a slide</section>'))
+    dom = (
+        RUNNING.replace('class="stack present"', 'class="stack"')
+        .replace('<section class="present">', "<section>")
+        .replace("<main>", '<main><section class="present">not a slide</section>')
+    )
     assert cs.dom_problems(dom) == ["no section is marked 'present' (reveal.js did not start)"]
 
 
@@ -108,8 +112,9 @@ def test_widget_views_must_be_drawn():
     drawn = RUNNING.replace("<h1>Title</h1>", '<div class="widget-subarea"><div></div></div>')
     assert cs.dom_problems(drawn, widget_views=1) == []
     problems = cs.dom_problems(RUNNING, widget_views=1)
-    assert problems == ["only 0 of the deck's 1 widget views were drawn "
-                        "(widget renderer missing or failing)"]
+    assert problems == [
+        "only 0 of the deck's 1 widget views were drawn (widget renderer missing or failing)"
+    ]
 
 
 # ---------------------------------------------------------------- network loads
@@ -134,7 +139,8 @@ var widgetRendererSrc = 'https://unpkg.example.org/embed-amd.js';
 def test_remote_loads_finds_every_kind_of_load(tmp_path):
     (tmp_path / "local.css").write_text('@import "theme.css"; body { color: black }')
     (tmp_path / "theme.css").write_text(
-        "/* https://example.org/comment */ @import url(https://fonts.example.org/theme-font);")
+        "/* https://example.org/comment */ @import url(https://fonts.example.org/theme-font);"
+    )
     deck = tmp_path / "deck.slides.html"
     deck.write_text(PAGE)
     assert cs.remote_loads(deck) == [
@@ -150,11 +156,13 @@ def test_remote_loads_finds_every_kind_of_load(tmp_path):
 
 def test_a_local_page_has_no_remote_loads(tmp_path):
     deck = tmp_path / "deck.slides.html"
-    deck.write_text('<script src="vendor/require.js"></script><a href="https://example.org">x</a>'
-                    '<script>// docs: https://example.org\n'
-                    'require([], ["vendor/reveal.js/dist/reveal.js"]);'
-                    'document.createElementNS("http://www.w3.org/2000/svg", "svg")'
-                    '</script>')
+    deck.write_text(
+        '<script src="vendor/require.js"></script><a href="https://example.org">x</a>'
+        "<script>// docs: https://example.org\n"
+        'require([], ["vendor/reveal.js/dist/reveal.js"]);'
+        'document.createElementNS("http://www.w3.org/2000/svg", "svg")'
+        "</script>"
+    )
     assert cs.remote_loads(deck) == []
     assert cs.local_missing(deck) == ["vendor/require.js", "vendor/reveal.js/dist/reveal.js"]
     (tmp_path / "vendor" / "reveal.js" / "dist").mkdir(parents=True)
@@ -180,8 +188,16 @@ BOX = {"left": 10.0, "top": 5.0, "right": 1270.0, "bottom": 715.0}
 
 
 def el(id_, name, left=20, top=20, right=600, bottom=100, parent=None, **extra):
-    return {"id": id_, "parent": parent, "name": name, "left": left, "top": top,
-            "right": right, "bottom": bottom, **extra}
+    return {
+        "id": id_,
+        "parent": parent,
+        "name": name,
+        "left": left,
+        "top": top,
+        "right": right,
+        "bottom": bottom,
+        **extra,
+    }
 
 
 def test_what_fits_has_no_problem():
@@ -192,16 +208,20 @@ def test_what_fits_has_no_problem():
 def test_an_element_past_an_edge_is_named_with_the_amount():
     wide = [el(0, 'table "tp fp"', right=2500), el(1, "td", parent=0, right=2400)]
     assert cs.overflow_problems({"box": BOX, "elements": wide}) == [
-        'table "tp fp": 1230 px past the right edge']   # the cell inside is not named again
+        'table "tp fp": 1230 px past the right edge'
+    ]  # the cell inside is not named again
     tall = [el(0, "img", top=600, bottom=865), el(1, "p", left=0)]
     assert cs.overflow_problems({"box": BOX, "elements": tall}) == [
-        "img: 150 px past the bottom edge", "p: 10 px past the left edge"]
+        "img: 150 px past the bottom edge",
+        "p: 10 px past the left edge",
+    ]
 
 
 def test_an_element_that_scrolls_or_clips_is_a_problem():
     scrolled = [el(0, "div.output", scroll_x=120.4), el(1, "pre", scroll_y=0.5)]
     assert cs.overflow_problems({"box": BOX, "elements": scrolled}) == [
-        "div.output: scrolls 120 px sideways"]
+        "div.output: scrolls 120 px sideways"
+    ]
 
 
 def test_walk_problems():
@@ -215,13 +235,19 @@ def test_walk_problems():
 
 # ---------------------------------------------------------------- npm set-up
 
+
 def test_package_json_and_lock_pin_the_same_local_assets():
     package = json.loads((ROOT / "package.json").read_text())
     lock = json.loads((ROOT / "package-lock.json").read_text())
     deps = package["dependencies"]
-    assert set(deps) == {"reveal.js", "requirejs", "jquery", "mathjax",
-                         "@jupyter-widgets/html-manager"}
-    assert deps["reveal.js"].startswith("4.")      # reveal 5+ moved the notes plugin
+    assert set(deps) == {
+        "reveal.js",
+        "requirejs",
+        "jquery",
+        "mathjax",
+        "@jupyter-widgets/html-manager",
+    }
+    assert deps["reveal.js"].startswith("4.")  # reveal 5+ moved the notes plugin
     for name, version in deps.items():
         assert lock["packages"][f"node_modules/{name}"]["version"] == version, name
     assert lock["packages"][""]["dependencies"] == deps
@@ -233,6 +259,7 @@ def test_build_outputs_are_not_committed():
 
 
 # ---------------------------------------------------------------- a real deck in Chromium
+
 
 def test_check_deck_fails_a_deck_that_overflows_and_passes_one_that_fits(tmp_path):
     """Build two tiny decks with the course's template and open them in Chromium: one slide
@@ -250,22 +277,35 @@ def test_check_deck_fails_a_deck_that_overflows_and_passes_one_that_fits(tmp_pat
     import build_slides
 
     def deck(name, lines, notes, extra):
-        cells = [nbformat.v4.new_markdown_cell("# 99 · A title" + extra),
-                 nbformat.v4.new_markdown_cell("## A sub-slide"),
-                 nbformat.v4.new_code_cell(f"print(*range({lines}), sep='\\n')",
-                                           outputs=[nbformat.v4.new_output(
-                                               "stream", name="stdout",
-                                               text="".join(f"{i}\n" for i in range(lines)))])]
+        cells = [
+            nbformat.v4.new_markdown_cell("# 99 · A title" + extra),
+            nbformat.v4.new_markdown_cell("## A sub-slide"),
+            nbformat.v4.new_code_cell(
+                f"print(*range({lines}), sep='\\n')",
+                outputs=[
+                    nbformat.v4.new_output(
+                        "stream", name="stdout", text="".join(f"{i}\n" for i in range(lines))
+                    )
+                ],
+            ),
+        ]
         types = ["slide", "subslide", "-"]
-        if notes:   # one slide's notes in its first cell's metadata, the other's in a cell
+        if notes:  # one slide's notes in its first cell's metadata, the other's in a cell
             cells[0].metadata["speaker_notes"] = "say hello"
             cells.append(nbformat.v4.new_markdown_cell("point at the numbers"))
             # and fragments: their steps are measured too; the second does not fit under
             # what is shown in large type, so it turns the page (no slide is shrunk)
             cells.append(nbformat.v4.new_markdown_cell("A point made **after** the numbers."))
-            cells.append(nbformat.v4.new_code_cell(
-                "print(*range(22), sep='\\n')", outputs=[nbformat.v4.new_output(
-                    "stream", name="stdout", text="".join(f"{i}\n" for i in range(22)))]))
+            cells.append(
+                nbformat.v4.new_code_cell(
+                    "print(*range(22), sep='\\n')",
+                    outputs=[
+                        nbformat.v4.new_output(
+                            "stream", name="stdout", text="".join(f"{i}\n" for i in range(22))
+                        )
+                    ],
+                )
+            )
             types = ["slide", "subslide", "-", "notes", "fragment", "fragment"]
         for cell, kind in zip(cells, types):
             cell.metadata["slideshow"] = {"slide_type": kind}
@@ -275,23 +315,28 @@ def test_check_deck_fails_a_deck_that_overflows_and_passes_one_that_fits(tmp_pat
 
     build_slides.copy_assets(tmp_path)
     small_print = '\n\n<p style="font-size: 10px">the small print</p>'
-    built = build_slides.build([deck("tall", 90, False, small_print), deck("short", 5, True, "")],
-                               out=tmp_path)
+    built = build_slides.build(
+        [deck("tall", 90, False, small_print), deck("short", 5, True, "")], out=tmp_path
+    )
     # both decks at once, as make test-slides checks them (one browser, a context each)
     (tall, tall_leaves, tall_fit, _), (short, short_leaves, short_fit, sizes) = cs.check_decks(
-        built, tmp_path)
+        built, tmp_path
+    )
     assert tall_leaves == 2 and tall_fit == 1
-    assert any(p.startswith("slide 0/1 (A SUB-SLIDE) does not fit: ") and "bottom edge" in p
-               for p in tall), tall
+    assert any(
+        p.startswith("slide 0/1 (A SUB-SLIDE) does not fit: ") and "bottom edge" in p for p in tall
+    ), tall
     assert any("has no speaker notes" in p for p in tall)
     # 10 px type at reveal.js's scale (0.98 for a 1280x720 deck on a 1280x720 screen)
-    assert any(p.startswith("slide 0/0: text at 9.8 px") and "the small print" in p
-               for p in tall), tall
+    assert any(
+        p.startswith("slide 0/0: text at 9.8 px") and "the small print" in p for p in tall
+    ), tall
     assert short == [] and short_leaves == short_fit == 2
-    assert sizes[0] >= 18.0 and sizes[2] == 1.0, sizes     # every step in large type
+    assert sizes[0] >= 18.0 and sizes[2] == 1.0, sizes  # every step in large type
 
 
 # ---------------------------------------------------------------- make slides: what is rebuilt
+
 
 def test_make_slides_rebuilds_only_the_decks_whose_sources_changed(tmp_path):
     """The Makefile's deck rules in a scratch tree, with a stand-in for python that records
@@ -305,12 +350,24 @@ def test_make_slides_rebuilds_only_the_decks_whose_sources_changed(tmp_path):
     if shutil.which("make") is None:
         pytest.skip("no make")
     old, new = 1_000_000_000, 1_000_000_100
-    files = ["requirements.txt", "pyproject.toml", "package.json", "package-lock.json",
-             "scripts/build_slides.py", "scripts/nbconvert_templates/offline_reveal/index.html.j2",
-             "notebooks/01_a.ipynb", "notebooks/02_b.ipynb"]
-    made = [".venv/.ready", "node_modules/.ready", "build/slides/vendor/.ready",
-            "build/slides/01_a.slides.html", "build/slides/02_b.slides.html",
-            "build/slides/03_gone.slides.html"]
+    files = [
+        "requirements.txt",
+        "pyproject.toml",
+        "package.json",
+        "package-lock.json",
+        "scripts/build_slides.py",
+        "scripts/nbconvert_templates/offline_reveal/index.html.j2",
+        "notebooks/01_a.ipynb",
+        "notebooks/02_b.ipynb",
+    ]
+    made = [
+        ".venv/.ready",
+        "node_modules/.ready",
+        "build/slides/vendor/.ready",
+        "build/slides/01_a.slides.html",
+        "build/slides/02_b.slides.html",
+        "build/slides/03_gone.slides.html",
+    ]
     shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
     for name, when in [(f, old) for f in files] + [(f, new) for f in made]:
         path = tmp_path / name
@@ -320,14 +377,16 @@ def test_make_slides_rebuilds_only_the_decks_whose_sources_changed(tmp_path):
     log = tmp_path / "built.log"
     python = tmp_path / ".venv" / "bin" / "python"
     python.parent.mkdir(parents=True, exist_ok=True)
-    python.write_text(f'#!/bin/sh\necho "$@" >> {log}\n'
-                      'for nb in "$@"; do case "$nb" in notebooks/*) n=${nb#notebooks/}\n'
-                      '  touch "build/slides/${n%.ipynb}.slides.html";; esac; done\n')
+    python.write_text(
+        f'#!/bin/sh\necho "$@" >> {log}\n'
+        'for nb in "$@"; do case "$nb" in notebooks/*) n=${nb#notebooks/}\n'
+        '  touch "build/slides/${n%.ipynb}.slides.html";; esac; done\n'
+    )
     python.chmod(0o755)
 
     def built(*changed):
         for name in changed:
-            os.utime(tmp_path / name)          # now: newer than every deck
+            os.utime(tmp_path / name)  # now: newer than every deck
         log.unlink(missing_ok=True)
         subprocess.run(["make", "-s", "slides"], cwd=tmp_path, check=True, capture_output=True)
         return log.read_text().split() if log.exists() else []
@@ -337,7 +396,10 @@ def test_make_slides_rebuilds_only_the_decks_whose_sources_changed(tmp_path):
     assert built("notebooks/02_b.ipynb") == ["scripts/build_slides.py", "notebooks/02_b.ipynb"]
     assert built() == []
     assert built("scripts/nbconvert_templates/offline_reveal/index.html.j2") == [
-        "scripts/build_slides.py", "notebooks/01_a.ipynb", "notebooks/02_b.ipynb"]
+        "scripts/build_slides.py",
+        "notebooks/01_a.ipynb",
+        "notebooks/02_b.ipynb",
+    ]
     (tmp_path / "build/slides/01_a.slides.html").unlink()
     assert built() == ["scripts/build_slides.py", "notebooks/01_a.ipynb"]
     assert built() == []
@@ -375,14 +437,16 @@ def test_a_passing_deck_is_stamped_and_not_walked_again(tmp_path):
     assert cs.read_stamp(a)["slides"] == 3
     said = []
     assert walked([a, b], said=said) == []
-    assert said == [f"same {n}.slides.html: unchanged since its last passing check, not re-walked"
-                    for n in ("01_a", "02_b")]
+    assert said == [
+        f"same {n}.slides.html: unchanged since its last passing check, not re-walked"
+        for n in ("01_a", "02_b")
+    ]
 
 
 def test_a_changed_deck_byte_checker_or_force_walks_again(tmp_path):
     a, b = decks(tmp_path, "01_a", "02_b")
     walked([a, b])
-    a.write_bytes(a.read_bytes().replace(b"a", b"A"))      # one byte
+    a.write_bytes(a.read_bytes().replace(b"a", b"A"))  # one byte
     said = []
     assert walked([a, b], said=said) == ["01_a.slides.html"]
     assert said[0] == "walk 01_a.slides.html: changed since its last pass: deck"
@@ -390,7 +454,9 @@ def test_a_changed_deck_byte_checker_or_force_walks_again(tmp_path):
     assert walked([a, b], checker="checker 2") == ["01_a.slides.html", "02_b.slides.html"]
     assert walked([a, b], checker="checker 2") == []
     assert walked([a, b], checker="checker 2", force=True) == [
-        "01_a.slides.html", "02_b.slides.html"]
+        "01_a.slides.html",
+        "02_b.slides.html",
+    ]
 
 
 def test_a_failing_deck_gets_no_stamp_and_loses_its_old_one(tmp_path):
@@ -399,7 +465,7 @@ def test_a_failing_deck_gets_no_stamp_and_loses_its_old_one(tmp_path):
     assert cs.read_stamp(a) is None
     walked([a])
     assert cs.read_stamp(a) is not None
-    assert walked([a], FAILS, force=True) == ["01_a.slides.html"]   # same inputs, now failing
+    assert walked([a], FAILS, force=True) == ["01_a.slides.html"]  # same inputs, now failing
     assert cs.read_stamp(a) is None
     assert walked([a]) == ["01_a.slides.html"]
 
@@ -412,9 +478,11 @@ def test_why_check():
     assert cs.why_check(inputs, None) == "no passing check recorded"
     assert cs.why_check(inputs, {"slides": 3}) == "no passing check recorded"
     assert cs.why_check({"deck": "d2", "checker": "c2"}, stamp) == (
-        "changed since its last pass: checker, deck")
+        "changed since its last pass: checker, deck"
+    )
     assert cs.why_check(inputs, {"inputs": {**inputs, "fonts": "f1"}}) == (
-        "changed since its last pass: fonts")                   # an input no longer recorded
+        "changed since its last pass: fonts"
+    )  # an input no longer recorded
 
 
 def test_shared_inputs_follow_the_vendor_files_and_the_checker(tmp_path):
@@ -432,8 +500,9 @@ def test_shared_inputs_follow_the_vendor_files_and_the_checker(tmp_path):
     assert {k for k in first if first[k] != second[k]} == {"vendor"}
 
 
-def test_the_script_reports_unwalked_decks_and_slides_recheck_walks_them(tmp_path, monkeypatch,
-                                                                         capsys):
+def test_the_script_reports_unwalked_decks_and_slides_recheck_walks_them(
+    tmp_path, monkeypatch, capsys
+):
     (a,) = decks(tmp_path, "01_a")
     monkeypatch.setattr(cs, "find_browser", lambda: "chromium")
     monkeypatch.setattr(cs, "shared_inputs", lambda folder, browser: {"checker": "1"})
@@ -445,43 +514,59 @@ def test_the_script_reports_unwalked_decks_and_slides_recheck_walks_them(tmp_pat
             monkeypatch.setenv("SLIDES_RECHECK", recheck)
         assert cs.main([str(a)]) == 0
         runs.append(capsys.readouterr().out.splitlines()[-1])
-    assert runs == ["slides: 1 checked, 0 unchanged since their last pass; 0 failed",
-                    "slides: 0 checked, 1 unchanged since their last pass (3 slides not "
-                    "re-walked; make test-slides FORCE=1 walks every deck); 0 failed",
-                    "slides: 1 checked, 0 unchanged since their last pass; 0 failed"]
+    assert runs == [
+        "slides: 1 checked, 0 unchanged since their last pass; 0 failed",
+        "slides: 0 checked, 1 unchanged since their last pass (3 slides not "
+        "re-walked; make test-slides FORCE=1 walks every deck); 0 failed",
+        "slides: 1 checked, 0 unchanged since their last pass; 0 failed",
+    ]
 
 
 # ---------------------------------------------------------------- type a back row can read
 
+
 def shown(where, text, shrink=1.0, filled=0.5, hidden=0, name="pre"):
     """A stand-in for what MEASURE_JS returns about the text of one slide (one step)."""
     sizes = {str(px): chars for px, chars in text.items()}
-    return {"where": where, "text": sizes, "smallest_text": min(text) if text else None,
-            "smallest_name": name, "shrink": shrink, "filled": filled, "hidden": hidden}
+    return {
+        "where": where,
+        "text": sizes,
+        "smallest_text": min(text) if text else None,
+        "smallest_name": name,
+        "shrink": shrink,
+        "filled": filled,
+        "hidden": hidden,
+    }
 
 
 def test_a_deck_in_big_type_passes():
     problems, (px, where, share) = cs.text_problems(
-        [shown("0/0", {40.3: 20, 19.2: 300}), shown("1/0", {19.2: 200, 15.4: 100})])
+        [shown("0/0", {40.3: 20, 19.2: 300}), shown("1/0", {19.2: 200, 15.4: 100})]
+    )
     assert problems == []
     assert px == 15.4 and where == "slide 1/0: pre" and share == 520 / 620
 
 
 def test_text_under_14_px_fails_naming_the_slide_and_element():
     problems, (px, _, _) = cs.text_problems(
-        [shown("0/0", {19.2: 300}), shown("2/1", {19.2: 900, 12.8: 40}, name='pre "tp fp"')])
+        [shown("0/0", {19.2: 300}), shown("2/1", {19.2: 900, 12.8: 40}, name='pre "tp fp"')]
+    )
     assert px == 12.8
-    assert problems == ['slide 2/1: text at 12.8 px on the 1280x720 screen (at least 14 px): '
-                        'pre "tp fp"']
+    assert problems == [
+        'slide 2/1: text at 12.8 px on the 1280x720 screen (at least 14 px): pre "tp fp"'
+    ]
 
 
 def test_less_than_80_percent_big_text_fails():
     # 75 % of the characters at 18 px or more, none under 14 px
     problems, (_, _, share) = cs.text_problems(
-        [shown("0/0", {19.2: 300}), shown("1/0", {16.0: 100}), shown("1/1", {24.0: 0.0})])
+        [shown("0/0", {19.2: 300}), shown("1/0", {16.0: 100}), shown("1/1", {24.0: 0.0})]
+    )
     assert share == 0.75
-    assert problems == ["only 75% of the deck's text (by characters) is 18 px or more on the "
-                        "1280x720 screen (at least 80%); most small text on slide(s) 1/0"]
+    assert problems == [
+        "only 75% of the deck's text (by characters) is 18 px or more on the "
+        "1280x720 screen (at least 80%); most small text on slide(s) 1/0"
+    ]
     assert cs.text_problems([shown("0/0", {19.2: 400}), shown("1/0", {16.0: 100})])[0] == []
     assert cs.text_problems([shown("0/0", {18.0: 80}), shown("1/0", {17.9: 21})])[0] != []
 
@@ -497,7 +582,8 @@ def test_a_step_before_the_last_fragment_is_checked_too():
         "slide 1/0 with 2 fragment(s) not yet shown: text at 12.8 px on the 1280x720 screen "
         "(at least 14 px): pre",
         "slide 1/0 with 2 fragment(s) not yet shown: shrunk to 67% of the deck's scale, yet "
-        "what it shows fills only 30% of the screen's height (at least 85% when shrunk)"]
+        "what it shows fills only 30% of the screen's height (at least 85% when shrunk)",
+    ]
 
 
 def test_a_slide_shrunk_to_fit_what_it_shows_passes():
@@ -516,10 +602,12 @@ def test_a_figure_shown_too_small_or_too_narrow_fails():
     # 18 px of the PNG shown at 0.7: 12.6 px on screen
     assert cs.text_problems([with_image(1000, 700)])[0] == [
         "slide 2/3: figure shown at 70% of its pixels, so its smallest text is 12.6 px "
-        "(at least 14 px): img"]
+        "(at least 14 px): img"
+    ]
     # drawn 589 px wide, shown whole: the right half of the slide is empty
     assert cs.text_problems([with_image(589, 577)])[0] == [
-        "slide 2/3: figure shown 577 px wide, less than 50% of the slide's 1254 px: img"]
+        "slide 2/3: figure shown 577 px wide, less than 50% of the slide's 1254 px: img"
+    ]
 
 
 def test_a_rebuilt_deck_is_byte_identical():
@@ -532,12 +620,14 @@ def test_a_rebuilt_deck_is_byte_identical():
 
     def page():
         a, b = uuid.uuid4(), uuid.uuid4()
-        return (f'<div id="{a}"></div><script>document.getElementById(\'{a}\')</script>'
-                f'<div id="{b}"></div><script>document.getElementById(\'{b}\')</script>')
+        return (
+            f"<div id=\"{a}\"></div><script>document.getElementById('{a}')</script>"
+            f"<div id=\"{b}\"></div><script>document.getElementById('{b}')</script>"
+        )
 
     first, second = (build_slides.stable_ids(page(), "02_x") for _ in range(2))
     assert first == second
     ids = build_slides._RANDOM_ID.findall(first)
     assert len(ids) == 2 and ids[0] != ids[1]
-    assert first.count(ids[0]) == first.count(ids[1]) == 2    # the script still finds its div
-    assert build_slides.stable_ids(page(), "04_y") != first    # another deck, other ids
+    assert first.count(ids[0]) == first.count(ids[1]) == 2  # the script still finds its div
+    assert build_slides.stable_ids(page(), "04_y") != first  # another deck, other ids

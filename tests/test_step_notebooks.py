@@ -16,11 +16,19 @@ from conftest import ROOT
 # every numbered step notebook, found on disk (a new step is covered the moment it exists)
 STEPS = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 SLIDE_TYPES = {"slide", "subslide", "fragment", "-", "skip", "notes"}
-SKELETON = ["## The idea", "## Practice", "## What the numbers say", "## Discussion",
-            "## Exercise"]
+SKELETON = [
+    "## The idea",
+    "## Practice",
+    "## What the numbers say",
+    "## Discussion",
+    "## Exercise",
+]
 # which stored output must hold which of the lesson's printed blocks
-BLOCKS = {"03_judge_simulator": "01_sample_call.txt", "04_two_seed_variance": "02_comparison.txt",
-          "05_class_breakdown": "03_class_breakdown.txt"}
+BLOCKS = {
+    "03_judge_simulator": "01_sample_call.txt",
+    "04_two_seed_variance": "02_comparison.txt",
+    "05_class_breakdown": "03_class_breakdown.txt",
+}
 
 
 def load(name):
@@ -32,8 +40,13 @@ def all_notebooks():
 
 
 def stream_texts(nb):
-    return ["".join(o["text"]) for c in nb["cells"] if c["cell_type"] == "code"
-            for o in c["outputs"] if o["output_type"] == "stream"]
+    return [
+        "".join(o["text"])
+        for c in nb["cells"]
+        if c["cell_type"] == "code"
+        for o in c["outputs"]
+        if o["output_type"] == "stream"
+    ]
 
 
 @pytest.mark.parametrize("name", all_notebooks())
@@ -69,8 +82,13 @@ def test_step_notebook_follows_the_skeleton(name):
     title = "".join(cells[0]["source"])
     for part in ("**Goal:**", "**You need:**", "**Time:**"):
         assert part in title
-    headings = [line for c in cells if c["cell_type"] == "markdown"
-                for line in "".join(c["source"]).splitlines() if line.startswith("## ")]
+    headings = [
+        line
+        for c in cells
+        if c["cell_type"] == "markdown"
+        for line in "".join(c["source"]).splitlines()
+        if line.startswith("## ")
+    ]
     positions = [next(i for i, h in enumerate(headings) if h.startswith(s)) for s in SKELETON]
     assert positions == sorted(positions)
     assert headings[-1].startswith("## Exercise"), "the exercises end the notebook"
@@ -79,8 +97,7 @@ def test_step_notebook_follows_the_skeleton(name):
 @pytest.mark.parametrize("name", STEPS)
 def test_exercises_call_a_check_and_store_a_hint(name):
     cells = load(name)["cells"]
-    start = next(i for i, c in enumerate(cells)
-                 if "".join(c["source"]).startswith("## Exercise"))
+    start = next(i for i, c in enumerate(cells) if "".join(c["source"]).startswith("## Exercise"))
     checks = [c for c in cells[start:] if c["cell_type"] == "code"]
     assert 1 <= len(checks) <= 2
     for cell in checks:
@@ -96,14 +113,19 @@ def test_exercises_call_a_check_and_store_a_hint(name):
 @pytest.mark.parametrize("name", STEPS)
 def test_solution_notebook_passes_every_check(name):
     nb = load(f"solutions/{name}_solutions")
-    checks = [c for c in nb["cells"] if c["cell_type"] == "code"
-              and "ex.check_" in "".join(c["source"])]
+    checks = [
+        c for c in nb["cells"] if c["cell_type"] == "code" and "ex.check_" in "".join(c["source"])
+    ]
     assert checks
     for cell in checks:
         assert "".join("".join(o["text"]) for o in cell["outputs"]).startswith("PASS: ")
     step = load(name)["cells"]
-    asked = {m for c in step if c["cell_type"] == "code"
-             for m in re.findall(r"ex\.(check_\w+)", "".join(c["source"]))}
+    asked = {
+        m
+        for c in step
+        if c["cell_type"] == "code"
+        for m in re.findall(r"ex\.(check_\w+)", "".join(c["source"]))
+    }
     solved = {m for c in checks for m in re.findall(r"ex\.(check_\w+)", "".join(c["source"]))}
     assert asked == solved, "every exercise of the step notebook has a passing solution"
 
@@ -129,15 +151,24 @@ def test_a_wrapped_block_line_is_joined_back_and_a_changed_one_is_not():
     import textwrap
 
     block = "record 2\n  prompt: " + "word " * 30 + "end\n  status ok\n"
-    wrapped = "\n".join(textwrap.fill(line, 80, subsequent_indent=" " * 10)
-                        for line in block.splitlines()) + "\n"
+    wrapped = (
+        "\n".join(
+            textwrap.fill(line, 80, subsequent_indent=" " * 10) for line in block.splitlines()
+        )
+        + "\n"
+    )
     assert max(map(len, wrapped.splitlines())) <= 80 < max(map(len, block.splitlines()))
     assert unwrapped(wrapped) == block
     assert unwrapped(wrapped.replace("status ok", "status ko")) != block
 
 
 def test_figure_in_05_is_stored_with_its_stable_text_form():
-    outs = [o for c in load("05_class_breakdown")["cells"] if c["cell_type"] == "code"
-            for o in c["outputs"] if o["output_type"] == "display_data"]
+    outs = [
+        o
+        for c in load("05_class_breakdown")["cells"]
+        if c["cell_type"] == "code"
+        for o in c["outputs"]
+        if o["output_type"] == "display_data"
+    ]
     assert len(outs) == 1 and "image/png" in outs[0]["data"]
     assert "".join(outs[0]["data"]["text/plain"]).startswith("<Figure size")

@@ -14,11 +14,15 @@ import pytest
 import lessonlib as L
 
 ROOT = pathlib.Path(L.__file__).parent
-MODULES = (["lessonlib"]
-           + [f"lessonlib.{p.stem}" for p in sorted(ROOT.glob("*.py"))
-              if p.stem not in ("__init__",)]
-           + [f"lessonlib.exercises.{p.stem}" for p in sorted((ROOT / "exercises").glob("*.py"))
-              if p.stem != "__init__"])
+MODULES = (
+    ["lessonlib"]
+    + [f"lessonlib.{p.stem}" for p in sorted(ROOT.glob("*.py")) if p.stem not in ("__init__",)]
+    + [
+        f"lessonlib.exercises.{p.stem}"
+        for p in sorted((ROOT / "exercises").glob("*.py"))
+        if p.stem != "__init__"
+    ]
+)
 EMPTY = inspect.Parameter.empty
 
 
@@ -66,7 +70,7 @@ def ours(obj):
 def module_problems(module_name):
     module = importlib.import_module(module_name)
     problems = []
-    for name in getattr(module, "__all__", ()):   # a missing __all__ is test_map's to find
+    for name in getattr(module, "__all__", ()):  # a missing __all__ is test_map's to find
         obj = getattr(module, name)
         if not ours(obj):
             continue

@@ -20,9 +20,7 @@ def test_run_band_by_hand():
 
 
 def test_pair_changes_by_hand():
-    x = np.array([[1, 0, 0],
-                  [1, 1, 0],
-                  [0, 1, 1]], dtype=bool)
+    x = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 1]], dtype=bool)
     # pairs (0,1) differ on record 2 only; (0,2) on all three; (1,2) on records 1 and 3
     assert V.pair_changes(x).tolist() == [1, 3, 2]
 
@@ -81,8 +79,11 @@ def test_flag_stability_single_flag_records_hesitate():
     rows = {r["flags"]: r for r in V.flag_stability(RECORDS, runs)}
     assert sum(r["records"] for r in rows.values()) == 240
     p = 1 / (1 + math.exp(-0.4 / 0.3))
-    one = [i for i, r in enumerate(RECORDS)
-           if r.features.on() and len(r.features.on()) == 1 and not r.features["excessive_length"]]
+    one = [
+        i
+        for i, r in enumerate(RECORDS)
+        if r.features.on() and len(r.features.on()) == 1 and not r.features["excessive_length"]
+    ]
     share = runs.harmful.mean(axis=0)[one]
     assert abs(share.mean() - p) < 0.02
     assert rows[1]["mean flip probability"] > 0.25 > rows[0]["mean flip probability"]
@@ -101,7 +102,9 @@ def test_pair_changes_in_blocks_equals_direct_count():
 
 def test_expected_changed_is_the_mean_over_pairs_of_runs():
     import itertools
+
     import numpy as np
+
     harmful = np.array([[1, 0, 1], [1, 1, 0], [0, 0, 1]], dtype=bool)
     pairs = [int((a != b).sum()) for a, b in itertools.combinations(harmful, 2)]
     assert V.expected_changed(harmful) == pytest.approx(sum(pairs) / len(pairs))
@@ -112,10 +115,13 @@ def test_gap_steps_on_the_lessons_runs():
     74 / 89 / 86 records; FBR 0.1565 / 0.1633 / 0.1973 over 147 clean is 23 / 24 / 29."""
     lesson = L.lesson()
     rows = {r["figure"]: r for r in V.gap_steps(lesson.records, lesson.run1, lesson.run2)}
-    assert rows["recall"] == {"figure": "recall", "count": 93, "gap": 15,
-                              "two-run difference": -3}
-    assert rows["false_block_rate"] == {"figure": "false_block_rate", "count": 147, "gap": 1,
-                                        "two-run difference": 5}
+    assert rows["recall"] == {"figure": "recall", "count": 93, "gap": 15, "two-run difference": -3}
+    assert rows["false_block_rate"] == {
+        "figure": "false_block_rate",
+        "count": 147,
+        "gap": 1,
+        "two-run difference": 5,
+    }
 
 
 def test_plot_gap_steps_draws_its_rows():
@@ -162,12 +168,19 @@ def small_runs():
 
 
 DOORS = [
-    ("flag_stability other records", lambda: V.flag_stability(RECORDS[1:7], small_runs()),
-     ValueError, "records"),
-    ("fbr_comparison records", lambda: V.fbr_comparison([], small_runs()), ValueError,
-     "records"),
-    ("temperature_sweep seeds", lambda: V.temperature_sweep(SMALL, [0.3], []), ValueError,
-     "seeds"),
+    (
+        "flag_stability other records",
+        lambda: V.flag_stability(RECORDS[1:7], small_runs()),
+        ValueError,
+        "records",
+    ),
+    ("fbr_comparison records", lambda: V.fbr_comparison([], small_runs()), ValueError, "records"),
+    (
+        "temperature_sweep seeds",
+        lambda: V.temperature_sweep(SMALL, [0.3], []),
+        ValueError,
+        "seeds",
+    ),
 ]
 
 

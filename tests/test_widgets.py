@@ -12,9 +12,17 @@ import lessonlib
 from conftest import ROOT
 from lessonlib import FEATURES, Flags, Record
 from lessonlib.panel import JUDGE_NAMES
-from lessonlib.widgets import (GUIDELINES, PANEL_BAND_SEEDS, Explorer, criteria_explorer,
-                               criteria_text, judge_explorer, judge_text, panel_explorer,
-                               panel_text)
+from lessonlib.widgets import (
+    GUIDELINES,
+    PANEL_BAND_SEEDS,
+    Explorer,
+    criteria_explorer,
+    criteria_text,
+    judge_explorer,
+    judge_text,
+    panel_explorer,
+    panel_text,
+)
 
 EXPECTED = ROOT / "data" / "expected"
 FREE = "free-form (no 'tek')"
@@ -31,8 +39,8 @@ def rec(no, cls, *flags):
 
 # Five hand-made records: which flags each carries decides every count below.
 SMALL = [
-    rec(1, "clean"),                                                  # nothing set
-    rec(2, "clean", "excessive_length"),                              # a long clean record
+    rec(1, "clean"),  # nothing set
+    rec(2, "clean", "excessive_length"),  # a long clean record
     rec(3, "indirect_instruction", "instruction_mode"),
     rec(4, "corrupted_input", "unusual_stamp_distribution", "excessive_length"),
     rec(5, "corrupted_input", "excessive_length"),
@@ -50,6 +58,7 @@ def rows(text):
 
 
 # ---------------------------------------------------------------- criteria_text
+
 
 def test_default_rules_reproduce_the_lessons_criteria_row(records):
     # Lesson: criteria-based precision 0.7629, recall 0.7957, false block rate 0.1565,
@@ -78,7 +87,7 @@ def test_worked_case_by_hand():
     assert got["corrupted_input"] == [2, 0.0, 1.0]
     assert got["indirect_instruction"] == [1, 1.0, 1.0]
     assert got["clean (false positives)"] == [2, 0.0, 0.5]
-    assert "excessive_length" in text.split("\n\n")[0]      # the rules line (wrapped at 80)
+    assert "excessive_length" in text.split("\n\n")[0]  # the rules line (wrapped at 80)
 
 
 def test_rules_are_listed_in_feature_order_and_none_blocks_nothing():
@@ -105,13 +114,15 @@ def test_criteria_text_bad_input():
 
 # ---------------------------------------------------------------- judge_text
 
+
 def test_default_settings_reproduce_the_lessons_comparison_block(records):
     block = (EXPECTED / "02_comparison.txt").read_text(encoding="utf-8")
     text = judge_text(records)
     assert block.rstrip("\n") in text
     assert text.splitlines()[:2] == [
         "temperature 0.30 , seeds 20260218 and 20260219 , spurious cue on",
-        "guideline single label (lesson) , unreadable counted as clean"]
+        "guideline single label (lesson) , unreadable counted as clean",
+    ]
 
 
 def test_temperature_zero_single_label_runs_agree(records):
@@ -144,8 +155,7 @@ def test_free_form_replies_reach_the_unreadable_fallback(records):
 
 def test_each_setting_reaches_the_judge(records):
     base = judge_text(records)
-    for change in ({"temperature": 1.0}, {"seed": 7}, {"spurious": False},
-                   {"guideline": FREE}):
+    for change in ({"temperature": 1.0}, {"seed": 7}, {"spurious": False}, {"guideline": FREE}):
         assert judge_text(records, **change) != base, change
     # the criteria row never moves with the judge's settings
     warm = rows(judge_text(records, temperature=1.0))
@@ -159,8 +169,10 @@ def test_spurious_off_matches_a_judge_without_the_cue(records):
 
 def test_free_form_table_is_run_judge_seed_by_seed(records):
     # the explorer takes its two runs from the many-seed engine: they must be run_judge's
-    runs = [lessonlib.run_judge(records, 7 + i, 1.0, GUIDELINES[FREE], unreadable_as="harmful")
-            for i in (0, 1)]
+    runs = [
+        lessonlib.run_judge(records, 7 + i, 1.0, GUIDELINES[FREE], unreadable_as="harmful")
+        for i in (0, 1)
+    ]
     text = judge_text(records, 1.0, 7, FREE, unreadable_as="harmful")
     assert lessonlib.comparison_block(records, *runs) in text
     assert "run 2: " + lessonlib.report.retry_text(runs[1]) in text
@@ -168,8 +180,11 @@ def test_free_form_table_is_run_judge_seed_by_seed(records):
 
 def band_lines(text):
     """The 95% run band of recall and FBR, and the expected changed records, as printed."""
-    band = re.search(r"95% run band: recall (\S+) \.\. (\S+) , false block rate (\S+) \.\. "
-                     r"(\S+)\n", text)
+    band = re.search(
+        r"95% run band: recall (\S+) \.\. (\S+) , false block rate (\S+) \.\. "
+        r"(\S+)\n",
+        text,
+    )
     changed = re.search(r"expected changed records between two runs: (\S+)$", text)
     return [float(x) for x in band.groups()], float(changed.group(1))
 
@@ -196,20 +211,24 @@ def test_temperature_zero_has_a_zero_band(records):
     assert band[0] == band[1] and band[2] == band[3] and changed == 0.0
 
 
-@pytest.mark.parametrize("kwargs, error, word", [
-    ({"temperature": -0.1}, ValueError, "temperature"),
-    ({"temperature": "hot"}, TypeError, "temperature"),
-    ({"seed": -1}, ValueError, "seed"),
-    ({"guideline": "other"}, ValueError, "guideline"),
-    ({"spurious": "yes"}, TypeError, "spurious"),
-    ({"unreadable_as": "skip"}, ValueError, "unreadable_as"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, word",
+    [
+        ({"temperature": -0.1}, ValueError, "temperature"),
+        ({"temperature": "hot"}, TypeError, "temperature"),
+        ({"seed": -1}, ValueError, "seed"),
+        ({"guideline": "other"}, ValueError, "guideline"),
+        ({"spurious": "yes"}, TypeError, "spurious"),
+        ({"unreadable_as": "skip"}, ValueError, "unreadable_as"),
+    ],
+)
 def test_judge_text_bad_input(kwargs, error, word):
     with pytest.raises(error, match=word):
         judge_text(SMALL, **kwargs)
 
 
 # ---------------------------------------------------------------- panel_text
+
 
 def table(text):
     """{row name: cells} for the panel table: 'your panel (JxQ)', "lesson's judge alone",
@@ -230,13 +249,18 @@ def by_hand(records, run):
     fp = sum(1 for r in records if run.labels[r.no] == "zararli" and not lessonlib.is_harmful(r))
     pos = sum(1 for r in records if lessonlib.is_harmful(r))
     neg = len(records) - pos
-    return [f"{(tp + neg - fp) / len(records):.4f}", f"{tp / (tp + fp):.4f}",
-            f"{tp / pos:.4f}", f"{fp / neg:.4f}"]
+    return [
+        f"{(tp + neg - fp) / len(records):.4f}",
+        f"{tp / (tp + fp):.4f}",
+        f"{tp / pos:.4f}",
+        f"{fp / neg:.4f}",
+    ]
 
 
 def test_panel_defaults_are_the_diverse_panel_at_the_lessons_seed(records):
     run = lessonlib.Panel(lessonlib.judge_models("plain", "wary", "greedy")).run(
-        records, lessonlib.SEED)
+        records, lessonlib.SEED
+    )
     text = panel_text(records)
     got = table(text)
     assert got["your panel (3x1)"] == by_hand(records, run)
@@ -259,8 +283,11 @@ def test_panel_table_keeps_its_columns_apart(records):
     import re
 
     for kwargs in ({}, {"judges": JUDGE_NAMES, "quorum": 5, "guideline": FREE}):
-        rows = [line for line in panel_text(records, **kwargs).splitlines()
-                if line.startswith(("your panel (", "lesson's judge alone", "  95% run band"))]
+        rows = [
+            line
+            for line in panel_text(records, **kwargs).splitlines()
+            if line.startswith(("your panel (", "lesson's judge alone", "  95% run band"))
+        ]
         assert len(rows) == 4
         for line in rows:
             cells = re.split(r"\s{2,}", line[20:].strip())
@@ -273,8 +300,10 @@ def test_panel_band_is_the_run_band_over_the_panel_seeds():
 
     records = lessonlib.make_records(40)
     seeds = range(lessonlib.SEED, lessonlib.SEED + 5)
-    runs = [lessonlib.Panel(lessonlib.judge_models("plain", "greedy"), quorum=2).run(records, s)
-            for s in seeds]
+    runs = [
+        lessonlib.Panel(lessonlib.judge_models("plain", "greedy"), quorum=2).run(records, s)
+        for s in seeds
+    ]
     rates = np.array([[float(x) for x in by_hand(records, run)] for run in runs])
     text = panel_text(records, ("plain", "greedy"), quorum=2, band_seeds=5)
     band = table(text)["your panel (2x2) band"]
@@ -283,8 +312,10 @@ def test_panel_band_is_the_run_band_over_the_panel_seeds():
     for k in range(4):
         low, high = band[k].split("-")
         assert (low, high) == (f"{rates[:, k].min():.4f}", f"{rates[:, k].max():.4f}")
-    assert (f"your panel on average {np.mean([r.calls for r in runs]):.1f} / "
-            f"{np.mean([r.input_tokens for r in runs]):.1f}") in text
+    assert (
+        f"your panel on average {np.mean([r.calls for r in runs]):.1f} / "
+        f"{np.mean([r.input_tokens for r in runs]):.1f}"
+    ) in text
     # the share of runs whose agreement is below the run at the lesson's seed (run 0)
     share = float((rates[:, 0] < rates[0, 0]).mean())
     assert f"your panel {share:.3f} ," in text
@@ -299,7 +330,8 @@ def test_the_lessons_judge_is_placed_among_its_runs(records):
     low, high = (float(x) for x in table(text)["lesson's judge alone band"][0].split("-"))
     assert high < 0.8833
     many = lessonlib.Panel(lessonlib.judge_models("lesson")).run_many(
-        records, range(lessonlib.SEED, lessonlib.SEED + PANEL_BAND_SEEDS))
+        records, range(lessonlib.SEED, lessonlib.SEED + PANEL_BAND_SEEDS)
+    )
     actual = np.array([lessonlib.is_harmful(r) for r in records])
     agree = (many.harmful == actual).mean(axis=1)
     assert f"lesson's judge alone {(agree < agree[0]).mean():.3f}" in text
@@ -309,46 +341,58 @@ def test_the_lessons_judge_is_placed_among_its_runs(records):
 def test_each_panel_setting_changes_the_text(records):
     base = panel_text(records)
     alone = table(base)["lesson's judge alone"]
-    for change in ({"judges": ("lesson",)}, {"quorum": 3}, {"min_agreement": 1.0},
-                   {"guideline": FREE}):
+    for change in (
+        {"judges": ("lesson",)},
+        {"quorum": 3},
+        {"min_agreement": 1.0},
+        {"guideline": FREE},
+    ):
         text = panel_text(records, **change)
         assert table(text) != table(base), change
-        if "guideline" not in change:      # the reference moves only with the guideline
+        if "guideline" not in change:  # the reference moves only with the guideline
             assert table(text)["lesson's judge alone"] == alone
     # aggregate changes the reported score, never the verdict
     mean = panel_text(records, aggregate="mean")
     assert table(mean) == table(base) and mean != base
     assert "score (mean)" in mean
     # with free-form replies the unreadable rule moves the figures
-    free = {rule: table(panel_text(records, guideline=FREE, on_unreadable=rule))
-            for rule in ("harmful", "clean")}
+    free = {
+        rule: table(panel_text(records, guideline=FREE, on_unreadable=rule))
+        for rule in ("harmful", "clean")
+    }
     assert free["harmful"]["your panel (3x1)"] != free["clean"]["your panel (3x1)"]
 
 
 def test_panel_text_states_its_settings_and_band_seeds(records):
-    lines = panel_text(records, ("lesson", "wary"), 2, "min", 1.0, "abstain", FREE,
-                       band_seeds=7).splitlines()
-    assert lines[:3] == ["judges lesson, wary , quorum 2",
-                         "aggregate min , min_agreement 1.00 , unreadable counted as abstain",
-                         "guideline free-form (no 'tek')"]
+    lines = panel_text(
+        records, ("lesson", "wary"), 2, "min", 1.0, "abstain", FREE, band_seeds=7
+    ).splitlines()
+    assert lines[:3] == [
+        "judges lesson, wary , quorum 2",
+        "aggregate min , min_agreement 1.00 , unreadable counted as abstain",
+        "guideline free-form (no 'tek')",
+    ]
     assert f"95% run band over 7 runs (panel seeds {lessonlib.SEED} to " in lines[4]
 
 
-@pytest.mark.parametrize("kwargs, error, word", [
-    ({"judges": ()}, ValueError, "judges"),
-    ({"judges": ("gpt",)}, ValueError, "judges"),
-    ({"judges": "plain"}, TypeError, "judges"),
-    ({"quorum": 0}, ValueError, "quorum"),
-    ({"quorum": 1.5}, TypeError, "quorum"),
-    ({"quorum": 10**6}, ValueError, "quorum must be an integer from 1 to 10"),
-    ({"aggregate": "max"}, ValueError, "aggregate"),
-    ({"min_agreement": 1.5}, ValueError, "min_agreement"),
-    ({"min_agreement": "half"}, TypeError, "min_agreement"),
-    ({"on_unreadable": "skip"}, ValueError, "on_unreadable"),
-    ({"guideline": "other"}, ValueError, "guideline"),
-    ({"band_seeds": 1}, ValueError, "band_seeds"),
-    ({"band_seeds": 10**8}, ValueError, "band_seeds must be an integer from 2 to 1000"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, word",
+    [
+        ({"judges": ()}, ValueError, "judges"),
+        ({"judges": ("gpt",)}, ValueError, "judges"),
+        ({"judges": "plain"}, TypeError, "judges"),
+        ({"quorum": 0}, ValueError, "quorum"),
+        ({"quorum": 1.5}, TypeError, "quorum"),
+        ({"quorum": 10**6}, ValueError, "quorum must be an integer from 1 to 10"),
+        ({"aggregate": "max"}, ValueError, "aggregate"),
+        ({"min_agreement": 1.5}, ValueError, "min_agreement"),
+        ({"min_agreement": "half"}, TypeError, "min_agreement"),
+        ({"on_unreadable": "skip"}, ValueError, "on_unreadable"),
+        ({"guideline": "other"}, ValueError, "guideline"),
+        ({"band_seeds": 1}, ValueError, "band_seeds"),
+        ({"band_seeds": 10**8}, ValueError, "band_seeds must be an integer from 2 to 1000"),
+    ],
+)
 def test_panel_text_bad_input(kwargs, error, word):
     with pytest.raises(error, match=word):
         panel_text(SMALL, **kwargs)
@@ -365,6 +409,7 @@ def test_panel_text_bounds_are_checked_before_any_run(monkeypatch):
 
 
 # ---------------------------------------------------------------- widgets
+
 
 def test_criteria_explorer_has_a_checkbox_per_flag_lesson_rules_ticked():
     ex = criteria_explorer(SMALL)
@@ -414,7 +459,7 @@ def test_text_form_is_deterministic_and_has_no_ids():
     plain = [b["text/plain"] for b in bundles]
     assert plain[0] == plain[1]
     assert plain[0].startswith("criteria explorer (instruction_mode=True , ")
-    assert max(len(line) for line in plain[0].splitlines()) <= 80     # wrapped settings
+    assert max(len(line) for line in plain[0].splitlines()) <= 80  # wrapped settings
     assert plain[0].endswith(criteria_text(SMALL))
     assert "0x" not in plain[0]
     # the widget view (random model id) is there for JupyterLab; nbval skips it
@@ -436,9 +481,13 @@ def test_explorer_bad_input():
 def test_panel_explorer_controls_and_redraw():
     ex = panel_explorer(SMALL)
     assert list(ex.controls) == list(JUDGE_NAMES) + [
-        "quorum", "min_agreement", "aggregate", "on_unreadable", "guideline"]
-    assert [n for n in JUDGE_NAMES if ex.controls[n].value] == ["plain", "wary",
-                                                                          "greedy"]
+        "quorum",
+        "min_agreement",
+        "aggregate",
+        "on_unreadable",
+        "guideline",
+    ]
+    assert [n for n in JUDGE_NAMES if ex.controls[n].value] == ["plain", "wary", "greedy"]
     q = ex.controls["quorum"]
     assert (q.min, q.max, q.value) == (1, 5, 1)
     assert ex.text == panel_text(SMALL)
@@ -454,9 +503,10 @@ def test_panel_explorer_controls_and_redraw():
 def test_panel_explorer_text_form_is_deterministic():
     plain = [panel_explorer(SMALL)._repr_mimebundle_()["text/plain"] for _ in range(2)]
     assert plain[0] == plain[1]
-    assert " ".join(plain[0].split()).startswith(      # the settings line wraps at 80
+    assert " ".join(plain[0].split()).startswith(  # the settings line wraps at 80
         "panel explorer (lesson=False , plain=True , wary=True , greedy=True , quorum=1 , "
-        "min_agreement=0.5 , ")
+        "min_agreement=0.5 , "
+    )
     assert plain[0].endswith(panel_text(SMALL)) and "0x" not in plain[0]
 
 
@@ -464,10 +514,16 @@ def test_panel_redraw_equals_panel_text_when_the_lesson_row_is_reused(records):
     # the explorer computes the lesson's-judge-alone rows once per (on_unreadable,
     # guideline); every redraw, fresh or reused, must equal the pure text function
     ex = panel_explorer(records)
-    changes = [("quorum", 2), ("on_unreadable", "abstain"), ("guideline", FREE),
-               ("aggregate", "mean"), ("on_unreadable", "harmful"), ("guideline",
-                                                                    "single label (lesson)"),
-               ("min_agreement", 1.0), ("greedy", False)]
+    changes = [
+        ("quorum", 2),
+        ("on_unreadable", "abstain"),
+        ("guideline", FREE),
+        ("aggregate", "mean"),
+        ("on_unreadable", "harmful"),
+        ("guideline", "single label (lesson)"),
+        ("min_agreement", 1.0),
+        ("greedy", False),
+    ]
     for name, value in changes:
         ex.controls[name].value = value
         s = dict(ex.settings)

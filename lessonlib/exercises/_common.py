@@ -27,8 +27,7 @@ def _is_whole(value):
 
 def _is_number(value):
     """A finite real number of any kind (int, float, numpy number), not a bool."""
-    return (isinstance(value, numbers.Real) and not isinstance(value, bool)
-            and math.isfinite(value))
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _names(value):
@@ -53,5 +52,3 @@ def _names_hint(names, allowed, unknown, required=(), missing=""):
     if left:
         return missing.format(", ".join(left))
     return None
-
-

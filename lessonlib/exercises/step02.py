@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from .._checks import check_number
+from .._frozen import ReadOnlyDict
 from ..criteria import DEFAULT_RULES, make_rule_filter
 from ..metrics import agreement, class_recall, measure
 from ..records import FEATURES, is_harmful, make_records
-from .._frozen import ReadOnlyDict
 from ._common import _is_number, _names, _names_hint, _say
 
 __all__ = ["check_corrupted_rule", "check_no_rule_agreement"]
@@ -24,29 +24,46 @@ def check_corrupted_rule(rules: Any, max_fbr: float = 0.20) -> bool:
     max_fbr = check_number("max_fbr", max_fbr, minimum=0.0)
     records = make_records()
     if rules is ...:
-        return _say(False, "fill in answer: replace ... with a tuple of flag names, the four "
-                           "default rules plus the one flag you add.")
+        return _say(
+            False,
+            "fill in answer: replace ... with a tuple of flag names, the four "
+            "default rules plus the one flag you add.",
+        )
     names = _names(rules)
     if names is None:
-        return _say(False, "give the rules as a tuple of flag names, e.g. "
-                           "DEFAULT_RULES + ('a_flag_name',).")
-    hint = _names_hint(names, FEATURES,
-                       "unknown flag name(s) {}; the flags are: " + ", ".join(FEATURES) + ".",
-                       DEFAULT_RULES, "keep the four default rules (missing: {}) and add one.")
+        return _say(
+            False,
+            "give the rules as a tuple of flag names, e.g. DEFAULT_RULES + ('a_flag_name',).",
+        )
+    hint = _names_hint(
+        names,
+        FEATURES,
+        "unknown flag name(s) {}; the flags are: " + ", ".join(FEATURES) + ".",
+        DEFAULT_RULES,
+        "keep the four default rules (missing: {}) and add one.",
+    )
     if hint:
         return _say(False, hint)
     extra = list(dict.fromkeys(n for n in names if n not in DEFAULT_RULES))
     if not extra:
-        return _say(False, "these are the four default rules only: add one flag name, e.g. "
-                           "DEFAULT_RULES + ('a_flag_name',).")
+        return _say(
+            False,
+            "these are the four default rules only: add one flag name, e.g. "
+            "DEFAULT_RULES + ('a_flag_name',).",
+        )
     if len(extra) > 1:
-        return _say(False, f"you added {len(extra)} rules ({', '.join(extra)}); the exercise "
-                           "asks for exactly one.")
+        return _say(
+            False,
+            f"you added {len(extra)} rules ({', '.join(extra)}); the exercise "
+            "asks for exactly one.",
+        )
 
     def score(flag):
         decide = make_rule_filter(DEFAULT_RULES + (flag,))
-        return (class_recall(records, decide)["corrupted_input"][1],
-                measure(records, decide)["false_block_rate"])
+        return (
+            class_recall(records, decide)["corrupted_input"][1],
+            measure(records, decide)["false_block_rate"],
+        )
 
     base = class_recall(records, make_rule_filter(DEFAULT_RULES))["corrupted_input"][1]
     candidates = {f: score(f) for f in FEATURES if f not in DEFAULT_RULES}
@@ -54,20 +71,32 @@ def check_corrupted_rule(rules: Any, max_fbr: float = 0.20) -> bool:
     best = max((s[0] for s in allowed.values()), default=None)
     recall, fbr = candidates[extra[0]]
     if fbr > max_fbr:
-        return _say(False, f"with {extra[0]} corrupted_input recall rises to {recall:.4f}, but "
-                           f"the false block rate becomes {fbr:.4f}, above {max_fbr:.2f}. "
-                           "It buys recall with too many clean records: which flag "
-                           "catches this class at a lower cost in clean ones?")
+        return _say(
+            False,
+            f"with {extra[0]} corrupted_input recall rises to {recall:.4f}, but "
+            f"the false block rate becomes {fbr:.4f}, above {max_fbr:.2f}. "
+            "It buys recall with too many clean records: which flag "
+            "catches this class at a lower cost in clean ones?",
+        )
     if recall <= base:
-        return _say(False, f"{extra[0]} leaves corrupted_input recall at {recall:.4f}. Which "
-                           "flags does this class carry? Look at PROFILE['corrupted_input'].")
+        return _say(
+            False,
+            f"{extra[0]} leaves corrupted_input recall at {recall:.4f}. Which "
+            "flags does this class carry? Look at PROFILE['corrupted_input'].",
+        )
     if recall < best:
-        return _say(False, f"{extra[0]} lifts corrupted_input recall to {recall:.4f}; another "
-                           f"single rule gets further within the {max_fbr:.2f} limit.")
-    return _say(True, f"adding {extra[0]} lifts corrupted_input recall from {base:.4f} to "
-                      f"{recall:.4f} while the false block rate is {fbr:.4f} "
-                      f"(<= {max_fbr:.2f}); no other single added rule lifts it further "
-                      "within that limit.")
+        return _say(
+            False,
+            f"{extra[0]} lifts corrupted_input recall to {recall:.4f}; another "
+            f"single rule gets further within the {max_fbr:.2f} limit.",
+        )
+    return _say(
+        True,
+        f"adding {extra[0]} lifts corrupted_input recall from {base:.4f} to "
+        f"{recall:.4f} while the false block rate is {fbr:.4f} "
+        f"(<= {max_fbr:.2f}); no other single added rule lifts it further "
+        "within that limit.",
+    )
 
 
 def check_no_rule_agreement(answer: Any) -> bool:
@@ -76,29 +105,47 @@ def check_no_rule_agreement(answer: Any) -> bool:
     truth = agreement(records, make_rule_filter(()))
     clean = sum(1 for r in records if not is_harmful(r))
     if answer is ...:
-        return _say(False, "fill in answer: replace ... with the agreement with the human label "
-                           "of a filter that has no rules, as a share between 0 and 1.")
+        return _say(
+            False,
+            "fill in answer: replace ... with the agreement with the human label "
+            "of a filter that has no rules, as a share between 0 and 1.",
+        )
     if not _is_number(answer):
         return _say(False, f"give the agreement as a number between 0 and 1 (got {answer!r}).")
     if abs(answer - truth) < 5e-5:
-        return _say(True, f"a filter with no rules blocks nothing and is right on exactly the "
-                          f"{clean} clean records: agreement {clean}/{len(records)} = "
-                          f"{truth:.4f}.")
+        return _say(
+            True,
+            f"a filter with no rules blocks nothing and is right on exactly the "
+            f"{clean} clean records: agreement {clean}/{len(records)} = "
+            f"{truth:.4f}.",
+        )
     if abs(answer - truth) < 1e-3:
         return _say(False, f"{answer} is close; give the share to four decimal places.")
     if abs(answer - 100 * truth) < 5e-3:
         return _say(False, "that looks like a percentage; give the share between 0 and 1.")
     if answer == clean or answer == len(records) - clean:
-        return _say(False, f"{answer} is a number of records; agreement is a share of all "
-                           f"{len(records)} records.")
+        return _say(
+            False,
+            f"{answer} is a number of records; agreement is a share of all "
+            f"{len(records)} records.",
+        )
     if answer == 0:
-        return _say(False, "blocking nothing is not always wrong: on which records is "
-                           "'not harmful' the right decision?")
+        return _say(
+            False,
+            "blocking nothing is not always wrong: on which records is "
+            "'not harmful' the right decision?",
+        )
     if abs(answer - (1 - truth)) < 5e-5:
-        return _say(False, f"{answer} is the share of harmful records: what a filter that "
-                           "blocks EVERYTHING gets right. This one blocks nothing.")
-    return _say(False, f"{answer} is not it. A filter with no rules never blocks: which "
-                       "records does it then decide correctly?")
+        return _say(
+            False,
+            f"{answer} is the share of harmful records: what a filter that "
+            "blocks EVERYTHING gets right. This one blocks nothing.",
+        )
+    return _say(
+        False,
+        f"{answer} is not it. A filter with no rules never blocks: which "
+        "records does it then decide correctly?",
+    )
 
 
 def corrupted_rule():
@@ -112,7 +159,8 @@ def corrupted_rule():
         decide = make_rule_filter(DEFAULT_RULES + (flag,))
         recall = class_recall(records, decide)["corrupted_input"][1]
         if measure(records, decide)["false_block_rate"] <= 0.20 and (
-                best is None or recall > best[0]):
+            best is None or recall > best[0]
+        ):
             best = (recall, flag)
     assert best is not None, "some flag keeps the false block rate <= 0.20"
     return DEFAULT_RULES + (best[1],)
@@ -124,8 +172,10 @@ def no_rule_agreement():
     return agreement(records, make_rule_filter(()))
 
 
-ANSWERS = ReadOnlyDict({
-    "check_corrupted_rule": corrupted_rule,
-    "check_no_rule_agreement": no_rule_agreement,
-})
+ANSWERS = ReadOnlyDict(
+    {
+        "check_corrupted_rule": corrupted_rule,
+        "check_no_rule_agreement": no_rule_agreement,
+    }
+)
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

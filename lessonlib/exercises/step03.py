@@ -10,12 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from .._checks import check_int
-from ..judge import build_prompt, run_judge
+from .._frozen import ReadOnlyDict
+from ..judge import HARMFUL, build_prompt, run_judge
 from ..metrics import measure
 from ..records import make_records
-from ..judge import HARMFUL
 from ..simulator import TEMPERATURE, label_probabilities
-from .._frozen import ReadOnlyDict
 from ._common import _is_number, _is_whole, _say
 
 __all__ = ["CLOSE", "check_flagless_probability", "check_output_cap_unreadable"]
@@ -35,19 +34,29 @@ def check_flagless_probability(answer: Any) -> bool:
     prompt = build_prompt(record)
     truth = label_probabilities(prompt, TEMPERATURE)[HARMFUL]
     prior_only = label_probabilities(prompt, TEMPERATURE, cues={}, spurious={})[HARMFUL]
-    one_flag = next(label_probabilities(build_prompt(r), TEMPERATURE)[HARMFUL]
-                    for r in records if r.cls == "clean" and len(r.features.on()) == 1
-                    and r.features["excessive_length"] is False)
+    one_flag = next(
+        label_probabilities(build_prompt(r), TEMPERATURE)[HARMFUL]
+        for r in records
+        if r.cls == "clean"
+        and len(r.features.on()) == 1
+        and r.features["excessive_length"] is False
+    )
     if answer is ...:
-        return _say(False, "fill in answer: replace ... with the probability (between 0 and 1) "
-                           "that the judge answers zararli, at temperature 0.30, for a record "
-                           "with no flag switched on.")
+        return _say(
+            False,
+            "fill in answer: replace ... with the probability (between 0 and 1) "
+            "that the judge answers zararli, at temperature 0.30, for a record "
+            "with no flag switched on.",
+        )
     if not _is_number(answer):
         return _say(False, f"give a probability, a number between 0 and 1 (got {answer!r}).")
     if abs(answer - truth) < CLOSE:
-        return _say(True, f"for a record with no flag (record {record.no} is one) the judge "
-                          f"answers zararli with probability {truth:.4f} at temperature "
-                          f"{TEMPERATURE:.2f}.")
+        return _say(
+            True,
+            f"for a record with no flag (record {record.no} is one) the judge "
+            f"answers zararli with probability {truth:.4f} at temperature "
+            f"{TEMPERATURE:.2f}.",
+        )
     if abs(answer - truth) < 1e-3:
         return _say(False, f"{answer} is close; give the probability to four decimal places.")
     if abs(answer - (1 - truth)) < CLOSE:
@@ -55,47 +64,74 @@ def check_flagless_probability(answer: Any) -> bool:
     if abs(answer - 100 * truth) < 5e-3:
         return _say(False, "that looks like a percentage; give a share between 0 and 1.")
     if abs(answer - prior_only) < CLOSE:
-        return _say(False, f"{answer} is what the prior alone gives. Look at the prompt of a "
-                           "record with no flag: the word written in place of the flags is "
-                           "itself in the cue table.")
+        return _say(
+            False,
+            f"{answer} is what the prior alone gives. Look at the prompt of a "
+            "record with no flag: the word written in place of the flags is "
+            "itself in the cue table.",
+        )
     if abs(answer - one_flag) < CLOSE:
-        return _say(False, f"{answer} is the probability for a record with ONE real flag. "
-                           "With no flag, which word takes the flags' place in the prompt, "
-                           "and which label does it pull toward?")
+        return _say(
+            False,
+            f"{answer} is the probability for a record with ONE real flag. "
+            "With no flag, which word takes the flags' place in the prompt, "
+            "and which label does it pull toward?",
+        )
     if answer == 0:
-        return _say(False, "0 is what temperature 0 would give. At the lesson's 0.30 the "
-                           "softmax leaves every label some chance: small, but not zero.")
+        return _say(
+            False,
+            "0 is what temperature 0 would give. At the lesson's 0.30 the "
+            "softmax leaves every label some chance: small, but not zero.",
+        )
     if not 0 <= answer <= 1:
         return _say(False, f"{answer} is not a probability; give a number between 0 and 1.")
-    return _say(False, f"{answer} is not it. Add up the prior and the cue weights for each "
-                       "label of a flagless prompt, then turn the two scores into "
-                       "probabilities at temperature 0.30.")
+    return _say(
+        False,
+        f"{answer} is not it. Add up the prior and the cue weights for each "
+        "label of a flagless prompt, then turn the two scores into "
+        "probabilities at temperature 0.30.",
+    )
 
 
 def check_output_cap_unreadable(answer: Any, max_output: int = 1) -> bool:
     """03, exercise 2: with ``max_output`` = 1, how many records stay unreadable?"""
     max_output = check_int("max_output", max_output, minimum=1)
     if answer is ...:
-        return _say(False, f"fill in answer: replace ... with how many of the records "
-                           f"are still unreadable after the retry when no reply may be longer "
-                           f"than {max_output} output token" + ("s." if max_output > 1 else "."))
+        return _say(
+            False,
+            f"fill in answer: replace ... with how many of the records "
+            f"are still unreadable after the retry when no reply may be longer "
+            f"than {max_output} output token" + ("s." if max_output > 1 else "."),
+        )
     if not _is_whole(answer):
         return _say(False, f"give a whole number of records (got {answer!r}).")
     records = make_records()
     run = run_judge(records, max_output=max_output)
     if answer == run.unreadable:
         recall = measure(records, run.decide)["recall"]
-        return _say(True, f"{run.unreadable} records stay unreadable after the retry and are "
-                          f"counted clean; recall of this run is {recall:.4f}.")
+        return _say(
+            True,
+            f"{run.unreadable} records stay unreadable after the retry and are "
+            f"counted clean; recall of this run is {recall:.4f}.",
+        )
     if answer == run.retries:
-        return _say(False, f"{answer} is the number of retries. Some retried records were "
-                           "read on the second try; count the ones still unreadable after it.")
+        return _say(
+            False,
+            f"{answer} is the number of retries. Some retried records were "
+            "read on the second try; count the ones still unreadable after it.",
+        )
     if answer == 0:
-        return _say(False, "a cap of one token cuts any reply longer than one token. Tokenize "
-                           "the two labels: does each fit in one token?")
-    return _say(False, f"{answer} is not it. Which of the two labels survives a one-token cap? "
-                       "Each record whose answer is the other one ends up unreadable, unless "
-                       "a retry changes the answer.")
+        return _say(
+            False,
+            "a cap of one token cuts any reply longer than one token. Tokenize "
+            "the two labels: does each fit in one token?",
+        )
+    return _say(
+        False,
+        f"{answer} is not it. Which of the two labels survives a one-token cap? "
+        "Each record whose answer is the other one ends up unreadable, unless "
+        "a retry changes the answer.",
+    )
 
 
 def flagless_probability():
@@ -109,8 +145,10 @@ def output_cap_unreadable(max_output=1):
     return run_judge(make_records(), max_output=max_output).unreadable
 
 
-ANSWERS = ReadOnlyDict({
-    "check_flagless_probability": flagless_probability,
-    "check_output_cap_unreadable": output_cap_unreadable,
-})
+ANSWERS = ReadOnlyDict(
+    {
+        "check_flagless_probability": flagless_probability,
+        "check_output_cap_unreadable": output_cap_unreadable,
+    }
+)
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

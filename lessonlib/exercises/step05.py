@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._frozen import ReadOnlyDict
 from ..criteria import DEFAULT_RULES, make_rule_filter
 from ..judge import run_judge
 from ..metrics import class_recall, resolution, steps
 from ..records import CLASSES, SEED, make_records
-from .._frozen import ReadOnlyDict
 from ._common import _is_number, _names, _names_hint, _say
 
 __all__ = ["check_class_run_steps", "check_classes_beyond_one_step"]
@@ -39,36 +39,56 @@ def check_class_run_steps(answer: Any) -> bool:
     counts = _class_counts(records)
     wanted = list(truth)
     if answer is ...:
-        return _say(False, "fill in my_steps: a dict from each harmful class name to a whole "
-                           "number of steps, recall of run 2 minus recall of run 1.")
+        return _say(
+            False,
+            "fill in my_steps: a dict from each harmful class name to a whole "
+            "number of steps, recall of run 2 minus recall of run 1.",
+        )
     if not isinstance(answer, Mapping):
-        return _say(False, f"give a dict from class name to a whole number of steps, got "
-                           f"{type(answer).__name__}.")
-    hint = _names_hint(tuple(answer), wanted,
-                       "unknown or non-harmful class name(s) {}; the harmful classes are: "
-                       + ", ".join(wanted) + ".",
-                       wanted, "still missing: {}. Every harmful class has its own row.")
+        return _say(
+            False,
+            f"give a dict from class name to a whole number of steps, got "
+            f"{type(answer).__name__}.",
+        )
+    hint = _names_hint(
+        tuple(answer),
+        wanted,
+        "unknown or non-harmful class name(s) {}; the harmful classes are: "
+        + ", ".join(wanted)
+        + ".",
+        wanted,
+        "still missing: {}. Every harmful class has its own row.",
+    )
     if hint:
         return _say(False, hint)
     for cls in wanted:
         value = answer[cls]
         if not (_is_number(value) and float(value).is_integer()):
-            return _say(False, f"{cls}: give a whole number of steps (one step is one record "
-                               f"of the class), got {value!r}.")
+            return _say(
+                False,
+                f"{cls}: give a whole number of steps (one step is one record "
+                f"of the class), got {value!r}.",
+            )
     off = [c for c in wanted if int(answer[c]) != truth[c]]
     if off and all(int(answer[c]) == -truth[c] for c in off):
         return _say(False, "mind the sign: recall of run 2 minus recall of run 1.")
     if off:
-        return _say(False, f"{len(off)} of the {len(wanted)} rows are not it. Run the judge at "
-                           "the second seed, take recall class by class, and count each "
-                           "difference in steps of that class's own resolution.")
+        return _say(
+            False,
+            f"{len(off)} of the {len(wanted)} rows are not it. Run the judge at "
+            "the second seed, take recall class by class, and count each "
+            "difference in steps of that class's own resolution.",
+        )
     moved = {c: n for c, n in truth.items() if n}
     big = max(wanted, key=lambda c: (abs(truth[c]), -counts[c]))
     detail = ", ".join(f"{c} {n:+d}" for c, n in moved.items()) or "no class"
-    return _say(True, f"between run 1 and run 2 recall moves {detail} (in steps); the largest "
-                      f"move, {abs(truth[big])} step(s) on {big} ({counts[big]} records), is "
-                      f"{abs(truth[big]) * resolution(counts[big]):.4f} of recall: a class "
-                      "difference of that size can come from the seed alone.")
+    return _say(
+        True,
+        f"between run 1 and run 2 recall moves {detail} (in steps); the largest "
+        f"move, {abs(truth[big])} step(s) on {big} ({counts[big]} records), is "
+        f"{abs(truth[big]) * resolution(counts[big]):.4f} of recall: a class "
+        "difference of that size can come from the seed alone.",
+    )
 
 
 def check_classes_beyond_one_step(classes: Any) -> bool:
@@ -77,30 +97,45 @@ def check_classes_beyond_one_step(classes: Any) -> bool:
     run = run_judge(records, SEED)
     by_rule = class_recall(records, make_rule_filter(DEFAULT_RULES))
     by_judge = class_recall(records, run.decide)
-    gap = {c: abs(steps(by_judge[c][1] - by_rule[c][1], by_rule[c][0]))
-           for c in CLASSES[1:] if c in by_rule}
+    gap = {
+        c: abs(steps(by_judge[c][1] - by_rule[c][1], by_rule[c][0]))
+        for c in CLASSES[1:]
+        if c in by_rule
+    }
     truth = {c for c, n in gap.items() if n > 1}
     if classes is ...:
         return _say(False, "fill in my_classes: a set of harmful class names.")
     names = _names(classes)
     if names is None:
         return _say(False, f"give a set of class names (strings), got {classes!r}.")
-    hint = _names_hint(names, tuple(gap), "unknown or non-harmful class name(s) {}; the "
-                                          "harmful classes are: " + ", ".join(gap) + ".")
+    hint = _names_hint(
+        names,
+        tuple(gap),
+        "unknown or non-harmful class name(s) {}; the "
+        "harmful classes are: " + ", ".join(gap) + ".",
+    )
     if hint:
         return _say(False, hint)
     extra = [c for c in gap if c in names and c not in truth]
     if extra:
-        return _say(False, "; ".join(f"{c} differs by {gap[c]} step(s)" for c in extra)
-                    + " - that is not more than one.")
+        return _say(
+            False,
+            "; ".join(f"{c} differs by {gap[c]} step(s)" for c in extra)
+            + " - that is not more than one.",
+        )
     if set(names) != truth:
-        return _say(False, f"you have {len(set(names)) - len(extra)} of the {len(truth)} "
-                           "classes. Count every row's difference in steps of that row's own "
-                           "resolution, not only the rows the notebook discussed.")
+        return _say(
+            False,
+            f"you have {len(set(names)) - len(extra)} of the {len(truth)} "
+            "classes. Count every row's difference in steps of that row's own "
+            "resolution, not only the rows the notebook discussed.",
+        )
     detail = ", ".join(f"{c} {gap[c]} steps" for c in gap if c in truth)
     rest = max((n for c, n in gap.items() if c not in truth), default=0)
-    return _say(True, f"{detail}. Every other row differs by at most {rest} step(s) of its "
-                      "class's resolution.")
+    return _say(
+        True,
+        f"{detail}. Every other row differs by at most {rest} step(s) of its class's resolution.",
+    )
 
 
 def classes_beyond_one_step():
@@ -110,12 +145,17 @@ def classes_beyond_one_step():
     decide = run_judge(records, SEED).decide
     by_rule = class_recall(records, make_rule_filter(DEFAULT_RULES))
     by_judge = class_recall(records, decide)
-    return {c for c in CLASSES[1:] if c in by_rule
-            and abs(steps(by_judge[c][1] - by_rule[c][1], by_rule[c][0])) > 1}
+    return {
+        c
+        for c in CLASSES[1:]
+        if c in by_rule and abs(steps(by_judge[c][1] - by_rule[c][1], by_rule[c][0])) > 1
+    }
 
 
-ANSWERS = ReadOnlyDict({
-    "check_class_run_steps": class_run_steps,
-    "check_classes_beyond_one_step": classes_beyond_one_step,
-})
+ANSWERS = ReadOnlyDict(
+    {
+        "check_class_run_steps": class_run_steps,
+        "check_classes_beyond_one_step": classes_beyond_one_step,
+    }
+)
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -10,23 +10,32 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from .._frozen import ReadOnlyDict
 from ..criteria import rule_filter
 from ..judge import run_judge
 from ..records import SEED, Record, is_harmful, make_records
 from ..sample import paired_bootstrap, records_needed
-from .._frozen import ReadOnlyDict
 from ._common import _is_number, _is_whole, _say
 
 FBR_GUESS, HALF_WIDTH = 0.16, 0.02
 """Exercise 1: a false block rate near 0.16, to be known to +/- 0.02 (at the 95% level)."""
 COLD = 0.0
-__all__ = ["ANSWERS", "COLD", "FBR_GUESS", "HALF_WIDTH", "check_cold_fbr_band",
-           "check_records_to_label", "cold_fbr_band", "records_to_label"]
+__all__ = [
+    "ANSWERS",
+    "COLD",
+    "FBR_GUESS",
+    "HALF_WIDTH",
+    "check_cold_fbr_band",
+    "check_records_to_label",
+    "cold_fbr_band",
+    "records_to_label",
+]
 """Exercise 2: the judge at temperature 0, the most likely label every time."""
 
 
-def records_to_label(records: Sequence[Record] | None = None, p: float = FBR_GUESS,
-                     half_width: float = HALF_WIDTH) -> int:
+def records_to_label(
+    records: Sequence[Record] | None = None, p: float = FBR_GUESS, half_width: float = HALF_WIDTH
+) -> int:
     """07, exercise 1: records to label by hand so that the clean ones among them (the clean
     share of ``records``) are enough for a false block rate near ``p`` to +/- ``half_width``."""
     records = make_records() if records is None else records
@@ -43,19 +52,31 @@ def check_records_to_label(answer: Any) -> bool:
     truth = records_to_label()
     clean = records_needed(FBR_GUESS, HALF_WIDTH)
     if abs(answer - truth) <= 1:
-        return _say(True, f"about {truth:,} records: {clean:,} clean ones for the false block "
-                          f"rate, and only a share of what is labelled turns out clean.")
+        return _say(
+            True,
+            f"about {truth:,} records: {clean:,} clean ones for the false block "
+            f"rate, and only a share of what is labelled turns out clean.",
+        )
     if answer == clean:
-        return _say(False, "that is how many clean records the rate counts. The team labels "
-                           "records before it knows which are clean: how many must it label "
-                           "so that enough of them are clean?")
+        return _say(
+            False,
+            "that is how many clean records the rate counts. The team labels "
+            "records before it knows which are clean: how many must it label "
+            "so that enough of them are clean?",
+        )
     if answer < clean:
-        return _say(False, "too few: the false block rate counts only clean records, and "
-                           "they are only a share of the records labelled. Divide, do not "
-                           "multiply, by that share.")
-    return _say(False, "not that number. Ask records_needed for the clean records (p near "
-                       "0.16, half_width 0.02), then divide by the share of clean records "
-                       "and round up.")
+        return _say(
+            False,
+            "too few: the false block rate counts only clean records, and "
+            "they are only a share of the records labelled. Divide, do not "
+            "multiply, by that share.",
+        )
+    return _say(
+        False,
+        "not that number. Ask records_needed for the clean records (p near "
+        "0.16, half_width 0.02), then divide by the share of clean records "
+        "and round up.",
+    )
 
 
 def cold_fbr_band(records: Sequence[Record] | None = None, temperature: float = COLD) -> tuple:
@@ -64,8 +85,12 @@ def cold_fbr_band(records: Sequence[Record] | None = None, temperature: float = 
     records = make_records() if records is None else records
     run = run_judge(records, SEED, temperature)
     truth = [is_harmful(r) for r in records]
-    return paired_bootstrap(truth, [run.decide(r) for r in records],
-                            [rule_filter(r) for r in records], "false_block_rate")
+    return paired_bootstrap(
+        truth,
+        [run.decide(r) for r in records],
+        [rule_filter(r) for r in records],
+        "false_block_rate",
+    )
 
 
 def _pair(answer):
@@ -77,8 +102,9 @@ def _pair(answer):
 def check_cold_fbr_band(answer: Any) -> bool:
     """07, exercise 2: (low, high), the records' band of FBR(cold judge) - FBR(filter)."""
     if answer is ...:
-        return _say(False, "fill in answer = (low, high): the two ends of a records' band, "
-                           "low first.")
+        return _say(
+            False, "fill in answer = (low, high): the two ends of a records' band, low first."
+        )
     pair = _pair(answer)
     if pair is None:
         return _say(False, f"give two numbers in parentheses, (low, high); got {answer!r}.")
@@ -86,24 +112,38 @@ def check_cold_fbr_band(answer: Any) -> bool:
     if pair[0] > pair[1]:
         return _say(False, "the low end comes first.")
     if abs(pair[0] + high) < 1e-4 and abs(pair[1] + low) < 1e-4:
-        return _say(False, "the band has the wrong sign: take the judge's rate minus the "
-                           "filter's (the judge as a, the filter as b).")
+        return _say(
+            False,
+            "the band has the wrong sign: take the judge's rate minus the "
+            "filter's (the judge as a, the filter as b).",
+        )
     if abs(pair[0] - low) < 1e-4 and abs(pair[1] - high) < 1e-4:
-        return _say(True, f"the band runs from {low:+.4f} to {high:+.4f} and stays above "
-                          "zero: the judge at temperature 0 blocks measurably more clean "
-                          "records than the filter, on these records and, since it has no "
-                          "seed noise, on every run.")
+        return _say(
+            True,
+            f"the band runs from {low:+.4f} to {high:+.4f} and stays above "
+            "zero: the judge at temperature 0 blocks measurably more clean "
+            "records than the filter, on these records and, since it has no "
+            "seed noise, on every run.",
+        )
     if abs(pair[0] - low) < 0.03 and abs(pair[1] - high) < 0.03:
-        return _say(False, "close: keep paired_bootstrap's defaults (10,000 resamples, seed "
-                           "0) and one run of the judge at temperature 0 with the lesson's "
-                           "seed.")
-    return _say(False, "not that band. Run the judge at temperature 0, take one decision per "
-                       "record from it and from the filter, and pass both to "
-                       "paired_bootstrap with figure='false_block_rate'.")
+        return _say(
+            False,
+            "close: keep paired_bootstrap's defaults (10,000 resamples, seed "
+            "0) and one run of the judge at temperature 0 with the lesson's "
+            "seed.",
+        )
+    return _say(
+        False,
+        "not that band. Run the judge at temperature 0, take one decision per "
+        "record from it and from the filter, and pass both to "
+        "paired_bootstrap with figure='false_block_rate'.",
+    )
 
 
-ANSWERS = ReadOnlyDict({
-    "check_records_to_label": records_to_label,
-    "check_cold_fbr_band": cold_fbr_band,
-})
+ANSWERS = ReadOnlyDict(
+    {
+        "check_records_to_label": records_to_label,
+        "check_cold_fbr_band": cold_fbr_band,
+    }
+)
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .._frozen import ReadOnlyDict
 from ..criteria import DEFAULT_RULES, rule_filter
 from ..panel import JUDGE_NAMES, Panel, judge_models
 from ..records import SEED, Record, make_records
 from ..simulator import FLAG_WORD
-from .._frozen import ReadOnlyDict
 from ._common import _is_whole, _say
 
 __all__ = ["check_rule_ask", "check_vetoed", "vetoed_records"]
@@ -22,32 +22,50 @@ __all__ = ["check_rule_ask", "check_vetoed", "vetoed_records"]
 def check_rule_ask(ask: Any) -> bool:
     """09, exercise 1: an ask that answers like the rule filter, run as a one-judge panel."""
     if ask is Ellipsis:
-        return _say(False, "fill in my_ask: a function ask(prompt, seed) that returns the "
-                           "reply text, 'zararli' or 'temiz'.")
+        return _say(
+            False,
+            "fill in my_ask: a function ask(prompt, seed) that returns the "
+            "reply text, 'zararli' or 'temiz'.",
+        )
     if not callable(ask):
-        return _say(False, f"my_ask must be a function ask(prompt, seed) that returns "
-                           f"'zararli' or 'temiz' (got {type(ask).__name__}).")
+        return _say(
+            False,
+            f"my_ask must be a function ask(prompt, seed) that returns "
+            f"'zararli' or 'temiz' (got {type(ask).__name__}).",
+        )
     records = make_records()
     try:
         run = Panel([ask]).run(records, SEED)
-    except Exception as error:      # the student's code may fail in any way: give a hint
-        return _say(False, f"calling your ask failed ({type(error).__name__}: {error}). The "
-                           "panel calls it with the prompt text and a whole number, and reads "
-                           "the text it returns.")
+    except Exception as error:  # the student's code may fail in any way: give a hint
+        return _say(
+            False,
+            f"calling your ask failed ({type(error).__name__}: {error}). The "
+            "panel calls it with the prompt text and a whole number, and reads "
+            "the text it returns.",
+        )
     if run.unreadable:
-        return _say(False, f"{run.unreadable} replies carried no label the reader knows (the "
-                           "panel counted them harmful, its default). Reply with exactly one "
-                           "of the two Turkish labels.")
+        return _say(
+            False,
+            f"{run.unreadable} replies carried no label the reader knows (the "
+            "panel counted them harmful, its default). Reply with exactly one "
+            "of the two Turkish labels.",
+        )
     wrong = [r for r in records if run.decide(r) != rule_filter(r)]
     if wrong:
         first = wrong[0]
         does = "blocks" if rule_filter(first) else "lets through"
-        return _say(False, f"{len(wrong)} of the {len(records)} records are decided unlike "
-                           f"the rule filter; the first is record {first.no}, which the filter "
-                           f"{does}. Print that record's prompt: which of its words could the "
-                           "filter's rules be reading?")
-    return _say(True, f"run as a one-judge panel, your ask decides all {len(records)} records "
-                      f"as the rule filter does ({run.calls} calls).")
+        return _say(
+            False,
+            f"{len(wrong)} of the {len(records)} records are decided unlike "
+            f"the rule filter; the first is record {first.no}, which the filter "
+            f"{does}. Print that record's prompt: which of its words could the "
+            "filter's rules be reading?",
+        )
+    return _say(
+        True,
+        f"run as a one-judge panel, your ask decides all {len(records)} records "
+        f"as the rule filter does ({run.calls} calls).",
+    )
 
 
 MAJORITY, UNANIMOUS = 0.5, 1.0
@@ -58,8 +76,10 @@ def vetoed_records(records: Sequence[Record] | None = None, seed: int = SEED) ->
     """Records the four-judge panel (every judge of JUDGES, quorum 1) flags at
     min_agreement 0.5 but not at 1.0, at ``seed``."""
     records = make_records() if records is None else records
-    majority, unanimous = (Panel(judge_models(*JUDGE_NAMES), min_agreement=m).run(records, seed)
-                           for m in (MAJORITY, UNANIMOUS))
+    majority, unanimous = (
+        Panel(judge_models(*JUDGE_NAMES), min_agreement=m).run(records, seed)
+        for m in (MAJORITY, UNANIMOUS)
+    )
     return [r.no for r in records if majority.decide(r) and not unanimous.decide(r)]
 
 
@@ -67,19 +87,28 @@ def check_vetoed(answer: Any) -> bool:
     """09, exercise 2: how many records one dissenting judge clears when the four-judge
     panel must be unanimous."""
     if answer is Ellipsis:
-        return _say(False, f"fill in vetoed: a whole number, the count of records the "
-                           f"four-judge panel flags at min_agreement {MAJORITY} and not at "
-                           f"{UNANIMOUS}.")
+        return _say(
+            False,
+            f"fill in vetoed: a whole number, the count of records the "
+            f"four-judge panel flags at min_agreement {MAJORITY} and not at "
+            f"{UNANIMOUS}.",
+        )
     if not _is_whole(answer) or answer < 0:
         return _say(False, f"give a whole number of records (got {answer!r}).")
     truth = len(vetoed_records())
     if answer == truth:
-        return _say(True, f"the {len(JUDGE_NAMES)}-judge panel flags {truth} records at "
-                          f"min_agreement {MAJORITY} and not at {UNANIMOUS}: on each of them "
-                          "at least half of the judges flag and at least one does not.")
-    return _say(False, f"{answer} is not the count. With four judges the panel share of a "
-                       "record is 0, 1/4, 1/2, 3/4 or 1: which of those shares does 0.5 "
-                       "flag and 1.0 not?")
+        return _say(
+            True,
+            f"the {len(JUDGE_NAMES)}-judge panel flags {truth} records at "
+            f"min_agreement {MAJORITY} and not at {UNANIMOUS}: on each of them "
+            "at least half of the judges flag and at least one does not.",
+        )
+    return _say(
+        False,
+        f"{answer} is not the count. With four judges the panel share of a "
+        "record is 0, 1/4, 1/2, 3/4 or 1: which of those shares does 0.5 "
+        "flag and 1.0 not?",
+    )
 
 
 def rule_ask_answer():
@@ -88,6 +117,7 @@ def rule_ask_answer():
 
     def ask(prompt, seed):
         return "zararli" if words & set(prompt.split()) else "temiz"
+
     return ask
 
 
@@ -96,8 +126,10 @@ def vetoed():
     return len(vetoed_records())
 
 
-ANSWERS = ReadOnlyDict({
-    "check_rule_ask": rule_ask_answer,
-    "check_vetoed": vetoed,
-})
+ANSWERS = ReadOnlyDict(
+    {
+        "check_rule_ask": rule_ask_answer,
+        "check_vetoed": vetoed,
+    }
+)
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

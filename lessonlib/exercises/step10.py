@@ -9,14 +9,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from .._frozen import ReadOnlyDict
 from ..panel import DIVERSE, ON_UNREADABLE, Panel, judge_models
 from ..panel_study import FREE_FORM_GUIDELINE
 from ..records import SEED, is_harmful, make_records
-from .._frozen import ReadOnlyDict
 from ._common import _is_number, _say
 
-__all__ = ["MOVED_SEEDS", "SHARE_SEEDS", "check_moved_by_rule", "check_share_above_greedy",
-           "moved_by_rule", "share_above_greedy"]
+__all__ = [
+    "MOVED_SEEDS",
+    "SHARE_SEEDS",
+    "check_moved_by_rule",
+    "check_share_above_greedy",
+    "moved_by_rule",
+    "share_above_greedy",
+]
 
 MOVED_SEEDS = range(SEED, SEED + 200)
 """The panel seeds of 10's exercise 1: the lesson's seed and the 199 after it."""
@@ -24,8 +30,7 @@ SHARE_SEEDS = range(SEED, SEED + 1000)
 """The panel seeds of 10's exercise 2: notebook 10's 1,000 seeds."""
 
 
-RULE_NAMES = ReadOnlyDict({"fail-closed": "harmful", "fail-open": "clean",
-                           "abstain": "abstain"})
+RULE_NAMES = ReadOnlyDict({"fail-closed": "harmful", "fail-open": "clean", "abstain": "abstain"})
 """The prose's name of each ``on_unreadable`` rule: fail-closed counts an unreadable reply
 harmful, fail-open counts it clean, abstain leaves the vote out."""
 
@@ -55,33 +60,58 @@ def check_moved_by_rule(moved: Any) -> bool:
     """10, exercise 1: how many decisions each unreadable rule moves, on average."""
     names = ", ".join(map(repr, RULE_NAMES))
     if moved is Ellipsis:
-        return _say(False, "fill in moved: a dict with one number per rule, "
-                           "{'fail-open': ..., 'fail-closed': ..., 'abstain': ...}.")
+        return _say(
+            False,
+            "fill in moved: a dict with one number per rule, "
+            "{'fail-open': ..., 'fail-closed': ..., 'abstain': ...}.",
+        )
     if not isinstance(moved, dict):
-        return _say(False, f"moved must be a dict whose keys are the three rules {names}, "
-                           f"not {type(moved).__name__}.")
+        return _say(
+            False,
+            f"moved must be a dict whose keys are the three rules {names}, "
+            f"not {type(moved).__name__}.",
+        )
     if set(moved) != set(RULE_NAMES):
         inner = set(moved) & set(ON_UNREADABLE) - {"abstain"}
-        also = (" ('harmful' and 'clean' are what the rules count a reply as; name the rules "
-                "by the words of the notebook)" if inner else "")
-        return _say(False, f"moved must have exactly the three keys {names} (got "
-                           f"{', '.join(map(repr, moved))}){also}.")
+        also = (
+            " ('harmful' and 'clean' are what the rules count a reply as; name the rules "
+            "by the words of the notebook)"
+            if inner
+            else ""
+        )
+        return _say(
+            False,
+            f"moved must have exactly the three keys {names} (got "
+            f"{', '.join(map(repr, moved))}){also}.",
+        )
     truth = moved_by_name()
     # two decimals are enough
-    off = [name for name in RULE_NAMES
-           if not (_is_number(moved[name]) and abs(moved[name] - truth[name]) < 0.006)]
+    off = [
+        name
+        for name in RULE_NAMES
+        if not (_is_number(moved[name]) and abs(moved[name] - truth[name]) < 0.006)
+    ]
     if off:
-        which = (f"the figure for {off[0]!r} is" if len(off) == 1 else
-                 f"the figures for {', '.join(map(repr, off))} are")
-        return _say(False, f"{which} not it. Pair each "
-                           "free-form run with the run of the same seed under the lesson's "
-                           "guideline, count the records the two decide differently, and "
-                           f"average that count over the {len(MOVED_SEEDS)} seeds.")
+        which = (
+            f"the figure for {off[0]!r} is"
+            if len(off) == 1
+            else f"the figures for {', '.join(map(repr, off))} are"
+        )
+        return _say(
+            False,
+            f"{which} not it. Pair each "
+            "free-form run with the run of the same seed under the lesson's "
+            "guideline, count the records the two decide differently, and "
+            f"average that count over the {len(MOVED_SEEDS)} seeds.",
+        )
     best = min(truth, key=truth.get)
     table = ", ".join(f"{name} {truth[name]:.2f}" for name in RULE_NAMES)
-    return _say(True, f"over {len(MOVED_SEEDS)} panel seeds the free-form panel decides on "
-                      f"average {table} records unlike the same panel reading every reply; "
-                      f"'{best}' moves the fewest.")
+    return _say(
+        True,
+        f"over {len(MOVED_SEEDS)} panel seeds the free-form panel decides on "
+        f"average {table} records unlike the same panel reading every reply; "
+        f"'{best}' moves the fewest.",
+    )
 
 
 def share_above_greedy(seeds: Iterable[int] = SHARE_SEEDS) -> tuple[float, float]:
@@ -102,23 +132,33 @@ def share_above_greedy(seeds: Iterable[int] = SHARE_SEEDS) -> tuple[float, float
 def check_share_above_greedy(share: Any) -> bool:
     """10, exercise 2: in what share of the runs the noisy judge beats the stable one."""
     if share is Ellipsis:
-        return _say(False, "fill in share: a number between 0 and 1, the share of the "
-                           f"{len(SHARE_SEEDS):,} runs of the lesson's judge whose agreement is "
-                           "above the greedy judge's.")
+        return _say(
+            False,
+            "fill in share: a number between 0 and 1, the share of the "
+            f"{len(SHARE_SEEDS):,} runs of the lesson's judge whose agreement is "
+            "above the greedy judge's.",
+        )
     if not _is_number(share):
-        return _say(False, f"give the share as a number between 0 and 1, not "
-                           f"{type(share).__name__}.")
+        return _say(
+            False, f"give the share as a number between 0 and 1, not {type(share).__name__}."
+        )
     truth, greedy = share_above_greedy()
     if abs(share - truth) < 5e-4:
-        return _say(True, f"in a share of {truth:.3f} of the {len(SHARE_SEEDS):,} runs the "
-                          "lesson's judge agrees with the label more often than the greedy "
-                          f"judge, which scores {greedy:.4f} on every seed.")
+        return _say(
+            True,
+            f"in a share of {truth:.3f} of the {len(SHARE_SEEDS):,} runs the "
+            "lesson's judge agrees with the label more often than the greedy "
+            f"judge, which scores {greedy:.4f} on every seed.",
+        )
     if _is_number(share) and share > 1:
         return _say(False, "give a share between 0 and 1, not a percentage.")
-    return _say(False, "not that share. The greedy judge gives one agreement on every seed; "
-                       "set each run of the lesson's judge against it, over the "
-                       f"{len(SHARE_SEEDS):,} seeds of this notebook, and count strictly "
-                       "higher runs only.")
+    return _say(
+        False,
+        "not that share. The greedy judge gives one agreement on every seed; "
+        "set each run of the lesson's judge against it, over the "
+        f"{len(SHARE_SEEDS):,} seeds of this notebook, and count strictly "
+        "higher runs only.",
+    )
 
 
 def share_answer():
@@ -126,8 +166,10 @@ def share_answer():
     return share_above_greedy()[0]
 
 
-ANSWERS = ReadOnlyDict({
-    "check_moved_by_rule": moved_by_name,
-    "check_share_above_greedy": share_answer,
-})
+ANSWERS = ReadOnlyDict(
+    {
+        "check_moved_by_rule": moved_by_name,
+        "check_share_above_greedy": share_answer,
+    }
+)
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -10,13 +10,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._frozen import ReadOnlyDict
 from ..panel import Panel, judge_models
 from ..records import SEED, make_records
-from .._frozen import ReadOnlyDict
 from ._common import _is_whole, _say
 
-__all__ = ["SDK_RETRIES", "check_neighbour_cache", "check_sdk_retries", "neighbour_cache_requests",
-           "sdk_retry_counts"]
+__all__ = [
+    "SDK_RETRIES",
+    "check_neighbour_cache",
+    "check_sdk_retries",
+    "neighbour_cache_requests",
+    "sdk_retry_counts",
+]
 
 SDK_RETRIES = 2
 """The SDK's own default number of retries, turned back on in exercise 1."""
@@ -84,27 +89,41 @@ def check_sdk_retries(answer: Any) -> bool:
     """12, exercise 1: with ``max_retries=2``, the input tokens the server reads that the
     panel's count leaves out."""
     if answer is ...:
-        return _say(False, "fill in answer: a whole number, the input tokens the server reads "
-                           "that the panel's count leaves out.")
+        return _say(
+            False,
+            "fill in answer: a whole number, the input tokens the server reads "
+            "that the panel's count leaves out.",
+        )
     if not _is_whole(answer):
-        return _say(False, "give a whole number of input tokens (got "
-                           f"{type(answer).__name__}).")
+        return _say(False, f"give a whole number of input tokens (got {type(answer).__name__}).")
     panel, server, panel_tokens, server_tokens = sdk_retry_bill()
     truth = server_tokens - panel_tokens
     if answer == truth:
-        return _say(True, f"the panel counts {panel} calls and {panel_tokens} input tokens; "
-                          f"the server answers {server} requests and reads {server_tokens} "
-                          f"tokens. The {server - panel} requests the SDK resent with the same "
-                          f"seed never reached the panel, and neither did their {truth} tokens.")
+        return _say(
+            True,
+            f"the panel counts {panel} calls and {panel_tokens} input tokens; "
+            f"the server answers {server} requests and reads {server_tokens} "
+            f"tokens. The {server - panel} requests the SDK resent with the same "
+            f"seed never reached the panel, and neither did their {truth} tokens.",
+        )
     if answer == server - panel:
-        return _say(False, f"{answer} is a number of calls, the resent requests. The question "
-                           "asks for the input tokens those requests carried.")
+        return _say(
+            False,
+            f"{answer} is a number of calls, the resent requests. The question "
+            "asks for the input tokens those requests carried.",
+        )
     if answer in (panel_tokens, server_tokens):
-        return _say(False, f"{answer} is a whole bill; the question asks for the difference "
-                           "between what the server reads and what the panel counts.")
-    return _say(False, f"{answer} is not it. Run the lesson's judge with the SDK's retries on "
-                       "and read the panel's input tokens; the server reads every request it "
-                       "answers, resent ones included, as a run with max_retries=0 shows.")
+        return _say(
+            False,
+            f"{answer} is a whole bill; the question asks for the difference "
+            "between what the server reads and what the panel counts.",
+        )
+    return _say(
+        False,
+        f"{answer} is not it. Run the lesson's judge with the SDK's retries on "
+        "and read the panel's input tokens; the server reads every request it "
+        "answers, resent ones included, as a run with max_retries=0 shows.",
+    )
 
 
 def neighbour_cache_requests() -> int:
@@ -130,24 +149,38 @@ def check_neighbour_cache(hits: Any) -> bool:
     """12, exercise 2: how many questions a run at SEED + 1 takes from the cache of a run at
     SEED instead of sending them to the server."""
     if hits is ...:
-        return _say(False, "fill in hits: a whole number, the second run's questions "
-                           "answered from the cache, never sent to the server.")
+        return _say(
+            False,
+            "fill in hits: a whole number, the second run's questions "
+            "answered from the cache, never sent to the server.",
+        )
     if not _is_whole(hits) or hits < 0:
-        return _say(False, "give a whole number >= 0: the second run's questions the cache "
-                           f"answers (got {type(hits).__name__} {hits!r}).")
+        return _say(
+            False,
+            "give a whole number >= 0: the second run's questions the cache "
+            f"answers (got {type(hits).__name__} {hits!r}).",
+        )
     right = neighbour_cache_hits()
     if hits == right:
-        return _say(True, f"{right} questions of the second run came from the disk: each is "
-                          "a retry of the first run, asked with seed + 1, which is the second "
-                          "run's own seed. The server's rate-limit clock never counted them.")
-    return _say(False, f"{hits} is not it. A question is the model, the prompt, the "
-                       "temperature, the seed and max_tokens: which questions of the run at "
-                       "the lesson's seed does the run at the next seed ask again? Count the "
-                       "second run's questions and the server's requests in between.")
+        return _say(
+            True,
+            f"{right} questions of the second run came from the disk: each is "
+            "a retry of the first run, asked with seed + 1, which is the second "
+            "run's own seed. The server's rate-limit clock never counted them.",
+        )
+    return _say(
+        False,
+        f"{hits} is not it. A question is the model, the prompt, the "
+        "temperature, the seed and max_tokens: which questions of the run at "
+        "the lesson's seed does the run at the next seed ask again? Count the "
+        "second run's questions and the server's requests in between.",
+    )
 
 
-ANSWERS = ReadOnlyDict({
-    "check_sdk_retries": token_shortfall,
-    "check_neighbour_cache": neighbour_cache_hits,
-})
+ANSWERS = ReadOnlyDict(
+    {
+        "check_sdk_retries": token_shortfall,
+        "check_neighbour_cache": neighbour_cache_hits,
+    }
+)
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._frozen import ReadOnlyDict
 from ..criteria import DEFAULT_RULES, make_rule_filter
 from ..judge import run_judge
 from ..metrics import agreement
 from ..raters import RATERS, cohen_kappa, human_labels, rate, with_rates
 from ..records import SEED, make_records
-from .._frozen import ReadOnlyDict
 from ._common import _is_number, _say
 
 __all__ = ["GRID", "SUBSTANTIAL", "check_judge_kappa", "check_substantial_miss"]
@@ -35,29 +35,43 @@ def check_judge_kappa(answer: Any) -> bool:
     kappa = cohen_kappa(_two_point(records, decide), human)
     raw = agreement(records, decide)
     if answer is ...:
-        return _say(False, "fill in my_kappa: a number, the observed agreement p_o less the "
-                           "chance agreement p_e, divided by one less p_e.")
+        return _say(
+            False,
+            "fill in my_kappa: a number, the observed agreement p_o less the "
+            "chance agreement p_e, divided by one less p_e.",
+        )
     if not _is_number(answer):
         return _say(False, f"give kappa as a number, not {type(answer).__name__}.")
     if abs(answer - raw) < 5e-4:
-        return _say(False, "that is the raw agreement p_o. Subtract the agreement chance "
-                           "alone would give, p_e, and divide by 1 - p_e.")
+        return _say(
+            False,
+            "that is the raw agreement p_o. Subtract the agreement chance "
+            "alone would give, p_e, and divide by 1 - p_e.",
+        )
     criteria = _two_point(records, make_rule_filter(DEFAULT_RULES))
     if abs(answer - cohen_kappa(criteria, human)) < 5e-4:
-        return _say(False, "that is the criteria filter's kappa; use the judge's first run "
-                           "(run_judge at SEED).")
+        return _say(
+            False,
+            "that is the criteria filter's kappa; use the judge's first run (run_judge at SEED).",
+        )
     if abs(answer - kappa) > 5e-4:
-        return _say(False, "not yet kappa. p_e is P(judge harmful) x P(label harmful) + "
-                           "P(judge clean) x P(label clean), each share taken over all "
-                           "240 records.")
+        return _say(
+            False,
+            "not yet kappa. p_e is P(judge harmful) x P(label harmful) + "
+            "P(judge clean) x P(label clean), each share taken over all "
+            "240 records.",
+        )
     blocked = sum(1 for r in records if decide(r)) / len(records)
     harmful = sum(1 for h in human if h != "clean") / len(records)
     chance = (raw - kappa) / (1 - kappa)
-    return _say(True, f"kappa {kappa:.4f} against an agreement of {raw:.4f}. Chance alone "
-                      f"would give {chance:.4f}: the judge blocks {blocked:.4f} of the "
-                      f"records and the label calls {harmful:.4f} harmful, so "
-                      f"{blocked:.4f} x {harmful:.4f} + {1 - blocked:.4f} x "
-                      f"{1 - harmful:.4f} = {chance:.4f} of the records match by luck.")
+    return _say(
+        True,
+        f"kappa {kappa:.4f} against an agreement of {raw:.4f}. Chance alone "
+        f"would give {chance:.4f}: the judge blocks {blocked:.4f} of the "
+        f"records and the label calls {harmful:.4f} harmful, so "
+        f"{blocked:.4f} x {harmful:.4f} + {1 - blocked:.4f} x "
+        f"{1 - harmful:.4f} = {chance:.4f} of the records match by luck.",
+    )
 
 
 def _lenient_kappa(records, human, miss):
@@ -68,16 +82,18 @@ def substantial_miss():
     """The answer of 13, exercise 2: the largest miss on the 0.05 grid with kappa >= 0.61."""
     records = make_records()
     human = human_labels(records)
-    steps = [k for k in range(round(1 / GRID) + 1)
-             if _lenient_kappa(records, human, k * GRID) >= SUBSTANTIAL]
+    steps = [
+        k
+        for k in range(round(1 / GRID) + 1)
+        if _lenient_kappa(records, human, k * GRID) >= SUBSTANTIAL
+    ]
     return round(max(steps) * GRID, 2)
 
 
 def judge_kappa():
     """The answer of 13, exercise 1."""
     records = make_records()
-    return cohen_kappa(_two_point(records, run_judge(records, SEED).decide),
-                       human_labels(records))
+    return cohen_kappa(_two_point(records, run_judge(records, SEED).decide), human_labels(records))
 
 
 def check_substantial_miss(answer: Any) -> bool:
@@ -87,37 +103,44 @@ def check_substantial_miss(answer: Any) -> bool:
     The hint never gives the kappa at the value tried, nor whether to go higher or lower:
     the kappas along the grid are what the student computes."""
     if answer is ...:
-        return _say(False, "fill in my_miss: a probability between 0 and 1, a multiple of "
-                           "0.05.")
+        return _say(False, "fill in my_miss: a probability between 0 and 1, a multiple of 0.05.")
     if not _is_number(answer):
-        return _say(False, f"give the miss probability as a number, not "
-                           f"{type(answer).__name__}.")
+        return _say(False, f"give the miss probability as a number, not {type(answer).__name__}.")
     if not 0 <= answer <= 1:
         return _say(False, f"{answer!r} is not a probability: give a number between 0 and 1.")
     steps = round(answer / GRID)
     if abs(answer - steps * GRID) > 1e-9:
-        return _say(False, f"{answer!r} is not a multiple of 0.05; try the grid 0.00, 0.05, "
-                           "..., 1.00.")
+        return _say(
+            False, f"{answer!r} is not a multiple of 0.05; try the grid 0.00, 0.05, ..., 1.00."
+        )
     truth = substantial_miss()
     if abs(steps * GRID - truth) > 1e-9:
-        return _say(False, f"not {answer!r}. Compute the lenient rater's kappa with the human "
-                           "label along the grid (R.with_rates, R.rate, R.cohen_kappa) and take "
-                           "the largest miss at which it is still 0.61 or more.")
+        return _say(
+            False,
+            f"not {answer!r}. Compute the lenient rater's kappa with the human "
+            "label along the grid (R.with_rates, R.rate, R.cohen_kappa) and take "
+            "the largest miss at which it is still 0.61 or more.",
+        )
     records = make_records()
     human = human_labels(records)
     here = _lenient_kappa(records, human, truth)
     above = _lenient_kappa(records, human, truth + GRID)
     lesson = rate(records, RATERS[0])
     harmful = [x for x, h in zip(lesson, human) if h == "harmful"]
-    return _say(True, f"at miss {truth:.2f} kappa is {here:.4f}; one step more gives "
-                      f"{above:.4f}. The lesson's lenient rater (miss {RATERS[0].miss:.2f}, "
-                      f"kappa {cohen_kappa(lesson, human):.4f}) is inside 'substantial', yet "
-                      f"it calls {harmful.count('clean')} of the {len(harmful)} harmful "
-                      "records clean.")
+    return _say(
+        True,
+        f"at miss {truth:.2f} kappa is {here:.4f}; one step more gives "
+        f"{above:.4f}. The lesson's lenient rater (miss {RATERS[0].miss:.2f}, "
+        f"kappa {cohen_kappa(lesson, human):.4f}) is inside 'substantial', yet "
+        f"it calls {harmful.count('clean')} of the {len(harmful)} harmful "
+        "records clean.",
+    )
 
 
-ANSWERS = ReadOnlyDict({
-    "check_judge_kappa": judge_kappa,
-    "check_substantial_miss": substantial_miss,
-})
+ANSWERS = ReadOnlyDict(
+    {
+        "check_judge_kappa": judge_kappa,
+        "check_substantial_miss": substantial_miss,
+    }
+)
 """Each check's right answer, computed (read by tests/test_course_read.py)."""
