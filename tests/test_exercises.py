@@ -134,7 +134,8 @@ def test_no_rule_agreement_is_the_clean_share(capsys):
 @pytest.mark.parametrize("answer, words", [
     (..., "fill in"), (None, "number between 0 and 1"), (0.612, "close"), (61.25, "percentage"),
     (147, "number of records"),
-    (0, "not always wrong"), (93 / 240, "blocks EVERYTHING"), (0.825, "is not it"),
+    (0, "not always wrong"), (93 / 240, "blocks EVERYTHING"),
+    (0.825, "agreement of the four rules"), (0.5, "is not it"),
     ("0.6125", "number between 0 and 1"), (float("nan"), "number between 0 and 1")])
 def test_no_rule_agreement_wrong_answers_get_a_hint(capsys, answer, words):
     assert words in hints(capsys, step02.check_no_rule_agreement(answer))
