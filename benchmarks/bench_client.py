@@ -1,4 +1,5 @@
-"""Benchmark: the lesson's 240 records through the official SDK, one call at a time and side by side.
+"""Benchmark: the lesson's 240 records through the official SDK, one call at a time and side
+by side.
 
 Run with ``make bench`` (or ``.venv/bin/python benchmarks/bench_client.py``).
 

@@ -16,6 +16,7 @@ to the numbers, and best-of times are used.
 
 import sys
 import tracemalloc
+from functools import partial
 
 import lessonlib as L
 from _timing import best_of, load_line, timed
@@ -38,7 +39,7 @@ def main():
     for name, a in (("judge run 1", judge), ("1,000 judge runs", runs.harmful)):
         print(f"{RESAMPLES:,} resamples of {len(records)} records, {name} - filter:")
         for figure in FIGURES:
-            best, median, band = best_of(11, lambda: L.paired_bootstrap(truth, a, crit, figure))
+            best, median, band = best_of(11, partial(L.paired_bootstrap, truth, a, crit, figure))
             worst = max(worst, best)
             print(f"  {figure:<17} {best * 1e3:7.1f} ms best of 11 (median {median * 1e3:.1f})"
                   f"  band {band[0]:+.4f} .. {band[1]:+.4f}")

@@ -4,18 +4,21 @@ A redraw is what happens when a student moves a control: the explorer's
 observer recomputes the text for the new settings (the criteria explorer
 measures two rule sets; the judge explorer runs the judge twice; the panel
 explorer runs the panel and the lesson's judge alone over PANEL_BAND_SEEDS
-panel seeds with the many-seed engine) and puts it in the text pane.  We time the whole thing by setting a control's value, as
-the browser does, cycling through settings so every kind of change is timed
-(for the judge explorer the free-form guideline is the costliest: more calls,
-more retries; for the panel explorer the largest panel - four judges, quorum
-5, free-form replies - is the costliest and is timed on its own as well).  Pass/fail uses the median of the repeats (robust to other
-jobs on a shared machine); best and worst are printed too.
+panel seeds with the many-seed engine) and puts it in the text pane. We time
+the whole thing by setting a control's value, as the browser does, cycling
+through settings so every kind of change is timed (for the judge explorer the
+free-form guideline is the costliest: more calls, more retries; for the panel
+explorer the largest panel - four judges, quorum 5, free-form replies - is the
+costliest and is timed on its own as well). Pass/fail uses the median of the
+repeats (robust to other jobs on a shared machine); best and worst are printed
+too.
 
 Run: .venv/bin/python benchmarks/bench_widgets.py   (or make bench)
 """
 
 import statistics
 import sys
+from functools import partial
 
 from _timing import timed
 from lessonlib import FEATURES, make_records
@@ -33,7 +36,7 @@ def time_changes(explorer, changes):
     for _ in range(ROUNDS):
         for name, value in changes:
             before = explorer.text
-            seconds, _ = timed(lambda: setattr(explorer.controls[name], "value", value))
+            seconds, _ = timed(partial(setattr, explorer.controls[name], "value", value))
             times.append(seconds * 1000)
             if explorer.text == before:
                 raise SystemExit(f"setting {name}={value!r} did not redraw")

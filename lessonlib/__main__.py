@@ -5,7 +5,7 @@ from .report import lesson
 __all__ = ["main"]
 
 
-def main():
+def main() -> None:
     print("\n\n".join(lesson().blocks()))
 
 

@@ -11,14 +11,18 @@ from __future__ import annotations
 import math
 import numbers
 import reprlib
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+C = TypeVar("C", bound=Callable[..., Any])
 
 __all__ = ["check_callable", "check_choice", "check_collection", "check_instance", "check_int",
            "check_items", "check_label_table", "check_names", "check_number", "check_seed",
            "check_str"]
 
 
-def check_int(name, value, *, minimum=None):
+def check_int(name: str, value: object, *, minimum: int | None = None) -> int:
     """Return ``value`` as an int if it is a whole number (int or numpy integer, not a bool)
     >= ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -29,12 +33,12 @@ def check_int(name, value, *, minimum=None):
     return value
 
 
-def check_seed(value):
+def check_seed(value: object) -> int:
     """A sampling seed: any whole number >= 0 (2**32 and above are fine)."""
     return check_int("seed", value, minimum=0)
 
 
-def check_number(name, value, *, minimum=None):
+def check_number(name: str, value: object, *, minimum: float | None = None) -> float:
     """Return ``value`` as a float if it is a finite real number >= ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
@@ -46,20 +50,20 @@ def check_number(name, value, *, minimum=None):
     return value
 
 
-def check_str(name, value):
+def check_str(name: str, value: object) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, got {type(value).__name__} {value!r}")
     return value
 
 
-def check_choice(name, value, allowed):
+def check_choice(name: str, value: object, allowed: Sequence[str]) -> str:
     """``value`` must be one of ``allowed`` (a sequence of strings)."""
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
     return value
 
 
-def check_names(name, values, allowed):
+def check_names(name: str, values: Iterable[str], allowed: Collection[str]) -> tuple[str, ...]:
     """A collection of names, each one of ``allowed``; returned as a tuple."""
     if isinstance(values, str) or not hasattr(values, "__iter__"):
         raise TypeError(
@@ -76,7 +80,8 @@ def check_names(name, values, allowed):
     return values
 
 
-def check_label_table(name, table, labels):
+def check_label_table(name: str, table: Mapping[str, str],
+                      labels: Collection[str]) -> dict[str, str]:
     """A mapping token -> label, every label one of ``labels``; returned as a dict."""
     if not isinstance(table, Mapping):
         raise TypeError(f"{name} must be a mapping token -> label, got {type(table).__name__}")
@@ -89,14 +94,14 @@ def check_label_table(name, table, labels):
     return dict(table)
 
 
-def check_instance(name, value, kind):
+def check_instance(name: str, value: object, kind: type[T]) -> T:
     """``value`` must be a ``kind`` (e.g. a Record, a JudgeRun)."""
     if not isinstance(value, kind):
         raise TypeError(f"{name} must be a {kind.__name__}, got {type(value).__name__} {value!r}")
     return value
 
 
-def check_collection(name, values, what, item):
+def check_collection(name: str, values: Iterable[Any], what: str, item: str) -> tuple[Any, ...]:
     """A non-empty collection (not a str, bytes or mapping), returned as a tuple.
 
     ``what`` says what ``name`` must be, ``item`` names one element (for the empty case)."""
@@ -109,7 +114,7 @@ def check_collection(name, values, what, item):
     return values
 
 
-def check_items(name, values, kind):
+def check_items(name: str, values: Iterable[Any], kind: type[T]) -> tuple[T, ...]:
     """A collection of ``kind`` objects (not one of them, not a str), returned as a tuple."""
     if isinstance(values, kind):
         raise TypeError(f"{name} must be a collection of {kind.__name__} (e.g. a list), got "
@@ -123,7 +128,7 @@ def check_items(name, values, kind):
     return values
 
 
-def check_callable(name, value, what="a function"):
+def check_callable(name: str, value: C, what: str = "a function") -> C:
     """``value`` must be callable."""
     if not callable(value):
         raise TypeError(f"{name} must be {what}, got {type(value).__name__} {value!r}")

@@ -7,6 +7,10 @@ one, and it prints like one) whose every mutating method raises TypeError.
 Copy it with ``dict(table)`` to make a variant.
 """
 
+from __future__ import annotations
+
+from typing import NoReturn
+
 __all__ = ["ReadOnlyDict"]
 
 
@@ -15,23 +19,23 @@ class ReadOnlyDict(dict):
 
     __slots__ = ()
 
-    def _refuse(self, *args, **kwargs):
+    def _refuse(self, *args: object, **kwargs: object) -> NoReturn:
         raise TypeError("this lesson table is read-only; make a changed copy with "
                         "dict(table) (e.g. cues = dict(CUE_TABLE); cues['x'] = 'zararli')")
 
     __setitem__ = __delitem__ = __ior__ = _refuse
     update = pop = popitem = clear = setdefault = _refuse
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type, tuple[dict]]:
         return (type(self), (dict(self),))
 
-    def __copy__(self):
+    def __copy__(self) -> ReadOnlyDict:
         return self
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: dict) -> ReadOnlyDict:
         return self
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return dict.__repr__(self)
 
     def _repr_pretty_(self, printer, cycle):

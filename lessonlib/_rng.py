@@ -7,6 +7,8 @@ arithmetic on numpy arrays with these same constants; there is no other copy of 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 __all__ = ["FNV_OFFSET", "FNV_PRIME", "LCG_INCREMENT", "LCG_MULTIPLIER", "M32", "MIX_FIRST",
            "MIX_SECOND", "generator", "mix32", "trace_id"]
 
@@ -20,14 +22,14 @@ FNV_OFFSET, FNV_PRIME = 2166136261, 16777619
 """FNV-1a's starting value and multiplier (32-bit)."""
 
 
-def mix32(t):
+def mix32(t: int) -> int:
     """Scramble a whole number into a 32-bit starting state (two multiply-xorshift rounds)."""
     x = ((t ^ (t >> 16)) * MIX_FIRST) & M32
     x = ((x ^ (x >> 13)) * MIX_SECOND) & M32
     return (x ^ (x >> 16)) & M32
 
 
-def generator(t):
+def generator(t: int) -> Callable[[], float]:
     """Uniform numbers in [0, 1) from a 32-bit LCG started at ``mix32(t)`` (notebook 01)."""
     state = mix32(t)
 
@@ -39,7 +41,7 @@ def generator(t):
     return next_uniform
 
 
-def trace_id(message):
+def trace_id(message: object) -> int:
     """32-bit FNV-1a style hash of ``str(message)`` (used to seed a model call per prompt)."""
     h = FNV_OFFSET
     for ch in str(message):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections import Counter
+from collections.abc import Hashable, Sequence
 
 from ._checks import check_collection
 
@@ -71,13 +72,13 @@ def _chance_is_one(name):
                       f"so kappa = (p_o - p_e) / (1 - p_e) is 0/0 and undefined")
 
 
-def rater_agreement(a, b):
+def rater_agreement(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
     """Notebook 13: raw rater agreement, the share of records on which ``a`` and ``b`` match."""
     a, b = _pair(a, b)
     return sum(x == y for x, y in zip(a, b)) / len(a)
 
 
-def cohen_kappa(a, b):
+def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
     """Notebook 13: Cohen's kappa of two label sequences (Cohen 1960).
 
     ``p_o`` is the rater agreement; ``p_e`` the agreement expected if each
@@ -98,7 +99,7 @@ def _counts(rows):
     return [Counter(column) for column in zip(*rows)]
 
 
-def fleiss_kappa(ratings):
+def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float:
     """Notebook 13: Fleiss' kappa of two or more raters (Fleiss 1971).
 
     ``P_bar`` is the mean, over records, of the share of rater pairs that
@@ -116,7 +117,7 @@ def fleiss_kappa(ratings):
     return (p_bar - p_e) / (1 - p_e)
 
 
-def category_kappas(ratings):
+def category_kappas(ratings: Sequence[Sequence[Hashable]]) -> dict[Hashable, float]:
     """Notebook 13: Fleiss' kappa for each label separately (Fleiss 1971, eq. for kappa_j).
 
     ``kappa_j = 1 - sum_i x_ij (m - x_ij) / (n m (m - 1) p_j (1 - p_j))``: how
@@ -171,7 +172,8 @@ def _disagreements(level, pairs, values, total):
     return d_o, d_e / (total * (total - 1))
 
 
-def krippendorff_alpha(ratings, level="nominal"):
+def krippendorff_alpha(ratings: Sequence[Sequence[Hashable | None]],
+                       level: str = "nominal") -> float:
     """Notebook 13: Krippendorff's alpha, ``1 - D_o / D_e`` (Krippendorff 2011).
 
     ``None`` is a missing rating; records with fewer than two ratings do not
@@ -195,13 +197,13 @@ def krippendorff_alpha(ratings, level="nominal"):
                                  f"{value!r}: an interval distance to it is not a number")
     units = [[v for v in column if v is not None] for column in zip(*rows)]
     units = [u for u in units if len(u) >= 2]
-    pairs = Counter()        # the coincidence matrix o_ck
+    pairs: Counter[tuple[Hashable, Hashable]] = Counter()   # the coincidence matrix o_ck
     for u in units:
         for i, c in enumerate(u):
             for j, k in enumerate(u):
                 if i != j:
-                    pairs[c, k] += 1 / (len(u) - 1)
-    values = Counter()       # n_c
+                    pairs[c, k] += 1 / (len(u) - 1)  # type: ignore[assignment]  # weights
+    values: Counter[Hashable] = Counter()                   # n_c
     for (c, _), weight in pairs.items():
         values[c] += weight
     total = sum(values.values())

@@ -40,15 +40,17 @@ import threading
 import time
 import unicodedata
 import weakref
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from ._checks import check_choice, check_int, check_number, check_seed, check_str
 from .connections import Progress, check_connections, map_calls
-from .records import SEED, check_records
+from .records import SEED, Record, check_records
 from .judge import (CLEAN, GUIDELINE, HARMFUL, LABELS, UNREADABLE_RULES, build_prompt,
                     reply_parts)
 from .panel import JUDGES, AskReply
@@ -128,7 +130,8 @@ class SimulatorServer:
     events; ``n`` other than 1 is refused with 400.
     """
 
-    def __init__(self, host=HOST, port=0, *, latency=0.0, rate_limit=True, retry_after=0.0):
+    def __init__(self, host: str = HOST, port: int = 0, *, latency: float = 0.0,
+                 rate_limit: bool = True, retry_after: float = 0.0) -> None:
         if host != HOST:
             raise ValueError(f"host must be {HOST!r}: the course's server listens on loopback "
                              f"only, got {host!r}")
@@ -156,21 +159,21 @@ class SimulatorServer:
         self._stop = weakref.finalize(self, _close, self._http, self._thread)
 
     @property
-    def port(self):
+    def port(self) -> int:
         """The port it listens on (the free one it picked when made with ``port=0``)."""
         return self._http.server_address[1]
 
     @property
-    def base_url(self):
+    def base_url(self) -> str:
         """The ``base_url`` to give a client, e.g. ``http://127.0.0.1:8123/v1``."""
         return f"http://{HOST}:{self.port}/v1"
 
     @property
-    def models(self):
+    def models(self) -> tuple[str, ...]:
         """The model names it serves."""
         return tuple(self._specs)
 
-    def ask(self, model, **options):
+    def ask(self, model: str, **options: Any) -> OpenAIAsk:
         """An :class:`OpenAIAsk` for ``model`` on this server: its base URL, any key, the
         model's own temperature, and the clock reset at the start of each panel run."""
         if model not in self._specs:
@@ -180,34 +183,34 @@ class SimulatorServer:
                    **options}
         return OpenAIAsk(self.base_url, "course", model, **options)
 
-    def reset(self, model=None):
+    def reset(self, model: str | None = None) -> None:
         """Set the rate-limit clock of ``model`` (default: every model) back to zero."""
         with self._lock:
             for name in self._clocks if model is None else (model,):
                 self._clocks[name] = 0
 
-    def stop(self):
+    def stop(self) -> None:
         """Stop serving, hang up on every client and free the port (calling it twice is fine)."""
         self._stop()
 
     close = stop
 
-    def __enter__(self):
+    def __enter__(self) -> SimulatorServer:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         state = "serving" if self._stop.alive else "stopped"
         return f"SimulatorServer({state}, models={', '.join(self._specs)})"
 
-    def model_list(self):
+    def model_list(self) -> dict[str, Any]:
         """The body of ``GET /v1/models``: every model served, as the OpenAI API lists them."""
         return {"object": "list", "data": [{"id": name, "object": "model", "created": 0,
                                             "owned_by": "lessonlib"} for name in self._specs]}
 
-    def complete(self, body):
+    def complete(self, body: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
         """(HTTP status, JSON body) for one chat-completions request ``body`` (a dict).
 
         The body of a streamed request (``stream: true``) is the completion the
@@ -301,6 +304,8 @@ class _HTTPServer(ThreadingHTTPServer):
 
     daemon_threads = True
     request_queue_size = BACKLOG
+    course: Callable[[], SimulatorServer | None]     # set by SimulatorServer
+    connections: set[socket.socket]
 
     def process_request(self, request, client_address):
         self.connections.add(request)
@@ -325,6 +330,7 @@ class _Handler(BaseHTTPRequestHandler):
     (:meth:`send_error`).
     """
 
+    server: _HTTPServer
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
     timeout = 60            # a client silent this long mid-request is hung up on
@@ -444,8 +450,8 @@ class _Handler(BaseHTTPRequestHandler):
                                         "delta": {}}]}]
         if usage:
             chunks.append({**head, "choices": [], "usage": completion["usage"]})
-        data = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
-        data = data.encode("utf-8")
+        text = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+        data = text.encode("utf-8")
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
@@ -461,7 +467,7 @@ class _Handler(BaseHTTPRequestHandler):
 # Reading a real reply
 # ---------------------------------------------------------------------------
 
-def fold(text):
+def fold(text: str) -> str:
     """Notebook 12 - lower case the way the course's labels are spelled (ASCII, Turkish-aware).
 
     Accents come off (``ş`` -> ``s``), and both Turkish i's fold to ``i``:
@@ -477,8 +483,8 @@ NEGATIONS = ("degil", "not", "no", "non", "never", "neither", "nor", "isnt", "yo
 """Words (folded) that negate a label: a reply holding one is unreadable, never the label it
 negates (``degil`` also covers ``değildir``, ``değilim``; ``isnt``: "isn't" without its
 apostrophe)."""
-HEDGES = ("mi", "mu", "belki", "muhtemelen", "sanirim", "galiba", "olabilir", "maybe", "perhaps", "possibly", "probably", "unsure", "uncertain", "or", "veya",
-          "yoksa", "ya")
+HEDGES = ("mi", "mu", "belki", "muhtemelen", "sanirim", "galiba", "olabilir", "maybe", "perhaps",
+          "possibly", "probably", "unsure", "uncertain", "or", "veya", "yoksa", "ya")
 """Words (folded) that hedge or ask (``mı``/``mi``: the Turkish question particle, ``ya da``:
 "or"): a reply holding one does not state a label plainly."""
 
@@ -503,7 +509,7 @@ def _label_word(word):
     return None
 
 
-def read_reply(text):
+def read_reply(text: str) -> str | None:
     """Notebook 12 - the label a real model's reply states plainly, or None.
 
     Like the lesson's ``read_label`` but for replies a real model writes:
@@ -557,20 +563,20 @@ class ReplyCache:
     to ask again.
     """
 
-    def __init__(self, folder=CACHE_FOLDER):
+    def __init__(self, folder: str | os.PathLike[str] = CACHE_FOLDER) -> None:
         self.folder = Path(folder)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"ReplyCache({len(self)} replies)"
 
-    def __len__(self):
+    def __len__(self) -> int:
         return sum(1 for _ in self.folder.glob("*.json")) if self.folder.is_dir() else 0
 
     def _path(self, question):
         key = json.dumps(question, sort_keys=True, ensure_ascii=True)
         return self.folder / (hashlib.sha256(key.encode("ascii")).hexdigest() + ".json")
 
-    def get(self, question):
+    def get(self, question: Mapping[str, Any]) -> ClientReply | None:
         """The :class:`ClientReply` stored for ``question`` (a dict), or None; read from the
         cache, so its ``requests`` is 0."""
         path = self._path(question)
@@ -587,7 +593,7 @@ class ReplyCache:
             raise ValueError(f"the cached reply {path} is damaged ({exc}); delete the file "
                              f"to ask again") from None
 
-    def put(self, question, reply):
+    def put(self, question: Mapping[str, Any], reply: AskReply) -> None:
         """Store ``reply`` (an AskReply) for ``question``; written whole or not at all.
 
         Each write goes to a temporary file of its own, then is renamed over the
@@ -654,8 +660,11 @@ class OpenAIAsk:
     concurrent = True
     """Calls may run side by side: its answers do not depend on the order of the calls."""
 
-    def __init__(self, base_url, api_key, model, *, temperature=TEMPERATURE, max_tokens=None,
-                 timeout=30.0, cache=None, on_reset=None, max_retries=0):
+    def __init__(self, base_url: str, api_key: str, model: str, *,
+                 temperature: float = TEMPERATURE, max_tokens: int | None = None,
+                 timeout: float = 30.0,
+                 cache: ReplyCache | None = None, on_reset: Callable[[str], object] | None = None,
+                 max_retries: int = 0) -> None:
         check_str("base_url", base_url)
         check_str("api_key", api_key)
         check_str("model", model)
@@ -682,25 +691,25 @@ class OpenAIAsk:
             raise ImportError("OpenAIAsk needs the openai package: pip install -e '.[client]'"
                               ) from None
         self.cache, self._on_reset, self._openai = cache, on_reset, openai
-        options = {}
+        options: dict[str, Any] = {}
         if urlsplit(base_url).hostname in LOOPBACK:     # no proxy from the environment
             options["http_client"] = openai.DefaultHttpxClient(trust_env=False)
         self._sdk = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=self.timeout,
                                   max_retries=max_retries, **options)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"OpenAIAsk(model={self.model!r}, temperature={self.temperature})"
 
-    def reset(self):
+    def reset(self) -> None:
         """Called by the panel at the start of a run; passes the model name to ``on_reset``."""
         if self._on_reset is not None:
             self._on_reset(self.model)
 
-    def __call__(self, prompt, seed):
+    def __call__(self, prompt: str, seed: int) -> ClientReply:
         """Ask once (or read the cache): a :class:`ClientReply` for ``prompt`` with ``seed``."""
         return self._call(prompt, seed, read_cache=True)
 
-    def ask_again(self, prompt, seed):
+    def ask_again(self, prompt: str, seed: int) -> ClientReply:
         """Ask the model even when the cache holds a reply (a refusal, say), and keep the new
         one: the call a back-off makes after waiting."""
         return self._call(prompt, seed, read_cache=False)
@@ -728,7 +737,7 @@ class OpenAIAsk:
         openai = self._openai
         extra = {} if self.max_tokens is None else {"max_tokens": self.max_tokens}
         try:
-            out = self._sdk.chat.completions.create(
+            out = self._sdk.chat.completions.create(  # type: ignore[call-overload]
                 model=self.model, messages=[{"role": "user", "content": prompt}],
                 temperature=self.temperature, seed=seed, **extra)
         except openai.RateLimitError as exc:
@@ -764,7 +773,7 @@ def _retry_after(response):
     for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
         value = headers.get(name)
         try:
-            wait = float(value) / scale
+            wait = float(value) / scale  # type: ignore[arg-type]  # None: TypeError
         except (TypeError, ValueError):
             continue
         if math.isfinite(wait) and wait >= 0:
@@ -927,15 +936,16 @@ def judge_records(ask, records, *, seed=SEED, max_connections=8, progress=False,
         refused += label is None and was_refused
         totals = [a + b for a, b in zip(totals, tally)]
     calls, tokens, waits, waited, cached = totals
-    return ClientRun(labels, calls, tokens, retries, unreadable, refused, waits,
-                     round(waited, 3), cached, seed, time.perf_counter() - start)
+    return ClientRun(labels, calls, tokens, retries, unreadable, refused, waits,  # type: ignore[arg-type]
+                     round(waited, 3), cached, seed, time.perf_counter() - start)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------
 # What a run costs
 # ---------------------------------------------------------------------------
 
-def run_cost(records, judges=1, quorum=1, guideline=GUIDELINE):
+def run_cost(records: Iterable[Record], judges: int = 1, quorum: int = 1,
+             guideline: str = GUIDELINE) -> dict[str, int]:
     """Notebook 12 - the least a panel run costs: one call per judge, sample and record.
 
     Returns ``calls``, ``input_tokens`` (the course tokenizer's count) and

@@ -13,6 +13,8 @@ max_connections=N)``.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 from ._checks import check_int
@@ -20,13 +22,16 @@ from .simulator import SimulatedModel
 
 __all__ = ["BAR_STEPS", "BAR_WIDTH", "Progress", "check_connections", "map_calls"]
 
+T = TypeVar("T")
+R = TypeVar("R")
+
 BAR_WIDTH = 30
 """Characters in the progress bar."""
 BAR_STEPS = 20
 """How many times the bar is redrawn in a run (at each twentieth), whatever its length."""
 
 
-def check_connections(max_connections, asks=()):
+def check_connections(max_connections: int, asks: Iterable[object] = ()) -> int:
     """``max_connections`` as an int >= 1; more than one refused for a stateful ask.
 
     A SimulatedModel (or its ``call``) counts its own calls: its rate limit
@@ -46,7 +51,8 @@ def check_connections(max_connections, asks=()):
     return max_connections
 
 
-def map_calls(fn, items, max_connections, on_done=None):
+def map_calls(fn: Callable[[T], R], items: Iterable[T], max_connections: int,
+              on_done: Callable[[], object] | None = None) -> list[R]:
     """``[fn(x) for x in items]``, up to ``max_connections`` calls at once, in ``items`` order.
 
     ``on_done()`` is called (in the caller's thread) after each call ends.  The
@@ -84,11 +90,11 @@ class Progress:
     notebook's stored output is the same from one run to the next.
     """
 
-    def __init__(self, total, enabled, label="judging"):
+    def __init__(self, total: int, enabled: bool, label: str = "judging") -> None:
         self.total, self.enabled, self.label, self.done, self._shown = total, enabled, label, 0, -1
         self._draw()
 
-    def step(self):
+    def step(self) -> None:
         self.done += 1
         self._draw()
 

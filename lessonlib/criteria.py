@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 from ._checks import check_names
-from .records import FEATURES, check_record
+from .records import FEATURES, Record, check_record
 
 DEFAULT_RULES = ("instruction_mode", "hidden_field_name", "side_effect_tool_name",
                  "source_stamp_mismatch")
@@ -12,7 +14,7 @@ DEFAULT_RULES = ("instruction_mode", "hidden_field_name", "side_effect_tool_name
 __all__ = ["DEFAULT_RULES", "make_rule_filter", "rule_filter"]
 
 
-def rule_filter(record, rules=DEFAULT_RULES):
+def rule_filter(record: Record, rules: Iterable[str] = DEFAULT_RULES) -> bool:
     """True (block) when ``record`` has any of the flags named in ``rules`` (notebook 02)."""
     check_record(record)
     if rules is not DEFAULT_RULES:          # the lesson's rules are known to be good
@@ -30,7 +32,7 @@ def lesson_rules(record):
     return _blocks(record, DEFAULT_RULES)
 
 
-def make_rule_filter(rules=DEFAULT_RULES):
+def make_rule_filter(rules: Iterable[str] = DEFAULT_RULES) -> Callable[[Record], bool]:
     """A one-argument decision function for ``measure`` using the given rules (notebook 02)."""
     rules = check_names("rules", rules, FEATURES)
 

@@ -9,13 +9,16 @@ Python, and only a notebook that draws a figure needs matplotlib.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from ._frozen import ReadOnlyDict
-from .records import CLASSES
+from .records import CLASSES, Record
 from .metrics import class_recall, confusion
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["FIGURE_DPI", "FIGURE_STYLE", "FIGURE_WIDTH", "SMALLEST_POINTS", "class_recall_bars",
            "confusion_picture", "noise_bands", "plot_class_sources",
@@ -56,7 +59,7 @@ def slide_figure(plot: Plot) -> Plot:
     def draw(*args, **kwargs):
         import matplotlib.pyplot as plt
 
-        with plt.rc_context(dict(FIGURE_STYLE)):
+        with plt.rc_context(dict(FIGURE_STYLE)):  # type: ignore[arg-type]  # str keys
             out = plot(*args, **kwargs)
             fig = getattr(out, "figure", out)
             for ax in fig.axes:
@@ -64,11 +67,13 @@ def slide_figure(plot: Plot) -> Plot:
             fig.tight_layout()
         return out
 
-    return draw
+    return draw  # type: ignore[return-value]  # functools.wraps keeps the signature
 
 
 @slide_figure
-def confusion_picture(records, decide, ax=None, title="Decisions against the human label"):
+def confusion_picture(records: Sequence[Record], decide: Callable[[Record], bool],
+                      ax: Axes | None = None,
+                      title: str = "Decisions against the human label") -> Axes:
     """Notebook 02: the 2 x 2 confusion matrix of ``decide`` with the rates read off it.
 
     Rows are the human label (harmful, clean), columns the decision (blocked,
@@ -117,8 +122,8 @@ def confusion_picture(records, decide, ax=None, title="Decisions against the hum
 
 
 @slide_figure
-def class_recall_bars(records, decisions, ax=None,
-                      title="Recall per harmful class"):
+def class_recall_bars(records: Sequence[Record], decisions: Mapping[str, Callable[[Record], bool]],
+                      ax: Axes | None = None, title: str = "Recall per harmful class") -> Axes:
     """Notebook 05: grouped bars, per harmful class the recall of each of ``decisions``.
 
     ``decisions`` maps a legend name to a decide function (record -> bool),
@@ -154,7 +159,9 @@ SOURCES = ReadOnlyDict({"seed": ("the seed: 95% run band over judge runs", "0.55
 
 
 @slide_figure
-def noise_bands(bands, observed, ax=None, title="Two sources of noise in one difference"):
+def noise_bands(bands: Mapping[str, Mapping[str, tuple[float, float]]],
+                observed: Mapping[str, float], ax: Axes | None = None,
+                title: str = "Two sources of noise in one difference") -> Axes:
     """Notebook 07: per figure, the 95% band of a difference from each source of noise.
 
     ``bands`` maps a figure's title to ``{source: (low, high)}`` with sources
@@ -187,7 +194,7 @@ def noise_bands(bands, observed, ax=None, title="Two sources of noise in one dif
 
 
 @slide_figure
-def plot_class_sources(records, ax=None):
+def plot_class_sources(records: Sequence[Record], ax: Axes | None = None) -> Axes:
     """Notebook 01: one horizontal bar per class, split by source, its total at the end;
     the counts of :func:`class_source_counts`.  Returns the Axes."""
     import matplotlib.pyplot as plt
@@ -213,12 +220,14 @@ def plot_class_sources(records, ax=None):
 
 
 @slide_figure
-def plot_harmful_probability(records, temperatures=None, flags=(0, 1, 2, 3), ax=None):
+def plot_harmful_probability(records: Sequence[Record],
+                             temperatures: Iterable[float] | None = None,
+                             flags: Iterable[int] = (0, 1, 2, 3), ax: Axes | None = None) -> Axes:
     """Notebook 03: the lines of :func:`harmful_probability_curves`, one per number of
     flags, with the lesson's temperature marked.  Returns the Axes."""
     import matplotlib.pyplot as plt
 
-    from .judge import HARMFUL, harmful_probability_curves
+    from .judge import harmful_probability_curves
     from .simulator import TEMPERATURE
 
     curves, temps = harmful_probability_curves(records, temperatures, flags)

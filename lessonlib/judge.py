@@ -6,16 +6,17 @@ object with ``.text`` (and optionally ``.input_tokens``, ``.status``), as Simula
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ._checks import check_choice, check_instance, check_int, check_seed, check_str
 from ._frozen import ReadOnlyDict
 from .connections import map_calls
-from .records import FEATURES, SEED, check_record, check_records
+from .records import FEATURES, SEED, Record, check_record, check_records
 from .simulator import (CUE_TABLE, FLAG_WORD, LABELS, MAX_OUTPUT, NO_FLAG_WORD, PRIOR,
                         SOURCE_WORD, SPURIOUS, TEMPERATURE, Reply, SimulatedModel, tokenize)
 
-__all__ = ["GUIDELINE", "CLEAN", "HARMFUL", "RETRY_CAUSE", "UNREADABLE_RULES", "Answer",
+__all__ = ["GUIDELINE", "CLEAN", "HARMFUL", "RETRY_CAUSE", "UNREADABLE_RULES", "Answer", "Ask",
            "JudgeRun", "Run", "Tally", "ask_each", "ask_for_label", "build_prompt",
            "judge_model", "read_label", "reply_parts", "run_judge", "tally"]
 
@@ -25,15 +26,19 @@ GUIDELINE = ("Su kaydin ozniteliklerine bak ve tek etiket yaz : temiz ya da zara
 
 CLEAN, HARMFUL = LABELS
 
+Ask = Callable[[str, int], object]
+"""The type of an ask: ``ask(prompt, seed)`` returns reply text or an object with a str
+``.text`` (a SimulatedModel, a plain function, a real client)."""
 
-def build_prompt(record, guideline=GUIDELINE):
+
+def build_prompt(record: Record, guideline: str = GUIDELINE) -> str:
     """Guideline + flag words (or 'yok') + source word + record number + text (notebook 03)."""
     words = " ".join(FLAG_WORD[f] for f in FEATURES if record.features[f]) or NO_FLAG_WORD
     return (guideline + words + " . kaynak " + SOURCE_WORD[record.source]
             + " . kayit " + str(record.no) + " : " + record.text)
 
 
-def read_label(reply_text):
+def read_label(reply_text: str) -> str | None:
     """The first word of the reply that is a label, or None when there is none (notebook 03)."""
     for word in reply_text.lower().split():
         if word in LABELS:
@@ -41,7 +46,7 @@ def read_label(reply_text):
     return None
 
 
-def reply_parts(prompt, reply):
+def reply_parts(prompt: str, reply: object) -> tuple[str, int, str]:
     """(text, input_tokens, status) of what an ``ask`` returned; plain text counts as 'ok'."""
     if isinstance(reply, str):
         return reply, len(tokenize(prompt)), "ok"
@@ -67,11 +72,11 @@ class Answer:
     statuses: tuple             # the status of each call, in order
 
     @property
-    def retried(self):
+    def retried(self) -> bool:
         return self.calls > 1
 
 
-def ask_for_label(ask, prompt, seed):
+def ask_for_label(ask: Ask, prompt: str, seed: int) -> Answer:
     """Ask once with ``seed``; if the label cannot be read, once more with ``seed + 1``."""
     text, tokens, status = reply_parts(prompt, ask(prompt, seed))
     label = read_label(text)
@@ -97,16 +102,16 @@ class Run:
 
     _WHAT = "run"
 
-    def _judged(self):
+    def _judged(self) -> dict[int, Record]:
         """Record no -> the Record this run judged (empty: the labels alone say)."""
         return {}
 
-    def decide(self, record):
+    def decide(self, record: Record) -> bool:
         """True when this run labelled ``record`` harmful; a record it did not judge is refused."""
         check_record(record)
         return self._decider((record,))(record)
 
-    def _decider(self, records):
+    def _decider(self, records: Iterable[Record]) -> Callable[[Record], bool]:
         """A decision for ``records`` (checked once here, not per call): record -> bool.
 
         Refuses a record the run did not judge: one it has no label for, or one that
@@ -129,7 +134,7 @@ class JudgeRun(Run):
     retry_causes: dict = field(default_factory=dict)  # why first calls failed -> count
     judged: dict = field(default_factory=dict, repr=False, compare=False)  # no -> the Record
 
-    def _judged(self):
+    def _judged(self) -> dict[int, Record]:
         return self.judged
 
 
@@ -148,7 +153,8 @@ class Tally:
     causes: dict
 
 
-def ask_each(asks, prompts, seed, where=None, max_connections=1):
+def ask_each(asks: Ask | Sequence[Ask], prompts: Sequence[str], seed: int,
+             where: Callable[[int], str] | None = None, max_connections: int = 1) -> list[Answer]:
     """The one ask-retry loop of the judge and the panel: ``ask_for_label(asks[i],
     prompts[i], seed)`` for every prompt, answers in order (a list of :class:`Answer`).
 
@@ -167,9 +173,10 @@ def ask_each(asks, prompts, seed, where=None, max_connections=1):
     return map_calls(answer, range(len(prompts)), max_connections)
 
 
-def tally(answers):
+def tally(answers: Iterable[Answer]) -> Tally:
     """The :class:`Tally` of a pass's answers (a retried first call counted by its cause)."""
-    retries, unreadable, tokens, calls, causes = 0, 0, 0, 0, {}
+    retries, unreadable, tokens, calls = 0, 0, 0, 0
+    causes: dict[str, int] = {}
     for answer in answers:
         calls += answer.calls
         tokens += answer.input_tokens
@@ -181,8 +188,10 @@ def tally(answers):
     return Tally(calls, retries, unreadable, tokens, causes)
 
 
-def judge_model(model=None, temperature=TEMPERATURE, cues=CUE_TABLE, spurious=SPURIOUS,
-                prior=PRIOR, max_output=MAX_OUTPUT):
+def judge_model(model: SimulatedModel | None = None, temperature: float = TEMPERATURE,
+                cues: Mapping[str, str] = CUE_TABLE, spurious: Mapping[str, str] = SPURIOUS,
+                prior: Mapping[str, float] = PRIOR,
+                max_output: int = MAX_OUTPUT) -> SimulatedModel:
     """The model a judge run asks: a fresh copy of ``model`` (its counter at zero, the
     caller's object untouched), or a new SimulatedModel with the settings given.
 
@@ -201,9 +210,11 @@ def judge_model(model=None, temperature=TEMPERATURE, cues=CUE_TABLE, spurious=SP
     return model.fresh()
 
 
-def run_judge(records, seed=SEED, temperature=TEMPERATURE,
-              guideline=GUIDELINE, cues=CUE_TABLE, spurious=SPURIOUS, max_output=MAX_OUTPUT,
-              *, unreadable_as="clean", prior=PRIOR, model=None):
+def run_judge(records: Sequence[Record], seed: int = SEED, temperature: float = TEMPERATURE,
+              guideline: str = GUIDELINE, cues: Mapping[str, str] = CUE_TABLE,
+              spurious: Mapping[str, str] = SPURIOUS, max_output: int = MAX_OUTPUT, *,
+              unreadable_as: str = "clean", prior: Mapping[str, float] = PRIOR,
+              model: SimulatedModel | None = None) -> JudgeRun:
     """Ask a fresh SimulatedModel about every record, retrying once if unreadable (notebook 03).
 
     A record still unreadable is counted as ``unreadable_as`` (the lesson: 'clean', fail-open).
@@ -231,7 +242,10 @@ def _run_judge(records, seed, model, guideline=GUIDELINE, unreadable_as="clean")
                     counts.input_tokens, seed, counts.causes, {r.no: r for r in records})
 
 
-def harmful_probability_curves(records, temperatures=None, flags=(0, 1, 2, 3)):
+def harmful_probability_curves(records: Sequence[Record],
+                               temperatures: Iterable[float] | None = None,
+                               flags: Iterable[int] = (0, 1, 2, 3)
+                               ) -> tuple[dict[int, tuple[int, list[float]]], list[float]]:
     """Notebook 03: P('zararli') against temperature, per number of flags on a record.
 
     For each count in ``flags``: the first record with exactly that many flags on and

@@ -9,6 +9,7 @@ of seeds at a time.  Each step says why it equals the judge's own.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 
@@ -17,12 +18,13 @@ import numpy as np
 from ._checks import check_choice, check_collection, check_int, check_str
 from ._rng import (FNV_PRIME, LCG_INCREMENT, LCG_MULTIPLIER, M32, MIX_FIRST, MIX_SECOND,
                    trace_id)
-from .records import check_records, is_harmful
+from .records import Record, check_records, is_harmful
 from .judge import (CLEAN, GUIDELINE, HARMFUL, UNREADABLE_RULES, JudgeRun, build_prompt,
                     judge_model, read_label)
 from .metrics import COUNTS, RATES, rates
 from .simulator import (CUE_TABLE, FREE_FORM, FREE_FORM_SHARE, LABELS, MAX_OUTPUT, PRIOR,
-                        SINGLE_LABEL_WORD, SPURIOUS, TEMPERATURE, reply_text, tokenize)
+                        SINGLE_LABEL_WORD, SPURIOUS, TEMPERATURE, SimulatedModel, reply_text,
+                        tokenize)
 
 __all__ = ["BARE", "CAUSES", "CHUNK_CELLS", "LONG_PROMPT", "RECORD_BLOCK", "ManyRuns", "Plan",
            "check_seeds", "confusion_many", "plan_blocks", "run_judge_many", "run_plans"]
@@ -44,7 +46,7 @@ _LCG = (_U32(LCG_MULTIPLIER), _U32(LCG_INCREMENT))   # generator's step
 _FNV_PRIME = _U32(FNV_PRIME)                    # trace_id's multiplier
 
 
-def check_seeds(seeds, name="seeds"):
+def check_seeds(seeds: Iterable[int], name: str = "seeds") -> tuple[int, ...]:
     """A non-empty collection of whole numbers >= 0 (a range, a list, a numpy integer array),
     returned as a tuple of Python ints."""
     seeds = check_collection(name, seeds, "a sequence of integer seeds (e.g. [seed] or "
@@ -140,11 +142,12 @@ class Plan:
     every: int              # rate limit: every this-many-th call is refused
 
     @property
-    def n(self):
+    def n(self) -> int:
         return len(self.actual)
 
 
-def plan_blocks(records, model, guideline, block=RECORD_BLOCK):
+def plan_blocks(records: Sequence[Record], model: SimulatedModel, guideline: str,
+                block: int = RECORD_BLOCK) -> Iterator[Plan]:
     """The :class:`Plan` of each block of ``block`` records, in order (a generator).
 
     Whether a reply can be read depends on its label and form only (a 2 x (BARE + 1) table);
@@ -154,7 +157,8 @@ def plan_blocks(records, model, guideline, block=RECORD_BLOCK):
     table = np.array([[read_label(reply_text(label, None if f == BARE else f,
                                              model.max_output)[0]) is not None
                        for f in range(BARE + 1)] for label in LABELS])
-    free_any, free_all = table[:, :BARE].any(axis=1), table[:, :BARE].all(axis=1)
+    free_any: np.ndarray = table[:, :BARE].any(axis=1)  # type: ignore[assignment]  # an array
+    free_all: np.ndarray = table[:, :BARE].all(axis=1)  # type: ignore[assignment]
     form_cuts = tuple(_U32(_threshold(t)) for t in accumulate(FREE_FORM_SHARE[:-1]))
     relevant = set(model.cues) | set(model.spurious)
     shared = guideline if guideline[-1:].isspace() else ""
@@ -163,21 +167,21 @@ def plan_blocks(records, model, guideline, block=RECORD_BLOCK):
     for lo in range(0, len(records), block):
         part = records[lo:lo + block]
         prompts = [build_prompt(r, guideline) for r in part]
-        size, single, labels = [], [], []
+        size, singles, labels = [], [], []
         for prompt in prompts:
-            tokens = head + tokenize(prompt[len(shared):])
-            key = " ".join(t for t in tokens if t in relevant)
+            pieces = head + tokenize(prompt[len(shared):])
+            key = " ".join(t for t in pieces if t in relevant)
             if key not in weights:
                 plan = model.plan(key)
                 weights[key] = (_threshold(plan.weights[0]) if plan.weights else 0,
                                 plan.fixed_label == HARMFUL)
-            size.append(len(tokens))
-            single.append(SINGLE_LABEL_WORD in tokens)
+            size.append(len(pieces))
+            singles.append(SINGLE_LABEL_WORD in pieces)
             labels.append(weights[key])
         cut = np.array([c for c, _ in labels], dtype=np.int64)
         fixed = np.array([f for _, f in labels], dtype=bool)
         tokens = np.array(size, dtype=np.int64)
-        overflow, single = tokens > model.window, np.array(single, dtype=bool)
+        overflow, single = tokens > model.window, np.array(singles, dtype=bool)
         zero = model.temperature <= 0.0
         can = (~fixed, fixed) if zero else (cut > 0, cut < 1 << 32)   # labels it can answer
         read_any = [np.where(single, table[i, BARE], free_any[i]) for i in (0, 1)]
@@ -309,7 +313,8 @@ def _block(plan, a1, a2, start, fallback, harmful_out, lost_out):
     return counts
 
 
-def run_plans(plans, records, seeds, start, unreadable_as, chunk=None):
+def run_plans(plans: Iterable[Plan], records: Sequence[Record], seeds: tuple[int, ...],
+              start: np.ndarray, unreadable_as: str, chunk: int | None = None) -> ManyRuns:
     """Every seed (counters ``start``, (S,) int64) over every block of ``plans`` (from
     :func:`plan_blocks` of ``records``): a :class:`ManyRuns`.  Trusts its caller."""
     record_nos = tuple(r.no for r in records)
@@ -338,7 +343,7 @@ def run_plans(plans, records, seeds, start, unreadable_as, chunk=None):
         lo = hi
     for array in (harmful, unreadable, sums, first, actual):
         array.flags.writeable = False
-    return ManyRuns(seeds, record_nos, harmful, unreadable, *sums[:4],
+    return ManyRuns(seeds, record_nos, harmful, unreadable, *sums[:4],  # type: ignore[call-arg]
                     dict(zip(CAUSES, sums[4:])), dict(zip(CAUSES, first)), actual,
                     tuple(records))
 
@@ -361,10 +366,10 @@ class ManyRuns:
     actual: np.ndarray = field(repr=False)   # (N,) the human label: harmful
     records: tuple = field(default=(), repr=False)   # the records judged (decide checks them)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.seeds)
 
-    def run(self, i):
+    def run(self, i: int) -> JudgeRun:
         """The :class:`JudgeRun` of seed number ``i`` (same labels and counters as run_judge)."""
         labels = dict(zip(self.record_nos, (HARMFUL if h else CLEAN
                                             for h in self.harmful[i].tolist())))
@@ -375,27 +380,28 @@ class ManyRuns:
                         {c: int(self.retry_causes[c][i]) for _, c in order},
                         {r.no: r for r in self.records})
 
-    def confusion(self):
+    def confusion(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(tp, fp, fn, tn), one int64 array each, one entry a seed."""
         return confusion_many(self.harmful, self.actual)
 
-    def measure(self):
+    def measure(self) -> dict[str, np.ndarray]:
         """Per seed what ``measure`` gives (counts, then the rates of :func:`metrics.rates`)."""
         counts = self.confusion()
         figures = rates(*counts)
         return {**dict(zip(COUNTS, counts)), **{name: figures[name] for name in RATES}}
 
-    def figures(self):
+    def figures(self) -> dict[str, np.ndarray]:
         """Per seed the four figures of :data:`metrics.FIGURES` (rates rounded by ``share``)."""
         return rates(*self.confusion())
 
-    def agreement(self):
+    def agreement(self) -> np.ndarray:
         """Per seed: share of records whose decision matches the human label (as ``agreement``)."""
         tp, fp, fn, tn = self.confusion()
         return (tp + tn) / len(self.actual)
 
 
-def confusion_many(harmful, actual):
+def confusion_many(harmful: np.ndarray,
+                   actual: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(tp, fp, fn, tn) per row of a (runs, records) decision matrix against ``actual``."""
     harmful, actual = np.asarray(harmful, dtype=bool), np.asarray(actual, dtype=bool)
     tp = np.count_nonzero(harmful[:, actual], axis=1).astype(np.int64)
@@ -403,9 +409,12 @@ def confusion_many(harmful, actual):
     return tp, fp, int(actual.sum()) - tp, int((~actual).sum()) - fp
 
 
-def run_judge_many(records, seeds, temperature=TEMPERATURE, guideline=GUIDELINE, cues=CUE_TABLE,
-                   spurious=SPURIOUS, max_output=MAX_OUTPUT, *, unreadable_as="clean",
-                   chunk=None, prior=PRIOR, model=None):
+def run_judge_many(records: Sequence[Record], seeds: Iterable[int],
+                   temperature: float = TEMPERATURE, guideline: str = GUIDELINE,
+                   cues: Mapping[str, str] = CUE_TABLE, spurious: Mapping[str, str] = SPURIOUS,
+                   max_output: int = MAX_OUTPUT, *, unreadable_as: str = "clean",
+                   chunk: int | None = None, prior: Mapping[str, float] = PRIOR,
+                   model: SimulatedModel | None = None) -> ManyRuns:
     """``run_judge(records, seed, ...)`` for every seed in ``seeds``, as one :class:`ManyRuns`.
 
     Defined in notebook 06.  Same arguments as :func:`~lessonlib.judge.run_judge` except

@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import numbers
 from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ._checks import check_callable
 from ._frozen import ReadOnlyDict
 from .criteria import lesson_rules, rule_filter
 from .judge import Run
-from .records import by_class, check_records, is_harmful
+from .records import Record, by_class, check_records, is_harmful
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["COUNTS", "FIGURES", "RATES", "Figure", "agreement", "class_recall", "confusion",
            "disagreements", "measure", "rates", "resolution", "share", "steps", "trusted"]
@@ -49,22 +54,24 @@ def _checked(records, decide):
     return records, trusted(records, check_callable("decide", decide, "a function record -> bool"))
 
 
-def trusted(records, decide):
+def trusted(records: Sequence[Record],
+            decide: Callable[[Record], bool]) -> Callable[[Record], bool]:
     """``decide`` for checked ``records`` without its own per-record door checks: a run's
     ``decide`` checks once here that the records are the run's own (else ValueError); the
     lesson's rule filter needs no check.  Any other function is returned as it is."""
     if getattr(decide, "__func__", None) is Run.decide:
-        return decide.__self__._decider(records)
+        return decide.__self__._decider(records)  # type: ignore[attr-defined]
     return lesson_rules if decide is rule_filter else decide
 
 
-def confusion(records, decide):
+def confusion(records: Iterable[Record],
+              decide: Callable[[Record], bool]) -> tuple[int, int, int, int]:
     """Counts (tp, fp, fn, tn) of ``decide`` against the human label (notebook 02)."""
     pairs = Counter((bool(decide(r)), is_harmful(r)) for r in records)
     return pairs[True, True], pairs[True, False], pairs[False, True], pairs[False, False]
 
 
-def share(part, whole):
+def share(part: float, whole: float) -> float:
     """``part / whole`` rounded to four places, as the lesson prints rates; 0.0 when whole is 0."""
     return round(part / whole, 4) if whole else 0.0
 
@@ -73,7 +80,8 @@ def _exact(part, whole):
     return part / whole if whole else 0.0
 
 
-def rates(tp, fp, fn, tn, *, rounded=True):
+def rates(tp: int | np.ndarray, fp: int | np.ndarray, fn: int | np.ndarray,
+          tn: int | np.ndarray, *, rounded: bool = True) -> dict[str, Any]:
     """The four figures from the four counts: ``{name: value}`` in :data:`FIGURES` order.
 
     Precision, recall and false block rate are rounded by :func:`share` (``rounded=False``:
@@ -84,7 +92,7 @@ def rates(tp, fp, fn, tn, *, rounded=True):
     """
     counts = (tp, fp, fn, tn)
     if all(isinstance(c, numbers.Integral) for c in counts):
-        ratio = share if rounded else _exact
+        ratio: Callable[[Any, Any], float] = share if rounded else _exact
         total = tp + fp + fn + tn
         return {"precision": ratio(tp, tp + fp), "recall": ratio(tp, tp + fn),
                 "false_block_rate": ratio(fp, fp + tn),
@@ -113,7 +121,7 @@ def _rates_array(counts, rounded):
     return dict(zip(FIGURES, (*out, agree)))
 
 
-def measure(records, decide):
+def measure(records: Sequence[Record], decide: Callable[[Record], bool]) -> dict[str, Any]:
     """The four counts plus precision, recall and false block rate, rounded (notebook 02)."""
     return _measure(*_checked(records, decide))
 
@@ -126,7 +134,7 @@ def _measure(records, decide):
     return counts
 
 
-def agreement(records, decide):
+def agreement(records: Sequence[Record], decide: Callable[[Record], bool]) -> float:
     """Share of records on which ``decide`` matches the human label, not rounded (notebook 02)."""
     return _agreement(*_checked(records, decide))
 
@@ -135,7 +143,8 @@ def _agreement(records, decide):
     return sum(1 for r in records if bool(decide(r)) == is_harmful(r)) / len(records)
 
 
-def class_recall(records, decide):
+def class_recall(records: Sequence[Record],
+                 decide: Callable[[Record], bool]) -> dict[str, tuple[int, float]]:
     """Per class present: (number of records, share that ``decide`` blocks) (notebook 02)."""
     return _class_recall(*_checked(records, decide))
 
@@ -145,18 +154,18 @@ def _class_recall(records, decide):
             for cls, members in by_class(records).items()}
 
 
-def resolution(count):
+def resolution(count: int) -> float:
     """The smallest step a rate over ``count`` records can move: 1 / count (notebook 05)."""
     return 1 / count
 
 
-def disagreements(labels_a, labels_b):
+def disagreements(labels_a: Mapping[int, str], labels_b: Mapping[int, str]) -> list[int]:
     """Record numbers whose label differs between two runs (notebook 04)."""
     if set(labels_a) != set(labels_b):
         raise ValueError("labels_a and labels_b must cover the same record numbers")
     return [no for no in labels_a if labels_a[no] != labels_b[no]]
 
 
-def steps(difference, count):
+def steps(difference: float, count: int) -> int:
     """Whole steps of 1 / ``count`` that the rate ``difference`` spans, sign kept (notebook 04)."""
     return round(difference / resolution(count))

@@ -10,14 +10,20 @@ from __future__ import annotations
 import math
 import numbers
 import threading
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from ._checks import (check_choice, check_collection, check_int, check_names, check_number,
                       check_seed, check_str)
 from .figures import FIGURE_WIDTH, slide_figure
-from .records import SEED, check_records
-from .judge import CLEAN, GUIDELINE, HARMFUL, Run, ask_each, build_prompt, tally
+from .records import SEED, Record, check_records
+from .judge import CLEAN, GUIDELINE, HARMFUL, Ask, Run, ask_each, build_prompt, tally
 from .simulator import CUE_TABLE, PRIOR, SPURIOUS, TEMPERATURE, SimulatedModel
+
+if TYPE_CHECKING:
+    import numpy as np
+    from matplotlib.axes import Axes
 
 __all__ = ["AGGREGATES", "DIVERSE", "JUDGES", "JUDGE_NAMES", "MAX_SAMPLES", "ON_ERROR",
            "ON_UNREADABLE", "SLOT_STRIDE", "AskReply", "JudgeError", "JudgeSpec", "Panel",
@@ -44,7 +50,7 @@ class AskReply:
 class JudgeError(RuntimeError):
     """A judge's ask raised or did not answer in time (``judge`` and ``record`` name where)."""
 
-    def __init__(self, message, judge, record):
+    def __init__(self, message: str, judge: int, record: int) -> None:
         super().__init__(message)
         self.judge, self.record = judge, record
 
@@ -66,7 +72,7 @@ class PanelRun(Run):
 
     _WHAT = "panel run"
 
-    def _judged(self):
+    def _judged(self) -> dict[int, Record]:
         return self.records
 
 
@@ -173,8 +179,9 @@ class Panel:
       ignored.
     """
 
-    def __init__(self, asks, quorum=1, aggregate="median", min_agreement=0.5,
-                 on_unreadable="harmful", *, on_error="raise", timeout=None):
+    def __init__(self, asks: Sequence[Ask], quorum: int = 1, aggregate: str = "median",
+                 min_agreement: float = 0.5, on_unreadable: str = "harmful", *,
+                 on_error: str = "raise", timeout: float | None = None) -> None:
         what = "a list of ask callables (prompt, seed) -> reply"
         if callable(asks):
             raise TypeError(f"asks must be {what}, got one callable; put it in a list")
@@ -196,20 +203,40 @@ class Panel:
         self._timeout = None if timeout is None else check_number("timeout", timeout,
                                                                  minimum=0.001)
 
-    asks = property(lambda self: self._asks)
-    quorum = property(lambda self: self._quorum)
-    aggregate = property(lambda self: self._aggregate)
-    min_agreement = property(lambda self: self._min_agreement)
-    on_unreadable = property(lambda self: self._on_unreadable)
-    on_error = property(lambda self: self._on_error)
-    timeout = property(lambda self: self._timeout)
+    @property
+    def asks(self) -> tuple[Ask, ...]:
+        return self._asks
 
-    def __repr__(self):
+    @property
+    def quorum(self) -> int:
+        return self._quorum
+
+    @property
+    def aggregate(self) -> str:
+        return self._aggregate
+
+    @property
+    def min_agreement(self) -> float:
+        return self._min_agreement
+
+    @property
+    def on_unreadable(self) -> str:
+        return self._on_unreadable
+
+    @property
+    def on_error(self) -> str:
+        return self._on_error
+
+    @property
+    def timeout(self) -> float | None:
+        return self._timeout
+
+    def __repr__(self) -> str:
         return (f"Panel({len(self._asks)} judge(s), quorum={self._quorum}, "
                 f"aggregate={self._aggregate!r}, min_agreement={self._min_agreement}, "
                 f"on_unreadable={self._on_unreadable!r}, on_error={self._on_error!r})")
 
-    def seeds(self, seed):
+    def seeds(self, seed: int) -> list[list[int]]:
         """The sampling seeds of a run with ``seed``: ``[judge][sample]``."""
         n, seed = len(self._asks), check_seed(seed)
         return [[seed + (q * n + j) * SLOT_STRIDE for q in range(self._quorum)]
@@ -234,7 +261,7 @@ class Panel:
 
     def _wait(self, ask, prompt, seed):
         """``ask(prompt, seed)`` in a daemon thread, given up after ``timeout`` seconds."""
-        out = {}
+        out: dict[str, object] = {}
         thread = threading.Thread(target=lambda: out.update(reply=_outcome(ask, prompt, seed)),
                                   daemon=True)
         thread.start()
@@ -245,7 +272,8 @@ class Panel:
             raise out["reply"]
         return out["reply"]
 
-    def run(self, records, seed=SEED, guideline=GUIDELINE, *, max_connections=1):
+    def run(self, records: Sequence[Record], seed: int = SEED, guideline: str = GUIDELINE, *,
+            max_connections: int = 1) -> PanelRun:
         """Ask every judge ``quorum`` times about every record (see the class docstring).
 
         ``max_connections``: calls of one pass run at once (notebook 12), for asks
@@ -267,7 +295,7 @@ class Panel:
             guarded = [self._guarded(j, ask, r.no) for r in records]
             for s in slots:
                 answers = ask_each(guarded, prompts, s,
-                                   where=lambda i, j=j, ask=ask: _where(j, ask, records[i].no),
+                                   where=lambda i, j=j, ask=ask: _where(j, ask, records[i].no),  # type: ignore[misc]
                                    max_connections=max_connections)
                 cost = tally(answers)
                 for row, value in zip(counts, (cost.calls, cost.retries, cost.unreadable,
@@ -284,7 +312,8 @@ class Panel:
                                          self._aggregate, self._min_agreement)
         return _panel_run(records, seed, judge[:, 0], verdict[0], score[0], counts)
 
-    def run_many(self, records, seeds, guideline=GUIDELINE):
+    def run_many(self, records: Sequence[Record], seeds: Iterable[int],
+                 guideline: str = GUIDELINE) -> PanelMany:
         """``run(records, seed, guideline)`` for every seed, as one :class:`PanelMany`, on the
         many-seed engine of notebook 06: every ask must be a SimulatedModel."""
         import numpy as np
@@ -336,22 +365,22 @@ class PanelMany:
 
     seeds: tuple
     records: tuple = field(repr=False)
-    harmful: object = field(repr=False)     # numpy arrays
-    scores: object = field(repr=False)
-    judge_scores: object = field(repr=False)
-    calls: object = field(repr=False)
-    retries: object = field(repr=False)
-    unreadable: object = field(repr=False)
-    input_tokens: object = field(repr=False)
-    judge_calls: object = field(repr=False)
-    judge_retries: object = field(repr=False)
-    judge_unreadable: object = field(repr=False)
-    judge_input_tokens: object = field(repr=False)
+    harmful: np.ndarray = field(repr=False)     # numpy arrays
+    scores: np.ndarray = field(repr=False)
+    judge_scores: np.ndarray = field(repr=False)
+    calls: np.ndarray = field(repr=False)
+    retries: np.ndarray = field(repr=False)
+    unreadable: np.ndarray = field(repr=False)
+    input_tokens: np.ndarray = field(repr=False)
+    judge_calls: np.ndarray = field(repr=False)
+    judge_retries: np.ndarray = field(repr=False)
+    judge_unreadable: np.ndarray = field(repr=False)
+    judge_input_tokens: np.ndarray = field(repr=False)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.seeds)
 
-    def run(self, i):
+    def run(self, i: int) -> PanelRun:
         """The :class:`PanelRun` that ``Panel.run`` returns for ``seeds[i]``."""
         counts = [a[:, i] for a in (self.judge_calls, self.judge_retries,
                                     self.judge_unreadable, self.judge_input_tokens)]
@@ -369,7 +398,7 @@ class JudgeSpec:
     spurious: tuple = tuple(SPURIOUS.items())   # (token, label) pairs
     prior: tuple = tuple(PRIOR.items())         # (label, base weight) pairs
 
-    def model(self):
+    def model(self) -> SimulatedModel:
         """A fresh model (its own call counter at zero) with this configuration."""
         return SimulatedModel(self.temperature, CUE_TABLE, dict(self.spurious), dict(self.prior),
                               name=self.name)
@@ -390,13 +419,15 @@ DIVERSE = ("plain", "wary", "greedy")
 """The three fictional models that make up the course's diverse panel."""
 
 
-def judge_models(*names):
+def judge_models(*names: str) -> list[SimulatedModel]:
     """Fresh models for the named judges, in order (notebook 09): ``judge_models(*DIVERSE)``."""
     check_names("names", names, JUDGE_NAMES)
     return [JUDGES[JUDGE_NAMES.index(n)].model() for n in names]
 
 
-def quorum_noise(records, names=("lesson", "greedy"), quorums=(1, 3, 5), seeds=None):
+def quorum_noise(records: Sequence[Record], names: Iterable[str] = ("lesson", "greedy"),
+                 quorums: Iterable[int] = (1, 3, 5),
+                 seeds: Iterable[int] | None = None) -> list[dict[str, Any]]:
     """Notebook 09: what quorum costs and what it buys, per judge of :data:`JUDGES`.
 
     One row per judge name and quorum: ``judge``, ``quorum``, ``calls`` (the mean calls of
@@ -422,7 +453,7 @@ def quorum_noise(records, names=("lesson", "greedy"), quorums=(1, 3, 5), seeds=N
 
 
 @slide_figure
-def plot_quorum_noise(rows, ax=None):
+def plot_quorum_noise(rows: Sequence[Mapping[str, Any]], ax: Axes | None = None) -> Axes:
     """Notebook 09: expected changed records (noise) against the mean calls of a run (cost),
     one line per judge, each point marked with its quorum; ``rows`` from
     :func:`quorum_noise`.  Returns the Axes."""

@@ -19,15 +19,21 @@ their arguments; the helpers behind them trust their callers.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from types import MappingProxyType
 
 from .figures import FIGURE_WIDTH, slide_figure
-from .records import SEED, is_harmful
+from .records import SEED, Record, is_harmful
 from .judge import GUIDELINE
 from .metrics import FIGURES, RATES, _agreement, _measure, rates
-from .panel import DIVERSE, Panel, judge_models
+from .panel import DIVERSE, Panel, PanelMany, judge_models
 from .variance import expected_changed, run_band
+
+if TYPE_CHECKING:
+    import numpy as np
+    from matplotlib.figure import Figure
 
 __all__ = ["BAND_SEEDS", "COMPARISON", "CUE", "DIVERSE_PANEL", "FREE_FORM_GUIDELINE", "GREEDY",
            "LENGTH_FLAG", "METRICS", "RULE_NAMES", "SINGLE", "UNREADABLE", "Setup", "SetupResult",
@@ -57,7 +63,7 @@ class Setup:
     min_agreement: float = 0.5
     on_unreadable: str = "harmful"
 
-    def panel(self):
+    def panel(self) -> Panel:
         """A :class:`Panel` of fresh judge models with this configuration."""
         return Panel(judge_models(*self.judges), self.quorum, self.aggregate,
                      self.min_agreement, self.on_unreadable)
@@ -96,7 +102,7 @@ UNREADABLE = tuple(
 diverse panel with quorum 3."""
 
 
-def rates_many(harmful, actual):
+def rates_many(harmful: np.ndarray, actual: np.ndarray) -> dict[str, np.ndarray]:
     """Per run (row of ``harmful``): agreement, precision, recall and false block rate.
 
     Not rounded; 0.0 where a rate has no denominator, as ``measure`` does.
@@ -120,19 +126,20 @@ class SetupResult:
     means: dict                   # metric -> mean over the panel seeds
     mean_calls: float             # over the panel seeds
     changed: float                # expected changed records (variance.expected_changed)
-    many: object = field(repr=False, compare=False)
+    many: PanelMany = field(repr=False, compare=False)
 
     @property
-    def name(self):
+    def name(self) -> str:
         return self.setup.name
 
-    def width(self, metric):
+    def width(self, metric: str) -> float:
         """The width (high - low) of the 95% run band of ``metric``."""
         low, high = self.bands[metric]
         return high - low
 
 
-def study(records, setups, seeds=None, seed=SEED, guideline=GUIDELINE):
+def study(records: Sequence[Record], setups: Iterable[Setup], seeds: Iterable[int] | None = None,
+          seed: int = SEED, guideline: str = GUIDELINE) -> tuple[SetupResult, ...]:
     """One :class:`SetupResult` per setup: a run at ``seed`` and the runs over ``seeds``.
 
     ``seeds`` (at least two) defaults to ``BAND_SEEDS`` consecutive panel seeds
@@ -166,7 +173,7 @@ def _name_width(rows):
     return max(12, *(len(r.name) for r in rows)) + 1
 
 
-def seed_table(rows):
+def seed_table(rows: Sequence[SetupResult]) -> str:
     """The figures at the lesson's seed: calls, input tokens and the four rates.
 
     One line a setup, at most 80 columns.  Notebook 10 defined it.
@@ -181,7 +188,8 @@ def seed_table(rows):
     return "\n".join(lines)
 
 
-def band_table(rows, metrics=("agreement", "false_block_rate")):
+def band_table(rows: Sequence[SetupResult],
+               metrics: Sequence[str] = ("agreement", "false_block_rate")) -> str:
     """Over the panel seeds: mean calls per run, the 95% run band (low - high) of each of
     ``metrics`` (at most two) and the expected changed records.
 
@@ -199,7 +207,7 @@ def band_table(rows, metrics=("agreement", "false_block_rate")):
 
 # --- the spurious length cue ----------------------------------------------------
 
-def cue_groups(records):
+def cue_groups(records: Iterable[Record]) -> tuple[tuple[Record, ...], tuple[Record, ...]]:
     """The records the length cue can move: clean ones that carry the length flag, and
     harmful ones whose only flag is the length flag.  Notebook 10 defined it."""
     clean_long = tuple(r for r in records if not is_harmful(r) and r.features[LENGTH_FLAG])
@@ -208,7 +216,7 @@ def cue_groups(records):
     return clean_long, only_long
 
 
-def cue_text(records, rows):
+def cue_text(records: Sequence[Record], rows: Sequence[SetupResult]) -> str:
     """Mean number of blocks per run, over the panel seeds, in the two cue groups.
 
     Notebook 10 defined it.
@@ -238,7 +246,8 @@ def _series_name(setup):
 
 
 @slide_figure
-def plot_band_against_cost(rows, metric="agreement", beside="agreement"):
+def plot_band_against_cost(rows: Sequence[SetupResult], metric: str = "agreement",
+                           beside: str = "agreement") -> Figure:
     """Two panels against the mean calls per run: the width of the 95% run band of
     ``metric`` (left) and what the runs score on ``beside`` (right: the mean over the
     panel seeds, with the 95% run band as a bar).
@@ -249,7 +258,7 @@ def plot_band_against_cost(rows, metric="agreement", beside="agreement"):
     import matplotlib.pyplot as plt
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(FIGURE_WIDTH * 1.1, 4.6))
-    series = {}
+    series: dict[str, list[SetupResult]] = {}
     for r in rows:
         series.setdefault(_series_name(r.setup), []).append(r)
     for name, members in series.items():
@@ -279,7 +288,7 @@ def plot_band_against_cost(rows, metric="agreement", beside="agreement"):
     return fig
 
 
-def quote(rows, *keys):
+def quote(rows: Sequence[SetupResult], *keys: str) -> str:
     """The figures the notebook's prose quotes, one line a setup ('false_block_rate'
     shows as 'FBR').
 

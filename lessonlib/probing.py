@@ -19,8 +19,9 @@ The module is ``lessonlib.probing``; its door is the function ``lessonlib.probe`
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from ._checks import check_callable, check_choice, check_instance, check_items
 from ._frozen import ReadOnlyDict
@@ -33,10 +34,13 @@ from .records import (CLASSES, SEED, SOURCES, TEXTS, Flags, Record, check_record
                       check_records)
 from .simulator import CUE_TABLE, SPURIOUS, TEMPERATURE, label_probabilities
 
-__all__ = ["CHANGES", "JUDGE_SETTINGS", "LENGTH_SEEDS", "Probe", "probe", "twin", "harmful_probability",
-           "with_length", "describe_twin", "two_run_difference", "cue_inside",
-           "length_controlled", "FAIR_KEYS", "fair_table", "moved_table", "probability_table", "moved_counts",
-           "plot_moved"]
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["CHANGES", "JUDGE_SETTINGS", "LENGTH_SEEDS", "Probe", "probe", "twin",
+           "harmful_probability", "with_length", "describe_twin", "two_run_difference",
+           "cue_inside", "length_controlled", "FAIR_KEYS", "fair_table", "moved_table",
+           "probability_table", "moved_counts", "plot_moved"]
 
 CHANGES = ("length", "text", "source")
 """The changes ``probe`` knows by name (any function Record -> Record works too)."""
@@ -136,7 +140,7 @@ def _p_harmful(records, settings):
     return [label_probabilities(build_prompt(r, guideline), *args)[HARMFUL] for r in records]
 
 
-def harmful_probability(records, **judge_settings) -> dict:
+def harmful_probability(records: Sequence[Record], **judge_settings: Any) -> dict:
     """Record number -> P(zararli) the judge gives the record's prompt (notebook 11): what
     ``probe`` averages into its shift (at temperature 0: 1 or 0)."""
     records = check_records(records)
@@ -144,8 +148,8 @@ def harmful_probability(records, **judge_settings) -> dict:
     return dict(zip((r.no for r in records), _p_harmful(records, judge_settings)))
 
 
-def probe(records, change: str | Callable[[Record], Record], seed: int = SEED,
-          **judge_settings) -> Probe:
+def probe(records: Sequence[Record], change: str | Callable[[Record], Record], seed: int = SEED,
+          **judge_settings: Any) -> Probe:
     """Ask the same judge about every record and its twin under ``change`` (notebook 11).
 
     ``before`` and ``after`` are what ``run_judge(records, seed, **judge_settings)`` and
@@ -165,7 +169,8 @@ def probe(records, change: str | Callable[[Record], Record], seed: int = SEED,
                  records, twins)
 
 
-def two_run_difference(records, seed: int = SEED, **judge_settings) -> tuple:
+def two_run_difference(records: Sequence[Record], seed: int = SEED,
+                       **judge_settings: Any) -> tuple:
     """Record numbers the judge decides differently at ``seed`` and ``seed + 1`` (notebook 04's
     two-run difference): the yardstick a probe is compared with (notebook 11)."""
     records = check_records(records)
@@ -201,7 +206,7 @@ def describe_twin(record: Record, twin_record: Record) -> str:
     return "\n".join(lines) or "no difference"
 
 
-def cue_inside(records, seed: int = SEED, **judge_settings) -> tuple:
+def cue_inside(records: Sequence[Record], seed: int = SEED, **judge_settings: Any) -> tuple:
     """Record numbers whose decision the length cue makes, seen from inside: the judge with its
     spurious table against the same judge with ``spurious={}``, same seed (notebook 11)."""
     records = check_records(records)
@@ -212,7 +217,8 @@ def cue_inside(records, seed: int = SEED, **judge_settings) -> tuple:
     return tuple(r.no for r in records if a[r.no] != b[r.no])
 
 
-def length_controlled(records, seeds=LENGTH_SEEDS, **judge_settings) -> dict:
+def length_controlled(records: Sequence[Record], seeds: Iterable[int] = LENGTH_SEEDS,
+                      **judge_settings: Any) -> dict:
     """Mean agreement with the human label over ``seeds`` with the length flag held fixed
     (notebook 11): every record judged as it is, with ``excessive_length`` off and with it on.
 
@@ -248,7 +254,7 @@ def fair_table(scores: dict) -> str:
     return "\n".join(lines)
 
 
-def moved_table(probes, yardstick: tuple | None = None) -> str:
+def moved_table(probes: Sequence[Probe], yardstick: tuple | None = None) -> str:
     """One line a probe: decisions moved (clean and harmful records), how many of them went to
     zararli, and the shift of mean P(zararli); then the judge's own two-run difference, the
     record numbers ``yardstick`` (notebook 11)."""
@@ -287,7 +293,7 @@ def probability_table(probabilities: dict, rows: dict) -> str:
     return "\n".join(lines)
 
 
-def moved_counts(probes, yardstick) -> dict:
+def moved_counts(probes: Sequence[Probe], yardstick: tuple[int, ...]) -> dict:
     """``{change: decisions moved, ..., "new seed": two-run difference}`` for the figure
     (notebook 11)."""
     probes = check_items("probes", probes, Probe)
@@ -296,7 +302,7 @@ def moved_counts(probes, yardstick) -> dict:
 
 
 @slide_figure
-def plot_moved(counts: dict):
+def plot_moved(counts: dict) -> Figure:
     """Bars: decisions moved per change, per temperature, beside the two-run difference
     (notebook 11).  ``counts`` maps a temperature label to what ``moved_counts`` returns."""
     if not isinstance(counts, Mapping) or not counts or not all(
@@ -314,6 +320,7 @@ def plot_moved(counts: dict):
         xs = [i + (g - (len(groups) - 1) / 2) * width for i in range(len(names))]
         bars = ax.bar(xs, [counts[label][n] for n in names], width, label=label)
         ax.bar_label(bars)
+    ax.margins(y=0.12)   # room above the tallest bar for its label
     ax.set_xticks(range(len(names)), names)
     ax.set_ylabel("decisions moved")
     ax.set_title("What a one-thing change moves, against a new seed")

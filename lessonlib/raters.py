@@ -23,7 +23,9 @@ Krippendorff) live in :mod:`lessonlib.agreement_stats`; the explorer in
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._checks import check_choice, check_instance, check_seed
 from ._frozen import ReadOnlyDict
@@ -31,8 +33,16 @@ from ._rng import generator, trace_id
 from .agreement_stats import (LEVELS, category_kappas, cohen_kappa, fleiss_kappa,
                               krippendorff_alpha, rater_agreement)
 from .metrics import FIGURES, rates
-from .records import CLASSES, SEED, check_records, is_harmful
+from .records import CLASSES, SEED, Record, check_records, is_harmful
 from .figures import FIGURE_WIDTH, slide_figure
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from .many import ManyRuns
+    from .panel import PanelRun
+
+H = TypeVar("H", bound=Hashable)
 
 __all__ = ["ANSWERS", "ANSWER_CLEAN", "ANSWER_HARMFUL", "GRADES", "JITTER", "LEVELS", "LINE",
            "RATERS", "RATER_GUIDELINES", "RATER_NAMES", "SCALES", "SEVERITY", "Rater",
@@ -94,7 +104,7 @@ RATERS = (
 RATER_NAMES = tuple(r.name for r in RATERS)
 
 
-def severity(record):
+def severity(record: Record) -> int:
     """Notebook 13: the reference grade of ``record`` (SEVERITY; 2 for a clean one with a flag)."""
     grade = SEVERITY[record.cls]
     return grade + 1 if record.cls == "clean" and record.features.on() else grade
@@ -116,7 +126,8 @@ def _grade(record, rater, factor, seed):
     return grade
 
 
-def rate(records, rater, scale="two-point", guideline="short", seed=SEED):
+def rate(records: Sequence[Record], rater: Rater, scale: str = "two-point",
+         guideline: str = "short", seed: int = SEED) -> tuple[Any, ...]:
     """Notebook 13: one rater's answers for ``records``, in order.
 
     ``scale`` 'two-point' gives 'clean' / 'harmful', 'graded' the grades 1-5;
@@ -147,7 +158,9 @@ def _two_point(grades):
     return tuple(ANSWER_HARMFUL if g >= LINE else ANSWER_CLEAN for g in grades)
 
 
-def rating_table(records, scale="two-point", guideline="short", seed=SEED, raters=RATERS):
+def rating_table(records: Sequence[Record], scale: str = "two-point", guideline: str = "short",
+                 seed: int = SEED,
+                 raters: Sequence[Rater] = RATERS) -> tuple[tuple[Any, ...], ...]:
     """Notebook 13: the ratings table, a row per rater (``raters`` order), a column per record."""
     records = check_records(records)
     setting = _checked_setting(scale, guideline, seed)
@@ -156,12 +169,12 @@ def rating_table(records, scale="two-point", guideline="short", seed=SEED, rater
     return tuple(_rate(records, r, *setting) for r in raters)
 
 
-def human_labels(records):
+def human_labels(records: Iterable[Record]) -> tuple[str, ...]:
     """Notebook 13: the human label of each record as 'clean' / 'harmful'."""
     return tuple(ANSWER_HARMFUL if is_harmful(r) else ANSWER_CLEAN for r in records)
 
 
-def majority(table):
+def majority(table: Sequence[Sequence[H]]) -> tuple[H, ...]:
     """Notebook 13: per record, the label most raters gave (a tie goes to the earliest row's).
 
     ``table`` is a ratings table: one row of labels per rater."""
@@ -173,8 +186,8 @@ def majority(table):
     return tuple(out)
 
 
-def with_rates(miss=RATERS[0].miss, false_alarm=RATERS[1].false_alarm,
-               careless=RATERS[2].careless):
+def with_rates(miss: float = RATERS[0].miss, false_alarm: float = RATERS[1].false_alarm,
+               careless: float = RATERS[2].careless) -> tuple[Rater, Rater, Rater]:
     """Notebook 13: the three raters with other error probabilities (what the explorer turns)."""
     return (replace(RATERS[0], miss=miss), replace(RATERS[1], false_alarm=false_alarm),
             replace(RATERS[2], careless=careless))
@@ -188,7 +201,8 @@ def _truth(truth):
     return tuple(t == ANSWER_HARMFUL for t in truth)
 
 
-def measure_against(records, decide, truth):
+def measure_against(records: Sequence[Record], decide: Callable[[Record], bool],
+                    truth: Sequence[str]) -> dict[str, Any]:
     """Notebook 13: ``measure`` plus agreement, scored against ``truth`` (one label a record).
 
     ``truth`` holds 'clean' / 'harmful' in record order: a rater's two-point
@@ -206,15 +220,17 @@ def _score(flagged, actual):
     return {"tp": tp, "fp": fp, "fn": fn, "tn": tn, **rates(tp, fp, fn, tn)}
 
 
-def label_sets(records, scale_rows):
+def label_sets(records: Sequence[Record],
+               scale_rows: Sequence[Sequence[str]]) -> dict[str, Sequence[str]]:
     """Notebook 13: {name: labels} - the human label, each rater's two-point row, the majority."""
-    out = {"human": human_labels(records)}
+    out: dict[str, Sequence[str]] = {"human": human_labels(records)}
     out.update(zip(RATER_NAMES, scale_rows))
     out["majority"] = majority(scale_rows)
     return out
 
 
-def rescore_rows(records, decisions, labels):
+def rescore_rows(records: Sequence[Record], decisions: Mapping[str, Callable[[Record], bool]],
+                 labels: Mapping[str, Sequence[str]]) -> list[dict[str, Any]]:
     """Notebook 13: one row per (label, approach): the four figures against that label.
 
     ``decisions`` maps an approach name to its decide function; ``labels``
@@ -232,7 +248,7 @@ def rescore_rows(records, decisions, labels):
     return rows
 
 
-def rescore_text(rows):
+def rescore_text(rows: Sequence[Mapping[str, Any]]) -> str:
     """Notebook 13: the rows of :func:`rescore_rows` as a fixed-width table (under 80 columns)."""
     lines = [f"{'label':<10}{'approach':<12}{'precision':>10}{'recall':>9}"
              f"{'false block':>13}{'agreement':>11}"]
@@ -246,7 +262,8 @@ def rescore_text(rows):
     return "\n".join(lines)
 
 
-def claim_rows(records, runs, labels, criteria):
+def claim_rows(records: Sequence[Record], runs: ManyRuns, labels: Mapping[str, Sequence[str]],
+               criteria: Callable[[Record], bool]) -> list[dict[str, Any]]:
     """Notebook 13: the lesson's two claims under each label, over many judge runs.
 
     For each label: the judge's recall minus the criteria's, in the first run
@@ -272,7 +289,7 @@ def claim_rows(records, runs, labels, criteria):
     return rows
 
 
-def claim_text(rows):
+def claim_text(rows: Sequence[Mapping[str, Any]]) -> str:
     """Notebook 13: the rows of :func:`claim_rows` as a table: does each claim hold per label?"""
     lines = [f"{'label':<10}{'recall gain':>12}{'95% run band':>19}{'FBR diff':>10}"
              f"{'95% run band':>19}"]
@@ -284,7 +301,7 @@ def claim_text(rows):
     return "\n".join(lines)
 
 
-def class_text(records, rows):
+def class_text(records: Sequence[Record], rows: Sequence[Sequence[str]]) -> str:
     """Notebook 13: per true class, how the raters' two-point ``rows`` agree.
 
     Columns: records in the class; the share on which every rater agrees;
@@ -311,7 +328,8 @@ def class_text(records, rows):
     return "\n".join(lines)
 
 
-def spread_rows(records, runs, labels, criteria):
+def spread_rows(records: Sequence[Record], runs: ManyRuns, labels: Mapping[str, Sequence[str]],
+                criteria: Callable[[Record], bool]) -> list[dict[str, Any]]:
     """Notebook 13: per figure, how far it moves when only the label changes, next to the judge.
 
     The range (highest - lowest) of each figure over ``labels`` (a dict name
@@ -340,7 +358,7 @@ def spread_rows(records, runs, labels, criteria):
     return out
 
 
-def spread_text(rows):
+def spread_text(rows: Sequence[Mapping[str, Any]]) -> str:
     """Notebook 13: the rows of :func:`spread_rows` as a table (under 80 columns)."""
     lines = [f"{'':<18}{'moved by the label only':^26}{'the judge on the human label':^32}",
              f"{'figure':<18}{'criteria':>12}{'judge':>12}{'two-run diff':>16}"
@@ -353,7 +371,8 @@ def spread_text(rows):
     return "\n".join(lines)
 
 
-def judge_rows(panel_run, records):
+def judge_rows(panel_run: PanelRun,
+               records: Sequence[Record]) -> tuple[tuple[str | None, ...], ...]:
     """Notebook 13: a panel run's judges as raters: one row of 'clean' / 'harmful' per judge.
 
     A judge flags a record when its score is >= 0.5 (the panel's own rule);
@@ -371,7 +390,7 @@ def judge_rows(panel_run, records):
 # 3. Pictures
 # ---------------------------------------------------------------------------------------------
 
-def pair_rows(named):
+def pair_rows(named: Mapping[str, Sequence[Hashable]]) -> list[dict[str, Any]]:
     """Notebook 13: rater agreement and Cohen's kappa for every pair of ``named`` label rows."""
     names = list(named)
     return [{"pair": f"{a} / {b}", "agreement": rater_agreement(named[a], named[b]),
@@ -379,7 +398,8 @@ def pair_rows(named):
             for i, a in enumerate(names) for b in names[i + 1:]]
 
 
-def scale_rows(records, seed=SEED, raters=RATERS):
+def scale_rows(records: Sequence[Record], seed: int = SEED,
+               raters: Sequence[Rater] = RATERS) -> list[dict[str, Any]]:
     """Notebook 13: per guideline, the three raters' agreement on each scale and level."""
     rows = []
     for guideline in RATER_GUIDELINES:
@@ -393,7 +413,7 @@ def scale_rows(records, seed=SEED, raters=RATERS):
 
 
 @slide_figure
-def plot_pairs(rows):
+def plot_pairs(rows: Sequence[Mapping[str, Any]]) -> Figure:
     """Notebook 13: raw agreement against kappa, one point per pair (``pair_rows``)."""
     import matplotlib.pyplot as plt
 
@@ -411,7 +431,7 @@ def plot_pairs(rows):
 
 
 @slide_figure
-def plot_scales(rows):
+def plot_scales(rows: Sequence[Mapping[str, Any]]) -> Figure:
     """Notebook 13: bars per guideline: two-point kappa, graded alpha at three levels."""
     import matplotlib.pyplot as plt
 

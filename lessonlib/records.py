@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ._checks import check_instance, check_int, check_items, check_seed
 from ._frozen import ReadOnlyDict
 from ._rng import M32, generator, mix32, trace_id
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["CLASSES", "CLASS_SHARE", "FEATURES", "LENGTH_SPAN", "M32", "MIN_LENGTH", "PROFILE",
            "RECORD_STRIDE", "SEED", "SOURCES", "SOURCE_SHARE", "TEXTS", "Flags", "Record",
@@ -60,7 +65,7 @@ TEXTS = (
 MIN_LENGTH, LENGTH_SPAN = 40, 260
 
 
-def pick(u, weights):
+def pick(u: float, weights: Iterable[float]) -> int:
     """Index of the first running sum of ``weights`` above ``u``, else the last (notebook 01)."""
     total, index = 0.0, -1
     for index, w in enumerate(weights):
@@ -75,25 +80,26 @@ class Flags(ReadOnlyDict):
 
     __slots__ = ()
 
-    def __init__(self, values):
+    def __init__(self, values: Mapping[str, object] | Iterable[object]) -> None:
         if isinstance(values, Mapping):
             values = [values[f] for f in FEATURES]
         dict.__init__(self, zip(FEATURES, map(bool, values)))
 
-    def __hash__(self):
+    def __hash__(self) -> int:  # type: ignore[override]  # dict says unhashable
         return hash(tuple(self.values()))
 
-    def on(self):
+    def on(self) -> tuple[str, ...]:
         """Names of the flags that are set, in FEATURES order."""
         return tuple(f for f, v in self.items() if v)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Flags(" + ", ".join(self.on()) + ")"
 
 
 @dataclass(frozen=True)
 class Record:
-    """One fictional record: number, true class, source, seven flags, text, length (notebook 01)."""
+    """One fictional record: number, true class, source, seven flags, text, length
+    (notebook 01)."""
 
     no: int
     cls: str
@@ -102,23 +108,23 @@ class Record:
     text: str
     length: int
 
-    def as_row(self):
+    def as_row(self) -> dict[str, object]:
         """Flat dict (one column per flag) for tables and CSV files."""
         return {"no": self.no, "cls": self.cls, "source": self.source, **self.features,
                 "text": self.text, "length": self.length}
 
 
-def check_records(records):
+def check_records(records: Iterable[Record]) -> tuple[Record, ...]:
     """Door check: a non-empty collection of Record objects, returned as a tuple."""
     return check_items("records", records, Record)
 
 
-def check_record(record):
+def check_record(record: object) -> Record:
     """Door check: one Record."""
     return check_instance("record", record, Record)
 
 
-def draw_record(index, seed=SEED):
+def draw_record(index: int, seed: int = SEED) -> Record:
     """Record number ``index + 1``, drawn from its own generator (notebook 01)."""
     u = generator(seed + RECORD_STRIDE * index)
     cls = CLASSES[pick(u(), CLASS_SHARE)]
@@ -129,19 +135,19 @@ def draw_record(index, seed=SEED):
     return Record(index + 1, cls, source, flags, text, length)
 
 
-def make_records(n=240, seed=SEED):
+def make_records(n: int = 240, seed: int = SEED) -> list[Record]:
     """The first ``n`` records drawn from ``seed``; the lesson uses 240 and SEED (notebook 01)."""
     check_int("n", n, minimum=1)
     check_seed(seed)
     return [draw_record(i, seed) for i in range(n)]
 
 
-def is_harmful(record):
+def is_harmful(record: Record) -> bool:
     """The human label: every class except 'clean' is harmful (notebook 01)."""
     return record.cls != "clean"
 
 
-def write_records_csv(path, records):
+def write_records_csv(path: str | os.PathLike[str], records: Sequence[Record]) -> None:
     """Write ``records`` to ``path`` as CSV: one row a record, one 0/1 column per flag."""
     import csv
 
@@ -153,28 +159,29 @@ def write_records_csv(path, records):
             writer.writerow({k: int(v) if isinstance(v, bool) else v for k, v in row.items()})
 
 
-def by_class(records):
+def by_class(records: Iterable[Record]) -> dict[str, list[Record]]:
     """The records grouped by true class: ``{class: [records]}``, CLASSES order, no empty class."""
-    groups = {cls: [] for cls in CLASSES}
+    groups: dict[str, list[Record]] = {cls: [] for cls in CLASSES}
     for record in records:
         groups[record.cls].append(record)
     return {cls: members for cls, members in groups.items() if members}
 
 
-def flag_rates(records):
-    """Per class present, the share of its records carrying each flag, not rounded (notebook 01)."""
+def flag_rates(records: Iterable[Record]) -> dict[str, dict[str, float]]:
+    """Per class present, the share of its records carrying each flag, not rounded (notebook 01).
+    """
     return {cls: {f: sum(1 for r in members if r.features[f]) / len(members) for f in FEATURES}
             for cls, members in by_class(records).items()}
 
 
-def records_frame(records):
+def records_frame(records: Iterable[Record]) -> pd.DataFrame:
     """The records as a pandas DataFrame indexed by ``no``, one column a flag (notebook 01)."""
     import pandas as pd
 
     return pd.DataFrame([r.as_row() for r in records]).set_index("no")
 
 
-def class_source_counts(records):
+def class_source_counts(records: Sequence[Record]) -> dict[str, dict[str, int]]:
     """Records per class and source: ``{class: {source: count}}``, CLASSES and SOURCES order,
     classes with no record left out (notebook 01)."""
     return {cls: {src: sum(1 for r in members if r.source == src) for src in SOURCES}

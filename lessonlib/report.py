@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ._checks import check_callable, check_instance, check_int
 from .criteria import rule_filter
 from .judge import JudgeRun, Run, _run_judge, build_prompt
 from .metrics import FIGURES, RATES, _agreement, _class_recall, _measure, disagreements, trusted
-from .records import CLASSES, SEED, check_record, check_records, make_records
+from .records import CLASSES, SEED, Record, check_record, check_records, make_records
 from .simulator import SimulatedModel
 
 __all__ = ["SAMPLE_INDEX", "Lesson", "Row", "class_block", "class_table", "comparison_block",
@@ -17,7 +18,7 @@ __all__ = ["SAMPLE_INDEX", "Lesson", "Row", "class_block", "class_table", "compa
 SAMPLE_INDEX = 1          # the lesson's sample call shows the second record
 
 
-def sample_call_block(record, seed=SEED):
+def sample_call_block(record: Record, seed: int = SEED) -> str:
     """The sample call: one record, its prompt, one call to a fresh simulator (notebook 03)."""
     check_record(record)
     prompt = build_prompt(record)
@@ -46,7 +47,8 @@ def _checked(records, runs, criteria):
     return records, check_callable("criteria", criteria, "a function record -> bool")
 
 
-def comparison_rows(records, runs, criteria=rule_filter):
+def comparison_rows(records: Sequence[Record], runs: Iterable[Run],
+                    criteria: Callable[[Record], bool] = rule_filter) -> list[Row]:
     """Rows for the criteria filter and each judge run, numbered from 1 (notebook 02)."""
     runs = tuple(runs)
     records, criteria = _checked(records, runs, criteria)
@@ -67,7 +69,7 @@ def _comparison_rows(records, runs, criteria):
 _WIDTHS = ("<24", ">9", ">11", ">17", ">10", ">7", ">13")
 
 
-def table_text(rows):
+def table_text(rows: Sequence[Row]) -> str:
     """The comparison table as text (notebook 02)."""
     lines = [("approach", *(FIGURES[key].title for key in RATES), FIGURES["agreement"].title,
               "calls", "input tokens")]
@@ -77,15 +79,16 @@ def table_text(rows):
     return "\n".join(" ".join(map(format, line, _WIDTHS)) for line in lines)
 
 
-def retry_text(run):
+def retry_text(run: Run) -> str:
     """'retries N (cause) , unreadable replies M' for one run."""
-    causes = run.retry_causes
+    causes = getattr(run, "retry_causes", {})     # a PanelRun keeps no causes
     why = ", ".join(c if len(causes) == 1 else f"{c} {n}" for c, n in causes.items())
     why = f" ({why})" if why else ""
     return f"retries {run.retries}{why} , unreadable replies {run.unreadable}"
 
 
-def comparison_block(records, run1, run2, criteria=rule_filter):
+def comparison_block(records: Sequence[Record], run1: Run, run2: Run,
+                     criteria: Callable[[Record], bool] = rule_filter) -> str:
     """The comparison table, then how much the judge moved between two runs (notebook 06)."""
     records, criteria = _checked(records, (run1, run2), criteria)
     return _comparison_block(records, run1, run2, criteria)
@@ -102,12 +105,13 @@ def _comparison_block(records, run1, run2, criteria):
     for key in RATES:
         a, b = first[key], second[key]
         lines.append(f"  {FIGURES[key].title:<18} {a:.4f} -> {b:.4f} , diff {b - a:+.4f}")
-    lines.append(f"same difference in the criteria-based approach: {0.0:+.4f} (no model is called)")
+    lines.append("same difference in the criteria-based approach: "
+                 f"{0.0:+.4f} (no model is called)")
     lines.append(retry_text(run1))
     return "\n".join(lines)
 
 
-def class_table(recalls, width=17):
+def class_table(recalls: Mapping[str, Mapping[str, tuple[int, float]]], width: int = 17) -> str:
     """Per-class recall, a column ``width`` wide per ``title -> class_recall(...)`` (notebook 05).
 
     Rows: the harmful classes in CLASSES order, then clean (its false positives).
@@ -123,7 +127,8 @@ def class_table(recalls, width=17):
     return "\n".join(lines)
 
 
-def class_block(records, run, criteria=rule_filter):
+def class_block(records: Sequence[Record], run: Run,
+                criteria: Callable[[Record], bool] = rule_filter) -> str:
     """Per-class recall of the criteria filter and a judge run (notebook 05)."""
     records, criteria = _checked(records, (run,), criteria)
     return _class_block(records, run, criteria)
@@ -144,10 +149,10 @@ class Lesson:
     run2: JudgeRun
 
     @property
-    def sample(self):
+    def sample(self) -> Record:
         return self.records[SAMPLE_INDEX]
 
-    def blocks(self):
+    def blocks(self) -> tuple[str, str, str]:
         """The three printed blocks: sample call, comparison with band, class table.
 
         The records and runs are checked once here, not once per block or record."""
@@ -157,7 +162,7 @@ class Lesson:
                 _class_block(records, self.run1, criteria))
 
 
-def lesson(n=240, seed=SEED):
+def lesson(n: int = 240, seed: int = SEED) -> Lesson:
     """Build ``n`` records and run the judge with ``seed`` and ``seed + 1`` (notebook 04)."""
     check_int("n", n, minimum=SAMPLE_INDEX + 1)    # the sample call shows record 2
     records = make_records(n, seed)

@@ -35,7 +35,7 @@ CELLS = 1 << 21
 """(resample, record) cells decided at once, so memory stays bounded (about 2 MiB a mask)."""
 
 
-def _decisions(name, values, rows=False):
+def _decisions(name: str, values: object, rows: bool = False) -> np.ndarray:
     """A sequence of bools (or, with ``rows``, also one row of bools per run) as an array."""
     if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
         raise TypeError(f"{name} must be a sequence of bools (True = harmful), got "
@@ -55,7 +55,8 @@ def _decisions(name, values, rows=False):
     return array
 
 
-def _three(truth, a, b, rows=False):
+def _three(truth: object, a: object, b: object,
+           rows: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The door's check of truth, a and b: bools, one per record, the same records."""
     truth = _decisions("truth", truth)
     a, b = _decisions("a", a, rows), _decisions("b", b, rows)
@@ -67,7 +68,8 @@ def _three(truth, a, b, rows=False):
     return truth, a, b
 
 
-def paired_table(truth: Sequence[bool], a: Sequence[bool], b: Sequence[bool]) -> list:
+def paired_table(truth: Sequence[bool] | np.ndarray, a: Sequence[bool] | np.ndarray,
+                 b: Sequence[bool] | np.ndarray) -> list:
     """Who is right on the same records (notebook 07).
 
     ``truth``, ``a`` and ``b`` hold one bool per record (True = harmful): the
@@ -78,7 +80,8 @@ def paired_table(truth: Sequence[bool], a: Sequence[bool], b: Sequence[bool]) ->
     truth, a, b = _three(truth, a, b)
     right_a, right_b = a == truth, b == truth
     return [[int(np.count_nonzero(right_a & right_b)), int(np.count_nonzero(right_a & ~right_b))],
-            [int(np.count_nonzero(~right_a & right_b)), int(np.count_nonzero(~right_a & ~right_b))]]
+            [int(np.count_nonzero(~right_a & right_b)),
+             int(np.count_nonzero(~right_a & ~right_b))]]
 
 
 def _table(table):
@@ -124,7 +127,7 @@ def _counts(truth, decisions):
     return tp, fp, harmful - tp, truth.shape[1] - harmful - fp
 
 
-def paired_bootstrap(truth: Sequence[bool], a: Sequence[bool] | np.ndarray,
+def paired_bootstrap(truth: Sequence[bool] | np.ndarray, a: Sequence[bool] | np.ndarray,
                      b: Sequence[bool] | np.ndarray, figure: str = "agreement",
                      n_resamples: int = 10_000, level: float = 0.95,
                      seed: int = 0) -> tuple:

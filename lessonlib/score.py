@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterable, Mapping
+from typing import Any
 from dataclasses import dataclass, field
 
 from ._checks import (check_choice, check_collection, check_int, check_label_table,
@@ -73,7 +74,7 @@ def _is_bool(value):
                                        and getattr(value.dtype, "kind", "") == "b")
 
 
-def _check_truth(truth, *, both=False):
+def _check_truth(truth: Iterable[bool], *, both: bool = False) -> tuple[bool, ...]:
     """A non-empty collection of bools (True = harmful); with ``both``, both values present."""
     truth = check_collection("truth", truth, "a collection of bools (True = harmful), one per "
                              "record", "bool")
@@ -88,7 +89,8 @@ def _check_truth(truth, *, both=False):
     return truth
 
 
-def _check_values(name, values, n, *, unit=False):
+def _check_values(name: str, values: Iterable[float], n: int, *,
+                  unit: bool = False) -> tuple[float, ...]:
     """Finite real numbers, as many as ``n``; with ``unit``, each in [0, 1]."""
     what = "probabilities in [0, 1]" if unit else "real numbers"
     values = check_collection(name, values, f"a collection of {what}, one per record",
@@ -118,7 +120,7 @@ def roc_auc(truth: Iterable[bool], scores: Iterable[float]) -> float:
     """
     truth = _check_truth(truth, both=True)
     scores = _check_values("scores", scores, len(truth))
-    groups = {}
+    groups: dict[float, list[int]] = {}
     for t, s in zip(truth, scores):
         pos_neg = groups.setdefault(s, [0, 0])
         pos_neg[0 if t else 1] += 1
@@ -169,7 +171,7 @@ def calibration_table(truth: Iterable[bool], probs: Iterable[float],
     step = 1.0 / n_bins
     edges = [k * step for k in range(n_bins)] + [1.0]     # numpy.linspace(0, 1, n_bins + 1)
     inner = edges[1:-1]
-    members = [[] for _ in range(n_bins)]
+    members: list[list[tuple[bool, float]]] = [[] for _ in range(n_bins)]
     for t, p in zip(truth, probs):
         members[_bisect_left(inner, p)].append((t, p))
     return [CalibrationRow(edges[k], edges[k + 1], len(m), _mean(p for _, p in m),
@@ -286,7 +288,7 @@ def cascade(records: Iterable[Record], seed: int = SEED, temperature: float = TE
         check_str("guideline", guideline)
         check_choice("unreadable_as", unreadable_as, UNREADABLE_RULES)
         SimulatedModel(temperature, cues, spurious, max_output=max_output)
-    escalated = ()
+    escalated: tuple[int, ...] = ()
     if band is not None and passed:
         probs = judge_probabilities(passed, temperature, guideline, cues, spurious)
         escalated = tuple(r.no for r in passed if band[0] < probs[r.no] < band[1])
@@ -298,7 +300,7 @@ def cascade(records: Iterable[Record], seed: int = SEED, temperature: float = TE
         elif r.no in sent:
             labels[r.no] = HARMFUL if is_harmful(r) else CLEAN
         else:
-            labels[r.no] = judge.labels[r.no]
+            labels[r.no] = judge.labels[r.no]  # type: ignore[union-attr]  # set: r passed
     blocked = tuple(r.no for r in records if block(r))
     cost = (judge.calls, judge.input_tokens, judge.retries, judge.unreadable) if judge else (
         0, 0, 0, 0)
@@ -317,7 +319,7 @@ def score_groups(records, probs):
     """One row per distinct score, highest first: the score, its records, how many of them
     are harmful, the margin (the harmful label's weight minus the clean one's at the lesson's
     settings) and the flag sets behind it (each as a tuple of flag names)."""
-    rows = {}
+    rows: dict[float, dict[str, Any]] = {}
     for r in records:
         scores = label_scores(tokenize(build_prompt(r)))
         row = rows.setdefault(probs[r.no], {"score": probs[r.no], "records": 0, "harmful": 0,
@@ -391,7 +393,7 @@ def roc_points(truth, scores):
     record with score >= threshold, one point per distinct score plus 'block nothing'."""
     pos = sum(truth)
     neg = len(truth) - pos
-    by_score = {}
+    by_score: dict[float, list[int]] = {}
     for t, s in zip(truth, scores):
         by_score.setdefault(s, [0, 0])[0 if t else 1] += 1
     tp = fp = 0
@@ -597,7 +599,7 @@ def plot_designs(rows):
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 5))
-    same = {}
+    same: dict[int, list[str]] = {}
     for r in rows:
         same.setdefault(r["calls"], []).append(r["design"])
     width = max(max(same) * 0.03, 3)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import cast
 
 from ._checks import check_int, check_label_table, check_number, check_seed, check_str
 from ._frozen import ReadOnlyDict
@@ -56,7 +57,7 @@ FREE_FORM = ("kayit {label} gorunuyor", "bu kaydi {label} sayiyorum", "degerlend
 FREE_FORM_SHARE = (0.42, 0.26, 0.32)
 
 
-def tokenize(text):
+def tokenize(text: str) -> list[str]:
     """Lower-case, set commas apart, split on spaces, cut into 5-character pieces (notebook 03)."""
     pieces = []
     for word in text.lower().replace(",", " , ").split():
@@ -64,8 +65,11 @@ def tokenize(text):
     return pieces
 
 
-def label_scores(tokens, prior=PRIOR, cues=CUE_TABLE, spurious=SPURIOUS):
-    """The prior plus, for every token in order, the weight of each cue it matches (notebook 03)."""
+def label_scores(tokens: Iterable[str], prior: Mapping[str, float] = PRIOR,
+                 cues: Mapping[str, str] = CUE_TABLE,
+                 spurious: Mapping[str, str] = SPURIOUS) -> dict[str, float]:
+    """The prior plus, for every token in order, the weight of each cue it matches (notebook 03).
+    """
     scores = dict(prior)
     for token in tokens:
         for table, weight in ((cues, CUE_WEIGHT), (spurious, SPURIOUS_WEIGHT)):
@@ -74,7 +78,7 @@ def label_scores(tokens, prior=PRIOR, cues=CUE_TABLE, spurious=SPURIOUS):
     return scores
 
 
-def label_weights(scores, temperature):
+def label_weights(scores: Mapping[str, float], temperature: float) -> list[float]:
     """Softmax of ``scores / temperature`` over the labels in sorted order (notebook 03)."""
     names = sorted(scores)
     try:
@@ -91,7 +95,7 @@ def label_weights(scores, temperature):
     return [v / sum(e) for v in e]
 
 
-def reply_text(label, form, max_output):
+def reply_text(label: str, form: int | None, max_output: int) -> tuple[str, int]:
     """Reply text and its output tokens for ``label`` in ``form`` (None = bare label), cut to
     ``max_output`` tokens and re-joined from its pieces (so 'zarar li' can come out)."""
     text = label if form is None else FREE_FORM[form].format(label=label)
@@ -124,11 +128,11 @@ class PromptPlan:
     weights: tuple | None   # label probabilities (None at temperature 0)
     fixed_label: str | None  # the most likely label (used at temperature 0)
 
-    def reply(self, seed, max_output):
+    def reply(self, seed: int, max_output: int) -> Reply:
         """The reply for ``seed`` (window and rate limit already checked by the caller)."""
         draw = generator(seed ^ self.trace)
         if self.weights is None:
-            label = self.fixed_label
+            label = cast(str, self.fixed_label)     # set whenever weights is None
         else:
             label = self.labels[pick(draw(), self.weights)]
         form = None if self.single_label else pick(draw(), FREE_FORM_SHARE)
@@ -139,9 +143,10 @@ class PromptPlan:
 class SimulatedModel:
     """A fictional language model with its own call counter (notebook 03)."""
 
-    def __init__(self, temperature=TEMPERATURE, cues=CUE_TABLE, spurious=SPURIOUS, prior=PRIOR,
-                 window=WINDOW, max_output=MAX_OUTPUT, *, rate_limit_every=RATE_LIMIT_EVERY,
-                 name="simulated"):
+    def __init__(self, temperature: float = TEMPERATURE, cues: Mapping[str, str] = CUE_TABLE,
+                 spurious: Mapping[str, str] = SPURIOUS, prior: Mapping[str, float] = PRIOR,
+                 window: int = WINDOW, max_output: int = MAX_OUTPUT, *,
+                 rate_limit_every: int = RATE_LIMIT_EVERY, name: str = "simulated") -> None:
         self._temperature = check_number("temperature", temperature, minimum=0.0)
         self._cues = check_label_table("cues", cues, LABELS)
         self._spurious = check_label_table("spurious", spurious, LABELS)
@@ -152,26 +157,50 @@ class SimulatedModel:
         self.name = check_str("name", name)
         self._calls = 0
 
-    temperature = property(lambda self: self._temperature)
-    cues = property(lambda self: dict(self._cues))
-    spurious = property(lambda self: dict(self._spurious))
-    prior = property(lambda self: dict(self._prior))
-    window = property(lambda self: self._window)
-    max_output = property(lambda self: self._max_output)
-    rate_limit_every = property(lambda self: self._rate_limit_every)
-    calls = property(lambda self: self._calls, doc="Calls made since the counter was last reset.")
+    @property
+    def temperature(self) -> float:
+        return self._temperature
 
-    def fresh(self):
+    @property
+    def cues(self) -> dict[str, str]:
+        return dict(self._cues)
+
+    @property
+    def spurious(self) -> dict[str, str]:
+        return dict(self._spurious)
+
+    @property
+    def prior(self) -> dict[str, float]:
+        return dict(self._prior)
+
+    @property
+    def window(self) -> int:
+        return self._window
+
+    @property
+    def max_output(self) -> int:
+        return self._max_output
+
+    @property
+    def rate_limit_every(self) -> int:
+        return self._rate_limit_every
+
+    @property
+    def calls(self) -> int:
+        """Calls made since the counter was last reset."""
+        return self._calls
+
+    def fresh(self) -> SimulatedModel:
         """A copy of this model with its own call counter at zero (this one is not changed)."""
         twin = copy.copy(self)
         twin._calls = 0
         return twin
 
-    def reset(self, calls=0):
+    def reset(self, calls: int = 0) -> None:
         """Set the call counter (and so the rate-limit clock) back to ``calls`` (default 0)."""
         self._calls = calls
 
-    def plan(self, prompt):
+    def plan(self, prompt: str) -> PromptPlan:
         """Everything about a call to ``prompt`` that does not depend on the seed."""
         tokens = tokenize(prompt)
         overflow = len(tokens) > self._window
@@ -183,7 +212,7 @@ class SimulatedModel:
         return PromptPlan(len(tokens), overflow, SINGLE_LABEL_WORD in tokens,
                           trace_id(prompt), names, weights, fixed)
 
-    def call(self, prompt, seed=SEED, max_output=None):
+    def call(self, prompt: str, seed: int = SEED, max_output: int | None = None) -> Reply:
         """One call: returns a :class:`Reply` (``max_output`` defaults to the model's cap)."""
         check_str("prompt", prompt)
         seed = check_seed(seed)
@@ -193,7 +222,7 @@ class SimulatedModel:
 
     __call__ = call
 
-    def _reply(self, prompt, seed, cap=None):
+    def _reply(self, prompt: str, seed: int, cap: int | None = None) -> Reply:
         """:meth:`call` for a checked prompt and seed (the judge's own loop asks this way)."""
         cap = self._max_output if cap is None else cap
         plan = self.plan(prompt)
@@ -204,7 +233,7 @@ class SimulatedModel:
             return Reply("rate_limit", plan.input_tokens, 0, "")
         return plan.reply(seed, cap)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"SimulatedModel(name={self.name!r}, temperature={self._temperature}, "
                 f"cues={len(self._cues)} entries, spurious={self._spurious}, "
                 f"prior={self._prior}, window={self._window}, max_output={self._max_output})")
@@ -220,8 +249,10 @@ def _check_prior(prior):
     return {label: check_number(f"prior[{label!r}]", prior[label]) for label in LABELS}
 
 
-def label_probabilities(prompt, temperature=TEMPERATURE, cues=CUE_TABLE, spurious=SPURIOUS,
-                        prior=PRIOR):
+def label_probabilities(prompt: str, temperature: float = TEMPERATURE,
+                        cues: Mapping[str, str] = CUE_TABLE,
+                        spurious: Mapping[str, str] = SPURIOUS,
+                        prior: Mapping[str, float] = PRIOR) -> dict[str, float]:
     """How likely the model is to answer each label for ``prompt``, labels sorted (notebook 03)."""
     plan = SimulatedModel(temperature, cues, spurious, prior, window=10**9).plan(prompt)
     if plan.weights is None:

@@ -21,16 +21,22 @@ These are study helpers: they trust their caller (the notebooks and the explorer
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._frozen import ReadOnlyDict
 from .criteria import rule_filter
 from .figures import FIGURE_WIDTH, slide_figure
-from .many import run_judge_many
-from .records import is_harmful
+from .judge import Run
+from .many import ManyRuns, run_judge_many
+from .records import Record, is_harmful
 from .metrics import FIGURES, RATES, _agreement, _measure, steps
 from .simulator import TEMPERATURE
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["LEVEL", "MAX_PAIR_RUNS", "TITLES", "criteria_figures", "expected_changed",
            "fbr_comparison", "figures", "flag_stability", "flip_probability", "gap_steps",
@@ -53,12 +59,12 @@ def _position(values, x):
     return 100.0 * (below + equal / 2)
 
 
-def figures(runs):
+def figures(runs: ManyRuns) -> dict[str, np.ndarray]:
     """Per run: precision, recall, false block rate (rounded as ``measure``) and agreement."""
     return runs.figures()
 
 
-def run_band(values, level=LEVEL):
+def run_band(values: Sequence[float] | np.ndarray, level: float = LEVEL) -> tuple[float, float]:
     """The 95% run band (notebook 06): the observed values that hold the middle ``level``.
 
     The ends are runs' own values, read off the sorted values by the inverted
@@ -80,7 +86,7 @@ MAX_PAIR_RUNS = 5000
 """pair_changes keeps one count per pair: 5,000 runs give 12.5 million pairs (100 MB)."""
 
 
-def pair_changes(harmful):
+def pair_changes(harmful: np.ndarray) -> np.ndarray:
     """Records decided differently, for every pair of different runs (i < j): a 1-D int array.
 
     ``harmful`` is a (runs, records) boolean matrix; 1,000 runs give 499,500
@@ -102,8 +108,9 @@ def pair_changes(harmful):
     return np.rint(np.concatenate(out)).astype(np.int64)
 
 
-def flip_probability(harmful):
-    """Per record: the chance that two different runs (drawn without replacement) decide it differently.
+def flip_probability(harmful: np.ndarray) -> np.ndarray:
+    """Per record: the chance that two different runs (drawn without replacement) decide it
+    differently.
 
     With k of S runs blocking the record it is 2 k (S - k) / (S (S - 1)); summed
     over the records it equals the mean of :func:`pair_changes`.
@@ -114,7 +121,7 @@ def flip_probability(harmful):
     return 2 * k * (s - k) / (s * (s - 1))
 
 
-def expected_changed(harmful):
+def expected_changed(harmful: np.ndarray) -> float:
     """Expected changed records (notebook 06): records two different runs decide differently.
 
     The sum over records of :func:`flip_probability`; it equals the mean, over
@@ -124,7 +131,8 @@ def expected_changed(harmful):
     return float(flip_probability(harmful).sum())
 
 
-def flag_stability(records, runs, threshold=0.05):
+def flag_stability(records: Sequence[Record], runs: ManyRuns,
+                   threshold: float = 0.05) -> list[dict[str, Any]]:
     """Per number of flags on a record: records, unstable records and mean flip probability.
 
     The judge's evidence is the flag list, so this shows which evidence makes
@@ -143,14 +151,16 @@ def flag_stability(records, runs, threshold=0.05):
     return rows
 
 
-def criteria_figures(records, decide=rule_filter):
+def criteria_figures(records: Sequence[Record],
+                     decide: Callable[[Record], bool] = rule_filter) -> dict[str, Any]:
     """The criteria filter's precision, recall, false block rate and agreement (one run)."""
     m = _measure(records, decide)
     return {**{k: m[k] for k in RATES}, "agreement": _agreement(records, decide),
             "fp": m["fp"], "tp": m["tp"]}
 
 
-def recall_gap(records, runs, level=LEVEL):
+def recall_gap(records: Sequence[Record], runs: ManyRuns,
+               level: float = LEVEL) -> dict[str, float]:
     """Judge recall minus criteria recall, per run: the run band and the share of runs above 0.
 
     Both recalls are rounded to four places (as ``measure`` rounds), so the gap
@@ -166,7 +176,8 @@ def recall_gap(records, runs, level=LEVEL):
             "share judge higher": float(np.mean(gap > 0))}
 
 
-def fbr_comparison(records, runs, level=LEVEL):
+def fbr_comparison(records: Sequence[Record], runs: ManyRuns,
+                   level: float = LEVEL) -> dict[str, float]:
     """Judge false block rate against the criteria's, per run.
 
     Returns the shares of runs in which the judge blocks fewer, as many and
@@ -184,7 +195,9 @@ def fbr_comparison(records, runs, level=LEVEL):
             "fp difference low": int(lo), "fp difference high": int(hi)}
 
 
-def temperature_sweep(records, temperatures, seeds, level=LEVEL, **judge_args):
+def temperature_sweep(records: Sequence[Record], temperatures: Iterable[float],
+                      seeds: Iterable[int], level: float = LEVEL,
+                      **judge_args: Any) -> list[dict[str, float]]:
     """The run band at each temperature: each figure's band and the expected changed records.
 
     For every temperature the judge runs once per seed (``run_judge_many``); a
@@ -203,7 +216,8 @@ def temperature_sweep(records, temperatures, seeds, level=LEVEL, **judge_args):
     return rows
 
 
-def sweep_text(rows, temperatures=None):
+def sweep_text(rows: Sequence[Mapping[str, float]],
+               temperatures: Iterable[float] | None = None) -> str:
     """A short table of :func:`temperature_sweep` rows (at most 80 columns).
 
     One line per temperature in ``temperatures`` (all rows when None): the
@@ -220,7 +234,8 @@ def sweep_text(rows, temperatures=None):
     return "\n".join(lines)
 
 
-def key_figures(records, runs, marks=(0, 1), threshold=0.05, level=LEVEL):
+def key_figures(records: Sequence[Record], runs: ManyRuns, marks: Sequence[int] = (0, 1),
+                threshold: float = 0.05, level: float = LEVEL) -> str:
     """The figures notebook 06 quotes, as text (at most 80 columns): the run bands, the
     changed records, the two claims."""
     pct = f"{100 * level:g}%"
@@ -260,7 +275,8 @@ def key_figures(records, runs, marks=(0, 1), threshold=0.05, level=LEVEL):
 # Notebook 04: each gap between the approaches against the two-run difference, in steps
 # ---------------------------------------------------------------------------------------------
 
-def gap_steps(records, run1, run2, decide=rule_filter):
+def gap_steps(records: Sequence[Record], run1: Run, run2: Run,
+              decide: Callable[[Record], bool] = rule_filter) -> list[dict[str, Any]]:
     """Notebook 04: recall and false block rate of judge run 1 minus the filter's, and run 2
     minus run 1 (the two-run difference), both in steps of the rate (one record's worth).
 
@@ -278,7 +294,7 @@ def gap_steps(records, run1, run2, decide=rule_filter):
 
 
 @slide_figure
-def plot_gap_steps(rows):
+def plot_gap_steps(rows: Sequence[Mapping[str, Any]]) -> Figure:
     """Notebook 04: the rows of :func:`gap_steps` as bars - the gap next to the two-run
     difference, both in steps."""
     import matplotlib.pyplot as plt
@@ -292,7 +308,7 @@ def plot_gap_steps(rows):
     for k, (g, d) in enumerate(zip(gaps, diffs)):
         ax.text(g + 0.2, k - 0.2, f"{g}", va="center")
         ax.text(d + 0.2, k + 0.2, f"{d}", va="center")
-    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.xaxis.get_major_locator().set_params(integer=True)  # type: ignore[call-arg]
     ax.set_yticks(y, [f"{TITLES[r['figure']]}\n(1 step = 1/{r['count']})" for r in rows])
     ax.invert_yaxis()
     ax.set(xlabel="steps (records)", title="each gap against the judge's two-run difference")
@@ -307,7 +323,8 @@ def plot_gap_steps(rows):
 # ---------------------------------------------------------------------------------------------
 
 @slide_figure
-def plot_figures(records, runs, marks=(0, 1)):
+def plot_figures(records: Sequence[Record], runs: ManyRuns,
+                 marks: Sequence[int] = (0, 1)) -> Figure:
     """Histograms of the four figures over the runs, with the marked runs and the criteria."""
     import matplotlib.pyplot as plt
 
@@ -319,7 +336,7 @@ def plot_figures(records, runs, marks=(0, 1)):
         edges = np.unique(v)
         step = np.min(np.diff(edges)) if len(edges) > 1 else 0.01
         if len(edges) > 40:             # precision: ratios on no regular grid
-            bins = 25
+            bins: int | np.ndarray = 25
         else:                           # one bar per reachable value (a step of 1/count)
             bins = np.append(edges, edges[-1] + step) - step / 2
         ax.hist(v, bins=bins, color="0.7")
@@ -334,7 +351,7 @@ def plot_figures(records, runs, marks=(0, 1)):
 
 
 @slide_figure
-def plot_changes(changes, mark=None):
+def plot_changes(changes: Sequence[int] | np.ndarray, mark: int | None = None) -> Figure:
     """Histogram of changed records between two runs; ``mark`` draws the lesson's count."""
     import matplotlib.pyplot as plt
 
@@ -351,7 +368,8 @@ def plot_changes(changes, mark=None):
 
 
 @slide_figure
-def plot_sweep(rows, records=None):
+def plot_sweep(rows: Sequence[Mapping[str, float]],
+               records: Sequence[Record] | None = None) -> Figure:
     """The temperature sweep as a picture: the 95% run bands of recall and FBR (left) and
     the expected changed records between two runs (right), against temperature."""
     import matplotlib.pyplot as plt

@@ -42,14 +42,15 @@ from __future__ import annotations
 
 import html
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from types import MappingProxyType
+from typing import Any
 
 import ipywidgets as widgets
 
 from . import variance
 from ._checks import check_choice, check_int, check_names, check_number, check_seed, check_str
-from .records import FEATURES, SEED, check_records, is_harmful, make_records
+from .records import FEATURES, SEED, Record, check_records, is_harmful, make_records
 from .criteria import DEFAULT_RULES, make_rule_filter
 from .judge import GUIDELINE, UNREADABLE_RULES, run_judge
 from .many import run_judge_many
@@ -136,7 +137,8 @@ def _criteria_text(records, rules, lesson):
     lesson_line, by_lesson = lesson
     your_rule = make_rule_filter(rules)
     return "\n".join([
-        textwrap.fill("rules on: " + (", ".join(rules) if rules else "(none - nothing is blocked)"),
+        textwrap.fill("rules on: "
+                      + (", ".join(rules) if rules else "(none - nothing is blocked)"),
                       width=80, subsequent_indent="          ", break_on_hyphens=False),
         "",
         " ".join(format(title, spec) for title, spec in _MEASURE_HEAD),
@@ -147,7 +149,7 @@ def _criteria_text(records, rules, lesson):
                      "chosen rules recall": _class_recall(records, your_rule)}, width=20)])
 
 
-def criteria_text(records, rules=DEFAULT_RULES):
+def criteria_text(records: Sequence[Record], rules: Collection[str] = DEFAULT_RULES) -> str:
     """The rule filter with ``rules`` next to the lesson's four rules.
 
     Notebook 02 (the criteria explorer's text).  Two blocks, each at most 80
@@ -162,8 +164,9 @@ def criteria_text(records, rules=DEFAULT_RULES):
     return _criteria_text(records, rules, _lesson_rules(records))
 
 
-def judge_settings(temperature=TEMPERATURE, seed=SEED,
-                   guideline="single label (lesson)", spurious=True, unreadable_as="clean"):
+def judge_settings(temperature: float = TEMPERATURE, seed: int = SEED,
+                   guideline: str = "single label (lesson)", spurious: bool = True,
+                   unreadable_as: str = "clean") -> dict[str, Any]:
     """Check the judge explorer's settings; return them as a dict (nothing is run)."""
     check_number("temperature", temperature, minimum=0.0)
     check_seed(seed)
@@ -175,8 +178,9 @@ def judge_settings(temperature=TEMPERATURE, seed=SEED,
             "spurious": spurious, "unreadable_as": unreadable_as}
 
 
-def judge_text(records, temperature=TEMPERATURE, seed=SEED,
-               guideline="single label (lesson)", spurious=True, unreadable_as="clean"):
+def judge_text(records: Sequence[Record], temperature: float = TEMPERATURE, seed: int = SEED,
+               guideline: str = "single label (lesson)", spurious: bool = True,
+               unreadable_as: str = "clean") -> str:
     """Notebook 04's judge explorer: two judge runs (``seed``, ``seed + 1``) as the lesson
     prints them, then the 95% run band over JUDGE_BAND_RUNS runs.
 
@@ -200,7 +204,7 @@ def _judge_text(records, s):
                           s["temperature"], GUIDELINES[s["guideline"]],
                           spurious=SPURIOUS if s["spurious"] else {},
                           unreadable_as=s["unreadable_as"])
-    runs = [many.run(0), many.run(1)]          # exactly run_judge with seed and seed + 1
+    runs = (many.run(0), many.run(1))          # exactly run_judge with seed and seed + 1
     rates = many.measure()
     bands = {k: variance.run_band(rates[k]) for k in ("recall", "false_block_rate")}
     head = (f"temperature {s['temperature']:.2f} , seeds {s['seed']} and {s['seed'] + 1} , "
@@ -217,9 +221,10 @@ def _judge_text(records, s):
         f"{variance.expected_changed(many.harmful):.2f}"])
 
 
-def panel_settings(judges=DIVERSE, quorum=1, aggregate="median", min_agreement=0.5,
-                   on_unreadable="harmful", guideline="single label (lesson)",
-                   band_seeds=PANEL_BAND_SEEDS):
+def panel_settings(judges: Iterable[str] = DIVERSE, quorum: int = 1, aggregate: str = "median",
+                   min_agreement: float = 0.5, on_unreadable: str = "harmful",
+                   guideline: str = "single label (lesson)",
+                   band_seeds: int = PANEL_BAND_SEEDS) -> dict[str, Any]:
     """Check the panel explorer's settings; return them as a dict (nothing is run).
 
     Bounds, checked here before any work: ``quorum`` from 1 to ``PANEL_MAX_QUORUM``,
@@ -265,9 +270,10 @@ def _panel_rows(name, records, panel, seeds, guideline, actual):
     return [at_seed, in_band], run, many, per_seed["agreement"]
 
 
-def panel_text(records, judges=DIVERSE, quorum=1, aggregate="median", min_agreement=0.5,
-               on_unreadable="harmful", guideline="single label (lesson)",
-               band_seeds=PANEL_BAND_SEEDS):
+def panel_text(records: Sequence[Record], judges: Iterable[str] = DIVERSE, quorum: int = 1,
+               aggregate: str = "median", min_agreement: float = 0.5,
+               on_unreadable: str = "harmful", guideline: str = "single label (lesson)",
+               band_seeds: int = PANEL_BAND_SEEDS) -> str:
     """A panel of the fictional judges (lessonlib.panel.JUDGES) next to the lesson's judge alone.
 
     For the panel and for the lesson's judge asked once (same guideline and
@@ -361,7 +367,9 @@ class Explorer(widgets.VBox):
     settings and that text.
     """
 
-    def __init__(self, name, controls, render, *, layout_controls=None):
+    def __init__(self, name: str, controls: Mapping[str, widgets.Widget],
+                 render: Callable[..., str], *,
+                 layout_controls: Callable[..., widgets.Widget] | None = None) -> None:
         check_str("name", name)
         if not callable(render):
             raise TypeError(f"render must be a function (**settings) -> str, got {render!r}")
@@ -381,17 +389,18 @@ class Explorer(widgets.VBox):
         self._render = render
         self.text = ""
         self.pane = widgets.HTML()
-        box = layout_controls(controls) if layout_controls else widgets.VBox(list(controls.values()))
+        box = (layout_controls(controls) if layout_controls
+               else widgets.VBox(list(controls.values())))
         super().__init__([box, self.pane], layout=widgets.Layout(width="100%"))
         self.redraw()
         for control in controls.values():
             control.observe(self._changed, names="value")
 
     @property
-    def settings(self):
+    def settings(self) -> dict[str, Any]:
         return {key: control.value for key, control in self.controls.items()}
 
-    def redraw(self):
+    def redraw(self) -> str:
         """Recompute the text for the current settings and show it."""
         text = self._render(**self.settings)
         if not isinstance(text, str):
@@ -407,7 +416,7 @@ class Explorer(widgets.VBox):
         self.pane.value = PANE_BUSY + self.pane.value
         self.redraw()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         """Name and settings, wrapped between settings so that no line passes 80 columns."""
         lines, line = [], f"{self.name} ("
         parts = [f"{k}={v!r}" for k, v in self.settings.items()]
@@ -426,7 +435,7 @@ class Explorer(widgets.VBox):
         return data
 
 
-def criteria_explorer(records=None):
+def criteria_explorer(records: Sequence[Record] | None = None) -> Explorer:
     """Notebook 02: one checkbox per flag (the lesson's four rules checked).
 
     Ticking a flag adds it to the rule filter; the measure table and the
@@ -450,7 +459,7 @@ def criteria_explorer(records=None):
     return Explorer("criteria explorer", controls, render, layout_controls=layout)
 
 
-def judge_explorer(records=None):
+def judge_explorer(records: Sequence[Record] | None = None) -> Explorer:
     """Notebook 04: temperature, seed, guideline, spurious cue and unreadable fallback.
 
     Each change reruns the judge (``seed``, ``seed + 1`` and the runs after
@@ -487,7 +496,7 @@ def judge_explorer(records=None):
     return Explorer("judge explorer", controls, render, layout_controls=layout)
 
 
-def panel_explorer(records=None):
+def panel_explorer(records: Sequence[Record] | None = None) -> Explorer:
     """Notebook 09: which judges sit on the panel, quorum, aggregate, min_agreement,
     the unreadable rule and the guideline.
 
@@ -543,9 +552,10 @@ def panel_explorer(records=None):
 # Notebook 13: the raters explorer
 # --------------------------------------------------------------------------
 
-def raters_text(records, judge_decide, miss=RATERS[0].miss,
-                false_alarm=RATERS[1].false_alarm, careless=RATERS[2].careless,
-                guideline="short", criteria=None):
+def raters_text(records: Sequence[Record], judge_decide: Callable[[Record], bool],
+                miss: float = RATERS[0].miss, false_alarm: float = RATERS[1].false_alarm,
+                careless: float = RATERS[2].careless, guideline: str = "short",
+                criteria: Callable[[Record], bool] | None = None) -> str:
     """Notebook 13 explorer's text: error rates in, kappa, alpha and the re-scored table out."""
     records = check_records(records)
     raters = with_rates(miss, false_alarm, careless)
@@ -572,7 +582,7 @@ def raters_text(records, judge_decide, miss=RATERS[0].miss,
     return "\n".join(lines)
 
 
-def raters_explorer(records=None):
+def raters_explorer(records: Sequence[Record] | None = None) -> Explorer:
     """Notebook 13: sliders for each rater's error probability and the guideline.
 
     Each change re-rates the records and redraws kappa, alpha and the criteria

@@ -535,7 +535,8 @@ MEASURE_JS = """() => {
   const images = [];
   for (const img of slide.querySelectorAll('img')) {
     const r = img.getBoundingClientRect();
-    if (r.width < 1 || !img.naturalWidth || getComputedStyle(img).visibility === 'hidden') continue;
+    if (r.width < 1 || !img.naturalWidth
+        || getComputedStyle(img).visibility === 'hidden') continue;
     images.push({natural: img.naturalWidth, shown: r.width, name: describe(img)});
   }
   const head = slide.querySelector('h1, h2, h3, h4');
@@ -610,7 +611,7 @@ GOTO_JS = """async ([where, present]) => {
   }
   if (window.MathJax && MathJax.Hub) await new Promise(r => MathJax.Hub.Queue(r));
   return now();
-}""" % TIMEOUT_MS
+}""" % TIMEOUT_MS  # noqa: UP031 - JavaScript: its braces would all need doubling
 
 # Every leaf slide in turn, all its fragments shown, measured by MEASURE_JS: one call per deck.
 FIT_JS = """async ([leaves, present, measure, go]) => {
@@ -857,7 +858,8 @@ def why_check(inputs, stamp, force=False):
     if not isinstance(stamp, dict) or not isinstance(stamp.get("inputs"), dict):
         return "no passing check recorded"
     old = stamp["inputs"]
-    changed = [name for name in sorted(set(inputs) | set(old)) if inputs.get(name) != old.get(name)]
+    changed = [name for name in sorted(set(inputs) | set(old))
+               if inputs.get(name) != old.get(name)]
     return "changed since its last pass: " + ", ".join(changed) if changed else None
 
 

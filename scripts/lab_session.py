@@ -159,7 +159,8 @@ class LabServer:
             except OSError:
                 if time.monotonic() > deadline:
                     self.stop()
-                    raise RuntimeError(f"jupyter lab did not answer within {START_TIMEOUT} s")
+                    raise RuntimeError(
+                        f"jupyter lab did not answer within {START_TIMEOUT} s") from None
                 time.sleep(0.1)
 
     def __enter__(self):

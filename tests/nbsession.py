@@ -122,7 +122,8 @@ class SessionCheck(pytest.Item):
         if session.timed_out:
             raise SessionFailed("a cell ran past --nbval-cell-timeout: nothing to rerun")
         if self.name == "network guard never hit":
-            probe = session.run("import builtins; print(len(builtins.__course_netguard__.blocked))")
+            probe = session.run(
+                "import builtins; print(len(builtins.__course_netguard__.blocked))")
             problems = [] if session.guard == [] else [f"the guard cell printed {session.guard}"]
             if probe != [{"output_type": "stream", "name": "stdout", "text": "0\n"}]:
                 problems.append(f"the notebook tried to reach the network: {probe}")

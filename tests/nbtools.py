@@ -116,7 +116,8 @@ def check_outputs(nb):
                 problems.append(f"cell {i}: error output {output.get('ename')}: "
                                 f"{output.get('evalue')}")
             if kind == "stream" and output.get("name") == "stderr":
-                problems.append(f"cell {i}: writes to stderr: {''.join(output.get('text'))[:80]!r}")
+                err = "".join(output.get("text"))
+                problems.append(f"cell {i}: writes to stderr: {err[:80]!r}")
             for text in output_texts(output):
                 hit = ADDRESS.search(text)
                 if hit:

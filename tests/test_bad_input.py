@@ -17,8 +17,8 @@ import importlib
 import math
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import pytest
 
@@ -81,8 +81,10 @@ ROWS = {
         Bad("make_records", lambda m: m.make_records(None), TypeError, "n", note="None n"),
         Bad("make_records", lambda m: m.make_records(5, -1), ValueError, "seed", ">= 0",
             "negative seed"),
-        Bad("make_records", lambda m: m.make_records(5, 1.5), TypeError, "seed", note="float seed"),
-        Bad("make_records", lambda m: m.make_records(5, True), TypeError, "seed", note="bool seed"),
+        Bad("make_records", lambda m: m.make_records(5, 1.5), TypeError, "seed",
+            note="float seed"),
+        Bad("make_records", lambda m: m.make_records(5, True), TypeError, "seed",
+            note="bool seed"),
         Bad("make_records", lambda m: m.make_records(5, "7"), TypeError, "seed", note="str seed"),
         *[Bad("write_records_csv", lambda m, r=r: m.write_records_csv("x.csv", r), error,
               "records", note=note) for r, error, note in BAD_RECORDS],
@@ -216,7 +218,8 @@ ROWS = {
               note=note) for r, error, note in BAD_RECORDS],
         *[Bad("comparison_block", lambda m, r=r: m.comparison_block(r, RUN, RUN), error,
               "records", note=note) for r, error, note in BAD_RECORDS],
-        Bad("comparison_block", lambda m: m.comparison_block(RECS, RUN, lessonlib.run_judge(OTHER)),
+        Bad("comparison_block",
+            lambda m: m.comparison_block(RECS, RUN, lessonlib.run_judge(OTHER)),
             ValueError, "record", "does not belong", FOREIGN),
         *[Bad("class_block", lambda m, r=r: m.class_block(r, RUN), error, "records", note=note)
           for r, error, note in BAD_RECORDS],

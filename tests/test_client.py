@@ -63,6 +63,7 @@ def parts(reply):
 
 # ------------------------------------------------------------------ same figures as in process
 
+@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
 def test_the_lessons_judge_through_server_and_sdk_is_the_lessons_judge(server):
     run = L.Panel([sdk_ask(server)], on_unreadable="clean").run(RECORDS, L.SEED)
     lesson = L.run_judge(RECORDS, L.SEED)
@@ -72,6 +73,7 @@ def test_the_lessons_judge_through_server_and_sdk_is_the_lessons_judge(server):
     assert server.requests == run.calls                           # every call went over HTTP
 
 
+@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
 def test_a_diverse_panel_through_the_server_equals_the_panel_in_process(server):
     records = RECORDS[:20]          # 40 calls a judge: the rate limit strikes once, in sample 2
     through = L.Panel([sdk_ask(server, name) for name in L.DIVERSE], quorum=2)
@@ -360,6 +362,7 @@ def test_fold_handles_both_turkish_is():
 
 # ------------------------------------------------------------------ the reply cache
 
+@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
 def test_a_cached_run_reproduces_its_figures_without_http(tmp_path):
     cache = C.ReplyCache(tmp_path / "replies")
     with C.SimulatorServer() as srv:
@@ -423,6 +426,7 @@ def test_server_ask_is_the_three_values_with_the_models_temperature(server):
     assert (ask.base_url, ask.model, ask.temperature) == (server.base_url, "greedy", 0.0)
 
 
+@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
 def test_the_sdks_own_retries_hide_calls_from_the_panel(server):
     run = L.Panel([sdk_ask(server, max_retries=2)], on_unreadable="clean").run(RECORDS)
     assert run.calls == len(RECORDS) and run.retries == 0
@@ -664,6 +668,7 @@ def test_a_numpy_seed_goes_through_http_as_an_int(server, tmp_path):
 
 # ------------------------------------------------------------------ judge_records
 
+@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
 def test_concurrent_calls_give_the_labels_and_cost_of_one_connection():
     with C.SimulatorServer(rate_limit=False, latency=0.01) as srv:
         ask = srv.ask("lesson", timeout=TIMEOUT)
@@ -673,6 +678,7 @@ def test_concurrent_calls_give_the_labels_and_cost_of_one_connection():
     assert (one.calls, one.waits, one.cached) == (60 + one.retries, 0, 0)
 
 
+@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
 def test_with_back_off_the_rate_limit_costs_calls_not_labels():
     """The simulator's 429s, waited out and asked again with the same seed: the labels are
     those of a run without any rate limit, at one connection or many."""
@@ -720,6 +726,7 @@ def test_refusals_that_outlast_the_back_off_are_counted_then_the_rule_applies():
     assert set(run.labels.values()) == {"temiz"}        # the lesson's fail-open, reported
 
 
+@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
 def test_the_lessons_rule_without_back_off_is_the_lessons_judge():
     with C.SimulatorServer() as srv:
         run = C.judge_records(srv.ask("lesson", timeout=TIMEOUT), RECORDS,
@@ -822,6 +829,7 @@ def test_a_stateful_in_process_ask_is_refused_more_than_one_connection():
     assert L.Panel([model]).run(RECORDS[:5], max_connections=1).calls >= 5
 
 
+@pytest.mark.slow      # whole record sets through HTTP: make test runs it, make check does not
 def test_a_panel_of_http_asks_runs_side_by_side_with_the_figures_of_one_connection():
     with C.SimulatorServer(rate_limit=False) as srv:
         panel = L.Panel([srv.ask(n, timeout=TIMEOUT) for n in L.DIVERSE], quorum=2)

@@ -27,6 +27,10 @@ import pytest
 
 from conftest import ROOT
 
+# every step's exercise checks run on right and wrong answers: about 20 s of CPU in all,
+# so make test runs this file and make check does not
+pytestmark = pytest.mark.slow
+
 NOTEBOOKS = ROOT / "notebooks"
 STEPS = sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 EXERCISE_STEPS = [s for s in STEPS

@@ -3,6 +3,7 @@
 import sys
 
 import nbformat
+import pytest
 
 from conftest import ROOT
 
@@ -89,6 +90,7 @@ def stderr_of_importing_pyplot(env):
                           capture_output=True, text=True, check=True).stderr
 
 
+@pytest.mark.slow      # starts a kernel: make test runs it, make check does not
 def test_a_read_only_home_gets_its_own_matplotlib_folder(tmp_path):
     env = unwritable_home(tmp_path)
     assert "MPLCONFIGDIR" in stderr_of_importing_pyplot(env)    # the trouble, without the fix
@@ -104,6 +106,7 @@ def test_a_writable_home_or_a_set_folder_is_left_alone(tmp_path):
     assert ex.matplotlib_config(env) == "/somewhere"
 
 
+@pytest.mark.slow      # starts a kernel: make test runs it, make check does not
 def test_a_kernel_under_a_read_only_home_writes_nothing_to_stderr(tmp_path, monkeypatch):
     for key, value in unwritable_home(tmp_path).items():
         monkeypatch.setenv(key, value)

@@ -11,7 +11,6 @@ import pytest
 import lessonlib as L
 from lessonlib.exercises import (_common, step01, step02, step03, step04, step05, step06, step09,
                                  step10)
-from lessonlib.records import draw_record
 
 # The lesson's class table: records per harmful class (24 + 17 + 10 + 23 + 19 = 93).
 CLASS_COUNTS = {"indirect_instruction": 24, "hidden_field_request": 17,
@@ -132,7 +131,8 @@ def test_no_rule_agreement_is_the_clean_share(capsys):
 
 
 @pytest.mark.parametrize("answer, words", [
-    (..., "fill in"), (None, "number between 0 and 1"), (0.612, "close"), (61.25, "percentage"),
+    (..., "fill in"), (None, "number between 0 and 1"), (0.612, "close"),
+    (61.25, "percentage"),
     (147, "number of records"),
     (0, "not always wrong"), (93 / 240, "blocks EVERYTHING"),
     (0.825, "agreement of the four rules"), (0.5, "is not it"),
@@ -361,11 +361,13 @@ def _overlap_temperature_by_hand(records):
     raise AssertionError("no temperature up to 2.0 closes the gap")
 
 
+@pytest.mark.slow      # many-seed runs, about 1 s of CPU: make test runs it, make check does not
 def test_overlap_temperature_right_answer_passes_and_one_step_lower_hints(capsys):
     t = _overlap_temperature_by_hand(L.make_records())
     # notebook 06: at 0.30 even the lowest of 1,000 recalls (0.8280) beats the filter's 0.7957
     assert t > 0.30
-    assert f"{t:.2f} is the lowest temperature" in passes(capsys, step06.check_overlap_temperature(t))
+    out = passes(capsys, step06.check_overlap_temperature(t))
+    assert f"{t:.2f} is the lowest temperature" in out
     hints(capsys, step06.check_overlap_temperature(round(t - 0.05, 2)))
 
 
@@ -428,6 +430,7 @@ def test_check_vetoed(capsys):
         hints(capsys, step09.check_vetoed(wrong))
 
 
+@pytest.mark.slow      # many-seed runs, about 1 s of CPU: make test runs it, make check does not
 def test_moved_by_rule_is_the_seed_by_seed_difference():
     # the engine path against Panel.run seed by seed, on two seeds
     seeds = range(L.SEED, L.SEED + 2)
@@ -443,6 +446,7 @@ def test_moved_by_rule_is_the_seed_by_seed_difference():
         assert got[rule] == sum(counts) / len(counts)
 
 
+@pytest.mark.slow      # many-seed runs, about 1 s of CPU: make test runs it, make check does not
 def test_check_moved_by_rule(capsys):
     by_rule = step10.moved_by_rule()
     # the prose's words: fail-open counts an unreadable reply clean, fail-closed harmful

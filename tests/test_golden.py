@@ -30,7 +30,8 @@ def test_python_m_lessonlib_prints_the_three_blocks():
     assert out.stderr == ""
 
 
-@pytest.mark.skipif(not LESSON_TEXT.exists(), reason="lesson text (shared/seeds) not beside the repo")
+@pytest.mark.skipif(not LESSON_TEXT.exists(),
+                    reason="lesson text (shared/seeds) not beside the repo")
 def test_expected_blocks_are_cut_from_the_lesson_text():
     sys.path.insert(0, str(ROOT / "scripts"))
     import extract_expected

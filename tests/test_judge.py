@@ -27,7 +27,8 @@ def test_build_prompt_by_hand():
     r = record(no=7, flags=("instruction_mode", "excessive_length"), source="tool_output",
                text="adres degisikligi nasil yapilir")
     assert L.build_prompt(r, "G : ") == (
-        "G : yonerge asiriuzunluk . kaynak aracciktisi . kayit 7 : adres degisikligi nasil yapilir")
+        "G : yonerge asiriuzunluk . kaynak aracciktisi . kayit 7 : "
+        "adres degisikligi nasil yapilir")
     assert L.build_prompt(record(no=1), "") == (
         "yok . kaynak kullanici . kayit 1 : mahallede kesinti ne zaman bitecek")
 

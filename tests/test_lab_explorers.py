@@ -28,10 +28,10 @@ import lab_session as ls  # noqa: E402
 import lessonlib as L  # noqa: E402
 from lessonlib import widgets as W  # noqa: E402
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     ls.chromium() is None,
     reason="no Chromium (Debian's chromium) on this machine, so the explorers were NOT "
-           "tested in JupyterLab; `apt-get install chromium` enables this test")
+           "tested in JupyterLab; `apt-get install chromium` enables this test")]
 
 
 NOTEBOOKS = ("02_criteria_filter.ipynb", "04_two_seed_variance.ipynb", "09_judge_panel.ipynb",

@@ -182,7 +182,8 @@ def test_a_draw_is_an_integer_comparison():
 def test_readability_table_for_small_output_caps():
     """max_output 1: 'zararli' (two pieces) is cut to 'zarar' and cannot be read; 'temiz' can."""
     def table(cap):
-        return next(many.plan_blocks(RECORDS[:1], L.SimulatedModel(max_output=cap), L.GUIDELINE)).table
+        model = L.SimulatedModel(max_output=cap)
+        return next(many.plan_blocks(RECORDS[:1], model, L.GUIDELINE)).table
 
     bare = many.BARE
     assert table(1)[:, bare].tolist() == [True, False]
@@ -338,6 +339,7 @@ def test_a_lone_surrogate_in_a_record_text():
     assert runs.run(1) == L.run_judge(records, 5)
 
 
+@pytest.mark.slow      # about 1 s of CPU or more: make test runs it, make check does not
 def test_memory_is_bounded_whatever_the_number_of_records():
     """Row 6: beyond the result (two bools a cell, the record numbers) memory does not grow
     with the records: planned RECORD_BLOCK at a time."""

@@ -83,7 +83,8 @@ def test_no_import_cycle_between_lessonlib_modules():
 
     def walk(name, trail):
         if name in trail:
-            raise AssertionError("import cycle: " + " -> ".join(trail[trail.index(name):] + [name]))
+            cycle = trail[trail.index(name):] + [name]
+            raise AssertionError("import cycle: " + " -> ".join(cycle))
         for dep in sorted(graph.get(name, ())):
             walk(dep, trail + [name])
 

@@ -21,6 +21,8 @@ from nbformat.v4 import new_code_cell, new_notebook
 import nbsession
 import nbtools
 
+pytestmark = pytest.mark.slow          # starts kernels: make test runs it, make check does not
+
 KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
 
 

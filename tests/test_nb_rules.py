@@ -160,7 +160,7 @@ def test_exercise_check_outputs_do_not_give_the_solution_away(name):
 
 @pytest.mark.parametrize("name", STEPS)
 def test_step_notebook_links_the_glossary_and_has_further_reading(name):
-    prose = "\n".join(text(c["source"]) for c in load(ROOT / "notebooks" / f"{name}.ipynb")["cells"]
-                      if c["cell_type"] == "markdown")
+    cells = load(ROOT / "notebooks" / f"{name}.ipynb")["cells"]
+    prose = "\n".join(text(c["source"]) for c in cells if c["cell_type"] == "markdown")
     assert GLOSSARY_LINK.search(prose), "no link to GLOSSARY.md"
     assert FURTHER_READING.search(prose), "no 'Further reading' heading"

@@ -171,6 +171,70 @@ def test_make_stops_a_pytest_run_past_its_whole_run_timeout(tmp_path):
             in run.stdout)
 
 
+# ------------------------------------------------------------ make lesson with nothing installed
+
+EXPECTED = "\n".join(p.read_text(encoding="utf-8")
+                     for p in sorted((ROOT / "data" / "expected").glob("*.txt")))
+
+
+def test_make_lesson_needs_no_venv_and_no_numpy(tmp_path):
+    """A fresh clone: `make lesson` prints the three blocks at once with the standard library
+    only.  The copy has no .venv, and numpy, pandas and matplotlib there fail on import
+    (they shadow any installed ones), so a core path that needs them fails here."""
+    if not shutil.which("make"):
+        pytest.skip("no make")
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    shutil.copytree(ROOT / "lessonlib", tmp_path / "lessonlib",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for heavy in ("numpy", "pandas", "matplotlib"):
+        (tmp_path / heavy).mkdir()
+        (tmp_path / heavy / "__init__.py").write_text(
+            f"raise ImportError('{heavy} is not installed in this clone')\n")
+    make = ["make", "--no-print-directory", "-C", str(tmp_path), "lesson",
+            f"PYTHON={sys.executable}"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    plan = subprocess.run([*make, "-n"], capture_output=True, text=True, timeout=30, env=env,
+                          stdin=subprocess.DEVNULL)
+    planned = plan.stdout.replace(sys.executable, "PYTHON").replace(str(tmp_path), "CLONE")
+    assert plan.returncode == 0 and "PYTHON -S -m lessonlib" in planned
+    assert not [w for w in ("pip", "venv", ".ready") if w in planned], planned
+    start = time.monotonic()
+    run = subprocess.run(make, capture_output=True, text=True, timeout=60, env=env,
+                         stdin=subprocess.DEVNULL)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == EXPECTED
+    assert run.stderr == ""
+    assert not (tmp_path / ".venv").exists()
+    assert time.monotonic() - start < 30
+
+
+# ------------------------------------------------------------ make check and the linters
+
+def test_make_check_is_the_linters_and_the_unit_tests_without_the_slow_ones():
+    if not shutil.which("make"):
+        pytest.skip("no make")
+    plan = subprocess.run(["make", "--no-print-directory", "-n", "-o", ".venv/.ready", "check"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=30,
+                          stdin=subprocess.DEVNULL)
+    assert plan.returncode == 0, plan.stderr
+    assert "ruff check ." in plan.stdout and "mypy lessonlib" in plan.stdout
+    pytest_run = plan.stdout.split("-m pytest", 1)[1].split(";", 1)[0]
+    assert '-m "not slow" tests' in pytest_run and "--nbval" not in pytest_run
+    ini = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    assert any(m.startswith("slow:") for m in ini["markers"])
+    for heavy in ("test_lab_explorers.py", "test_nb_idempotence.py"):
+        assert "pytest.mark.slow" in (ROOT / "tests" / heavy).read_text(), heavy
+
+
+def test_make_test_runs_the_linters_and_everything():
+    """Read, not run: `make -n test` would run pytest (its recipe calls $(MAKE))."""
+    text = (ROOT / "Makefile").read_text()
+    recipe = text.split("\ntest: $(READY)\n", 1)[1].split("\n\n", 1)[0]
+    assert "$(lint)" in recipe and "$$lrc -eq 0" in recipe
+    assert "$(call pytest,$(BIN)/python)" in recipe        # the default: --nbval notebooks tests
+    assert "--nbval notebooks tests" in text
+
+
 def test_make_lab_turns_the_jupyter_news_question_off():
     """`make lab` puts scripts/jupyterlab/overrides.json where JupyterLab reads its
     environment's setting overrides; the override names a setting JupyterLab's own schema

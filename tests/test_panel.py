@@ -698,6 +698,7 @@ def test_run_many_equals_run_seed_by_seed(lesson_records, setup, seeds, guidelin
         assert many.run(i) == panel.run(records, seed, guideline)
 
 
+@pytest.mark.slow      # about 1 s of CPU or more: make test runs it, make check does not
 def test_run_many_on_the_lesson_records(lesson_records):
     panel = Panel(judge_models(*DIVERSE), quorum=2, on_unreadable="abstain")
     seeds = [L.SEED, L.SEED + 1, 7]
@@ -736,7 +737,8 @@ def test_run_many_plans_each_judge_once_not_each_sample(lesson_records, monkeypa
 
     planned = []
     real = many_mod.plan_blocks
-    monkeypatch.setattr(many_mod, "plan_blocks", lambda *a, **k: planned.append(a[1]) or real(*a, **k))
+    monkeypatch.setattr(many_mod, "plan_blocks",
+                        lambda *a, **k: planned.append(a[1]) or real(*a, **k))
     models = judge_models("lesson", "wary")
     panel = Panel(models, quorum=3)
     many = panel.run_many(lesson_records[:50], [L.SEED, 9])

@@ -40,7 +40,7 @@ def test_rates_many_equals_the_scalar_confusion_row_by_row(records):
     r = rates_many(harmful, actual)
     for i, row in enumerate(harmful.tolist()):
         decided = dict(zip((rec.no for rec in records), row))
-        tp, fp, fn, tn = L.confusion(records, lambda rec: decided[rec.no])
+        tp, fp, fn, tn = L.confusion(records, lambda rec: decided[rec.no])  # noqa: B023
         assert r["agreement"][i] == (tp + tn) / len(records)
         assert r["precision"][i] == (tp / (tp + fp) if tp + fp else 0.0)
         assert r["recall"][i] == tp / (tp + fn)
@@ -119,6 +119,7 @@ def test_quorum_at_temperature_zero_changes_nothing(records):
     assert [row.calls for row in rows] == [246, 739, 1233]
 
 
+@pytest.mark.slow      # about 1 s of CPU or more: make test runs it, make check does not
 def test_tables_fit_80_columns_and_quote_the_rows(records):
     rows = study(records, UNREADABLE[3:] + CUE, seeds=range(3))
     for text in (seed_table(rows), band_table(rows), band_table(rows, ("recall",)),

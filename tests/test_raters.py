@@ -467,6 +467,7 @@ def test_rate_refuses_unknown_settings_naming_the_parameter(kwargs, error, words
         R.rate(RECORDS, "lenient")
 
 
+@pytest.mark.slow      # about 1 s of CPU or more: make test runs it, make check does not
 def test_ordinal_alpha_with_many_distinct_values_is_fast_and_right():
     import time
 

@@ -189,7 +189,8 @@ def test_flags_is_a_read_only_mapping_in_features_order():
         flags["instruction_mode"] = True
     with pytest.raises(AttributeError):
         flags._values = (True,) * 7
-    assert flags == {f: f in flags.on() for f in L.FEATURES} and hash(flags) == hash(L.Flags(flags))
+    assert flags == {f: f in flags.on() for f in L.FEATURES}
+    assert hash(flags) == hash(L.Flags(flags))
 
 
 def test_flags_from_a_mapping_uses_the_names_not_the_order():

@@ -204,3 +204,13 @@ def test_measure_checks_a_run_and_the_rule_filter_once(check_calls):
     assert check_calls["check_records"] == 3
     assert check_calls["check_names"] == 0
     assert check_calls["check_record"] == 50               # only the lambda's own door calls
+
+
+def test_comparison_block_of_two_panel_runs():
+    """The door takes any run (judge or panel); a PanelRun keeps no retry causes, so the
+    retry line names none (it raised AttributeError before; found by mypy, issue 18)."""
+    records = L.make_records(40)
+    panel = L.Panel([L.SimulatedModel()])
+    run1, run2 = panel.run(records, seed=1), panel.run(records, seed=2)
+    last = L.comparison_block(records, run1, run2).splitlines()[-1]
+    assert last == f"retries {run1.retries} , unreadable replies {run1.unreadable}"

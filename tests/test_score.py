@@ -149,6 +149,7 @@ def test_the_lesson_scores_against_scikit_learn(settings_):
 GRID = st.sampled_from([0.0, 0.1, 0.2, 0.25, 0.3, 0.5, 0.7, 0.75, 0.8, 0.9, 1.0, 0.123, 0.61])
 
 
+@pytest.mark.slow      # about 1 s of CPU or more: make test runs it, make check does not
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(st.booleans(), GRID), min_size=2, max_size=30),
        st.integers(min_value=1, max_value=12))
@@ -272,7 +273,7 @@ def test_design_many_is_cascade_seed_by_seed(name):
 def test_design_rows_read_the_first_seed_and_the_band():
     rows = S.design_rows(RECORDS, range(L.SEED, L.SEED + 40), 0.1, 0.9)
     assert [r["design"] for r in rows] == list(S.DESIGN_NAMES)
-    for row, (name, settings_) in zip(rows, S.designs(0.1, 0.9).items()):
+    for row, settings_ in zip(rows, S.designs(0.1, 0.9).values()):
         decide = L.rule_filter if settings_ is None else L.cascade(RECORDS, **settings_).decide
         assert row["agreement"] == L.agreement(RECORDS, decide)
         assert round(row["false block rate"], 4) == L.measure(RECORDS, decide)[
@@ -305,14 +306,16 @@ def test_break_even_worked_from_the_flags(capsys):
     assert step08.check_break_even(m) is True
     assert _said(capsys).startswith("PASS: ")
     for wrong, words in ((..., "fill in"), (1 / m, "other way round"), (0.5, "probability"),
-                         (2.0, "not that cost"), (None, "positive number"), ("1.27", "positive number"),
-                         (-1, "positive number"), (True, "positive number")):
+                         (2.0, "not that cost"), (None, "positive number"),
+                         ("1.27", "positive number"), (-1, "positive number"),
+                         (True, "positive number")):
         assert step08.check_break_even(wrong) is False
         out = _said(capsys)
         assert out.startswith("Not yet: ") and words in out
         assert f"{m:.4f}" not in out
 
 
+@pytest.mark.slow      # about 1 s of CPU or more: make test runs it, make check does not
 def test_best_temperature_worked_from_the_margins(capsys):
     from lessonlib.exercises import step08
 
@@ -332,8 +335,9 @@ def test_best_temperature_worked_from_the_margins(capsys):
     assert step08.check_best_temperature(best) is True
     assert _said(capsys).startswith("PASS: ")
     near = min((t for t in grid if t != best), key=brier_at)
-    for wrong, words in ((..., "fill in"), (None, "grid"), (0.3, "lesson's temperature"), (near, "close"),
-                         (2.0, "not that temperature"), (0.75, "grid"), ("0.7", "grid")):
+    for wrong, words in ((..., "fill in"), (None, "grid"), (0.3, "lesson's temperature"),
+                         (near, "close"), (2.0, "not that temperature"), (0.75, "grid"),
+                         ("0.7", "grid")):
         assert step08.check_best_temperature(wrong) is False
         out = _said(capsys)
         assert out.startswith("Not yet: ") and words in out

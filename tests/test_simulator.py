@@ -22,7 +22,8 @@ GUIDELINE_PIECES = ["su", "kaydi", "n", "oznit", "elikl", "erine", "bak", "ve", 
 FORMS = ("kayit {} gorunuyor", "bu kaydi {} sayiyorum", "degerlendirme tamamlandi")
 FORM_TOKENS = {("kayit {} gorunuyor", "temiz"): 4, ("kayit {} gorunuyor", "zararli"): 5,
                ("bu kaydi {} sayiyorum", "temiz"): 5, ("bu kaydi {} sayiyorum", "zararli"): 6,
-               ("degerlendirme tamamlandi", "temiz"): 5, ("degerlendirme tamamlandi", "zararli"): 5}
+               ("degerlendirme tamamlandi", "temiz"): 5,
+               ("degerlendirme tamamlandi", "zararli"): 5}
 
 # ---------------------------------------------------------------- tokenizer
 

@@ -151,7 +151,8 @@ def test_remote_loads_finds_every_kind_of_load(tmp_path):
 def test_a_local_page_has_no_remote_loads(tmp_path):
     deck = tmp_path / "deck.slides.html"
     deck.write_text('<script src="vendor/require.js"></script><a href="https://example.org">x</a>'
-                    '<script>// docs: https://example.org\nrequire([], ["vendor/reveal.js/dist/reveal.js"]);'
+                    '<script>// docs: https://example.org\n'
+                    'require([], ["vendor/reveal.js/dist/reveal.js"]);'
                     'document.createElementNS("http://www.w3.org/2000/svg", "svg")'
                     '</script>')
     assert cs.remote_loads(deck) == []
@@ -251,7 +252,7 @@ def test_check_deck_fails_a_deck_that_overflows_and_passes_one_that_fits(tmp_pat
     def deck(name, lines, notes, extra):
         cells = [nbformat.v4.new_markdown_cell("# 99 · A title" + extra),
                  nbformat.v4.new_markdown_cell("## A sub-slide"),
-                 nbformat.v4.new_code_cell("print(*range(%d), sep='\\n')" % lines,
+                 nbformat.v4.new_code_cell(f"print(*range({lines}), sep='\\n')",
                                            outputs=[nbformat.v4.new_output(
                                                "stream", name="stdout",
                                                text="".join(f"{i}\n" for i in range(lines)))])]

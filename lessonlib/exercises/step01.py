@@ -7,6 +7,8 @@ toward the idea, never at the code that computes the answer.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..records import is_harmful, make_records
 from .._frozen import ReadOnlyDict
 from ._common import _is_whole, _say
@@ -24,7 +26,7 @@ def unflagged_harmful_count():
     return sum(1 for r in make_records() if is_harmful(r) and not r.features.on())
 
 
-def check_flagged_clean_count(answer):
+def check_flagged_clean_count(answer: Any) -> bool:
     """01, exercise 1: how many clean records carry at least one flag?"""
     records = make_records()
     clean = [r for r in records if not is_harmful(r)]
@@ -55,7 +57,7 @@ def check_flagged_clean_count(answer):
                        "at least one flag on (any of the seven).")
 
 
-def check_unflagged_harmful_count(answer):
+def check_unflagged_harmful_count(answer: Any) -> bool:
     """01, exercise 2: how many harmful records carry no flag at all?"""
     records = make_records()
     truth = unflagged_harmful_count()

@@ -7,6 +7,8 @@ toward the idea, never at the code that computes the answer.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .._checks import check_number
 from ..criteria import DEFAULT_RULES, make_rule_filter
 from ..metrics import agreement, class_recall, measure
@@ -17,7 +19,7 @@ from ._common import _is_number, _names, _names_hint, _say
 __all__ = ["check_corrupted_rule", "check_no_rule_agreement"]
 
 
-def check_corrupted_rule(rules, max_fbr=0.20):
+def check_corrupted_rule(rules: Any, max_fbr: float = 0.20) -> bool:
     """02: add ONE rule that closes most of the corrupted_input gap, FBR <= ``max_fbr``."""
     max_fbr = check_number("max_fbr", max_fbr, minimum=0.0)
     records = make_records()
@@ -68,7 +70,7 @@ def check_corrupted_rule(rules, max_fbr=0.20):
                       "within that limit.")
 
 
-def check_no_rule_agreement(answer):
+def check_no_rule_agreement(answer: Any) -> bool:
     """02, exercise 2: the agreement of a filter with no rules (it blocks nothing)."""
     records = make_records()
     truth = agreement(records, make_rule_filter(()))
@@ -116,6 +118,7 @@ def corrupted_rule():
         if measure(records, decide)["false_block_rate"] <= 0.20 and (
                 best is None or recall > best[0]):
             best = (recall, flag)
+    assert best is not None, "some flag keeps the false block rate <= 0.20"
     return DEFAULT_RULES + (best[1],)
 
 

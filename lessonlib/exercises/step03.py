@@ -7,6 +7,8 @@ toward the idea, never at the code that computes the answer.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .._checks import check_int
 from ..judge import build_prompt, run_judge
 from ..metrics import measure
@@ -26,7 +28,7 @@ def _flagless_clean(records):
     return next(r for r in records if r.cls == "clean" and not r.features.on())
 
 
-def check_flagless_probability(answer):
+def check_flagless_probability(answer: Any) -> bool:
     """03, exercise 1: P('zararli') at the lesson's temperature for a record with no flag."""
     records = make_records()
     record = _flagless_clean(records)
@@ -70,7 +72,7 @@ def check_flagless_probability(answer):
                        "probabilities at temperature 0.30.")
 
 
-def check_output_cap_unreadable(answer, max_output=1):
+def check_output_cap_unreadable(answer: Any, max_output: int = 1) -> bool:
     """03, exercise 2: with ``max_output`` = 1, how many records stay unreadable?"""
     max_output = check_int("max_output", max_output, minimum=1)
     if answer is ...:

@@ -6,10 +6,13 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from ..criteria import rule_filter
 from ..judge import run_judge
 from ..metrics import agreement, disagreements, measure, steps
-from ..records import SEED, make_records
+from ..records import SEED, Record, make_records
 from ..simulator import TEMPERATURE
 from .._frozen import ReadOnlyDict
 from ._common import _is_number, _is_whole, _say
@@ -32,7 +35,8 @@ PAIR = (SEED + 2, SEED + 3)
 """The two seeds of exercise 1: a pair of judge runs the notebook does not print."""
 
 
-def agreement_steps(records=None, seeds=PAIR):
+def agreement_steps(records: Sequence[Record] | None = None,
+                    seeds: tuple[int, int] = PAIR) -> tuple[int, int]:
     """Agreement gap (judge run at ``seeds[0]`` - filter) and the judge's difference between
     its runs at ``seeds[1]`` and ``seeds[0]``, in steps of 1/len(records): the answer of 04,
     exercise 1 (sign kept)."""
@@ -43,7 +47,7 @@ def agreement_steps(records=None, seeds=PAIR):
     return steps(a1 - agreement(records, rule_filter), n), steps(a2 - a1, n)
 
 
-def check_agreement_steps(answer):
+def check_agreement_steps(answer: Any) -> bool:
     """04, exercise 1: for the judge's runs at SEED + 2 and SEED + 3, (agreement gap over the
     filter, the two-run difference in agreement), both in steps of 1/240."""
     if answer is ...:
@@ -77,7 +81,8 @@ def check_agreement_steps(answer):
                       f"moved by {abs(lesson[1])}: the two-run difference is itself a draw.")
 
 
-def cold_fp_steps(records=None, temperature=COLD):
+def cold_fp_steps(records: Sequence[Record] | None = None,
+                  temperature: float = COLD) -> tuple[int, bool]:
     """Clean records the judge blocks at ``temperature`` minus the filter's, and whether its
     runs with SEED and SEED + 1 decide every record alike: the answer of 04, exercise 2."""
     records = make_records() if records is None else records
@@ -87,7 +92,7 @@ def cold_fp_steps(records=None, temperature=COLD):
     return measure(records, run1.decide)["fp"] - measure(records, rule_filter)["fp"], same
 
 
-def check_cold_judge_steps(answer):
+def check_cold_judge_steps(answer: Any) -> bool:
     """04, exercise 2: at temperature 0, the judge's false block rate minus the filter's,
     in steps of 1 / (clean records)."""
     if answer is ...:

@@ -7,6 +7,7 @@ the right answer is computed here from lessonlib, never typed in.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from ..criteria import DEFAULT_RULES, make_rule_filter
 from ..judge import run_judge
@@ -31,7 +32,7 @@ def class_run_steps(records=None):
     return {c: steps(run2[c][1] - run1[c][1], run1[c][0]) for c in CLASSES[1:] if c in run1}
 
 
-def check_class_run_steps(answer):
+def check_class_run_steps(answer: Any) -> bool:
     """05, exercise 1: the judge's two-run difference class by class, in steps."""
     records = make_records()
     truth = class_run_steps(records)
@@ -70,7 +71,7 @@ def check_class_run_steps(answer):
                       "difference of that size can come from the seed alone.")
 
 
-def check_classes_beyond_one_step(classes):
+def check_classes_beyond_one_step(classes: Any) -> bool:
     """05, exercise 2: the harmful classes whose criteria/judge recall gap exceeds one step."""
     records = make_records()
     run = run_judge(records, SEED)

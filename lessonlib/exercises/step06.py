@@ -6,9 +6,12 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from typing import Any
+
 from .._checks import check_number
 from ..many import run_judge_many
-from ..records import SEED, check_records, make_records
+from ..records import SEED, Record, check_records, make_records
 from ..variance import criteria_figures, fbr_comparison, temperature_sweep
 from .._frozen import ReadOnlyDict
 from ._common import _is_number, _say
@@ -20,14 +23,15 @@ EXERCISE_SEEDS = range(SEED, SEED + 1000)
 """Notebook 06's 1,000 seeds: the lesson's seed and the 999 after it."""
 
 
-def fbr_below_share_without_spurious(records=None, seeds=EXERCISE_SEEDS):
+def fbr_below_share_without_spurious(records: Sequence[Record] | None = None,
+                                     seeds: Iterable[int] = EXERCISE_SEEDS) -> float:
     """Share of runs whose FBR is below the criteria's when the judge has no spurious cue."""
     records = make_records() if records is None else records
     return fbr_comparison(records, run_judge_many(records, seeds, spurious={}))[
         "share judge below"]
 
 
-def check_fbr_without_spurious(answer):
+def check_fbr_without_spurious(answer: Any) -> bool:
     """06, exercise 1: the share of the 1,000 runs (spurious cue off) with FBR below the
     criteria filter's."""
     if answer is ...:
@@ -53,8 +57,11 @@ GRID = 0.05
 """The temperature grid of exercise 2."""
 
 
-def lowest_overlap_temperature(records=None, seeds=EXERCISE_SEEDS, step=GRID, top=2.0):
-    """Lowest temperature on a ``step`` grid whose 95% run band of recall reaches the criteria's."""
+def lowest_overlap_temperature(records: Sequence[Record] | None = None,
+                               seeds: Iterable[int] = EXERCISE_SEEDS, step: float = GRID,
+                               top: float = 2.0) -> float | None:
+    """Lowest temperature on a ``step`` grid whose 95% run band of recall reaches the criteria's.
+    """
     step = check_number("step", step)
     if step <= 0:
         raise ValueError(f"step must be a number > 0, got {step!r}")
@@ -68,7 +75,7 @@ def lowest_overlap_temperature(records=None, seeds=EXERCISE_SEEDS, step=GRID, to
     return None
 
 
-def check_overlap_temperature(answer):
+def check_overlap_temperature(answer: Any) -> bool:
     """06, exercise 2: lowest temperature (steps of 0.05) where the recall gap is no longer
     clear."""
     if answer is ...:

@@ -7,10 +7,12 @@ the right answer is computed here from lessonlib, never typed in.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 from ..criteria import rule_filter
 from ..judge import run_judge
-from ..records import SEED, is_harmful, make_records
+from ..records import SEED, Record, is_harmful, make_records
 from ..sample import paired_bootstrap, records_needed
 from .._frozen import ReadOnlyDict
 from ._common import _is_number, _is_whole, _say
@@ -23,7 +25,8 @@ __all__ = ["ANSWERS", "COLD", "FBR_GUESS", "HALF_WIDTH", "check_cold_fbr_band",
 """Exercise 2: the judge at temperature 0, the most likely label every time."""
 
 
-def records_to_label(records=None, p=FBR_GUESS, half_width=HALF_WIDTH):
+def records_to_label(records: Sequence[Record] | None = None, p: float = FBR_GUESS,
+                     half_width: float = HALF_WIDTH) -> int:
     """07, exercise 1: records to label by hand so that the clean ones among them (the clean
     share of ``records``) are enough for a false block rate near ``p`` to +/- ``half_width``."""
     records = make_records() if records is None else records
@@ -31,7 +34,7 @@ def records_to_label(records=None, p=FBR_GUESS, half_width=HALF_WIDTH):
     return math.ceil(records_needed(p, half_width) / clean_share)
 
 
-def check_records_to_label(answer):
+def check_records_to_label(answer: Any) -> bool:
     """07, exercise 1: how many records in all a team must label by hand."""
     if answer is ...:
         return _say(False, "fill in answer: a whole number of records to label by hand.")
@@ -55,7 +58,7 @@ def check_records_to_label(answer):
                        "and round up.")
 
 
-def cold_fbr_band(records=None, temperature=COLD):
+def cold_fbr_band(records: Sequence[Record] | None = None, temperature: float = COLD) -> tuple:
     """07, exercise 2: the records' band of the false block rate of the judge at
     ``temperature`` (one run, the lesson's seed) minus the filter's, with the defaults."""
     records = make_records() if records is None else records
@@ -71,7 +74,7 @@ def _pair(answer):
     return tuple(answer) if all(_is_number(x) for x in answer) else None
 
 
-def check_cold_fbr_band(answer):
+def check_cold_fbr_band(answer: Any) -> bool:
     """07, exercise 2: (low, high), the records' band of FBR(cold judge) - FBR(filter)."""
     if answer is ...:
         return _say(False, "fill in answer = (low, high): the two ends of a records' band, "

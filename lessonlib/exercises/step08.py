@@ -6,7 +6,10 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
-from ..records import make_records
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ..records import Record, make_records
 from ..score import aligned, best_threshold, brier, judge_probabilities, threshold_costs
 from ..simulator import TEMPERATURE
 from .._frozen import ReadOnlyDict
@@ -18,7 +21,7 @@ __all__ = ["ANSWERS", "TEMPERATURE_GRID", "best_brier_temperature", "break_even_
 """Exercise 2's grid: 0.1, 0.2, ..., 2.0."""
 
 
-def break_even_miss_cost(records=None):
+def break_even_miss_cost(records: Sequence[Record] | None = None) -> float:
     """The cost of a miss (in false blocks) at which the cheapest threshold of the cost table
     (a miss costing one false block) stops being the only cheapest: the lowest miss cost at
     which a lower threshold costs as little."""
@@ -31,7 +34,7 @@ def break_even_miss_cost(records=None):
     return min(ratios)
 
 
-def check_break_even(answer):
+def check_break_even(answer: Any) -> bool:
     """08, exercise 1: the miss cost at which blocking the one-flag records becomes as cheap
     as the cost table's best threshold at equal costs."""
     if answer is ...:
@@ -59,7 +62,8 @@ def check_break_even(answer):
                        "solve for m.")
 
 
-def best_brier_temperature(records=None, grid=TEMPERATURE_GRID):
+def best_brier_temperature(records: Sequence[Record] | None = None,
+                           grid: Iterable[float] = TEMPERATURE_GRID) -> float:
     """The temperature on ``grid`` whose score has the lowest Brier score."""
     records = make_records() if records is None else records
     truth = [r.cls != "clean" for r in records]
@@ -68,7 +72,7 @@ def best_brier_temperature(records=None, grid=TEMPERATURE_GRID):
     return min(scored)[1]
 
 
-def check_best_temperature(answer):
+def check_best_temperature(answer: Any) -> bool:
     """08, exercise 2: the temperature on 0.1 .. 2.0 with the lowest Brier score."""
     if answer is ...:
         return _say(False, "fill in answer: a temperature on the grid 0.1, 0.2, ..., 2.0.")

@@ -6,9 +6,12 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from ..criteria import DEFAULT_RULES, rule_filter
 from ..panel import JUDGE_NAMES, Panel, judge_models
-from ..records import SEED, make_records
+from ..records import SEED, Record, make_records
 from ..simulator import FLAG_WORD
 from .._frozen import ReadOnlyDict
 from ._common import _is_whole, _say
@@ -16,7 +19,7 @@ from ._common import _is_whole, _say
 __all__ = ["check_rule_ask", "check_vetoed", "vetoed_records"]
 
 
-def check_rule_ask(ask):
+def check_rule_ask(ask: Any) -> bool:
     """09, exercise 1: an ask that answers like the rule filter, run as a one-judge panel."""
     if ask is Ellipsis:
         return _say(False, "fill in my_ask: a function ask(prompt, seed) that returns the "
@@ -51,7 +54,7 @@ MAJORITY, UNANIMOUS = 0.5, 1.0
 """The two bars of exercise 2."""
 
 
-def vetoed_records(records=None, seed=SEED):
+def vetoed_records(records: Sequence[Record] | None = None, seed: int = SEED) -> list[int]:
     """Records the four-judge panel (every judge of JUDGES, quorum 1) flags at
     min_agreement 0.5 but not at 1.0, at ``seed``."""
     records = make_records() if records is None else records
@@ -60,7 +63,7 @@ def vetoed_records(records=None, seed=SEED):
     return [r.no for r in records if majority.decide(r) and not unanimous.decide(r)]
 
 
-def check_vetoed(answer):
+def check_vetoed(answer: Any) -> bool:
     """09, exercise 2: how many records one dissenting judge clears when the four-judge
     panel must be unanimous."""
     if answer is Ellipsis:

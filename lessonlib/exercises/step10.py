@@ -6,6 +6,9 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from ..panel import DIVERSE, ON_UNREADABLE, Panel, judge_models
 from ..panel_study import FREE_FORM_GUIDELINE
 from ..records import SEED, is_harmful, make_records
@@ -33,7 +36,7 @@ def moved_by_name(seeds=MOVED_SEEDS):
     return {name: moved[rule] for name, rule in RULE_NAMES.items()}
 
 
-def moved_by_rule(seeds=MOVED_SEEDS):
+def moved_by_rule(seeds: Iterable[int] = MOVED_SEEDS) -> dict[str, float]:
     """Per ``on_unreadable`` rule: the mean number of records the diverse quorum-3 panel
     decides differently with the free-form guideline than with the lesson's, seed by seed."""
     import numpy as np
@@ -48,7 +51,7 @@ def moved_by_rule(seeds=MOVED_SEEDS):
     return moved
 
 
-def check_moved_by_rule(moved):
+def check_moved_by_rule(moved: Any) -> bool:
     """10, exercise 1: how many decisions each unreadable rule moves, on average."""
     names = ", ".join(map(repr, RULE_NAMES))
     if moved is Ellipsis:
@@ -78,7 +81,7 @@ def check_moved_by_rule(moved):
                       f"'{best}' moves the fewest.")
 
 
-def share_above_greedy(seeds=SHARE_SEEDS):
+def share_above_greedy(seeds: Iterable[int] = SHARE_SEEDS) -> tuple[float, float]:
     """Share of the lesson's judge's runs (one ask, quorum 1) whose agreement is strictly
     above the greedy judge's, and the greedy judge's agreement (the same on every seed)."""
     import numpy as np
@@ -93,7 +96,7 @@ def share_above_greedy(seeds=SHARE_SEEDS):
     return float((agree["lesson"] > greedy).mean()), greedy
 
 
-def check_share_above_greedy(share):
+def check_share_above_greedy(share: Any) -> bool:
     """10, exercise 2: in what share of the runs the noisy judge beats the stable one."""
     if share is Ellipsis:
         return _say(False, "fill in share: a number between 0 and 1, the share of the "

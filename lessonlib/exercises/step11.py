@@ -6,6 +6,9 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import Any
+
 from ..probing import probe, twin, with_length
 from ..records import SEED, Record, make_records
 from .._frozen import ReadOnlyDict
@@ -16,7 +19,7 @@ TEXT_SEEDS = range(SEED, SEED + 200)
 KEYS = ("text", "new seed")
 
 
-def text_against_seed(seeds=TEXT_SEEDS):
+def text_against_seed(seeds: Iterable[int] = TEXT_SEEDS) -> dict[str, float]:
     """Mean decisions moved over ``seeds`` at the lesson's settings: by the text probe (records
     against their text twins, same seed) and by a new seed (seed against seed + 1)."""
     import numpy as np
@@ -32,7 +35,7 @@ def text_against_seed(seeds=TEXT_SEEDS):
             "new seed": float((base != nxt).sum(axis=1).mean())}
 
 
-def check_text_against_seed(moved):
+def check_text_against_seed(moved: Any) -> bool:
     """11, exercise 1: the text probe against the judge's own two-run difference."""
     if moved is ...:
         return _say(False, "fill in moved: a dict with two numbers, "
@@ -49,9 +52,10 @@ def check_text_against_seed(moved):
                        "the records whose label differs",
                "new seed": "judge the records at seed s and at s + 1 and count the records "
                            "whose label differs"}
-        return _say(False, f"the figure for {', '.join(map(repr, off))} is not it. For each "
-                           f"of the {len(TEXT_SEEDS)} seeds s, "
-                           + "; for the other key, ".join(how[k] for k in off)
+        which = (f"the figures for {off[0]!r} and {off[1]!r} are" if len(off) == 2
+                 else f"the figure for {off[0]!r} is")
+        return _say(False, f"{which} not it. For each of the {len(TEXT_SEEDS)} seeds s: "
+                           + "; ".join(f"for {k!r}, {how[k]}" for k in off)
                            + "; then average the counts over the seeds.")
     ratio = truth["text"] / truth["new seed"]
     return _say(True, f"over {len(TEXT_SEEDS)} seeds the text twins move {truth['text']:.2f} "
@@ -60,16 +64,16 @@ def check_text_against_seed(moved):
                       "drawing its dice again.")
 
 
-def _expected_long(record):
+def _expected_long(record: Record) -> Record:
     return with_length(record, True)
 
 
-def long_twin():
+def long_twin() -> Callable[[Record], Record]:
     """11, exercise 2's answer: the change that switches the length flag on."""
     return _expected_long
 
 
-def check_long_twin(change):
+def check_long_twin(change: Any) -> bool:
     """11, exercise 2: a change that switches the length flag on (not a toggle)."""
     if change is ...:
         return _say(False, "fill in long_twin: a function that takes a Record and returns "

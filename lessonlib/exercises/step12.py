@@ -8,6 +8,8 @@ the real SDK talking to a real server gets the same counts).
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..panel import Panel, judge_models
 from ..records import SEED, make_records
 from .._frozen import ReadOnlyDict
@@ -57,7 +59,7 @@ def _lesson_run(served, seed):
     return Panel([served], on_unreadable="clean").run(make_records(), seed)
 
 
-def sdk_retry_counts(retries=SDK_RETRIES):
+def sdk_retry_counts(retries: int = SDK_RETRIES) -> tuple[int, int]:
     """(calls the panel counts, requests the server answers) for the lesson's judge with the
     SDK's own retries on."""
     return sdk_retry_bill(retries)[:2]
@@ -78,7 +80,7 @@ def token_shortfall():
     return server_tokens - panel_tokens
 
 
-def check_sdk_retries(answer):
+def check_sdk_retries(answer: Any) -> bool:
     """12, exercise 1: with ``max_retries=2``, the input tokens the server reads that the
     panel's count leaves out."""
     if answer is ...:
@@ -105,7 +107,7 @@ def check_sdk_retries(answer):
                        "answers, resent ones included, as a run with max_retries=0 shows.")
 
 
-def neighbour_cache_requests():
+def neighbour_cache_requests() -> int:
     """Requests a run at SEED + 1 sends when the cache holds a run at SEED."""
     served = _Served(cache={})
     _lesson_run(served, SEED)
@@ -124,7 +126,7 @@ def neighbour_cache_hits():
     return (served.questions - asked) - (served.requests - sent)
 
 
-def check_neighbour_cache(hits):
+def check_neighbour_cache(hits: Any) -> bool:
     """12, exercise 2: how many questions a run at SEED + 1 takes from the cache of a run at
     SEED instead of sending them to the server."""
     if hits is ...:

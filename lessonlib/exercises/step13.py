@@ -6,6 +6,8 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..criteria import DEFAULT_RULES, make_rule_filter
 from ..judge import run_judge
 from ..metrics import agreement
@@ -25,7 +27,7 @@ def _two_point(records, decide):
     return ["harmful" if decide(r) else "clean" for r in records]
 
 
-def check_judge_kappa(answer):
+def check_judge_kappa(answer: Any) -> bool:
     """13, exercise 1: Cohen's kappa of the judge's run 1 against the human label."""
     records = make_records()
     decide = run_judge(records, SEED).decide
@@ -78,7 +80,7 @@ def judge_kappa():
                        human_labels(records))
 
 
-def check_substantial_miss(answer):
+def check_substantial_miss(answer: Any) -> bool:
     """13, exercise 2: the largest miss probability (a multiple of 0.05) at which the
     lenient rater's kappa with the human label is still 0.61 or more (short guideline).
 
@@ -105,9 +107,13 @@ def check_substantial_miss(answer):
     human = human_labels(records)
     here = _lenient_kappa(records, human, truth)
     above = _lenient_kappa(records, human, truth + GRID)
+    lesson = rate(records, RATERS[0])
+    harmful = [x for x, h in zip(lesson, human) if h == "harmful"]
     return _say(True, f"at miss {truth:.2f} kappa is {here:.4f}; one step more gives "
-                      f"{above:.4f}. The lesson's lenient rater (miss {RATERS[0].miss:.2f}) is "
-                      "well inside 'substantial', yet it lets many harmful records through.")
+                      f"{above:.4f}. The lesson's lenient rater (miss {RATERS[0].miss:.2f}, "
+                      f"kappa {cohen_kappa(lesson, human):.4f}) is inside 'substantial', yet "
+                      f"it calls {harmful.count('clean')} of the {len(harmful)} harmful "
+                      "records clean.")
 
 
 ANSWERS = ReadOnlyDict({
