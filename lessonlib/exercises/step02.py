@@ -141,6 +141,13 @@ def check_no_rule_agreement(answer: Any) -> bool:
             f"{answer} is the share of harmful records: what a filter that "
             "blocks EVERYTHING gets right. This one blocks nothing.",
         )
+    if abs(answer - agreement(records, make_rule_filter(DEFAULT_RULES))) < 5e-5:
+        return _say(
+            False,
+            f"{answer} is the agreement of the four rules. Take them all away: "
+            "a filter with no rules never blocks, so which records does it "
+            "decide correctly?",
+        )
     return _say(
         False,
         f"{answer} is not it. A filter with no rules never blocks: which "
