@@ -40,7 +40,7 @@ import threading
 import time
 import unicodedata
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -50,6 +50,7 @@ from urllib.parse import urlsplit
 
 from ._checks import check_choice, check_int, check_number, check_seed, check_str
 from .connections import Progress, check_connections, map_calls
+from .figures import FIGURE_WIDTH, slide_figure
 from .judge import CLEAN, GUIDELINE, HARMFUL, LABELS, UNREADABLE_RULES, build_prompt, reply_parts
 from .panel import JUDGES, AskReply
 from .records import SEED, Record, check_records
@@ -64,8 +65,10 @@ __all__ = [
     "ReplyCache",
     "SimulatorServer",
     "fold",
+    "plot_wait_minutes",
     "read_reply",
     "run_cost",
+    "wait_minutes",
 ]
 
 HOST = "127.0.0.1"
@@ -1132,3 +1135,44 @@ def run_cost(
         "input_tokens": times * sum(len(tokenize(p)) for p in prompts),
         "characters": times * sum(len(p) for p in prompts),
     }
+
+
+def wait_minutes(
+    calls: int, connections: Iterable[int], reply_seconds: float = 1.0
+) -> list[float]:
+    """Notebook 12 - minutes a run of ``calls`` waits at each number of connections when every
+    reply takes ``reply_seconds``: the calls go out ``n`` at a time, so ``ceil(calls / n)``
+    rounds of one reply each (the server's own limits and the rate limit left out)."""
+    calls = check_int("calls", calls, minimum=0)
+    reply_seconds = check_number("reply_seconds", reply_seconds, minimum=0.0)
+    counts = [check_int("connections", n, minimum=1) for n in connections]
+    return [math.ceil(calls / n) * reply_seconds / 60 for n in counts]
+
+
+@slide_figure
+def plot_wait_minutes(
+    runs: dict[str, int],
+    connections: Sequence[int] = (1, 2, 4, 8, 16, 32, 64),
+    reply_seconds: float = 1.0,
+) -> Any:
+    """Notebook 12: minutes waited against connections, one line per run (``{name: calls}``),
+    both axes on a log scale, from :func:`wait_minutes`.  Returns the Axes."""
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
+    for name, calls in runs.items():
+        ax.plot(
+            connections,
+            wait_minutes(calls, connections, reply_seconds),
+            marker="o",
+            label=f"{name} ({calls:,} calls)",
+        )
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(list(connections), [str(n) for n in connections])
+    ax.set_xlabel("connections (calls at once)")
+    ax.set_ylabel("minutes")
+    ax.set_title(f"Waiting for a model that takes {reply_seconds:g} s a reply")
+    ax.legend(loc="upper right")
+    ax.grid(alpha=0.3, which="both")
+    return ax

@@ -1072,3 +1072,29 @@ def test_a_negated_reply_through_the_sdk_never_reaches_a_reader_as_its_label(con
         fixed.shutdown()
         fixed.server_close()
         thread.join(timeout=TIMEOUT)
+
+
+def test_wait_minutes_is_rounds_of_one_reply_each():
+    # 240 calls at 1 s: 240 rounds alone, 30 at 8 connections, ceil(240 / 32) = 8 at 32
+    assert C.wait_minutes(240, [1, 8, 32]) == [4.0, 0.5, 8 / 60]
+    assert C.wait_minutes(5, [2], reply_seconds=60) == [3.0]  # 3 rounds, not 2.5
+    assert C.wait_minutes(0, [4]) == [0.0]
+    with pytest.raises(ValueError, match="connections"):
+        C.wait_minutes(10, [0])
+    with pytest.raises(ValueError, match="reply_seconds"):
+        C.wait_minutes(10, [1], reply_seconds=-1)
+
+
+def test_the_wait_picture_draws_wait_minutes_on_log_axes():
+    import matplotlib.pyplot as plt
+
+    ax = C.plot_wait_minutes({"one judge": 240, "panel": 2160}, connections=(1, 4, 16))
+    try:
+        lines = ax.get_lines()
+        assert [list(ln.get_ydata()) for ln in lines] == [
+            C.wait_minutes(240, (1, 4, 16)),
+            C.wait_minutes(2160, (1, 4, 16)),
+        ]
+        assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    finally:
+        plt.close("all")
