@@ -321,13 +321,14 @@ def cascade(
     rules: Iterable[str] = DEFAULT_RULES,
     low: float | None = None,
     high: float | None = None,
+    prior: Mapping[str, float] = PRIOR,
 ) -> CascadeRun:
     """The rule filter first, the judge on the rest (notebook 08).
 
     A record the filter (``rules``; ``()`` lets everything through) blocks is harmful, with
     no judge call.  The records it lets through get exactly ``run_judge(passed, seed,
-    temperature, guideline, cues, spurious, max_output, unreadable_as=...)``: its labels,
-    calls and input tokens.  With ``low`` and ``high`` the judge keeps only the records where
+    temperature, guideline, cues, spurious, max_output, unreadable_as=..., prior=...)``: its
+    labels, calls and input tokens.  With ``low`` and ``high`` the judge keeps only the records where
     its score is confident, P(zararli) <= low or >= high (``judge_probabilities`` with the
     same settings); the others are escalated to a person, who gives the human label.  The
     judge is still called on every record the filter lets through: its score comes with the
@@ -349,14 +350,15 @@ def cascade(
             spurious,
             max_output,
             unreadable_as=unreadable_as,
+            prior=prior,
         )
     else:  # no judge call, but its arguments are still checked at the door
         check_str("guideline", guideline)
         check_choice("unreadable_as", unreadable_as, UNREADABLE_RULES)
-        SimulatedModel(temperature, cues, spurious, max_output=max_output)
+        SimulatedModel(temperature, cues, spurious, prior, max_output=max_output)
     escalated: tuple[int, ...] = ()
     if band is not None and passed:
-        probs = judge_probabilities(passed, temperature, guideline, cues, spurious)
+        probs = judge_probabilities(passed, temperature, guideline, cues, spurious, prior)
         escalated = tuple(r.no for r in passed if band[0] < probs[r.no] < band[1])
     sent = set(escalated)
     labels = {}

@@ -429,3 +429,15 @@ def test_texts_fit_80_columns_and_the_pictures_draw_the_points():
     fig2 = S.plot_reliability(tables)
     assert len(fig2.axes[0].collections) == 2
     plt.close("all")
+
+
+def test_the_cascade_takes_the_judge_prior_like_run_judge():
+    even = {"temiz": 0.45, "zararli": 0.45}
+    records = L.make_records()[:60]
+    run = L.cascade(records, prior=even, low=0.2, high=0.8)
+    passed = [r for r in records if not L.rule_filter(r)]
+    judge = L.run_judge(passed, prior=even)
+    assert (run.calls, run.input_tokens) == (judge.calls, judge.input_tokens)
+    probs = L.judge_probabilities(passed, prior=even)
+    assert run.escalated == tuple(r.no for r in passed if 0.2 < probs[r.no] < 0.8)
+    assert probs != L.judge_probabilities(passed)  # the prior is really used
