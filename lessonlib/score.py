@@ -328,8 +328,8 @@ def cascade(
     A record the filter (``rules``; ``()`` lets everything through) blocks is harmful, with
     no judge call.  The records it lets through get exactly ``run_judge(passed, seed,
     temperature, guideline, cues, spurious, max_output, unreadable_as=..., prior=...)``: its
-    labels, calls and input tokens.  With ``low`` and ``high`` the judge keeps only the records where
-    its score is confident, P(zararli) <= low or >= high (``judge_probabilities`` with the
+    labels, calls and input tokens.  With ``low`` and ``high`` the judge keeps only the records
+    where its score is confident, P(zararli) <= low or >= high (``judge_probabilities`` with the
     same settings); the others are escalated to a person, who gives the human label.  The
     judge is still called on every record the filter lets through: its score comes with the
     call.
