@@ -452,7 +452,7 @@ def plot_sweep(
 
     crit = None if records is None else criteria_figures(records)
     t = [r["temperature"] for r in rows]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(FIGURE_WIDTH * 1.1, 4.4))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(FIGURE_WIDTH * 1.1, 5.0))
     for name, colour in (("recall", "C3"), ("false_block_rate", "C0")):
         left.fill_between(
             t,
@@ -477,7 +477,10 @@ def plot_sweep(
         transform=left.get_xaxis_transform(),
     )
     left.set(title="the 95% run band against temperature", xlabel="temperature", ylabel="rate")
-    left.legend()
+    # room under the bands for the legend (inside the bands it hid part of them)
+    left.set_ylim(-0.62, 1.02)
+    left.set_yticks([0.0, 0.2, 0.4, 0.6, 0.8, 1.0])
+    left.legend(loc="lower left")
     right.plot(t, [r["mean changes"] for r in rows], marker="o", color="0.3")
     right.set(
         title="expected changed records between two runs", xlabel="temperature", ylabel="records"
