@@ -27,10 +27,10 @@ from ._checks import check_callable, check_choice, check_instance, check_items
 from ._frozen import ReadOnlyDict
 from .criteria import rule_filter
 from .figures import FIGURE_WIDTH, slide_figure
-from .judge import GUIDELINE, HARMFUL, build_prompt, run_judge
+from .judge import HARMFUL, run_judge
 from .metrics import agreement
 from .records import CLASSES, SEED, SOURCES, TEXTS, Flags, Record, check_record, check_records
-from .simulator import CUE_TABLE, SPURIOUS, TEMPERATURE, label_probabilities
+from .score import judge_probabilities
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CHANGES",
     "JUDGE_SETTINGS",
+    "SCORE_SETTINGS",
     "LENGTH_SEEDS",
     "Probe",
     "probe",
@@ -58,8 +59,18 @@ __all__ = [
 
 CHANGES = ("length", "text", "source")
 """The changes ``probe`` knows by name (any function Record -> Record works too)."""
-JUDGE_SETTINGS = ("temperature", "guideline", "cues", "spurious", "max_output", "unreadable_as")
+JUDGE_SETTINGS = (
+    "temperature",
+    "guideline",
+    "cues",
+    "spurious",
+    "prior",
+    "max_output",
+    "unreadable_as",
+)
 """The keyword settings ``probe`` passes on to ``run_judge`` (all optional)."""
+SCORE_SETTINGS = ("temperature", "guideline", "cues", "spurious", "prior")
+"""The ones that shape P(zararli) (``judge_probabilities``); the rest shape only the run."""
 
 
 def _toggle_length(record):
@@ -156,13 +167,11 @@ def _make_twins(records, change):
 
 
 def _p_harmful(records, settings):
-    guideline = settings.get("guideline", GUIDELINE)
-    args = (
-        settings.get("temperature", TEMPERATURE),
-        settings.get("cues", CUE_TABLE),
-        settings.get("spurious", SPURIOUS),
-    )
-    return [label_probabilities(build_prompt(r, guideline), *args)[HARMFUL] for r in records]
+    """P(zararli) of each record, in order: notebook 08's judge_probabilities with the
+    settings that shape the score (the others only shape the run)."""
+    scored = {k: v for k, v in settings.items() if k in SCORE_SETTINGS}
+    probs = judge_probabilities(records, **scored)
+    return [probs[r.no] for r in records]
 
 
 def harmful_probability(records: Sequence[Record], **judge_settings: Any) -> dict:
@@ -183,8 +192,9 @@ def probe(
 
     ``before`` and ``after`` are what ``run_judge(records, seed, **judge_settings)`` and
     ``run_judge(twins, seed, **judge_settings)`` give; ``shift`` compares the mean P(zararli)
-    that ``label_probabilities`` gives for the two sets of prompts (temperature, cues and
-    spurious as in ``judge_settings``; at temperature 0 the judge's label has probability 1).
+    that ``judge_probabilities`` gives for the two sets of records (temperature, guideline,
+    cues, spurious and prior as in ``judge_settings``; at temperature 0 the judge's label
+    has probability 1).
     """
     records = check_records(records)
     _check_settings(judge_settings)
