@@ -25,6 +25,7 @@ from statistics import NormalDist
 import numpy as np
 
 from ._checks import check_choice, check_int, check_number, check_seed
+from .metrics import rates
 from .variance import run_band
 
 __all__ = ["paired_table", "mcnemar_p", "paired_bootstrap", "records_needed"]
@@ -130,18 +131,6 @@ def mcnemar_p(table: Sequence[Sequence[int]]) -> float:
     return min(1.0, 2 * tail / 2**n)
 
 
-def _rates(figure, tp, fp, fn, tn):
-    """``figure`` from count arrays, as ``metrics.measure`` defines it (0.0 when nothing
-    is counted), not rounded."""
-    part, whole = {
-        "agreement": (tp + tn, tp + fp + fn + tn),
-        "recall": (tp, tp + fn),
-        "false_block_rate": (fp, fp + tn),
-        "precision": (tp, tp + fp),
-    }[figure]
-    return np.divide(part, whole, out=np.zeros(len(part)), where=whole > 0)
-
-
 def _counts(truth, decisions):
     """(tp, fp, fn, tn) per row of a (resamples, records) decision matrix; ``truth`` alike."""
     tp = np.count_nonzero(decisions & truth, axis=1)
@@ -194,7 +183,7 @@ def paired_bootstrap(
                 x = x[runs_rng.integers(0, len(x), size=size)[:, None], rows]
             else:
                 x = x[rows]
-            figures.append(_rates(figure, *_counts(drawn, x)))
+            figures.append(rates(*_counts(drawn, x), rounded=False)[figure])
         out.append(figures[0] - figures[1])
     return run_band(np.concatenate(out), level)
 
