@@ -570,24 +570,9 @@ def plot_roc(truth, scores, marks=None):
         sum(truth) / len(truth), linestyle=":", color="0.6", label="share harmful (chance)"
     )
     for k, (name, (fbr, recall, precision)) in enumerate((marks or {}).items()):
-        left.plot(
-            [fbr],
-            [recall],
-            marker="os^D"[k % 4],
-            linestyle="",
-            markersize=8,
-            color=f"C{k}",
-            label=name,
-        )
-        right.plot(
-            [recall],
-            [precision],
-            marker="os^D"[k % 4],
-            linestyle="",
-            markersize=8,
-            color=f"C{k}",
-            label=name,
-        )
+        style = dict(marker="os^D"[k % 4], linestyle="", markersize=8, color=f"C{k}", label=name)
+        left.plot([fbr], [recall], **style)
+        right.plot([recall], [precision], **style)
     left.set(
         title="ROC: recall against false block rate", xlabel="false block rate", ylabel="recall"
     )
