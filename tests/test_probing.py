@@ -420,3 +420,15 @@ def test_probability_table_counts_the_records_at_each_level():
         probability_table(p, {"x": [5]})
     with pytest.raises(TypeError, match="probabilities"):
         probability_table({}, {})
+
+
+def test_the_probe_takes_the_judge_prior_in_its_runs_and_its_shift():
+    even = {"temiz": 0.45, "zararli": 0.45}
+    got = probe_fn(SMALL, "length", prior=even)
+    assert got.before == L.run_judge(SMALL, prior=even).labels
+    twins = [twin(r, "length") for r in SMALL]
+    p0 = L.judge_probabilities(SMALL, prior=even)
+    p1 = L.judge_probabilities(twins, prior=even)
+    expected = sum(p1.values()) / len(p1) - sum(p0.values()) / len(p0)
+    assert abs(got.shift - expected) < 1e-12
+    assert abs(got.shift - probe_fn(SMALL, "length").shift) > 1e-6  # the prior is used
