@@ -23,6 +23,7 @@ module                 nb     what it holds
 ``variance``           04 06  run bands, changed records, the temperature sweep
 ``sample``             07     the records as a sample: paired test, records' band
 ``score``              08     the judge's score: ROC/AUC, calibration, a cascade
+``truth``              07 14  the population's true figures, summed exactly
 ``panel``              09     a panel of judges: quorum, aggregate, min_agreement
 ``panel_study``        10     panel designs over many panel seeds
 ``probing``            11     probing the judge from outside (door: ``probe``)
@@ -144,6 +145,7 @@ from .simulator import (
     SimulatedModel,
     tokenize,
 )
+from .truth import population_figures
 
 __version__ = "1.0.0"
 
@@ -216,6 +218,7 @@ __all__ = [
     "make_rule_filter",
     "measure",
     "pick",
+    "population_figures",
     "rates",
     "read_label",
     "resolution",
