@@ -4,7 +4,7 @@
   the instructor stage directions ("ask the room", "point at", ...); those belong in the
   ``speaker_notes`` metadata of a slide's first cell, which only the deck shows.
 * Every glossary term's notebook tags (``[03, 10]``) name notebooks where the term appears.
-* Exercises need the idea: each check module declares ``ANSWERS`` (check name -> the function
+* Exercises need the idea: each check module declares ``_ANSWERS`` (check name -> the function
   computing its right answer); the right answer passes; ``...`` (the one placeholder) gets a
   "fill in" message; a wrong type gets its own message; hints tried at several wrong answers
   never print a quantity that moves with the answer tried (the searched-for quantity); no
@@ -419,9 +419,9 @@ def test_a_none_placeholder_is_found():
 @pytest.mark.parametrize("name", EXERCISE_STEPS)
 def test_every_check_declares_its_answer_and_the_answer_passes(name, capsys):
     module = exercise_module(name)
-    answers = getattr(module, "ANSWERS", None)
-    assert isinstance(answers, dict), f"{module.__name__} declares no ANSWERS dict"
-    assert set(answers) == set(checks_of(module)), "ANSWERS must name every check_ function"
+    answers = getattr(module, "_ANSWERS", None)
+    assert isinstance(answers, dict), f"{module.__name__} declares no _ANSWERS dict"
+    assert set(answers) == set(checks_of(module)), "_ANSWERS must name every check_ function"
     for check_name, compute in answers.items():
         result, said = run(capsys, getattr(module, check_name), compute())
         assert result is True and said.startswith("PASS: "), f"{check_name}: {said}"
@@ -430,7 +430,7 @@ def test_every_check_declares_its_answer_and_the_answer_passes(name, capsys):
 @pytest.mark.parametrize("name", EXERCISE_STEPS)
 def test_the_placeholder_and_a_wrong_type_get_their_own_messages(name, capsys):
     module = exercise_module(name)
-    for check_name, compute in module.ANSWERS.items():
+    for check_name, compute in module._ANSWERS.items():
         check = getattr(module, check_name)
         result, fill = run(capsys, check, ...)
         assert result is False and "fill in" in fill and "Ellipsis" not in fill, fill
@@ -447,7 +447,7 @@ def test_the_placeholder_and_a_wrong_type_get_their_own_messages(name, capsys):
 @pytest.mark.parametrize("name", EXERCISE_STEPS)
 def test_no_hint_prints_the_quantity_searched_for(name, capsys):
     module = exercise_module(name)
-    for check_name, compute in module.ANSWERS.items():
+    for check_name, compute in module._ANSWERS.items():
         check, right = getattr(module, check_name), compute()
         tries = []
         for k in range(6):
@@ -467,7 +467,7 @@ def test_no_hint_prints_the_quantity_searched_for(name, capsys):
 @pytest.mark.parametrize("name", EXERCISE_STEPS)
 def test_no_answer_is_printed_or_named_in_its_notebook(name):
     module, nb = exercise_module(name), load(name)
-    for check_name, compute in module.ANSWERS.items():
+    for check_name, compute in module._ANSWERS.items():
         hits = answer_in_notebook(compute(), nb)
         assert not hits, f"{check_name}: the answer's {hits} is printed or named in {name}"
 

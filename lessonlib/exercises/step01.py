@@ -113,7 +113,7 @@ def check_unflagged_harmful_count(answer: Any) -> bool:
     )
 
 
-ANSWERS = ReadOnlyDict(
+_ANSWERS = ReadOnlyDict(
     {
         "check_flagged_clean_count": flagged_clean_count,
         "check_unflagged_harmful_count": unflagged_harmful_count,

@@ -179,7 +179,7 @@ def no_rule_agreement():
     return agreement(records, make_rule_filter(()))
 
 
-ANSWERS = ReadOnlyDict(
+_ANSWERS = ReadOnlyDict(
     {
         "check_corrupted_rule": corrupted_rule,
         "check_no_rule_agreement": no_rule_agreement,

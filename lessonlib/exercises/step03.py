@@ -145,7 +145,7 @@ def output_cap_unreadable(max_output=1):
     return run_judge(make_records(), max_output=max_output).unreadable
 
 
-ANSWERS = ReadOnlyDict(
+_ANSWERS = ReadOnlyDict(
     {
         "check_flagless_probability": flagless_probability,
         "check_output_cap_unreadable": output_cap_unreadable,

@@ -164,7 +164,7 @@ def cold_judge_steps():
     return cold_fp_steps()[0]
 
 
-ANSWERS = ReadOnlyDict(
+_ANSWERS = ReadOnlyDict(
     {
         "check_agreement_steps": agreement_steps,
         "check_cold_judge_steps": cold_judge_steps,

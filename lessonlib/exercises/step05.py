@@ -152,7 +152,7 @@ def classes_beyond_one_step():
     }
 
 
-ANSWERS = ReadOnlyDict(
+_ANSWERS = ReadOnlyDict(
     {
         "check_class_run_steps": class_run_steps,
         "check_classes_beyond_one_step": classes_beyond_one_step,

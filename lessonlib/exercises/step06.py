@@ -124,7 +124,7 @@ def check_overlap_temperature(answer: Any) -> bool:
     )
 
 
-ANSWERS = ReadOnlyDict(
+_ANSWERS = ReadOnlyDict(
     {
         "check_fbr_without_spurious": fbr_below_share_without_spurious,
         "check_overlap_temperature": lowest_overlap_temperature,

@@ -21,7 +21,6 @@ FBR_GUESS, HALF_WIDTH = 0.16, 0.02
 """Exercise 1: a false block rate near 0.16, to be known to +/- 0.02 (at the 95% level)."""
 COLD = 0.0
 __all__ = [
-    "ANSWERS",
     "COLD",
     "FBR_GUESS",
     "HALF_WIDTH",
@@ -140,7 +139,7 @@ def check_cold_fbr_band(answer: Any) -> bool:
     )
 
 
-ANSWERS = ReadOnlyDict(
+_ANSWERS = ReadOnlyDict(
     {
         "check_records_to_label": records_to_label,
         "check_cold_fbr_band": cold_fbr_band,

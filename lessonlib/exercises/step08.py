@@ -17,7 +17,6 @@ from ._common import _is_number, _say
 
 TEMPERATURE_GRID = tuple(round(0.1 * k, 1) for k in range(1, 21))
 __all__ = [
-    "ANSWERS",
     "TEMPERATURE_GRID",
     "best_brier_temperature",
     "break_even_miss_cost",
@@ -150,7 +149,7 @@ def check_best_temperature(answer: Any) -> bool:
     )
 
 
-ANSWERS = ReadOnlyDict(
+_ANSWERS = ReadOnlyDict(
     {
         "check_break_even": break_even_miss_cost,
         "check_best_temperature": best_brier_temperature,

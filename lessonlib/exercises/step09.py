@@ -126,7 +126,7 @@ def vetoed():
     return len(vetoed_records())
 
 
-ANSWERS = ReadOnlyDict(
+_ANSWERS = ReadOnlyDict(
     {
         "check_rule_ask": rule_ask_answer,
         "check_vetoed": vetoed,

@@ -166,7 +166,7 @@ def share_answer():
     return share_above_greedy()[0]
 
 
-ANSWERS = ReadOnlyDict(
+_ANSWERS = ReadOnlyDict(
     {
         "check_moved_by_rule": moved_by_name,
         "check_share_above_greedy": share_answer,

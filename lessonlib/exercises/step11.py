@@ -143,7 +143,7 @@ def check_long_twin(change: Any) -> bool:
     )
 
 
-ANSWERS = ReadOnlyDict(
+_ANSWERS = ReadOnlyDict(
     {
         "check_text_against_seed": text_against_seed,
         "check_long_twin": long_twin,
@@ -152,7 +152,6 @@ ANSWERS = ReadOnlyDict(
 """Each check's right answer, computed (read by tests/test_course_read.py)."""
 
 __all__ = [
-    "ANSWERS",
     "TEXT_SEEDS",
     "text_against_seed",
     "check_text_against_seed",

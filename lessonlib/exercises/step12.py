@@ -177,7 +177,7 @@ def check_neighbour_cache(hits: Any) -> bool:
     )
 
 
-ANSWERS = ReadOnlyDict(
+_ANSWERS = ReadOnlyDict(
     {
         "check_sdk_retries": token_shortfall,
         "check_neighbour_cache": neighbour_cache_hits,

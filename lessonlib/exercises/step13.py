@@ -137,7 +137,7 @@ def check_substantial_miss(answer: Any) -> bool:
     )
 
 
-ANSWERS = ReadOnlyDict(
+_ANSWERS = ReadOnlyDict(
     {
         "check_judge_kappa": judge_kappa,
         "check_substantial_miss": substantial_miss,
