@@ -157,6 +157,7 @@ _LAZY = (
     ("mcnemar_p", "sample"),
     ("paired_bootstrap", "sample"),
     ("records_needed", "sample"),
+    ("holm", "sample"),
 )
 
 __all__ = [
@@ -210,6 +211,7 @@ __all__ = [
     "disagreements",
     "fleiss_kappa",
     "generator",
+    "holm",
     "is_harmful",
     "judge_models",
     "krippendorff_alpha",

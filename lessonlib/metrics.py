@@ -112,7 +112,8 @@ def rates(
     not rounded, still 0.0 where a rate has no denominator); agreement is never rounded.
     The counts are ints (one run) or numpy integer arrays of one shape (many runs, e.g.
     :meth:`ManyRuns.confusion`); then each figure is an array of that shape, and each
-    distinct (tp, fp, fn, tn) is rounded by ``share`` once, as Python rounds.  Notebook 02.
+    distinct (tp, fp, fn, tn) is rounded by ``share`` once, as Python rounds.  With
+    ``rounded=False`` the arrays may also hold expected counts (floats).  Notebook 02.
     """
     counts = (tp, fp, fn, tn)
     if all(isinstance(c, numbers.Integral) for c in counts):
@@ -131,7 +132,9 @@ def _rates_array(counts, rounded):
     """:func:`rates` for arrays of counts (numpy is imported here, not by the core path)."""
     import numpy as np
 
-    counts = np.stack(np.broadcast_arrays(*(np.asarray(c, dtype=np.int64) for c in counts)))
+    # expected counts (floats: a decision per record given as a share) are never rounded
+    kind = np.int64 if rounded else np.float64
+    counts = np.stack(np.broadcast_arrays(*(np.asarray(c, dtype=kind) for c in counts)))
     tp, fp, fn, tn = counts
     total = tp + fp + fn + tn
     agree = np.divide(tp + tn, total, out=np.zeros(total.shape), where=total > 0)

@@ -11,7 +11,8 @@ just as a judge's figure can come from which seed was drawn.  Here:
   replacement, both approaches scored on each resample, and the middle share
   of the difference kept;
 * :func:`records_needed` - how many labelled records a rate needs to be known
-  to +/- a half-width.
+  to +/- a half-width;
+* :func:`holm` - Holm's adjustment of p-values when more than one figure is tested.
 
 Every function is a door a student calls: it checks its arguments first.
 """
@@ -28,7 +29,7 @@ from ._checks import check_choice, check_int, check_number, check_seed
 from .metrics import rates
 from .variance import run_band
 
-__all__ = ["paired_table", "mcnemar_p", "paired_bootstrap", "records_needed"]
+__all__ = ["paired_table", "mcnemar_p", "paired_bootstrap", "records_needed", "holm"]
 
 FIGURES = ("agreement", "recall", "false_block_rate", "precision")
 """The figures :func:`paired_bootstrap` can compare (the names ``measure`` uses)."""
@@ -36,8 +37,9 @@ CELLS = 1 << 21
 """(resample, record) cells decided at once, so memory stays bounded (about 2 MiB a mask)."""
 
 
-def _decisions(name: str, values: object, rows: bool = False) -> np.ndarray:
-    """A sequence of bools (or, with ``rows``, also one row of bools per run) as an array."""
+def _decisions(name: str, values: object, rows: bool = False, shares: bool = False) -> np.ndarray:
+    """A sequence of bools (or, with ``rows``, also one row of bools per run; with ``shares``,
+    also one share in [0, 1] per record) as an array."""
     if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
         raise TypeError(
             f"{name} must be a sequence of bools (True = harmful), got {type(values).__name__}"
@@ -47,11 +49,18 @@ def _decisions(name: str, values: object, rows: bool = False) -> np.ndarray:
     except ValueError:  # ragged rows in numpy >= 1.24
         array = np.asarray(values, dtype=object)
     shapes = (1, 2) if rows else (1,)
-    what = "a sequence of bools (True = harmful)" + (
-        " or one such row per judge run" if rows else ""
-    )
+    what = "a sequence of bools (True = harmful)"
+    if shares:
+        what += " or of shares in [0, 1] (how often the record is blocked)"
+    if rows:
+        what += " or one such row of bools per judge run"
     if array.size == 0:
         raise ValueError(f"{name} must hold at least one decision, got none")
+    if shares and array.ndim == 1 and array.dtype.kind in "iuf":
+        array = array.astype(float)
+        if not np.all((array >= 0) & (array <= 1)):  # also refuses NaN
+            raise ValueError(f"{name} must be {what}; a share lies outside [0, 1]")
+        return array
     if array.dtype != bool or array.ndim not in shapes:
         raise TypeError(
             f"{name} must be {what}; got an array of {array.dtype} with shape {array.shape}"
@@ -60,11 +69,11 @@ def _decisions(name: str, values: object, rows: bool = False) -> np.ndarray:
 
 
 def _three(
-    truth: object, a: object, b: object, rows: bool = False
+    truth: object, a: object, b: object, rows: bool = False, shares: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The door's check of truth, a and b: bools, one per record, the same records."""
     truth = _decisions("truth", truth)
-    a, b = _decisions("a", a, rows), _decisions("b", b, rows)
+    a, b = _decisions("a", a, rows, shares), _decisions("b", b, rows, shares)
     for name, x in (("a", a), ("b", b)):
         if x.shape[-1] != len(truth):
             raise ValueError(
@@ -132,9 +141,15 @@ def mcnemar_p(table: Sequence[Sequence[int]]) -> float:
 
 
 def _counts(truth, decisions):
-    """(tp, fp, fn, tn) per row of a (resamples, records) decision matrix; ``truth`` alike."""
-    tp = np.count_nonzero(decisions & truth, axis=1)
-    fp = np.count_nonzero(decisions & ~truth, axis=1)
+    """(tp, fp, fn, tn) per row of a (resamples, records) decision matrix; ``truth`` alike.
+
+    Decisions given as shares (floats) give expected counts."""
+    if decisions.dtype == bool:
+        tp = np.count_nonzero(decisions & truth, axis=1)
+        fp = np.count_nonzero(decisions & ~truth, axis=1)
+    else:
+        tp = np.sum(decisions * truth, axis=1)
+        fp = np.sum(decisions, axis=1) - tp
     harmful = np.count_nonzero(truth, axis=1)
     return tp, fp, harmful - tp, truth.shape[1] - harmful - fp
 
@@ -158,11 +173,15 @@ def paired_bootstrap(
     agreement, recall, false_block_rate, precision.  The same ``seed`` gives the
     same band.
 
+    ``a`` (or ``b``) may also hold a share in [0, 1] per record instead of a bool: the
+    share of runs that block the record, or its P(zararli).  Every figure is then scored
+    by expected counts, so the band speaks of the judge in expectation over seeds.
+
     ``a`` (or ``b``) may also be one row of decisions per judge run, e.g.
     ``ManyRuns.harmful``: each resample then also draws one of the runs, so the
     band holds both sources of noise, the records and the seed.
     """
-    truth, a, b = _three(truth, a, b, rows=True)
+    truth, a, b = _three(truth, a, b, rows=True, shares=True)
     figure = check_choice("figure", figure, FIGURES)
     n_resamples = check_int("n_resamples", n_resamples, minimum=1)
     level = check_number("level", level)
@@ -207,3 +226,25 @@ def records_needed(p: float, half_width: float, level: float = 0.95) -> int:
     z = NormalDist().inv_cdf(1 - (1 - level) / 2)
     # round away the last-bit noise before taking the ceiling (0.5**2 * 4 must give 1, not 2)
     return max(1, math.ceil(round(z * z * p * (1 - p) / half_width**2, 9)))
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment of ``p_values`` (Holm 1979; notebook 07).
+
+    When several figures are tested, the smallest p-value is multiplied by their number m,
+    the next by m - 1, and so on, each kept at least as large as the one before and at most
+    1.  A figure whose adjusted p-value is below 1 - level is a finding with the family's
+    error held at that level.  Returns the adjusted p-values in the order given.
+    """
+    if isinstance(p_values, (str, bytes)) or not hasattr(p_values, "__iter__"):
+        raise TypeError(f"p_values must be a sequence of p-values, got {type(p_values).__name__}")
+    values = [check_number(f"p_values[{i}]", p) for i, p in enumerate(p_values)]
+    if not values:
+        raise ValueError("p_values must hold at least one p-value, got none")
+    if not all(0 <= p <= 1 for p in values):
+        raise ValueError(f"p_values must be p-values in [0, 1], got {values!r}")
+    m, out, running = len(values), [0.0] * len(values), 0.0
+    for rank, i in enumerate(sorted(range(m), key=values.__getitem__)):
+        running = max(running, min(1.0, (m - rank) * values[i]))
+        out[i] = running
+    return out

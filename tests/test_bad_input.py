@@ -799,8 +799,16 @@ ROWS.update(
                 lambda m: m.paired_bootstrap([True, False], [True, False], [[[True, False]]]),
                 TypeError,
                 "b",
-                "one such row per judge run",
+                "one such row of bools per judge run",
                 "3-D",
+            ),
+            Bad(
+                "paired_bootstrap",
+                lambda m: m.paired_bootstrap([True, False], [0.5, 1.5], [True, False]),
+                ValueError,
+                "a",
+                "shares in [0, 1]",
+                "a share above 1",
             ),
             *[
                 Bad(

@@ -270,9 +270,9 @@ def test_records_needed_has_no_last_bit_rounding_up():
 # ---------------------------------------------------------------- the package
 
 
-def test_the_module_exports_exactly_the_four_names():
+def test_the_module_exports_exactly_its_five_names():
     assert sorted(S.__all__) == sorted(
-        ["paired_table", "mcnemar_p", "paired_bootstrap", "records_needed"]
+        ["paired_table", "mcnemar_p", "paired_bootstrap", "records_needed", "holm"]
     )
     for name in S.__all__:
         assert getattr(L, name) is getattr(S, name)
@@ -392,3 +392,62 @@ def test_the_starter_hints_give_no_number(capsys, check):
     check(...)
     out = said(capsys)
     assert not any(ch.isdigit() for ch in out), out
+
+
+# ---------------------------------------------------- paired_bootstrap on shares, and holm
+
+
+def test_paired_bootstrap_on_shares_scores_expected_counts():
+    """A share per record: each resample's figure is the figure of the expected counts."""
+    truth = [True, True, False, False]
+    a, b = [0.5, 1.0, 0.25, 0.0], [True, True, False, False]
+    # the only resample that draws every record once gives agreement (0.5+1+0.75+1)/4 - 1
+    low, high = S.paired_bootstrap(truth, a, b, "agreement", n_resamples=4000, seed=3)
+    assert -0.5 <= low < -0.1875 < high <= 0.0
+    # all-equal shares of 0 or 1 are the bool decisions themselves
+    crisp = [1.0, 0.0, 1.0, 0.0]
+    assert S.paired_bootstrap(truth, crisp, b, "recall", 500, seed=1) == S.paired_bootstrap(
+        truth, [True, False, True, False], b, "recall", 500, seed=1
+    )
+
+
+def test_paired_bootstrap_on_shares_matches_scipy(lesson):
+    records, truth, crit, _ = lesson
+    from lessonlib.score import judge_probabilities
+
+    p = np.array([judge_probabilities(records)[r.no] for r in records])
+    t, c = np.array(truth), np.array(crit, dtype=float)
+
+    def diff(t, p, c, axis=-1):
+        return np.mean(np.where(t, p, 1 - p), axis=axis) - np.mean(
+            np.where(t, c, 1 - c), axis=axis
+        )
+
+    ref = stats.bootstrap(
+        (t, p, c), diff, paired=True, n_resamples=4000, method="percentile", random_state=5
+    ).confidence_interval
+    low, high = S.paired_bootstrap(t, p, c, "agreement", n_resamples=4000, seed=5)
+    assert abs(low - ref.low) < 0.01 and abs(high - ref.high) < 0.01
+
+
+@pytest.mark.parametrize("bad", [[0.5, 1.5], [-0.1, 0.5], [float("nan"), 0.5]])
+def test_paired_bootstrap_refuses_shares_outside_zero_one(bad):
+    with pytest.raises(ValueError, match=r"a must be .*shares in \[0, 1\]"):
+        S.paired_bootstrap([True, False], bad, [True, False])
+
+
+@pytest.mark.parametrize(
+    "ps", [[0.01, 0.04, 0.03, 0.2, 0.04], [0.5], [0.0, 1.0, 0.3], [0.02, 0.02, 0.02]]
+)
+def test_holm_matches_statsmodels(ps):
+    from statsmodels.stats.multitest import multipletests
+
+    assert S.holm(ps) == pytest.approx(list(multipletests(ps, method="holm")[1]))
+
+
+@pytest.mark.parametrize(
+    "bad, kind", [([], ValueError), ([0.2, 1.2], ValueError), ("0.1", TypeError)]
+)
+def test_holm_refuses_what_is_not_p_values(bad, kind):
+    with pytest.raises(kind, match="p_values"):
+        S.holm(bad)
