@@ -452,7 +452,7 @@ def test_fbr_without_spurious_right_share_passes(capsys):
 
 
 @pytest.mark.parametrize(
-    "answer, words", [(0.9, "strictly below"), (-0.1, "outside 0 to 1"), (92.2, "outside 0 to 1")]
+    "answer, words", [(0.9, "strictly fewer"), (-0.1, "outside 0 to 1"), (92.2, "outside 0 to 1")]
 )
 def test_fbr_without_spurious_wrong_answers_get_a_hint(capsys, answer, words):
     assert words in hints(capsys, step06.check_fbr_without_spurious(answer))

@@ -119,8 +119,8 @@ def check_output_cap_unreadable(answer: Any, max_output: int = 1) -> bool:
                 "the two labels: does each fit in one token?",
             ),
         ],
-        hint="not that count. Run the judge with the cap and read how many replies "
-        "it could not read even after the retry.",
+        hint="not that count. Which of the two labels survives a one-token cap? A reply "
+        "cut to something that is no label is unreadable, and the retry meets the same cap.",
     )
 
 

@@ -75,8 +75,8 @@ def check_class_run_steps(answer: Any) -> bool:
     if off:
         return _say(
             False,
-            "not those steps. Run the judge at the second seed, take recall class by "
-            "class, and count each difference in steps of that class's own resolution.",
+            "not those steps. Each row is the class's recall in the second run minus its "
+            "recall in the first, counted in steps of that class's own resolution.",
         )
     moved = {c: n for c, n in truth.items() if n}
     big = max(wanted, key=lambda c: (abs(truth[c]), -counts[c]))

@@ -47,8 +47,8 @@ def check_fbr_without_spurious(answer: Any) -> bool:
             f"the criteria filter in a share of {truth:.3f} of the "
             f"{len(EXERCISE_SEEDS):,} runs."
         ),
-        hint="not that share. Compare each run's count of blocked clean records with "
-        "the filter's and count only the runs strictly below it (a tie is not below).",
+        hint="not that share. It is the share of the runs that block strictly fewer "
+        "clean records than the filter does (a tie is not below).",
     )
 
 

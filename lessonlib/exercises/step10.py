@@ -98,10 +98,9 @@ def check_moved_by_rule(moved: Any) -> bool:
         )
         return _say(
             False,
-            f"{which} not it. Pair each "
-            "free-form run with the run of the same seed under the lesson's "
-            "guideline, count the records the two decide differently, and "
-            f"average that count over the {len(MOVED_SEEDS)} seeds.",
+            f"{which} not it. Each figure is a mean over the {len(MOVED_SEEDS)} seeds "
+            "of the records a free-form run decides unlike the run of the same seed "
+            "under the lesson's guideline.",
         )
     best = min(truth, key=truth.get)
     table = ", ".join(f"{name} {truth[name]:.2f}" for name in RULE_NAMES)
@@ -144,10 +143,9 @@ def check_share_above_greedy(share: Any) -> bool:
             "lesson's judge agrees with the label more often than the greedy "
             f"judge, which scores {_share_above_greedy()[1]:.4f} on every seed."
         ),
-        hint="not that share. The greedy judge gives one agreement on every seed; "
-        "set each run of the lesson's judge against it, over the "
-        f"{len(SHARE_SEEDS):,} seeds of this notebook, and count strictly "
-        "higher runs only.",
+        hint="not that share. The greedy judge gives one agreement on every seed; the "
+        f"share is of the {len(SHARE_SEEDS):,} runs of the lesson's judge whose "
+        "agreement is strictly above it.",
     )
 
 
