@@ -1,9 +1,13 @@
 # Course set-up and jobs.  Needs only python3 and make: the first target that
-# needs the virtual environment creates .venv from requirements.txt.
+# needs the virtual environment creates .venv.  Two sets: the student's (requirements.txt:
+# what the notebooks import; make lab, make slides, make notebooks) and the maintainers'
+# extras on top of it (requirements-test.txt: linters, test runners, playwright, the tests'
+# reference packages; make check, make lint, make test, make test-slides, make bench).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.ready
+TEST_READY := $(VENV)/.test-ready
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -qq
 # pytest-xdist: one worker per core; pyproject.toml's addopts give a whole notebook to one
 # worker (--dist loadscope), a 120 s cell timeout and a 120 s kernel start-up timeout
@@ -19,7 +23,7 @@ help:
 	@echo "make lint    - ruff check and mypy lessonlib alone (configured in pyproject.toml)"
 	@echo "make test    - everything: make lint, then unit, golden, packaging, reliability, nbval on the notebooks, the JupyterLab test and test-slides"
 	@echo "make test-oldest - unit tests and notebooks again in .venv-oldest (requirements-oldest.txt: the oldest supported numpy, pandas, matplotlib)"
-	@echo "make lab     - open JupyterLab on notebooks/"
+	@echo "make lab     - open JupyterLab on notebooks/ (installs the student's set only: requirements.txt)"
 	@echo "make data    - regenerate data/records.csv (and data/expected/ from the lesson text)"
 	@echo "make notebooks - re-execute every notebook in place (maintainers, after a change)"
 	@echo "make bench   - run every benchmark in benchmarks/ (speed targets are checked there)"
@@ -41,6 +45,12 @@ $(READY): requirements.txt pyproject.toml
 	$(BIN)/python -c "import matplotlib.pyplot"
 	@touch $(READY)
 
+# The maintainers' extras, installed on top of the student's set (both files in one pip run,
+# so pip resolves them together); a change of either file installs again.
+$(TEST_READY): requirements-test.txt $(READY)
+	$(PIP) install -r requirements.txt -r requirements-test.txt
+	@touch $(TEST_READY)
+
 # The lesson's core path (records to report) is pure Python, so `make lesson` needs no .venv:
 # python3 -S runs it with the standard library only (no site-packages, so no numpy, even if
 # one is installed), with this folder first on the path so this clone's lessonlib is the one
@@ -61,14 +71,14 @@ FORMAT_CHECK := $(BIN)/ruff format --check .
 lint = $(BIN)/ruff check .; lrc=$$?; $(BIN)/mypy lessonlib || lrc=1; \
 	$(if $(FORMAT_CHECK),$(FORMAT_CHECK) || lrc=1;) true
 
-lint: $(READY)
+lint: $(TEST_READY)
 	@$(lint); exit $$lrc
 
 # The inner loop: the linters and the unit tests without the slow ones (kernels, JupyterLab,
 # a second of CPU or more: the `slow` marker in pyproject.toml), no notebooks and no decks.
 # The linters (about 1 s) run beside pytest's start-up; their report follows pytest's.
 # make test runs all of it.
-check: $(READY)
+check: $(TEST_READY)
 	@log=$$(mktemp); { $(lint); exit $$lrc; } >$$log 2>&1 & lint=$$!; \
 	$(call pytest,$(BIN)/python,-m "not slow" tests); \
 	wait $$lint; lrc=$$?; echo "== make lint (ran beside pytest)"; cat $$log; rm -f $$log; \
@@ -86,7 +96,7 @@ pytest = env -u PYTHONDONTWRITEBYTECODE timeout -k 10 $(TEST_TIMEOUT) $(1) -m py
 
 # The decks are built and checked beside pytest (its workers wait on their kernels, the
 # browser on its pages: together they keep both cores busy); their report follows pytest's.
-test: $(READY)
+test: $(TEST_READY)
 	@log=$$(mktemp); $(MAKE) --no-print-directory test-slides >$$log 2>&1 & slides=$$!; \
 	echo "== make lint"; $(lint); echo "== pytest"; $(call pytest,$(BIN)/python); \
 	wait $$slides; src=$$?; echo "== make test-slides (ran beside pytest)"; cat $$log; rm -f $$log; \
@@ -94,11 +104,12 @@ test: $(READY)
 
 # The same tests in a second environment with the oldest versions pyproject.toml accepts.
 OLDEST := .venv-oldest
-$(OLDEST)/.ready: requirements.txt requirements-oldest.txt pyproject.toml
+$(OLDEST)/.ready: requirements.txt requirements-test.txt requirements-oldest.txt pyproject.toml
 	$(call writable,$(OLDEST)/)
 	@test -x $(OLDEST)/bin/python || $(PYTHON) -m venv $(OLDEST)
 	$(PYTHON) scripts/oldest_requirements.py > $(OLDEST)/requirements.txt
-	$(OLDEST)/bin/python -m pip --disable-pip-version-check -qq install -r $(OLDEST)/requirements.txt
+	$(OLDEST)/bin/python -m pip --disable-pip-version-check -qq install -r $(OLDEST)/requirements.txt \
+	  -r requirements-test.txt
 	$(OLDEST)/bin/python -m pip --disable-pip-version-check -qq install --no-deps -e .
 	$(OLDEST)/bin/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3" >/dev/null
 	$(OLDEST)/bin/python -c "import matplotlib.pyplot"
@@ -130,7 +141,7 @@ data: $(READY)
 notebooks: $(READY)
 	$(BIN)/python scripts/execute_notebooks.py $(NB)
 
-bench: $(READY) $(LAB_OVERRIDES)
+bench: $(TEST_READY) $(LAB_OVERRIDES)
 	@for f in benchmarks/bench_*.py; do [ -f "$$f" ] || continue; echo "== $$f"; $(BIN)/python "$$f" || exit 1; done
 
 clean-venv:
@@ -177,7 +188,7 @@ slides: $(READY) $(VENDOR_READY) $(if $(NB),,$(SLIDE_DECKS))
 # Skips (exit 0, with a message) only when Chromium cannot be installed on this machine.
 # A deck unchanged since its last passing check (stamp in build/slides/.checked/) is not walked
 # again; FORCE=1 (or SLIDES_RECHECK=1) walks every deck.
-test-slides: $(READY)
+test-slides: $(TEST_READY)
 	@scripts/ensure_chromium.sh; rc=$$?; \
 	if [ $$rc -eq 3 ]; then echo "test-slides: SKIPPED - no Chromium and it cannot be installed here"; exit 0; fi; \
 	[ $$rc -eq 0 ] || exit $$rc; \

@@ -1,4 +1,4 @@
-"""Where a notebook's kernel time goes: start-up, the imports, the cells (README, cost section).
+"""Where a notebook's kernel time goes: start-up, the imports, the cells (MAINTAINING.md, costs).
 
 Each notebook (and solutions notebook) gets a fresh ``python3`` kernel in its own folder, as
 nbval gives it; the kernel's CPU seconds (user + system, from /proc) are read when it is

@@ -671,53 +671,6 @@ ROWS.update(
                 note="str",
             ),
         ],
-        "lessonlib.exercises.step06": [
-            Bad(
-                "fbr_below_share_without_spurious",
-                lambda m: m.fbr_below_share_without_spurious([], [1]),
-                ValueError,
-                "records",
-            ),
-            Bad(
-                "fbr_below_share_without_spurious",
-                lambda m: m.fbr_below_share_without_spurious(RECS, []),
-                ValueError,
-                "seeds",
-            ),
-            Bad(
-                "lowest_overlap_temperature",
-                lambda m: m.lowest_overlap_temperature([], [1]),
-                ValueError,
-                "records",
-            ),
-            Bad(
-                "lowest_overlap_temperature",
-                lambda m: m.lowest_overlap_temperature(RECS, []),
-                ValueError,
-                "seeds",
-            ),
-            Bad(
-                "lowest_overlap_temperature",
-                lambda m: m.lowest_overlap_temperature(RECS, [1], step=0),
-                ValueError,
-                "step",
-                note="zero",
-            ),
-            Bad(
-                "lowest_overlap_temperature",
-                lambda m: m.lowest_overlap_temperature(RECS, [1], step="a"),
-                TypeError,
-                "step",
-                note="str",
-            ),
-            Bad(
-                "lowest_overlap_temperature",
-                lambda m: m.lowest_overlap_temperature(RECS, [1], top=-1),
-                ValueError,
-                "top",
-                note="negative",
-            ),
-        ],
         "lessonlib.sample": [
             *[
                 Bad(

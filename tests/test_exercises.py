@@ -72,8 +72,8 @@ def test_flagged_clean_count_right_answer_passes(capsys):
         (..., "fill in"),
         (None, "whole number"),
         (147, "every clean record"),
-        (0, "too few"),
-        (10**6, "is not it"),
+        (0, "not that count"),
+        (10**6, "not that count"),
         ("32", "whole number"),
         (32.0, "whole number"),
         (True, "whole number"),
@@ -93,21 +93,38 @@ def test_flagged_clean_count_near_misses_name_the_slip(capsys):
     assert "harmful records with a flag" in hints(
         capsys, step01.check_flagged_clean_count(harmful_flagged)
     )
+    # a count of one flag only (the most common among clean records) is named as that slip
+    one_flag = max(
+        sum(1 for r in records if r.cls == "clean" and r.features[f]) for f in L.FEATURES
+    )
+    assert "ONE particular flag" in hints(capsys, step01.check_flagged_clean_count(one_flag))
+
+
+def unflagged_harmful_by_hand(n):
+    return sum(1 for r in L.make_records(n) if r.cls != "clean" and not any(r.features.values()))
 
 
 def test_unflagged_harmful_count_right_answer_passes(capsys):
-    truth = sum(1 for r in L.make_records() if r.cls != "clean" and not any(r.features.values()))
+    # the lesson's 240 records hold only a few (a count walked in a few tries): the exercise
+    # asks about the first 2,400 records, which start with the lesson's 240
+    assert step01.BIG_DRAW == 2400 and L.make_records(2400)[:240] == L.make_records()
+    assert unflagged_harmful_by_hand(240) < 10 <= unflagged_harmful_by_hand(2400)
+    truth = unflagged_harmful_by_hand(2400)
+    harmful = sum(1 for r in L.make_records(2400) if r.cls != "clean")
     out = passes(capsys, step01.check_unflagged_harmful_count(truth))
-    assert f"{truth} of the 93 harmful records" in out
+    assert f"{truth} of the {harmful:,} harmful records among the first 2,400" in out
 
 
 def test_unflagged_harmful_count_wrong_answers_get_a_hint(capsys):
-    records = L.make_records()
+    records = L.make_records(2400)
     no_flag = sum(1 for r in records if not any(r.features.values()))
+    harmful = sum(1 for r in records if r.cls != "clean")
     assert "clean ones included" in hints(capsys, step01.check_unflagged_harmful_count(no_flag))
-    truth = step01.unflagged_harmful_count()
-    assert "WITH a flag" in hints(capsys, step01.check_unflagged_harmful_count(93 - truth))
-    assert "is not it" in hints(capsys, step01.check_unflagged_harmful_count(truth + 1))
+    truth = unflagged_harmful_by_hand(2400)
+    assert "WITH a flag" in hints(capsys, step01.check_unflagged_harmful_count(harmful - truth))
+    assert "not that count" in hints(capsys, step01.check_unflagged_harmful_count(truth + 1))
+    lesson = unflagged_harmful_by_hand(240)
+    assert "larger draw" in hints(capsys, step01.check_unflagged_harmful_count(lesson))
     assert "fill in" in hints(capsys, step01.check_unflagged_harmful_count(...))
     assert "whole number" in hints(capsys, step01.check_unflagged_harmful_count("3"))
 
@@ -167,13 +184,15 @@ def test_no_rule_agreement_is_the_clean_share(capsys):
     [
         (..., "fill in"),
         (None, "number between 0 and 1"),
-        (0.612, "close"),
+        (0.612, "4 decimal places"),
+        (0.613, "4 decimal places"),
+        (0.61, "not that share"),
         (61.25, "percentage"),
         (147, "number of records"),
         (0, "not always wrong"),
         (93 / 240, "blocks EVERYTHING"),
         (0.825, "agreement of the four rules"),
-        (0.5, "is not it"),
+        (0.5, "not that share"),
         ("0.6125", "number between 0 and 1"),
         (float("nan"), "number between 0 and 1"),
     ],
@@ -204,14 +223,14 @@ def test_flagless_probability_right_answer_passes(capsys):
     [
         (..., "fill in"),
         (None, "a probability"),
-        (0.005, "close"),
+        (0.005, "softmax"),  # a truth under 0.01 gets no hint about its decimals
         (1 - flagless_by_hand(), "temiz"),
         (0.48, "percentage"),
         (1 / (1 + math.exp((0.75 - 0.15) / 0.30)), "prior alone"),
         (1 / (1 + math.exp((0.75 - 1.15) / 0.30)), "ONE real flag"),
-        (0, "not zero"),
-        (2, "not a probability"),
-        (0.3, "is not it"),
+        (0, "some chance"),
+        (2, "outside 0 to 1"),
+        (0.3, "not that probability"),
         ("0.0048", "a probability"),
     ],
 )
@@ -232,7 +251,7 @@ def test_output_cap_wrong_counts_get_a_hint(capsys):
     assert run.retries != run.unreadable
     assert "number of retries" in hints(capsys, step03.check_output_cap_unreadable(run.retries))
     assert "Tokenize" in hints(capsys, step03.check_output_cap_unreadable(0))
-    assert "is not it" in hints(capsys, step03.check_output_cap_unreadable(5))
+    assert "not that count" in hints(capsys, step03.check_output_cap_unreadable(5))
     assert "fill in" in hints(capsys, step03.check_output_cap_unreadable(...))
     assert "whole number" in hints(capsys, step03.check_output_cap_unreadable(None))
     assert "whole number" in hints(capsys, step03.check_output_cap_unreadable("107"))
@@ -299,29 +318,38 @@ def test_agreement_steps_wrong_answers_get_a_hint(capsys, answer, words):
     assert words in hints(capsys, step04.check_agreement_steps(answer))
 
 
-def test_cold_judge_steps_worked_by_hand(capsys):
+def cold_gap_by_hand(n):
     # At temperature 0 the label is the arg-max of the scores (no draw, no seed effect): every
     # flagged record scores 0.15 + >= 1.0 against 0.75, so every record with a flag is blocked.
-    records = L.make_records()
+    records = L.make_records(n)
     flagged_clean = sum(1 for r in records if r.cls == "clean" and r.features.on())
     filter_fp = sum(1 for r in records if r.cls == "clean" and L.rule_filter(r))
-    out = passes(capsys, step04.check_cold_judge_steps(flagged_clean - filter_fp))
-    assert "decide all 240 records alike" in out and "of 1/147" in out
+    return flagged_clean - filter_fp
 
 
-@pytest.mark.parametrize(
-    "answer, words",
-    [
-        (1, "lesson's temperature"),
-        (-9, "sign"),
-        (32, "count the clean records"),
+def test_cold_judge_steps_worked_by_hand(capsys):
+    # on the lesson's 240 the gap is a count walked in a few tries: the exercise asks on 2,400
+    assert step04.BIG_DRAW == 2400 and cold_gap_by_hand(240) < 10
+    clean = sum(1 for r in L.make_records(2400) if r.cls == "clean")
+    out = passes(capsys, step04.check_cold_judge_steps(cold_gap_by_hand(2400)))
+    assert "decide all 2,400 records alike" in out and f"of 1/{clean:,}" in out
+
+
+@pytest.mark.slow  # judge runs on 2,400 records for seven answers: about 1.5 s of CPU
+def test_cold_judge_steps_wrong_answers_get_a_hint(capsys):
+    truth, records = cold_gap_by_hand(2400), L.make_records(2400)
+    warm = L.run_judge(records, L.SEED)
+    warm_gap = L.measure(records, warm.decide)["fp"] - L.measure(records, L.rule_filter)["fp"]
+    for answer, words in [
+        (warm_gap, "lesson's temperature"),
+        (cold_gap_by_hand(240), "240 records"),
+        (-truth, "sign"),
+        (truth + 1, "not that count"),
         (0.2177, "whole number"),
-        ("9", "whole number"),
+        (str(truth), "whole number"),
         (True, "whole number"),
-    ],
-)
-def test_cold_judge_steps_wrong_answers_get_a_hint(capsys, answer, words):
-    assert words in hints(capsys, step04.check_cold_judge_steps(answer))
+    ]:
+        assert words in hints(capsys, step04.check_cold_judge_steps(answer)), answer
 
 
 @pytest.mark.parametrize(
@@ -364,7 +392,7 @@ def test_class_run_steps_wrong_answers_get_a_hint(capsys):
     truth = class_run_steps_by_hand(L.make_records())
     moved = next(c for c, n in truth.items() if n)
     assert "sign" in hints(capsys, step05.check_class_run_steps({**truth, moved: -truth[moved]}))
-    assert "1 of the 5 rows" in hints(
+    assert "not those steps" in hints(
         capsys, step05.check_class_run_steps({**truth, moved: truth[moved] + 1})
     )
     assert "still missing" in hints(capsys, step05.check_class_run_steps({moved: truth[moved]}))
@@ -388,8 +416,10 @@ def test_classes_beyond_one_step(capsys):
 @pytest.mark.parametrize(
     "answer, words",
     [
-        ({"corrupted_input"}, "1 of the 2"),
-        ({"corrupted_input", "source_spoofing", "hidden_field_request"}, "1 step(s)"),
+        # no hint says which class is wrong or how many are missing: 32 sets would be
+        # walked one class at a time
+        ({"corrupted_input"}, "not that set"),
+        ({"corrupted_input", "source_spoofing", "hidden_field_request"}, "not that set"),
         ({"clean"}, "non-harmful"),
         ("corrupted_input", "give a set"),
         (..., "fill in"),
@@ -421,9 +451,11 @@ def test_fbr_without_spurious_right_share_passes(capsys):
     assert f"{share:.3f} of the 1,000 runs" in out
 
 
-@pytest.mark.parametrize("answer", [0.9, -0.1, 92.2])
-def test_fbr_without_spurious_wrong_answers_get_a_hint(capsys, answer):
-    assert "not a percentage" in hints(capsys, step06.check_fbr_without_spurious(answer))
+@pytest.mark.parametrize(
+    "answer, words", [(0.9, "strictly fewer"), (-0.1, "outside 0 to 1"), (92.2, "outside 0 to 1")]
+)
+def test_fbr_without_spurious_wrong_answers_get_a_hint(capsys, answer, words):
+    assert words in hints(capsys, step06.check_fbr_without_spurious(answer))
 
 
 @pytest.mark.parametrize("answer", ["0.05", None, math.nan, True])
@@ -433,7 +465,7 @@ def test_fbr_without_spurious_wrong_types_get_a_type_message(capsys, answer):
 
 def test_fbr_without_spurious_percentage_gets_a_hint(capsys):
     share = _no_spurious_share_by_hand(L.make_records())
-    hints(capsys, step06.check_fbr_without_spurious(100 * share))
+    assert "percentage" in hints(capsys, step06.check_fbr_without_spurious(100 * share))
 
 
 def _overlap_temperature_by_hand(records):
@@ -461,9 +493,12 @@ def test_overlap_temperature_right_answer_passes_and_one_step_lower_hints(capsys
     hints(capsys, step06.check_overlap_temperature(round(t - 0.05, 2)))
 
 
-@pytest.mark.parametrize("answer", [0.05, -1.0])
-def test_overlap_temperature_wrong_answers_get_a_hint(capsys, answer):
-    assert "steps of 0.05" in hints(capsys, step06.check_overlap_temperature(answer))
+@pytest.mark.parametrize(
+    "answer, words",
+    [(0.05, "Sweep the grid"), (-1.0, "not on the grid"), (0.52, "not on the grid")],
+)
+def test_overlap_temperature_wrong_answers_get_a_hint(capsys, answer, words):
+    assert words in hints(capsys, step06.check_overlap_temperature(answer))
 
 
 @pytest.mark.parametrize("answer", ["0.55", None, math.inf])
@@ -535,7 +570,7 @@ def test_moved_by_rule_is_the_seed_by_seed_difference():
     # the engine path against Panel.run seed by seed, on two seeds
     seeds = range(L.SEED, L.SEED + 2)
     records = L.make_records()
-    got = step10.moved_by_rule(seeds)
+    got = step10._moved_by_rule(seeds)
     readable = [L.Panel(L.judge_models(*L.DIVERSE), quorum=3).run(records, s) for s in seeds]
     for rule in ("harmful", "clean", "abstain"):
         counts = []
@@ -549,7 +584,7 @@ def test_moved_by_rule_is_the_seed_by_seed_difference():
 
 @pytest.mark.slow  # many-seed runs, about 1 s of CPU: make test runs it, make check does not
 def test_check_moved_by_rule(capsys):
-    by_rule = step10.moved_by_rule()
+    by_rule = step10._moved_by_rule()
     # the prose's words: fail-open counts an unreadable reply clean, fail-closed harmful
     moved = {
         "fail-open": by_rule["clean"],
@@ -572,7 +607,7 @@ def test_check_moved_by_rule(capsys):
 def test_share_above_greedy_counts_runs_with_higher_agreement():
     seeds = range(L.SEED, L.SEED + 4)
     records = L.make_records()
-    share, greedy = step10.share_above_greedy(seeds)
+    share, greedy = step10._share_above_greedy(seeds)
     runs = [L.Panel(L.judge_models("lesson")).run(records, s) for s in seeds]
     greedy_run = L.Panel(L.judge_models("greedy")).run(records, L.SEED)
     assert greedy == L.agreement(records, greedy_run.decide)
@@ -580,7 +615,7 @@ def test_share_above_greedy_counts_runs_with_higher_agreement():
 
 
 def test_check_share_above_greedy(capsys):
-    share, greedy = step10.share_above_greedy()
+    share, greedy = step10._share_above_greedy()
     assert 0 < share < 1
     assert f"{greedy:.4f} on every seed" in passes(capsys, step10.check_share_above_greedy(share))
     for wrong in (share + 0.01, 1 - share, share * 100, "0.5"):
@@ -593,3 +628,62 @@ def test_names_hint_reports_unknown_names_before_missing_ones():
     assert _common._names_hint(("a",), ("a", "b"), unknown, ("a", "b"), missing) == "missing b"
     assert _common._names_hint(("b", "a"), ("a", "b"), unknown, ("a", "b"), missing) is None
     assert _common._names_hint((), ("a",), unknown) is None
+
+
+# ---- the shared grader of numeric answers (_common._grade_number)
+
+
+def grade(capsys, answer, truth=0.6125, **options):
+    settings = dict(fill="fill in x", kind="a number", passed="right", hint="the method")
+    settings.update(options)
+    result = _common._grade_number(answer, truth, **settings)
+    return result, said(capsys)
+
+
+def test_grade_number_passes_within_half_the_last_place(capsys):
+    assert grade(capsys, 0.6125) == (True, "PASS: right")
+    assert grade(capsys, 0.61254)[0] and grade(capsys, 0.61246)[0]
+    assert not grade(capsys, 0.6126)[0]
+    assert grade(capsys, 0.0531, truth=0.053, places=3)[0]
+    assert grade(capsys, 7, truth=7, places=None)[0] and not grade(capsys, 8, 7, places=None)[0]
+    assert grade(capsys, 0.6125, passed=lambda t: f"is {t:.4f}") == (True, "PASS: is 0.6125")
+
+
+@pytest.mark.parametrize(
+    "answer, options, words",
+    [
+        (..., {}, "fill in x"),
+        ("0.6", {}, "give a number (got '0.6')"),
+        (None, {}, "give a number (got NoneType)"),
+        (math.nan, {}, "give a number"),
+        (True, {}, "give a number"),
+        (7.0, {"truth": 7, "places": None}, "give a number"),  # a whole number is asked for
+        (0.5, {"slips": [(0.5, "that is half")]}, "that is half"),
+        (0.5, {"slips": [(lambda: 0.5, "computed slip")]}, "computed slip"),
+        (61.25, {"share": True}, "percentage"),
+        (1.5, {"share": True}, "outside 0 to 1"),
+        (-0.1, {"share": True}, "outside 0 to 1"),
+        (1.5, {}, "the method"),  # not a share: no range hint
+        (0.613, {}, "4 decimal places, not 3"),
+        (0.612, {}, "4 decimal places, not 3"),
+        (0.61, {}, "the method"),  # two places: no hint toward the digits
+        (0.005, {"truth": 0.0048}, "the method"),  # a truth under 0.01: no digit hint
+        (0.7, {}, "the method"),
+    ],
+)
+def test_grade_number_hints(capsys, answer, options, words):
+    result, out = grade(capsys, answer, **options)
+    assert result is False and out.startswith("Not yet: ") and words in out, out
+
+
+def test_grade_number_computes_the_truth_only_for_an_answer_of_the_right_kind(capsys):
+    calls = []
+
+    def truth():
+        calls.append(1)
+        return 3
+
+    for wrong in (..., "3", None, 2.5):
+        assert not grade(capsys, wrong, truth=truth, places=None)[0]
+    assert calls == []
+    assert grade(capsys, 3, truth=truth, places=None)[0] and calls == [1]

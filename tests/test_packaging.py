@@ -1,7 +1,11 @@
-"""Set-up files: requirements.txt, environment.yml and pyproject.toml name the same packages;
-the oldest supported versions are pyproject.toml's lower bounds and CI tests them; make says
-so clearly when the clone is read-only."""
+"""Set-up files: the student's set (requirements.txt, environment.yml, pyproject.toml's
+dependencies) holds what the notebooks import and none of the maintainers' tools, which are in
+requirements-test.txt (pyproject.toml's [test] extra) and installed by make check and make test
+only; the oldest supported versions are pyproject.toml's lower bounds and CI tests them; make
+says so clearly when the clone is read-only."""
 
+import ast
+import json
 import os
 import pathlib
 import re
@@ -21,8 +25,8 @@ def _name(spec):
     return re.split(r"[=<>!~\[ ]", spec.strip(), maxsplit=1)[0].lower()
 
 
-def requirements():
-    lines = (ROOT / "requirements.txt").read_text().splitlines()
+def requirements(name="requirements.txt"):
+    lines = (ROOT / name).read_text().splitlines()
     return {_name(x): x.strip() for x in lines if x.strip() and not x.startswith("#")}
 
 
@@ -33,23 +37,108 @@ def environment_pip():
     return {_name(x): x for x in specs if not x.startswith("-")}, specs
 
 
-def pyproject():
+def pyproject(part="dependencies"):
+    """The package names of pyproject.toml's dependencies, or of the optional extra ``part``."""
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    names = {_name(x) for x in data["dependencies"]}
-    for extra in ("test",):
-        names |= {_name(x) for x in data["optional-dependencies"][extra]}
-    return names
+    specs = data["dependencies"] if part == "dependencies" else data["optional-dependencies"][part]
+    return {_name(x) for x in specs}
+
+
+# What a student's JupyterLab needs, and the maintainers' tools it must not install.
+STUDENT = {"jupyterlab", "ipykernel", "ipywidgets", "numpy", "pandas", "matplotlib", "openai"}
+MAINTAINERS = {
+    "mypy",
+    "ruff",
+    "playwright",
+    "hypothesis",
+    "pytest",
+    "pytest-xdist",
+    "nbval",
+    "statsmodels",
+    "scikit-learn",
+    "krippendorff",
+    "ppi-python",
+    "judgy",
+}
+# import name -> distribution name, where they differ
+DISTRIBUTION = {"sklearn": "scikit-learn", "ppi_py": "ppi-python", "PIL": "pillow"}
 
 
 def test_same_package_names_everywhere():
     env, _ = environment_pip()
     assert set(requirements()) == set(env) == pyproject()
+    assert set(requirements("requirements-test.txt")) == pyproject("test")
 
 
 def test_same_pins_in_requirements_and_environment():
     env, _ = environment_pip()
     assert requirements() == env
     assert all("==" in spec for spec in env.values())
+    assert all("==" in spec for spec in requirements("requirements-test.txt").values())
+
+
+def test_the_students_set_is_what_the_notebooks_need_and_no_maintainers_tool():
+    student, extras = set(requirements()), set(requirements("requirements-test.txt"))
+    assert student == STUDENT
+    assert not student & extras, "a package pinned in both files"
+    assert not student & MAINTAINERS
+    assert extras <= MAINTAINERS, f"unknown maintainers' tools {extras - MAINTAINERS}: add them"
+    assert {"pytest", "ruff", "mypy", "playwright"} <= extras
+
+
+def third_party_imports(sources):
+    """Top-level module names imported by the Python ``sources`` that are neither the
+    standard library nor lessonlib."""
+    names = set()
+    for source in sources:
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Import):
+                names |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module.split(".")[0])
+    return {n for n in names if n not in sys.stdlib_module_names and n != "lessonlib"}
+
+
+def notebook_sources():
+    for path in sorted((ROOT / "notebooks").rglob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        for cell in cells:
+            if cell["cell_type"] == "code":
+                src = "".join(cell["source"])
+                yield "\n".join(ln for ln in src.splitlines() if ln.lstrip()[:1] not in "%!")
+
+
+def test_the_students_set_covers_every_import_of_the_notebooks_and_of_lessonlib():
+    sources = list(notebook_sources())
+    sources += [p.read_text(encoding="utf-8") for p in (ROOT / "lessonlib").rglob("*.py")]
+    needed = {
+        DISTRIBUTION.get(n, n).replace("_", "-").lower() for n in third_party_imports(sources)
+    }
+    # jupyterlab brings traitlets and the nbformat family; matplotlib brings pillow
+    brought = {"traitlets", "nbformat", "pillow", "ipython"}
+    missing = needed - set(requirements()) - brought
+    assert not missing, f"imported by a notebook or lessonlib, not in requirements.txt: {missing}"
+
+
+def test_imports_of_the_maintainers_tools_are_found():
+    found = third_party_imports(
+        ["import sklearn.metrics\nfrom statsmodels.stats import x\nimport os"]
+    )
+    assert found == {"sklearn", "statsmodels"}
+
+
+def test_make_lab_installs_the_students_set_and_make_test_the_extras():
+    """Read, not run: the targets' prerequisites in the Makefile."""
+    text = (ROOT / "Makefile").read_text()
+    rules = dict(re.findall(r"^([\w$().-]+):[ \t]*(.*)$", text, flags=re.M))
+    assert "requirements-test.txt" not in text.split("$(READY): ", 1)[1].split("\n\n", 1)[0]
+    assert "$(TEST_READY)" not in rules["lab"] and "$(READY)" in rules["lab"]
+    for target in ("check", "lint", "test", "test-slides", "bench"):
+        assert "$(TEST_READY)" in rules[target], target
+    recipe = text.split("\n$(TEST_READY): ", 1)[1].split("\n\n", 1)[0]
+    assert "-r requirements.txt -r requirements-test.txt" in recipe
+    oldest = text.split("\n$(OLDEST)/.ready: ", 1)[1].split("\n\n", 1)[0]
+    assert "-r requirements-test.txt" in oldest
 
 
 def test_environment_installs_the_package_editable():
@@ -170,7 +259,13 @@ def test_make_stops_a_pytest_run_past_its_whole_run_timeout(tmp_path):
     (make test would also start the decks beside it)."""
     if not shutil.which("make") or not shutil.which("timeout"):
         pytest.skip("no make or timeout")
-    for name in ("Makefile", "requirements.txt", "requirements-oldest.txt", "pyproject.toml"):
+    for name in (
+        "Makefile",
+        "requirements.txt",
+        "requirements-test.txt",
+        "requirements-oldest.txt",
+        "pyproject.toml",
+    ):
         shutil.copy(ROOT / name, tmp_path / name)
     python = tmp_path / ".venv-oldest" / "bin" / "python"
     python.parent.mkdir(parents=True)
@@ -252,7 +347,16 @@ def test_make_check_is_the_linters_and_the_unit_tests_without_the_slow_ones():
     if not shutil.which("make"):
         pytest.skip("no make")
     plan = subprocess.run(
-        ["make", "--no-print-directory", "-n", "-o", ".venv/.ready", "check"],
+        [
+            "make",
+            "--no-print-directory",
+            "-n",
+            "-o",
+            ".venv/.ready",
+            "-o",
+            ".venv/.test-ready",
+            "check",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -272,7 +376,7 @@ def test_make_check_is_the_linters_and_the_unit_tests_without_the_slow_ones():
 def test_make_test_runs_the_linters_and_everything():
     """Read, not run: `make -n test` would run pytest (its recipe calls $(MAKE))."""
     text = (ROOT / "Makefile").read_text()
-    recipe = text.split("\ntest: $(READY)\n", 1)[1].split("\n\n", 1)[0]
+    recipe = text.split("\ntest: $(TEST_READY)\n", 1)[1].split("\n\n", 1)[0]
     assert "$(lint)" in recipe and "$$lrc -eq 0" in recipe
     assert "$(call pytest,$(BIN)/python)" in recipe  # the default: --nbval notebooks tests
     assert "--nbval notebooks tests" in text

@@ -3,6 +3,9 @@
 Every check takes the student's answer, prints one message that starts with
 ``PASS:`` or ``Not yet:`` (a hint), and returns True or False.  The right answer
 is computed from lessonlib on the lesson's record set, never typed in.  A wrong
-answer of any kind never raises: it gets a hint.  Importing this package loads
-no step module, so notebook 01 does not load the many-seed engine.
+answer of any kind never raises: it gets a hint.  No public name of a step module
+holds or returns an answer: the answers are computed by private functions, registered in
+the private ``_ANSWERS`` (tests/test_answers_hidden.py); numeric answers are graded by
+``_common._grade_number``.  Importing this package loads no step module, so notebook 01
+does not load the many-seed engine.
 """

@@ -1,4 +1,5 @@
-"""What every exercise check shares: the PASS / Not yet message and answer-kind tests."""
+"""What every exercise check shares: the PASS / Not yet message, answer-kind tests and the
+one grader of numeric answers (:func:`_grade_number`)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,15 @@ import math
 import numbers
 import sys
 import textwrap
+from collections.abc import Callable, Sequence
+from typing import Any
 
 __all__ = ["WIDTH"]
 
 WIDTH = 80
+
+Value = float | Callable[[], Any]
+"""A number, or a function that computes it when the grader first needs it."""
 
 
 def _say(passed, message):
@@ -30,11 +36,77 @@ def _is_number(value):
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
 
 
+def _near(answer, truth, places):
+    """``answer`` is ``truth`` given to ``places`` decimals (within half a unit of the last
+    place, float noise allowed); ``places=None``: exactly equal (whole numbers)."""
+    if places is None:
+        return answer == truth
+    return abs(answer - truth) <= 0.5 * 10.0**-places + 1e-9
+
+
+def _grade_number(
+    answer: Any,
+    truth: Value,
+    *,
+    fill: str,
+    kind: str,
+    passed: str | Callable[[float], str],
+    hint: str,
+    places: int | None = 4,
+    share: bool = False,
+    slips: Sequence[tuple[Value, str]] = (),
+) -> bool:
+    """Grade a numeric answer the way every numeric exercise check does, print its one
+    message and return True (PASS) or False (Not yet).
+
+    In order: ``...`` (the placeholder) gets ``fill``; an answer that is not a number (with
+    ``places=None``: not a whole number) gets "give ``kind`` (got ...)"; an answer within
+    half a unit of the ``places``-th decimal of ``truth`` (``places=None``: equal) passes with
+    ``passed`` (a string, or a function of the truth that makes it); an answer that is one of
+    the known ``slips`` (value, hint), tried in order at the same precision, gets that slip's
+    hint; with ``share=True`` a percentage (100 times the truth) and any number outside
+    [0, 1] get their own hints; an answer given to one decimal fewer than asked and within one
+    unit of that decimal of the truth (a truth of 0.01 or more: a smaller one could be walked
+    digit by digit) is told to give ``places`` decimals; anything else gets
+    ``hint``, which names the method, never the steps or the direction to move in.
+
+    ``truth`` and a slip's value may be functions, called only when an answer of the right
+    kind needs them (a wrong type costs no computation).
+    """
+    if answer is ...:
+        return _say(False, fill)
+    if not (_is_whole(answer) if places is None else _is_number(answer)):
+        plain = isinstance(answer, (str, numbers.Number))
+        shown = repr(answer) if plain else type(answer).__name__
+        return _say(False, f"give {kind} (got {shown}).")
+    right = truth() if callable(truth) else truth
+    if _near(answer, right, places):
+        return _say(True, passed(right) if callable(passed) else passed)
+    for value, slip in slips:
+        if _near(answer, value() if callable(value) else value, places):
+            return _say(False, slip)
+    if share and _near(answer / 100, right, places):
+        return _say(False, "that looks like a percentage; give a number between 0 and 1.")
+    if share and not 0 <= answer <= 1:
+        return _say(False, f"{answer!r} is outside 0 to 1: give {kind}.")
+    if (
+        places is not None
+        and abs(right) >= 0.01
+        and abs(answer - round(answer, places - 1)) < 1e-12
+        and abs(answer - right) < 10.0 ** (1 - places)
+    ):
+        return _say(False, f"give it to {places} decimal places, not {places - 1}.")
+    return _say(False, hint)
+
+
 def _names(value):
     """A collection of names as a tuple, or None when ``value`` is not one."""
-    if isinstance(value, str) or not hasattr(value, "__iter__"):
+    if isinstance(value, (str, type)) or not hasattr(value, "__iter__"):
+        return None  # a class (such as Sequence) has __iter__ but is no collection
+    try:
+        value = tuple(value)
+    except TypeError:
         return None
-    value = tuple(value)
     return value if all(isinstance(v, str) for v in value) else None
 
 

@@ -10,113 +10,117 @@ from __future__ import annotations
 from typing import Any
 
 from .._frozen import ReadOnlyDict
-from ..records import is_harmful, make_records
-from ._common import _is_whole, _say
+from ..records import FEATURES, is_harmful, make_records
+from ._common import _grade_number
 
-__all__ = ["check_flagged_clean_count", "check_unflagged_harmful_count"]
+__all__ = ["BIG_DRAW", "check_flagged_clean_count", "check_unflagged_harmful_count"]
 
 
-def flagged_clean_count():
+# The larger draw of exercise 2: the lesson's 240 records hold only a handful of harmful
+# records with no flag, a count a student could walk in a few tries; the first 2,400 records
+# drawn with the lesson's seed (the 240 among them) hold enough for a count worth computing.
+BIG_DRAW = 2400
+"""Exercise 2 counts in the first ``BIG_DRAW`` records: ``make_records(BIG_DRAW)``."""
+
+
+def _flagged_clean_count():
     """The answer of 01, exercise 1: clean records with at least one flag on."""
     return sum(1 for r in make_records() if not is_harmful(r) and r.features.on())
 
 
-def unflagged_harmful_count():
-    """The answer of 01, exercise 2: harmful records with no flag on at all."""
-    return sum(1 for r in make_records() if is_harmful(r) and not r.features.on())
+def _unflagged_harmful_count(records=None):
+    """The answer of 01, exercise 2: harmful records of the larger draw with no flag on."""
+    records = make_records(BIG_DRAW) if records is None else records
+    return sum(1 for r in records if is_harmful(r) and not r.features.on())
 
 
 def check_flagged_clean_count(answer: Any) -> bool:
     """01, exercise 1: how many clean records carry at least one flag?"""
     records = make_records()
     clean = [r for r in records if not is_harmful(r)]
-    truth = flagged_clean_count()
-    if answer is ...:
-        return _say(
-            False,
-            "fill in answer: replace ... with the number of clean records "
-            "with one or more of the seven flags switched on.",
-        )
-    if not _is_whole(answer):
-        return _say(False, f"give a whole number of records (got {answer!r}).")
-    if answer == truth:
-        return _say(True, f"{truth} of the {len(clean)} clean records carry at least one flag.")
-    if answer == len(clean):
-        return _say(
-            False,
-            f"{answer} is every clean record. A clean record counts only when "
+    one_flag = {sum(1 for r in clean if r.features[f]) for f in FEATURES}
+    slips = [
+        (
+            lambda: len(clean),
+            "that is every clean record. A clean record counts only when "
             "at least one of its seven flag columns is True.",
+        ),
+        (
+            lambda: len(clean) - _flagged_clean_count(),
+            "that is the clean records with NO flag at all - the other side of the question.",
+        ),
+        (
+            lambda: sum(1 for r in records if r.features.on()),
+            "that counts every record with a flag, harmful ones included. Keep only the "
+            "records whose class is clean.",
+        ),
+        (
+            lambda: sum(1 for r in records if is_harmful(r) and r.features.on()),
+            "that is the harmful records with a flag; the question is about the clean ones.",
+        ),
+    ] + [
+        (
+            n,
+            "that is the clean records with ONE particular flag on; a record counts when "
+            "ANY of its seven flags is on.",
         )
-    if answer == len(clean) - truth:
-        return _say(
-            False,
-            f"{answer} is the clean records with NO flag at all - the other side of the question.",
-        )
-    if answer == sum(1 for r in records if r.features.on()):
-        return _say(
-            False,
-            f"{answer} counts every record with a flag, harmful ones included. "
-            "Keep only the records whose class is clean.",
-        )
-    if answer == sum(1 for r in records if is_harmful(r) and r.features.on()):
-        return _say(
-            False,
-            f"{answer} is the harmful records with a flag; the question is about the clean ones.",
-        )
-    if 0 <= answer < truth:
-        return _say(
-            False,
-            f"{answer} is too few. Did you look at one flag only? A record "
-            "counts when ANY of its seven flags is on.",
-        )
-    return _say(
-        False,
-        f"{answer} is not it. Keep the clean records, then count those with "
-        "at least one flag on (any of the seven).",
+        for n in sorted(one_flag)
+    ]
+    return _grade_number(
+        answer,
+        _flagged_clean_count,
+        places=None,
+        fill="fill in answer: replace ... with the number of clean records "
+        "with one or more of the seven flags switched on.",
+        kind="a whole number of records",
+        passed=lambda n: f"{n} of the {len(clean)} clean records carry at least one flag.",
+        slips=slips,
+        hint="not that count. A record counts when its class is clean and any of its "
+        "seven flags is on; count them in df or records.",
     )
 
 
 def check_unflagged_harmful_count(answer: Any) -> bool:
-    """01, exercise 2: how many harmful records carry no flag at all?"""
-    records = make_records()
-    truth = unflagged_harmful_count()
-    if answer is ...:
-        return _say(
-            False,
-            "fill in answer: replace ... with the number of harmful records "
-            "with none of the seven flags switched on.",
-        )
-    if not _is_whole(answer):
-        return _say(False, f"give a whole number of records (got {type(answer).__name__}).")
+    """01, exercise 2: how many harmful records of the first ``BIG_DRAW`` carry no flag?"""
+    records = make_records(BIG_DRAW)
     harmful = [r for r in records if is_harmful(r)]
-    if answer == truth:
-        return _say(
-            True,
-            f"{truth} of the {len(harmful)} harmful records carry no flag: "
-            "nothing in them tells a flag reader they are harmful, so only "
-            "the human label knows.",
-        )
-    if answer == sum(1 for r in records if not r.features.on()):
-        return _say(
-            False,
-            f"{answer} counts every record with no flag, clean ones included. "
-            "Keep only the harmful records.",
-        )
-    if answer == len(harmful) - truth:
-        return _say(
-            False, f"{answer} is the harmful records WITH a flag - the other side of the question."
-        )
-    return _say(
-        False,
-        f"{answer} is not it. Keep the records whose class is not clean, then "
-        "count those whose seven flags are all off.",
+    return _grade_number(
+        answer,
+        lambda: _unflagged_harmful_count(records),
+        places=None,
+        fill="fill in answer: replace ... with the number of harmful records "
+        "with none of the seven flags switched on.",
+        kind="a whole number of records",
+        passed=lambda n: (
+            f"{n} of the {len(harmful):,} harmful records among the first "
+            f"{len(records):,} carry no flag: nothing in them tells a flag reader they "
+            "are harmful, so only the human label knows."
+        ),
+        slips=[
+            (
+                _unflagged_harmful_count(make_records()),
+                "that is the count in the lesson's records. The question asks about the "
+                f"larger draw, make_records({BIG_DRAW}).",
+            ),
+            (
+                lambda: sum(1 for r in records if not r.features.on()),
+                "that counts every record with no flag, clean ones included. Keep only the "
+                "harmful records.",
+            ),
+            (
+                lambda: len(harmful) - _unflagged_harmful_count(records),
+                "that is the harmful records WITH a flag - the other side of the question.",
+            ),
+        ],
+        hint="not that count. A record counts when its class is not clean and none of "
+        "its seven flags is on.",
     )
 
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_flagged_clean_count": flagged_clean_count,
-        "check_unflagged_harmful_count": unflagged_harmful_count,
+        "check_flagged_clean_count": _flagged_clean_count,
+        "check_unflagged_harmful_count": _unflagged_harmful_count,
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -14,7 +14,7 @@ from .._frozen import ReadOnlyDict
 from ..criteria import DEFAULT_RULES, make_rule_filter
 from ..metrics import agreement, class_recall, measure
 from ..records import FEATURES, is_harmful, make_records
-from ._common import _is_number, _names, _names_hint, _say
+from ._common import _grade_number, _names, _names_hint, _say
 
 __all__ = ["check_corrupted_rule", "check_no_rule_agreement"]
 
@@ -102,60 +102,49 @@ def check_corrupted_rule(rules: Any, max_fbr: float = 0.20) -> bool:
 def check_no_rule_agreement(answer: Any) -> bool:
     """02, exercise 2: the agreement of a filter with no rules (it blocks nothing)."""
     records = make_records()
-    truth = agreement(records, make_rule_filter(()))
     clean = sum(1 for r in records if not is_harmful(r))
-    if answer is ...:
-        return _say(
-            False,
-            "fill in answer: replace ... with the agreement with the human label "
-            "of a filter that has no rules, as a share between 0 and 1.",
-        )
-    if not _is_number(answer):
-        return _say(False, f"give the agreement as a number between 0 and 1 (got {answer!r}).")
-    if abs(answer - truth) < 5e-5:
-        return _say(
-            True,
+    return _grade_number(
+        answer,
+        _no_rule_agreement,
+        share=True,
+        fill="fill in answer: replace ... with the agreement with the human label "
+        "of a filter that has no rules, as a share between 0 and 1.",
+        kind="the agreement as a number between 0 and 1",
+        passed=lambda truth: (
             f"a filter with no rules blocks nothing and is right on exactly the "
-            f"{clean} clean records: agreement {clean}/{len(records)} = "
-            f"{truth:.4f}.",
-        )
-    if abs(answer - truth) < 1e-3:
-        return _say(False, f"{answer} is close; give the share to four decimal places.")
-    if abs(answer - 100 * truth) < 5e-3:
-        return _say(False, "that looks like a percentage; give the share between 0 and 1.")
-    if answer == clean or answer == len(records) - clean:
-        return _say(
-            False,
-            f"{answer} is a number of records; agreement is a share of all "
-            f"{len(records)} records.",
-        )
-    if answer == 0:
-        return _say(
-            False,
-            "blocking nothing is not always wrong: on which records is "
-            "'not harmful' the right decision?",
-        )
-    if abs(answer - (1 - truth)) < 5e-5:
-        return _say(
-            False,
-            f"{answer} is the share of harmful records: what a filter that "
-            "blocks EVERYTHING gets right. This one blocks nothing.",
-        )
-    if abs(answer - agreement(records, make_rule_filter(DEFAULT_RULES))) < 5e-5:
-        return _say(
-            False,
-            f"{answer} is the agreement of the four rules. Take them all away: "
-            "a filter with no rules never blocks, so which records does it "
-            "decide correctly?",
-        )
-    return _say(
-        False,
-        f"{answer} is not it. A filter with no rules never blocks: which "
-        "records does it then decide correctly?",
+            f"{clean} clean records: agreement {clean}/{len(records)} = {truth:.4f}."
+        ),
+        slips=[
+            (
+                clean,
+                "that is a number of records; agreement is a share of all the records.",
+            ),
+            (
+                len(records) - clean,
+                "that is a number of records; agreement is a share of all the records.",
+            ),
+            (
+                0,
+                "blocking nothing is not always wrong: on which records is "
+                "'not harmful' the right decision?",
+            ),
+            (
+                lambda: 1 - _no_rule_agreement(),
+                "that is what a filter that blocks EVERYTHING gets right. This one "
+                "blocks nothing.",
+            ),
+            (
+                lambda: agreement(records, make_rule_filter(DEFAULT_RULES)),
+                "that is the agreement of the four rules. Take them all away: a filter "
+                "with no rules never blocks.",
+            ),
+        ],
+        hint="not that share. Agreement is the share of records whose decision matches "
+        "the human label; a filter with no rules never blocks.",
     )
 
 
-def corrupted_rule():
+def _corrupted_rule():
     """The answer of 02, exercise 1: the default rules plus the one flag that lifts
     corrupted_input recall most with the false block rate at or below 0.20."""
     records = make_records()
@@ -173,7 +162,7 @@ def corrupted_rule():
     return DEFAULT_RULES + (best[1],)
 
 
-def no_rule_agreement():
+def _no_rule_agreement():
     """The answer of 02, exercise 2: the agreement of a filter that blocks nothing."""
     records = make_records()
     return agreement(records, make_rule_filter(()))
@@ -181,8 +170,8 @@ def no_rule_agreement():
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_corrupted_rule": corrupted_rule,
-        "check_no_rule_agreement": no_rule_agreement,
+        "check_corrupted_rule": _corrupted_rule,
+        "check_no_rule_agreement": _no_rule_agreement,
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -15,23 +15,23 @@ from ..judge import run_judge
 from ..metrics import agreement, disagreements, measure, steps
 from ..records import SEED, Record, make_records
 from ..simulator import TEMPERATURE
-from ._common import _is_number, _is_whole, _say
+from ._common import _grade_number, _is_number, _is_whole, _say
 
-__all__ = [
-    "COLD",
-    "agreement_steps",
-    "check_agreement_steps",
-    "check_cold_judge_steps",
-    "cold_fp_steps",
-]
+__all__ = ["BIG_DRAW", "COLD", "PAIR", "check_agreement_steps", "check_cold_judge_steps"]
 
 COLD = 0.0
 """The temperature of exercise 2: no draw, the most likely label every time."""
+# On the lesson's 240 records the cold judge's lead in blocked clean records is a count a
+# student could walk in a few tries; exercise 2 counts it on a larger draw.
+BIG_DRAW = 2400
+"""Exercise 2 runs on the first ``BIG_DRAW`` records: ``make_records(BIG_DRAW)``."""
 
 
 def _pair(answer):
     """``answer`` as a pair of two numbers, or None."""
-    if isinstance(answer, (str, bytes)) or not hasattr(answer, "__len__") or len(answer) != 2:
+    if isinstance(answer, (str, bytes, type)) or not hasattr(answer, "__len__"):
+        return None  # a class (such as Sequence) has __len__ but no length
+    if len(answer) != 2:
         return None
     return tuple(answer) if all(_is_number(x) for x in answer) else None
 
@@ -40,7 +40,7 @@ PAIR = (SEED + 2, SEED + 3)
 """The two seeds of exercise 1: a pair of judge runs the notebook does not print."""
 
 
-def agreement_steps(
+def _agreement_steps(
     records: Sequence[Record] | None = None, seeds: tuple[int, int] = PAIR
 ) -> tuple[int, int]:
     """Agreement gap (judge run at ``seeds[0]`` - filter) and the judge's difference between
@@ -65,8 +65,8 @@ def check_agreement_steps(answer: Any) -> bool:
     pair = _pair(answer)
     if pair is None:
         return _say(False, f"give two numbers in parentheses, (gap, difference); got {answer!r}.")
-    gap, diff = agreement_steps()
-    lesson = agreement_steps(seeds=(SEED, SEED + 1))
+    gap, diff = _agreement_steps()
+    lesson = _agreement_steps(seeds=(SEED, SEED + 1))
     if not all(_is_whole(x) for x in pair):
         return _say(
             False,
@@ -88,9 +88,9 @@ def check_agreement_steps(answer: Any) -> bool:
     if abs(pair[0]) != abs(gap) or abs(pair[1]) != abs(diff):
         return _say(
             False,
-            "agreement counts every record, clean or harmful, so one step is "
-            "one record of all of them. Measure both runs, then count each "
-            "difference in that step.",
+            "not those steps. Agreement counts every record, clean or harmful, so one "
+            "step is one record of all of them; set the agreement of the filter and of "
+            "each run side by side in that step.",
         )
     verdict = "larger than" if abs(gap) > abs(diff) else "no larger than"
     return _say(
@@ -103,71 +103,71 @@ def check_agreement_steps(answer: Any) -> bool:
     )
 
 
-def cold_fp_steps(
-    records: Sequence[Record] | None = None, temperature: float = COLD
-) -> tuple[int, bool]:
-    """Clean records the judge blocks at ``temperature`` minus the filter's, and whether its
-    runs with SEED and SEED + 1 decide every record alike: the answer of 04, exercise 2."""
-    records = make_records() if records is None else records
-    run1 = run_judge(records, SEED, temperature)
-    run2 = run_judge(records, SEED + 1, temperature)
-    same = not disagreements(run1.labels, run2.labels)
-    return measure(records, run1.decide)["fp"] - measure(records, rule_filter)["fp"], same
+def _cold_fp_steps(records: Sequence[Record] | None = None, temperature: float = COLD) -> int:
+    """Clean records the judge (run at SEED) blocks at ``temperature`` minus the filter's:
+    the answer of exercise 2 on ``records`` (default: the first ``BIG_DRAW``)."""
+    records = make_records(BIG_DRAW) if records is None else records
+    run = run_judge(records, SEED, temperature)
+    return measure(records, run.decide)["fp"] - measure(records, rule_filter)["fp"]
 
 
 def check_cold_judge_steps(answer: Any) -> bool:
-    """04, exercise 2: at temperature 0, the judge's false block rate minus the filter's,
-    in steps of 1 / (clean records)."""
-    if answer is ...:
-        return _say(
-            False,
-            "fill in answer: a whole number of steps, judge at temperature 0 minus the filter.",
-        )
-    if not _is_whole(answer):
-        return _say(
-            False, f"give a whole number of steps (one step is one clean record), got {answer!r}."
-        )
-    records = make_records()
-    gap, same = cold_fp_steps(records)
-    lesson_gap, _ = cold_fp_steps(records, TEMPERATURE)
-    if answer == gap:
+    """04, exercise 2: on the first ``BIG_DRAW`` records, the judge's false block rate at
+    temperature 0 minus the filter's, in steps of 1 / (clean records)."""
+    records = make_records(BIG_DRAW)
+    found: dict[tuple[float, bool], int] = {}
+
+    def cold(temperature=COLD, on=None):
+        key = (temperature, on is None)
+        if key not in found:
+            found[key] = _cold_fp_steps(records if on is None else on, temperature)
+        return found[key]
+
+    def passed(gap):
         clean = measure(records, rule_filter)
         clean = clean["fp"] + clean["tn"]
+        runs = [run_judge(records, seed, COLD).labels for seed in (SEED, SEED + 1)]
         alike = (
-            f"decide all {len(records)} records alike" if same else "still differ on some records"
+            f"decide all {len(records):,} records alike"
+            if not disagreements(*runs)
+            else "still differ on some records"
         )
-        return _say(
-            True,
+        return (
             f"at temperature {COLD:g} the runs with seed and seed + 1 {alike}, "
             f"and the judge blocks {abs(gap)} clean records "
             f"{'more' if gap >= 0 else 'fewer'} than the filter: {gap:+d} "
-            f"steps of 1/{clean}.",
+            f"steps of 1/{clean:,}."
         )
-    if answer == lesson_gap:
-        return _say(
-            False,
-            f"{answer} is the gap at the lesson's temperature. Run the judge "
-            "again with the temperature at 0.",
-        )
-    if answer == -gap:
-        return _say(False, "mind the sign: judge minus filter.")
-    return _say(
-        False,
-        "count the clean records the cold judge blocks and compare with the "
-        "filter's count; the explorer above can show you the table at any "
-        "temperature.",
+
+    return _grade_number(
+        answer,
+        cold,
+        places=None,
+        fill="fill in answer: a whole number of steps, judge at temperature 0 minus the filter.",
+        kind="a whole number of steps (one step is one clean record)",
+        passed=passed,
+        slips=[
+            (
+                lambda: cold(TEMPERATURE),
+                "that is the gap at the lesson's temperature. Run the judge "
+                "again with the temperature at 0.",
+            ),
+            (
+                lambda: cold(on=make_records()),
+                "that is the gap on the lesson's 240 records; the question asks about "
+                f"the first {BIG_DRAW:,}, make_records({BIG_DRAW}).",
+            ),
+            (lambda: -cold(), "mind the sign: judge minus filter."),
+        ],
+        hint="not that count. A step is one clean record: compare the clean records "
+        "the cold judge blocks with those the filter blocks.",
     )
-
-
-def cold_judge_steps():
-    """The answer of 04, exercise 2."""
-    return cold_fp_steps()[0]
 
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_agreement_steps": agreement_steps,
-        "check_cold_judge_steps": cold_judge_steps,
+        "check_agreement_steps": _agreement_steps,
+        "check_cold_judge_steps": _cold_fp_steps,
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

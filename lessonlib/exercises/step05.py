@@ -23,7 +23,7 @@ def _class_counts(records):
     return {c: n for c, (n, _) in class_recall(records, lambda r: False).items()}
 
 
-def class_run_steps(records=None):
+def _class_run_steps(records=None):
     """The answer of 05, exercise 1: per harmful class, the judge's recall of run 2
     (SEED + 1) minus run 1 (SEED), in steps of the class's resolution."""
     records = make_records() if records is None else records
@@ -35,7 +35,7 @@ def class_run_steps(records=None):
 def check_class_run_steps(answer: Any) -> bool:
     """05, exercise 1: the judge's two-run difference class by class, in steps."""
     records = make_records()
-    truth = class_run_steps(records)
+    truth = _class_run_steps(records)
     counts = _class_counts(records)
     wanted = list(truth)
     if answer is ...:
@@ -75,9 +75,8 @@ def check_class_run_steps(answer: Any) -> bool:
     if off:
         return _say(
             False,
-            f"{len(off)} of the {len(wanted)} rows are not it. Run the judge at "
-            "the second seed, take recall class by class, and count each "
-            "difference in steps of that class's own resolution.",
+            "not those steps. Each row is the class's recall in the second run minus its "
+            "recall in the first, counted in steps of that class's own resolution.",
         )
     moved = {c: n for c, n in truth.items() if n}
     big = max(wanted, key=lambda c: (abs(truth[c]), -counts[c]))
@@ -116,19 +115,12 @@ def check_classes_beyond_one_step(classes: Any) -> bool:
     )
     if hint:
         return _say(False, hint)
-    extra = [c for c in gap if c in names and c not in truth]
-    if extra:
-        return _say(
-            False,
-            "; ".join(f"{c} differs by {gap[c]} step(s)" for c in extra)
-            + " - that is not more than one.",
-        )
     if set(names) != truth:
         return _say(
             False,
-            f"you have {len(set(names)) - len(extra)} of the {len(truth)} "
-            "classes. Count every row's difference in steps of that row's own "
-            "resolution, not only the rows the notebook discussed.",
+            "not that set. Count each class's difference between the filter and the "
+            "judge in steps of that class's own resolution, every row of the table, "
+            "and keep the classes where it is more than one step either way.",
         )
     detail = ", ".join(f"{c} {gap[c]} steps" for c in gap if c in truth)
     rest = max((n for c, n in gap.items() if c not in truth), default=0)
@@ -138,7 +130,7 @@ def check_classes_beyond_one_step(classes: Any) -> bool:
     )
 
 
-def classes_beyond_one_step():
+def _classes_beyond_one_step():
     """The answer of 05, exercise 2: the harmful classes whose criteria/judge recall gap is
     more than one step."""
     records = make_records()
@@ -154,8 +146,8 @@ def classes_beyond_one_step():
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_class_run_steps": class_run_steps,
-        "check_classes_beyond_one_step": classes_beyond_one_step,
+        "check_class_run_steps": _class_run_steps,
+        "check_classes_beyond_one_step": _classes_beyond_one_step,
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

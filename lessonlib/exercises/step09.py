@@ -14,9 +14,9 @@ from ..criteria import DEFAULT_RULES, rule_filter
 from ..panel import JUDGE_NAMES, Panel, judge_models
 from ..records import SEED, Record, make_records
 from ..simulator import FLAG_WORD
-from ._common import _is_whole, _say
+from ._common import _grade_number, _say
 
-__all__ = ["check_rule_ask", "check_vetoed", "vetoed_records"]
+__all__ = ["MAJORITY", "UNANIMOUS", "check_rule_ask", "check_vetoed"]
 
 
 def check_rule_ask(ask: Any) -> bool:
@@ -72,7 +72,7 @@ MAJORITY, UNANIMOUS = 0.5, 1.0
 """The two bars of exercise 2."""
 
 
-def vetoed_records(records: Sequence[Record] | None = None, seed: int = SEED) -> list[int]:
+def _vetoed_records(records: Sequence[Record] | None = None, seed: int = SEED) -> list[int]:
     """Records the four-judge panel (every judge of JUDGES, quorum 1) flags at
     min_agreement 0.5 but not at 1.0, at ``seed``."""
     records = make_records() if records is None else records
@@ -86,32 +86,25 @@ def vetoed_records(records: Sequence[Record] | None = None, seed: int = SEED) ->
 def check_vetoed(answer: Any) -> bool:
     """09, exercise 2: how many records one dissenting judge clears when the four-judge
     panel must be unanimous."""
-    if answer is Ellipsis:
-        return _say(
-            False,
-            f"fill in vetoed: a whole number, the count of records the "
-            f"four-judge panel flags at min_agreement {MAJORITY} and not at "
-            f"{UNANIMOUS}.",
-        )
-    if not _is_whole(answer) or answer < 0:
-        return _say(False, f"give a whole number of records (got {answer!r}).")
-    truth = len(vetoed_records())
-    if answer == truth:
-        return _say(
-            True,
-            f"the {len(JUDGE_NAMES)}-judge panel flags {truth} records at "
+    return _grade_number(
+        answer,
+        _vetoed,
+        places=None,
+        fill=f"fill in vetoed: a whole number, the count of records the "
+        f"four-judge panel flags at min_agreement {MAJORITY} and not at "
+        f"{UNANIMOUS}.",
+        kind="a whole number of records",
+        passed=lambda n: (
+            f"the {len(JUDGE_NAMES)}-judge panel flags {n} records at "
             f"min_agreement {MAJORITY} and not at {UNANIMOUS}: on each of them "
-            "at least half of the judges flag and at least one does not.",
-        )
-    return _say(
-        False,
-        f"{answer} is not the count. With four judges the panel share of a "
-        "record is 0, 1/4, 1/2, 3/4 or 1: which of those shares does 0.5 "
-        "flag and 1.0 not?",
+            "at least half of the judges flag and at least one does not."
+        ),
+        hint="not that count. With four judges the panel share of a record is 0, 1/4, "
+        "1/2, 3/4 or 1: count the records whose share reaches 0.5 and not 1.0.",
     )
 
 
-def rule_ask_answer():
+def _rule_ask_answer():
     """A right answer of 09, exercise 1: an ask that reads the four rule words in the prompt."""
     words = {FLAG_WORD[f] for f in DEFAULT_RULES}
 
@@ -121,15 +114,15 @@ def rule_ask_answer():
     return ask
 
 
-def vetoed():
+def _vetoed():
     """The answer of 09, exercise 2."""
-    return len(vetoed_records())
+    return len(_vetoed_records())
 
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_rule_ask": rule_ask_answer,
-        "check_vetoed": vetoed,
+        "check_rule_ask": _rule_ask_answer,
+        "check_vetoed": _vetoed,
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

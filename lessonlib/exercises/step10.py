@@ -13,15 +13,14 @@ from .._frozen import ReadOnlyDict
 from ..panel import DIVERSE, ON_UNREADABLE, Panel, judge_models
 from ..panel_study import FREE_FORM_GUIDELINE
 from ..records import SEED, is_harmful, make_records
-from ._common import _is_number, _say
+from ._common import _grade_number, _is_number, _near, _say
 
 __all__ = [
     "MOVED_SEEDS",
+    "RULE_NAMES",
     "SHARE_SEEDS",
     "check_moved_by_rule",
     "check_share_above_greedy",
-    "moved_by_rule",
-    "share_above_greedy",
 ]
 
 MOVED_SEEDS = range(SEED, SEED + 200)
@@ -35,13 +34,13 @@ RULE_NAMES = ReadOnlyDict({"fail-closed": "harmful", "fail-open": "clean", "abst
 harmful, fail-open counts it clean, abstain leaves the vote out."""
 
 
-def moved_by_name(seeds=MOVED_SEEDS):
-    """The answer of 10, exercise 1: :func:`moved_by_rule` keyed by the prose's names."""
-    moved = moved_by_rule(seeds)
+def _moved_by_name(seeds=MOVED_SEEDS):
+    """The answer of 10, exercise 1: :func:`_moved_by_rule` keyed by the prose's names."""
+    moved = _moved_by_rule(seeds)
     return {name: moved[rule] for name, rule in RULE_NAMES.items()}
 
 
-def moved_by_rule(seeds: Iterable[int] = MOVED_SEEDS) -> dict[str, float]:
+def _moved_by_rule(seeds: Iterable[int] = MOVED_SEEDS) -> dict[str, float]:
     """Per ``on_unreadable`` rule: the mean number of records the diverse quorum-3 panel
     decides differently with the free-form guideline than with the lesson's, seed by seed."""
     import numpy as np
@@ -84,12 +83,12 @@ def check_moved_by_rule(moved: Any) -> bool:
             f"moved must have exactly the three keys {names} (got "
             f"{', '.join(map(repr, moved))}){also}.",
         )
-    truth = moved_by_name()
+    truth = _moved_by_name()
     # two decimals are enough
     off = [
         name
         for name in RULE_NAMES
-        if not (_is_number(moved[name]) and abs(moved[name] - truth[name]) < 0.006)
+        if not (_is_number(moved[name]) and _near(moved[name], truth[name], 2))
     ]
     if off:
         which = (
@@ -99,10 +98,9 @@ def check_moved_by_rule(moved: Any) -> bool:
         )
         return _say(
             False,
-            f"{which} not it. Pair each "
-            "free-form run with the run of the same seed under the lesson's "
-            "guideline, count the records the two decide differently, and "
-            f"average that count over the {len(MOVED_SEEDS)} seeds.",
+            f"{which} not it. Each figure is a mean over the {len(MOVED_SEEDS)} seeds "
+            "of the records a free-form run decides unlike the run of the same seed "
+            "under the lesson's guideline.",
         )
     best = min(truth, key=truth.get)
     table = ", ".join(f"{name} {truth[name]:.2f}" for name in RULE_NAMES)
@@ -114,7 +112,7 @@ def check_moved_by_rule(moved: Any) -> bool:
     )
 
 
-def share_above_greedy(seeds: Iterable[int] = SHARE_SEEDS) -> tuple[float, float]:
+def _share_above_greedy(seeds: Iterable[int] = SHARE_SEEDS) -> tuple[float, float]:
     """Share of the lesson's judge's runs (one ask, quorum 1) whose agreement is strictly
     above the greedy judge's, and the greedy judge's agreement (the same on every seed)."""
     import numpy as np
@@ -131,45 +129,30 @@ def share_above_greedy(seeds: Iterable[int] = SHARE_SEEDS) -> tuple[float, float
 
 def check_share_above_greedy(share: Any) -> bool:
     """10, exercise 2: in what share of the runs the noisy judge beats the stable one."""
-    if share is Ellipsis:
-        return _say(
-            False,
-            "fill in share: a number between 0 and 1, the share of the "
-            f"{len(SHARE_SEEDS):,} runs of the lesson's judge whose agreement is "
-            "above the greedy judge's.",
-        )
-    if not _is_number(share):
-        return _say(
-            False, f"give the share as a number between 0 and 1, not {type(share).__name__}."
-        )
-    truth, greedy = share_above_greedy()
-    if abs(share - truth) < 5e-4:
-        return _say(
-            True,
+    return _grade_number(
+        share,
+        lambda: _share_above_greedy()[0],
+        places=3,
+        share=True,
+        fill="fill in share: a number between 0 and 1, the share of the "
+        f"{len(SHARE_SEEDS):,} runs of the lesson's judge whose agreement is "
+        "above the greedy judge's.",
+        kind="the share as a number between 0 and 1",
+        passed=lambda truth: (
             f"in a share of {truth:.3f} of the {len(SHARE_SEEDS):,} runs the "
             "lesson's judge agrees with the label more often than the greedy "
-            f"judge, which scores {greedy:.4f} on every seed.",
-        )
-    if _is_number(share) and share > 1:
-        return _say(False, "give a share between 0 and 1, not a percentage.")
-    return _say(
-        False,
-        "not that share. The greedy judge gives one agreement on every seed; "
-        "set each run of the lesson's judge against it, over the "
-        f"{len(SHARE_SEEDS):,} seeds of this notebook, and count strictly "
-        "higher runs only.",
+            f"judge, which scores {_share_above_greedy()[1]:.4f} on every seed."
+        ),
+        hint="not that share. The greedy judge gives one agreement on every seed; the "
+        f"share is of the {len(SHARE_SEEDS):,} runs of the lesson's judge whose "
+        "agreement is strictly above it.",
     )
-
-
-def share_answer():
-    """The answer of 10, exercise 2."""
-    return share_above_greedy()[0]
 
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_moved_by_rule": moved_by_name,
-        "check_share_above_greedy": share_answer,
+        "check_moved_by_rule": _moved_by_name,
+        "check_share_above_greedy": lambda: _share_above_greedy()[0],
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""
