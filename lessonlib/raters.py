@@ -89,6 +89,8 @@ __all__ = [
     "spread_rows",
     "spread_text",
     "with_rates",
+    "claim_bands",
+    "bands_text",
 ]
 
 ANSWERS = ("clean", "harmful")
@@ -392,6 +394,53 @@ def claim_text(rows: Sequence[Mapping[str, Any]]) -> str:
             f"{row['label']:<10}{row['recall gain']:>+12.4f}"
             f"{f'{g0:+.4f} .. {g1:+.4f}':>19}{row['fbr diff']:>+10.4f}"
             f"{f'{f0:+.4f} .. {f1:+.4f}':>19}"
+        )
+    return "\n".join(lines)
+
+
+def claim_bands(
+    records: Sequence[Record],
+    runs: ManyRuns,
+    labels: Mapping[str, Sequence[str]],
+    criteria: Callable[[Record], bool],
+    figure: str = "recall",
+    primary: str = "human",
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> list[dict[str, Any]]:
+    """Notebook 13: a claim under each label, by the measurable rule.
+
+    For each label, the records' band (``score.paired_difference``) of ``figure`` of the
+    judge in expectation over seeds (each record's share of ``runs`` that block it) minus
+    the criteria's, scored against that label.  The ``primary`` label, named before
+    looking, keeps its p-value; the other labels' p-values get Holm's adjustment.
+    """
+    from .sample import holm
+    from .score import paired_difference
+
+    share = runs.harmful.mean(axis=0).tolist()
+    crit = [bool(criteria(r)) for r in records]
+    rows: list[dict[str, Any]] = []
+    for name, truth in labels.items():
+        actual = list(_truth(truth))
+        d = paired_difference(actual, share, crit, figure, n_resamples, seed=seed)
+        rows.append({"label": name, "difference": d, "p": d.p_value, "primary": name == primary})
+    others = [row for row in rows if not row["primary"]]
+    p_values: list[float] = [row["p"] for row in others]
+    for row, p in zip(others, holm(p_values) if others else []):
+        row["p"] = p
+    return rows
+
+
+def bands_text(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Notebook 13: the rows of :func:`claim_bands` as a table (at most 80 columns)."""
+    lines = [f"{'label':<10}{'judge minus criteria':>21}{'95% records band':>20}{'p':>8}"]
+    for row in rows:
+        d = row["difference"]
+        tag = " (primary)" if row["primary"] else " (Holm)"
+        lines.append(
+            f"{row['label']:<10}{d.estimate:>+21.4f}{f'{d.low:+.4f} .. {d.high:+.4f}':>20}"
+            f"{row['p']:>8.3f}{tag}"
         )
     return "\n".join(lines)
 

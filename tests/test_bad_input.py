@@ -1137,23 +1137,6 @@ ROWS.update(
                 "a record it did not see",
             ),
         ],
-        "lessonlib.exercises.step08": [
-            Bad(
-                "break_even_miss_cost",
-                lambda m: m.break_even_miss_cost([]),
-                ValueError,
-                "records",
-                note="empty",
-            ),
-            Bad(
-                "best_brier_temperature",
-                lambda m: m.best_brier_temperature(RECS, [-1]),
-                ValueError,
-                "temperature",
-                ">= 0",
-                "negative temperature",
-            ),
-        ],
         "lessonlib.client": [
             Bad(
                 "SimulatorServer",

@@ -340,7 +340,7 @@ def test_break_even_worked_from_the_flags(capsys):
     one = [r for r in RECORDS if len(r.features.on()) == 1 and not r.features["excessive_length"]]
     clean = sum(1 for r in one if not L.is_harmful(r))
     m = clean / (len(one) - clean)
-    assert step08.break_even_miss_cost() == pytest.approx(m, abs=1e-12)
+    assert step08._ANSWERS["check_break_even"]() == pytest.approx(m, abs=1e-12)
     assert step08.check_break_even(m) is True
     assert _said(capsys).startswith("PASS: ")
     for wrong, words in (
@@ -374,24 +374,25 @@ def test_best_temperature_worked_from_the_margins(capsys):
             (1 / (1 + math.exp(-margin(r) / t)) - L.is_harmful(r)) ** 2 for r in RECORDS
         ) / len(RECORDS)
 
-    grid = [round(0.1 * k, 1) for k in range(1, 21)]
+    grid = [k / 100 for k in range(1, 301)]  # the range 0.01 .. 3.00, two decimals
     best = min(grid, key=brier_at)
-    assert step08.best_brier_temperature() == best
+    assert step08._ANSWERS["check_best_temperature"]() == best
     assert step08.check_best_temperature(best) is True
     assert _said(capsys).startswith("PASS: ")
-    near = min((t for t in grid if t != best), key=brier_at)
     for wrong, words in (
         (..., "fill in"),
-        (None, "grid"),
+        (None, "give a number"),
         (0.3, "lesson's temperature"),
-        (near, "close"),
-        (2.0, "not that temperature"),
-        (0.75, "grid"),
-        ("0.7", "grid"),
+        (round(best + 0.01, 2), "minimise"),
+        (2.0, "minimise"),
+        (3.5, "outside the range"),
+        ("0.7", "give a number"),
     ):
         assert step08.check_best_temperature(wrong) is False
         out = _said(capsys)
         assert out.startswith("Not yet: ") and words in out
+    assert step08.check_best_temperature(best + 0.004) is True  # two decimals are enough
+    capsys.readouterr()
 
 
 # ---------------------------------------------------------------- the study helpers' output

@@ -78,7 +78,7 @@ def _lenient_kappa(records, human, miss):
     return cohen_kappa(rate(records, with_rates(miss=miss)[0]), human)
 
 
-def substantial_miss():
+def _substantial_miss():
     """The answer of 13, exercise 2: the largest miss on the 0.05 grid with kappa >= 0.61."""
     records = make_records()
     human = human_labels(records)
@@ -90,7 +90,7 @@ def substantial_miss():
     return round(max(steps) * GRID, 2)
 
 
-def judge_kappa():
+def _judge_kappa():
     """The answer of 13, exercise 1."""
     records = make_records()
     return cohen_kappa(_two_point(records, run_judge(records, SEED).decide), human_labels(records))
@@ -113,7 +113,7 @@ def check_substantial_miss(answer: Any) -> bool:
         return _say(
             False, f"{answer!r} is not a multiple of 0.05; try the grid 0.00, 0.05, ..., 1.00."
         )
-    truth = substantial_miss()
+    truth = _substantial_miss()
     if abs(steps * GRID - truth) > 1e-9:
         return _say(
             False,
@@ -139,8 +139,8 @@ def check_substantial_miss(answer: Any) -> bool:
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_judge_kappa": judge_kappa,
-        "check_substantial_miss": substantial_miss,
+        "check_judge_kappa": _judge_kappa,
+        "check_substantial_miss": _substantial_miss,
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""
