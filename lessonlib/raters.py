@@ -27,7 +27,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ._checks import check_choice, check_instance, check_seed
+from ._checks import check_choice, check_instance, check_names, check_seed
 from ._frozen import ReadOnlyDict
 from ._rng import generator, trace_id
 from .agreement_stats import (
@@ -418,8 +418,6 @@ def claim_bands(
     """
     from .sample import holm
     from .score import paired_difference
-
-    from ._checks import check_names
 
     figures = check_names("figures", figures, tuple(FIGURES))
     if tuple(primary) not in {(f, name) for f in figures for name in labels}:
