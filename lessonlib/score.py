@@ -739,16 +739,17 @@ def design_rows(records, seeds, low, high, **judge_args):
 
 def design_text(rows):
     """The designs as one table (at most 80 columns): judge calls of the first seed's run,
-    records sent to a person, the agreement in expectation over the seeds (the mean of the
-    runs) and the agreement on the records the design kept (not sent to a person)."""
+    records sent to a person, the agreement over all records in expectation over the seeds
+    (the mean of the runs) and the agreement on the records the design kept (not sent to a
+    person), with their number."""
     lines = [
-        f"{'design':<27}{'judge calls':>12}{'to a person':>12}{'agreement':>10}"
-        f"{'on kept':>9}{'kept':>6}"
+        f"{'':<26}{'judge':>7}{'sent to':>10}{'agreement':>11}{'agreement':>11}{'records':>9}",
+        f"{'design':<26}{'calls':>7}{'a person':>10}{'all':>11}{'kept':>11}{'kept':>9}",
     ]
     for r in rows:
         lines.append(
-            f"{r['design']:<27}{r['calls']:>12}{r['people']:>12}{r['mean agreement']:>10.4f}"
-            f"{r['kept agreement']:>9.4f}{r['kept']:>6}"
+            f"{r['design']:<26}{r['calls']:>7}{r['people']:>10}{r['mean agreement']:>11.4f}"
+            f"{r['kept agreement']:>11.4f}{r['kept']:>9}"
         )
     return "\n".join(lines)
 
@@ -899,11 +900,14 @@ def plot_levels(rows):
     # the two largest levels outside the diagonal's reach carry a label; the crowd near 1 none
     missed = [r for r in rows if not r.low <= r.score <= r.high]
     for r in sorted(missed, key=lambda r: -r.count)[:2]:
+        right = r.score < 0.5  # the label on the side with room
         ax.annotate(
             f"{r.harmful} of {r.count} harmful",
-            (r.score, r.high),
-            xytext=(12, 4),
+            (r.score, r.observed),
+            xytext=(14 if right else -14, 0),
             textcoords="offset points",
+            ha="left" if right else "right",
+            va="center",
         )
     ax.set(
         title="calibration per score level (bar: 95% interval)",
@@ -1145,9 +1149,12 @@ def comparisons_text(rows):
     from .metrics import FIGURES as NAMES
 
     lines = [f"{'a minus b, figure':<29}{'diff':>8}{'seed band':>18}{'records band':>18}{'p':>7}"]
+    pair = None
     for r in rows:
         d, (s0, s1) = r["records"], r["seed band"]
-        lines.append(f"{r['a']} minus {r['b']}")
+        if (r["a"], r["b"]) != pair:  # a pair's name once, above its figures
+            pair = (r["a"], r["b"])
+            lines.append(f"{r['a']} minus {r['b']}")
         name = NAMES[r["figure"]].title
         tag = "  primary" if r["primary"] else "  Holm"
         lines.append(
