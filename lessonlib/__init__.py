@@ -124,6 +124,7 @@ from .score import (
     CalibrationRow,
     CascadeRun,
     brier,
+    calibration_levels,
     calibration_table,
     cascade,
     judge_probabilities,

@@ -29,8 +29,21 @@ from .criteria import rule_filter
 from .figures import FIGURE_WIDTH, slide_figure
 from .judge import HARMFUL, run_judge
 from .metrics import agreement
-from .records import CLASSES, SEED, SOURCES, TEXTS, Flags, Record, check_record, check_records
-from .score import judge_probabilities
+from .records import (
+    CLASS_SHARE,
+    CLASSES,
+    FEATURES,
+    PROFILE,
+    SEED,
+    SOURCES,
+    TEXTS,
+    Flags,
+    Record,
+    check_record,
+    check_records,
+    is_harmful,
+)
+from .score import PairedDifference, judge_probabilities, paired_difference
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -55,6 +68,9 @@ __all__ = [
     "probability_table",
     "moved_counts",
     "plot_moved",
+    "length_evidence",
+    "length_lead",
+    "lead_text",
 ]
 
 CHANGES = ("length", "text", "source")
@@ -400,3 +416,89 @@ def plot_moved(counts: dict) -> Figure:
     ax.legend(title="temperature")
     fig.tight_layout()
     return fig
+
+
+def length_evidence(records: Sequence[Record] | None = None) -> dict[str, float]:
+    """How much the ``excessive_length`` flag says about harm (notebook 11): its likelihood
+    ratio, P(flag on | harmful) / P(flag on | clean).
+
+    ``"population"`` is exact, from the generator's class shares and flag profiles
+    (CLASS_SHARE, PROFILE); with ``records``, ``"records"`` is the same ratio counted on them.
+    A ratio above 1 makes the flag evidence of harm, whatever the guideline calls it.
+    """
+    k = FEATURES.index("excessive_length")
+    harmful = [(share, PROFILE[c][k]) for c, share in zip(CLASSES, CLASS_SHARE) if c != "clean"]
+    on_harmful = sum(s * p for s, p in harmful) / sum(s for s, _ in harmful)
+    out = {"population": on_harmful / PROFILE["clean"][k]}
+    if records is not None:
+        records = check_records(records)
+        groups = {True: [0, 0], False: [0, 0]}
+        for r in records:
+            groups[is_harmful(r)][0] += 1
+            groups[is_harmful(r)][1] += bool(r.features["excessive_length"])
+        (nh, oh), (nc, oc) = groups[True], groups[False]
+        if not (nh and nc and oc):
+            raise ValueError(
+                "records must hold harmful and clean records, and a clean one with the "
+                "length flag, for a ratio on them"
+            )
+        out["records"] = (oh / nh) / (oc / nc)
+    return out
+
+
+def length_lead(
+    records: Sequence[Record],
+    seeds: Iterable[int] = LENGTH_SEEDS,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    **judge_settings: Any,
+) -> list[dict[str, Any]]:
+    """The judge's lead over the filter and its drop with the length flag off (notebook 11).
+
+    Each record's seed-averaged decision (its share of the runs over ``seeds`` that block
+    it), as it is and with ``excessive_length`` off; three paired differences of agreement
+    on the same records (``score.paired_difference``): the drop (as is minus flag off),
+    named first, before looking, as the primary figure; then the lead as is and the lead
+    with the flag off (judge minus filter), whose p-values get Holm's adjustment.
+    """
+    import numpy as np
+
+    from .many import check_seeds, run_judge_many
+    from .sample import holm
+
+    records = check_records(records)
+    seeds = check_seeds(seeds)
+    _check_settings(judge_settings)
+    truth = [is_harmful(r) for r in records]
+    as_is = run_judge_many(records, seeds, **judge_settings).harmful.mean(axis=0)
+    off = [with_length(r, False) for r in records]
+    flag_off = run_judge_many(off, seeds, **judge_settings).harmful.mean(axis=0)
+    filt = np.array([float(rule_filter(r)) for r in records])
+    rows: list[dict[str, Any]] = []
+    for name, a, b in (
+        ("drop in the lead", as_is, flag_off),
+        ("lead as is", as_is, filt),
+        ("lead, flag off", flag_off, filt),
+    ):
+        d = paired_difference(truth, a.tolist(), b.tolist(), "agreement", n_resamples, seed=seed)
+        rows.append({"figure": name, "difference": d, "p": d.p_value, "primary": not rows})
+    others: list[float] = [row["p"] for row in rows[1:]]
+    for row, p in zip(rows[1:], holm(others)):
+        row["p"] = p
+    return rows
+
+
+def lead_text(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The rows of :func:`length_lead` as text: each difference of agreement, its records'
+    band and its p-value (the primary as it is, the others Holm-adjusted)."""
+    lines = [
+        f"{'agreement difference':<22}{'on these records':>17}{'95% records band':>20}{'p':>8}"
+    ]
+    for row in rows:
+        d: PairedDifference = row["difference"]
+        tag = "" if row["primary"] else " (Holm)"
+        lines.append(
+            f"{row['figure']:<22}{d.estimate:>+17.4f}{f'{d.low:+.4f} .. {d.high:+.4f}':>20}"
+            f"{row['p']:>8.3f}{tag}"
+        )
+    return "\n".join(lines)

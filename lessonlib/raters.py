@@ -27,7 +27,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ._checks import check_choice, check_instance, check_seed
+from ._checks import check_choice, check_instance, check_names, check_seed
 from ._frozen import ReadOnlyDict
 from ._rng import generator, trace_id
 from .agreement_stats import (
@@ -89,6 +89,8 @@ __all__ = [
     "spread_rows",
     "spread_text",
     "with_rates",
+    "claim_bands",
+    "bands_text",
 ]
 
 ANSWERS = ("clean", "harmful")
@@ -396,6 +398,70 @@ def claim_text(rows: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def claim_bands(
+    records: Sequence[Record],
+    runs: ManyRuns,
+    labels: Mapping[str, Sequence[str]],
+    criteria: Callable[[Record], bool],
+    figures: Sequence[str] = ("recall", "false_block_rate"),
+    primary: tuple[str, str] = ("recall", "human"),
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> list[dict[str, Any]]:
+    """Notebook 13: the lesson's claims under each label, by the measurable rule.
+
+    For each figure of ``figures`` and each label: the records' band
+    (``score.paired_difference``) of the figure of the judge in expectation over seeds (each
+    record's share of ``runs`` that block it) minus the criteria's, scored against that
+    label.  The ``primary`` (figure, label), named before looking, keeps its p-value; all
+    the others get Holm's adjustment together.
+    """
+    from .sample import holm
+    from .score import paired_difference
+
+    figures = check_names("figures", figures, tuple(FIGURES))
+    if tuple(primary) not in {(f, name) for f in figures for name in labels}:
+        raise ValueError(
+            f"primary must be one (figure, label) of figures and labels, named before "
+            f"looking; got {primary!r}"
+        )
+    share = runs.harmful.mean(axis=0).tolist()
+    crit = [bool(criteria(r)) for r in records]
+    rows: list[dict[str, Any]] = []
+    for figure in figures:
+        for name, truth in labels.items():
+            d = paired_difference(list(_truth(truth)), share, crit, figure, n_resamples, seed=seed)
+            rows.append(
+                {
+                    "figure": figure,
+                    "label": name,
+                    "difference": d,
+                    "p": d.p_value,
+                    "primary": (figure, name) == tuple(primary),
+                }
+            )
+    others = [row for row in rows if not row["primary"]]
+    p_values: list[float] = [row["p"] for row in others]
+    for row, p in zip(others, holm(p_values) if others else []):
+        row["p"] = p
+    return rows
+
+
+def bands_text(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Notebook 13: the rows of :func:`claim_bands` as a table (at most 80 columns): judge
+    minus criteria per figure and label, its records' band and p-value."""
+    lines = [f"{'figure':<8}{'label':<10}{'judge - criteria':>17}{'95% records band':>20}{'p':>8}"]
+    for row in rows:
+        d = row["difference"]
+        tag = "  primary" if row["primary"] else "  Holm"
+        p = "<0.001" if row["p"] < 0.0005 else f"{row['p']:.3f}"
+        lines.append(
+            f"{FIGURES[row['figure']].short:<8}{row['label']:<10}{d.estimate:>+17.4f}"
+            f"{f'{d.low:+.4f} .. {d.high:+.4f}':>20}{p:>8}{tag}"
+        )
+    return "\n".join(lines)
+
+
 def class_text(records: Sequence[Record], rows: Sequence[Sequence[str]]) -> str:
     """Notebook 13: per true class, how the raters' two-point ``rows`` agree.
 
@@ -545,30 +611,52 @@ def scale_rows(
 
 @slide_figure
 def plot_pairs(rows: Sequence[Mapping[str, Any]]) -> Figure:
-    """Notebook 13: raw agreement against kappa, one point per pair (``pair_rows``)."""
+    """Notebook 13: raw agreement against kappa, one point per pair (``pair_rows``), each
+    labelled where it stands (no colour legend): the pairs with the always-clean labeller
+    as crosses on the zero line, named by the other rater."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.4))
-    for i, row in enumerate(rows):
-        marker = "x" if "always" in row["pair"] else "o"
-        ax.scatter(
-            row["agreement"],
-            row["kappa"],
-            color=f"C{i % 10}",
-            marker=marker,
-            s=50,
-            zorder=3,
-            label=row["pair"],
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
+    always = [row for row in rows if "always" in row["pair"]]
+    real = sorted((row for row in rows if "always" not in row["pair"]), key=lambda r: r["kappa"])
+    ax.scatter([r["agreement"] for r in real], [r["kappa"] for r in real], color="C0", s=50)
+    ax.scatter(
+        [r["agreement"] for r in always], [r["kappa"] for r in always], color="0.4", marker="x"
+    )
+    # labels to the left of their points, pushed apart upwards where two would overlap
+    last = -1.0
+    for r in real:
+        y = max(r["kappa"], last + 0.075)
+        last = y
+        ax.annotate(
+            r["pair"],
+            (r["agreement"], r["kappa"]),
+            xytext=(r["agreement"] - 0.015, y),
+            ha="right",
+            va="center",
+            arrowprops={"arrowstyle": "-", "color": "0.6"},
         )
+    for k, r in enumerate(sorted(always, key=lambda r: r["agreement"])):
+        other = r["pair"].replace("always clean", "").strip(" /")
+        ax.annotate(
+            other,
+            (r["agreement"], 0),
+            xytext=(0, 10 + 18 * (k % 2)),
+            textcoords="offset points",
+            ha="center",
+            color="0.3",
+        )
+    ax.annotate(
+        "always clean with:", (0.5, 0), xytext=(6, -22), textcoords="offset points", color="0.3"
+    )
     ax.axhline(0, color="0.5", linestyle=":")
     ax.set(
         xlim=(0.5, 1.0),
-        ylim=(-0.1, 1.02),
+        ylim=(-0.15, 1.1),
         xlabel="rater agreement (raw share)",
         ylabel="Cohen's kappa",
         title="raw agreement against chance-corrected agreement",
     )
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     fig.tight_layout()
     return fig
 

@@ -57,6 +57,10 @@ __all__ = [
     "cascade",
     "CascadeRun",
     "CalibrationRow",
+    "calibration_levels",
+    "LevelRow",
+    "paired_difference",
+    "PairedDifference",
 ]
 
 
@@ -125,10 +129,13 @@ def _check_truth(truth: Iterable[bool], *, both: bool = False) -> tuple[bool, ..
 
 
 def _check_values(
-    name: str, values: Iterable[float], n: int, *, unit: bool = False
+    name: str, values: Iterable[float], n: int, *, unit: bool = False, bools: bool = False
 ) -> tuple[float, ...]:
-    """Finite real numbers, as many as ``n``; with ``unit``, each in [0, 1]."""
+    """Finite real numbers, as many as ``n``; with ``unit``, each in [0, 1]; with ``bools``,
+    a bool is taken too (as 1.0 or 0.0)."""
     what = "probabilities in [0, 1]" if unit else "real numbers"
+    if bools:
+        what = "bools or shares in [0, 1]"
     values = check_collection(name, values, f"a collection of {what}, one per record", "number")
     if len(values) != n:
         raise ValueError(
@@ -137,6 +144,9 @@ def _check_values(
         )
     out = []
     for value in values:
+        if bools and _is_bool(value):
+            out.append(float(value))
+            continue
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise TypeError(f"{name} must hold {what}, found {type(value).__name__} {value!r}")
         value = float(value)
@@ -416,6 +426,7 @@ def score_groups(records, probs):
 def groups_text(groups):
     """The rows of :func:`score_groups` as text (at most 80 columns): each distinct score,
     its margin, its records, how many are harmful, and the flags its flag sets carry."""
+    names = score_names([g["score"] for g in groups])
     lines = [
         f"{'P(zararli)':>10}  {'margin':>6}  {'records':>7}  {'harmful':>7}  "
         f"{'flags on':>8}  length flag"
@@ -424,7 +435,7 @@ def groups_text(groups):
         sizes = sorted({len(f) for f in g["flag sets"]})
         length = sorted({"excessive_length" in f for f in g["flag sets"]})
         lines.append(
-            f"{g['score']:>10.4f}  {g['margin']:>+6.2f}  {g['records']:>7}  "
+            f"{names[g['score']]:>10}  {g['margin']:>+6.2f}  {g['records']:>7}  "
             f"{g['harmful']:>7}  {'/'.join(map(str, sizes)):>8}  "
             f"{'/'.join('yes' if x else 'no' for x in length)}"
         )
@@ -522,9 +533,10 @@ def best_threshold(truth, scores, false_block=1.0, miss=1.0):
 
 def cost_text(rows, best=None):
     """The cost table as text (at most 80 columns); the row equal to ``best`` is marked."""
+    names = score_names([row["threshold"] for row in rows])
     lines = [f"{'block when P(zararli) >=':>24}  {'false blocks':>12}  {'misses':>6}  {'cost':>7}"]
     for row in rows:
-        t = "(block nothing)" if math.isinf(row["threshold"]) else f"{row['threshold']:.4f}"
+        t = "(block nothing)" if math.isinf(row["threshold"]) else names[row["threshold"]]
         mark = "  <- lowest" if row == best else ""
         lines.append(
             f"{t:>24}  {row['false blocks']:>12}  {row['misses']:>6}  {row['cost']:>7g}{mark}"
@@ -545,42 +557,40 @@ def calibration_text(rows):
 
 @slide_figure
 def plot_roc(truth, scores, marks=None):
-    """ROC (left) and precision-recall (right) curves of a score; ``marks`` maps a name to a
-    decide function's (false block rate, recall, precision), drawn as points."""
+    """The ROC curve of a score: recall against false block rate at every threshold; ``marks``
+    maps a name to a decide function's (false block rate, recall, precision), drawn as a
+    point labelled with its name."""
     import matplotlib.pyplot as plt
 
     points = roc_points(truth, scores)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(FIGURE_WIDTH, 5))
-    left.plot(
-        [p[1] for p in points],
-        [p[2] for p in points],
-        marker=".",
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 5))
+    ax.plot([p[1] for p in points], [p[2] for p in points], marker=".", color="0.3")
+    ax.annotate(
+        "the judge's score, every threshold",
+        (points[-2][1], points[-2][2]),
+        xytext=(10, -22),
+        textcoords="offset points",
         color="0.3",
-        label="the judge's score, every threshold",
     )
-    left.plot([0, 1], [0, 1], linestyle=":", color="0.6", label="a score that ranks by chance")
-    right.plot(
-        [p[2] for p in points[1:]],
-        [p[3] for p in points[1:]],
-        marker=".",
-        color="0.3",
-        label="the judge's score, every threshold",
+    ax.plot([0, 1], [0, 1], linestyle=":", color="0.6")
+    ax.annotate("ranking by chance", (0.62, 0.62), rotation=24, color="0.5", va="bottom")
+    for k, (name, (fbr, recall, _)) in enumerate((marks or {}).items()):
+        ax.plot([fbr], [recall], marker="os^D"[k % 4], linestyle="", markersize=9, color=f"C{k}")
+        ax.annotate(
+            name,
+            (fbr, recall),
+            xytext=(-12, 4 - 16 * k),
+            textcoords="offset points",
+            ha="right",
+            color=f"C{k}",
+        )
+    ax.set(
+        title="ROC: recall against false block rate",
+        xlabel="false block rate",
+        ylabel="recall",
+        xlim=(-0.02, 1.02),
+        ylim=(-0.02, 1.04),
     )
-    right.axhline(
-        sum(truth) / len(truth), linestyle=":", color="0.6", label="share harmful (chance)"
-    )
-    for k, (name, (fbr, recall, precision)) in enumerate((marks or {}).items()):
-        style = dict(marker="os^D"[k % 4], linestyle="", markersize=8, color=f"C{k}", label=name)
-        left.plot([fbr], [recall], **style)
-        right.plot([recall], [precision], **style)
-    left.set(
-        title="ROC: recall against false block rate", xlabel="false block rate", ylabel="recall"
-    )
-    right.set(
-        title="precision against recall", xlabel="recall", ylabel="precision", ylim=(0, 1.02)
-    )
-    left.legend(loc="lower right")
-    right.legend(loc="lower left")
     fig.tight_layout()
     return fig
 
@@ -655,6 +665,7 @@ def design_many(records, seeds, settings, **judge_args):
             "tokens": zeros,
             "people": 0,
             "truth": truth,
+            "sent": np.zeros(len(records), dtype=bool),
         }
     settings = dict(settings)
     band = _check_band(settings.pop("low", None), settings.pop("high", None))
@@ -663,6 +674,7 @@ def design_many(records, seeds, settings, **judge_args):
     harmful = np.tile(~passed, (len(seeds), 1))
     calls = tokens = np.zeros(len(seeds), dtype=np.int64)
     people = 0
+    sent = np.zeros(len(records), dtype=bool)
     kept = [r for r, p in zip(records, passed) if p]
     if kept:
         runs = run_judge_many(kept, seeds, **judge_args)
@@ -674,14 +686,20 @@ def design_many(records, seeds, settings, **judge_args):
                 **{
                     k: v
                     for k, v in judge_args.items()
-                    if k in ("temperature", "guideline", "cues", "spurious")
+                    if k in ("temperature", "guideline", "cues", "spurious", "prior")
                 },
             )
-            sent = np.zeros(len(records), dtype=bool)
             sent[np.flatnonzero(passed)] = [band[0] < probs[r.no] < band[1] for r in kept]
             harmful[:, sent] = truth[sent]
             people = int(sent.sum())
-    return {"harmful": harmful, "calls": calls, "tokens": tokens, "people": people, "truth": truth}
+    return {
+        "harmful": harmful,
+        "calls": calls,
+        "tokens": tokens,
+        "people": people,
+        "truth": truth,
+        "sent": sent,
+    }
 
 
 def design_rows(records, seeds, low, high, **judge_args):
@@ -698,9 +716,14 @@ def design_rows(records, seeds, low, high, **judge_args):
         truth, harmful = d["truth"], d["harmful"]
         agree = (harmful == truth).mean(axis=1)
         fbr = (harmful & ~truth).sum(axis=1) / max(int((~truth).sum()), 1)
+        kept = ~d["sent"]
+        kept_agree = (harmful[:, kept] == truth[kept]).mean(axis=1)
         rows.append(
             {
                 "design": name,
+                "kept agreement": float(kept_agree.mean()),
+                "kept": int(kept.sum()),
+                "mean agreement": float(agree.mean()),
                 "agreement": float(agree[0]),
                 "agreement band": run_band(agree),
                 "false block rate": float(fbr[0]),
@@ -715,20 +738,18 @@ def design_rows(records, seeds, low, high, **judge_args):
 
 
 def design_text(rows):
-    """The designs as one table (at most 80 columns), two lines a design: its cost (judge
-    calls and input tokens of the first seed's run, records sent to a person), then its
-    agreement and false block rate in that run (the lesson's run 1) with the 95% run band
-    over the seeds."""
+    """The designs as one table (at most 80 columns): judge calls of the first seed's run,
+    records sent to a person, the agreement over all records in expectation over the seeds
+    (the mean of the runs) and the agreement on the records the design kept (not sent to a
+    person), with their number."""
     lines = [
-        f"{'design':<27}{'judge calls':>12}{'input tokens':>14}{'to a person':>13}",
-        f"{'  agreement: run 1 (95% run band)':<37}{'false block rate: run 1 (95% run band)'}",
+        f"{'':<26}{'judge':>7}{'sent to':>10}{'agreement':>11}{'agreement':>11}{'records':>9}",
+        f"{'design':<26}{'calls':>7}{'a person':>10}{'all':>11}{'kept':>11}{'kept':>9}",
     ]
     for r in rows:
-        (alo, ahi), (flo, fhi) = r["agreement band"], r["fbr band"]
-        lines.append(f"{r['design']:<27}{r['calls']:>12}{r['input tokens']:>14}{r['people']:>13}")
         lines.append(
-            f"  {r['agreement']:.4f} ({alo:.4f} .. {ahi:.4f})"
-            f"{'':>10}{r['false block rate']:.4f} ({flo:.4f} .. {fhi:.4f})"
+            f"{r['design']:<26}{r['calls']:>7}{r['people']:>10}{r['mean agreement']:>11.4f}"
+            f"{r['kept agreement']:>11.4f}{r['kept']:>9}"
         )
     return "\n".join(lines)
 
@@ -779,3 +800,365 @@ def plot_designs(rows):
     )
     fig.tight_layout()
     return fig
+
+
+# ------------------------------------------------- calibration per score level (notebook 08)
+
+
+@dataclass(frozen=True)
+class LevelRow:
+    """One score level of the judge (notebook 08): the score, its records, how many of them
+    are harmful, that share (``observed``) and its interval (``low``, ``high``, Wilson)."""
+
+    score: float
+    count: int
+    harmful: int
+    observed: float
+    low: float
+    high: float
+
+
+def _wilson(k, n, level):
+    """Wilson's score interval for k successes in n trials (Wilson 1927)."""
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(1 - (1 - level) / 2)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def calibration_levels(
+    truth: Iterable[bool], probs: Iterable[float], level: float = 0.95
+) -> list[LevelRow]:
+    """Calibration per score level: one row per distinct P(zararli), lowest first (notebook 08).
+
+    The simulated judge gives few distinct scores (one per margin), so instead of bins each
+    level is its own row: its records, how many are harmful, that share and its ``level``
+    Wilson score interval (as ``statsmodels.stats.proportion.proportion_confint(...,
+    method="wilson")``).  A calibrated level has its score inside its interval.
+    """
+    truth = _check_truth(truth)
+    probs = _check_values("probs", probs, len(truth), unit=True)
+    level = check_number("level", level)
+    if not 0 < level < 1:
+        raise ValueError(f"level must be a share strictly between 0 and 1, got {level!r}")
+    counts: dict[float, list[int]] = {}
+    for t, p in zip(truth, probs):
+        row = counts.setdefault(p, [0, 0])
+        row[0] += 1
+        row[1] += t
+    return [
+        LevelRow(p, n, k, k / n, *_wilson(k, n, level)) for p, (n, k) in sorted(counts.items())
+    ]
+
+
+def score_names(values):
+    """Each distinct finite value as text: four decimals, more (up to 8) only for values that
+    would otherwise print alike (two scores just below 1 both read 1.0000 at four)."""
+    values = sorted({v for v in values if math.isfinite(v)})
+    names = {v: f"{v:.4f}" for v in values}
+    for places in range(5, 9):
+        seen: dict[str, int] = {}
+        for name in names.values():
+            seen[name] = seen.get(name, 0) + 1
+        clash = [v for v in values if seen[names[v]] > 1]
+        if not clash:
+            break
+        for v in clash:
+            names[v] = f"{v:.{places}f}"
+    return names
+
+
+def levels_text(rows):
+    """The rows of :func:`calibration_levels` as text (at most 80 columns): each level's
+    score, records, harmful records, their share and its interval."""
+    names = score_names([r.score for r in rows])
+    lines = [f"{'P(zararli)':>12}  {'records':>7}  {'harmful':>7}  {'share':>6}  95% interval"]
+    for r in rows:
+        mark = "" if r.low <= r.score <= r.high else "  score outside"
+        lines.append(
+            f"{names[r.score]:>12}  {r.count:>7}  {r.harmful:>7}  {r.observed:>6.4f}  "
+            f"{r.low:.4f} .. {r.high:.4f}{mark}"
+        )
+    return "\n".join(lines)
+
+
+@slide_figure
+def plot_levels(rows):
+    """Calibration per score level: each level's share harmful (dot, area by its records) with
+    its interval (bar) against its score; a calibrated level touches the diagonal."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 5.2))
+    ax.plot([0, 1], [0, 1], linestyle=":", color="0.5")
+    ax.annotate("calibrated", (0.55, 0.55), rotation=25, color="0.4", ha="center", va="bottom")
+    for r in rows:
+        ax.vlines(r.score, r.low, r.high, color="C0", linewidth=3, alpha=0.5)
+        ax.scatter([r.score], [r.observed], s=12 + 2 * r.count, color="C0", zorder=3)
+    # the two largest levels outside the diagonal's reach carry a label; the crowd near 1 none
+    missed = [r for r in rows if not r.low <= r.score <= r.high]
+    for r in sorted(missed, key=lambda r: -r.count)[:2]:
+        right = r.score < 0.5  # the label on the side with room
+        ax.annotate(
+            f"{r.harmful} of {r.count} harmful",
+            (r.score, r.observed),
+            xytext=(14 if right else -14, 0),
+            textcoords="offset points",
+            ha="left" if right else "right",
+            va="center",
+        )
+    ax.set(
+        title="calibration per score level (bar: 95% interval)",
+        xlabel="the judge's score P(zararli)",
+        ylabel="share harmful",
+        xlim=(-0.02, 1.02),
+        ylim=(-0.02, 1.02),
+    )
+    fig.tight_layout()
+    return fig
+
+
+# --------------------------------------------- a paired difference with its p (notebook 08)
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """figure(a) - figure(b) on the same records (notebook 08): the estimate, the records'
+    band (``low``, ``high``) and the bootstrap p-value of 'no difference'."""
+
+    estimate: float
+    low: float
+    high: float
+    p_value: float
+
+    @property
+    def measurable(self) -> bool:
+        """True when the band lies clear of zero."""
+        return self.low > 0 or self.high < 0
+
+
+def _figure_of(truth, x, figure):
+    """One figure of decisions or shares ``x`` (rows of records) against ``truth`` alike."""
+    from .metrics import rates
+
+    tp = (x * truth).sum(axis=-1)
+    fp = x.sum(axis=-1) - tp
+    harmful = truth.sum(axis=-1)
+    return rates(tp, fp, harmful - tp, truth.shape[-1] - harmful - fp, rounded=False)[figure]
+
+
+def _differences(truth, a, b, figure, n_resamples, seed):
+    """The resampled differences, drawn exactly as ``sample.paired_bootstrap`` draws them."""
+    import numpy as np
+
+    cells = 1 << 21  # sample.CELLS: the same blocks give the same draws
+    rng, n, out = np.random.default_rng(seed), len(truth), []
+    block = max(1, cells // n)
+    for start in range(0, n_resamples, block):
+        size = min(block, n_resamples - start)
+        rows = rng.integers(0, n, size=(size, n))
+        drawn = truth[rows].astype(float)
+        out.append(_figure_of(drawn, a[rows], figure) - _figure_of(drawn, b[rows], figure))
+    return np.concatenate(out)
+
+
+def paired_difference(
+    truth: Iterable[bool],
+    a: Iterable[float],
+    b: Iterable[float],
+    figure: str = "agreement",
+    n_resamples: int = 10_000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> PairedDifference:
+    """The records' band of figure(a) - figure(b) and its bootstrap p-value (notebook 08).
+
+    ``a`` and ``b`` hold one decision per record, a bool or a share in [0, 1] (a record's
+    share of runs that block it, or its P(zararli)); shares are scored by expected counts.
+    The band is ``lessonlib.paired_bootstrap``'s for the same arguments (the same draws);
+    the p-value is twice the smaller share of resampled differences on either side of zero
+    (each count plus one over ``n_resamples`` plus one), at most 1: below 1 - ``level``
+    exactly when the band lies clear of zero, up to the draws.
+    """
+    import numpy as np
+
+    from .metrics import FIGURES as NAMES
+
+    truth = np.array(_check_truth(truth))
+    a = np.array(_check_values("a", a, len(truth), unit=True, bools=True))
+    b = np.array(_check_values("b", b, len(truth), unit=True, bools=True))
+    figure = check_choice("figure", figure, tuple(NAMES))
+    n_resamples = check_int("n_resamples", n_resamples, minimum=1)
+    level = check_number("level", level)
+    if not 0 < level < 1:
+        raise ValueError(f"level must be a share strictly between 0 and 1, got {level!r}")
+    seed = check_seed(seed)
+    from .variance import run_band
+
+    diffs = _differences(truth, a, b, figure, n_resamples, seed)
+    low, high = run_band(diffs, level)
+    below, above = int((diffs <= 0).sum()), int((diffs >= 0).sum())
+    p = min(1.0, 2 * (min(below, above) + 1) / (n_resamples + 1))
+    whole = truth[None, :].astype(float)
+    estimate = _figure_of(whole, a[None, :], figure) - _figure_of(whole, b[None, :], figure)
+    return PairedDifference(float(estimate[0]), low, high, p)
+
+
+def first_run_percentile(values) -> float:
+    """The share of runs whose figure lies below the first run's (the lesson's run 1), in
+    percent: run 1's percentile among its seeds."""
+    import numpy as np
+
+    values = np.asarray(values, dtype=float)
+    return float(100 * (values < values[0]).mean())
+
+
+# ------------------------------------------- a threshold chosen on other records (notebook 08)
+
+
+def threshold_folds(truth, scores, false_block=1.0, miss=1.0, folds=5, seed=0):
+    """Cross-validated threshold: the records split into ``folds`` parts at random (``seed``);
+    for each part the cheapest threshold is chosen on the other parts and its false blocks and
+    misses are counted on this part.  Returns one dict per part (threshold, records, false
+    blocks, misses, cost) and, last, the totals over all records (threshold None)."""
+    import numpy as np
+
+    truth, scores = np.asarray(truth, dtype=bool), np.asarray(scores, dtype=float)
+    order = np.random.default_rng(seed).permutation(len(truth))
+    rows = []
+    for part in np.array_split(order, folds):
+        rest = np.setdiff1d(order, part)
+        best = best_threshold(truth[rest].tolist(), scores[rest].tolist(), false_block, miss)
+        block = scores[part] >= best["threshold"]
+        fp = int((block & ~truth[part]).sum())
+        fn = int((~block & truth[part]).sum())
+        rows.append(
+            {
+                "threshold": best["threshold"],
+                "records": len(part),
+                "false blocks": fp,
+                "misses": fn,
+                "cost": false_block * fp + miss * fn,
+            }
+        )
+    total = {k: sum(r[k] for r in rows) for k in ("records", "false blocks", "misses", "cost")}
+    return [*rows, {"threshold": None, **total}]
+
+
+def folds_text(rows):
+    """The rows of :func:`threshold_folds` as text (at most 80 columns)."""
+    names = score_names([r["threshold"] for r in rows if r["threshold"] is not None])
+    lines = [
+        f"{'part':<6}{'threshold chosen':>17}{'records':>9}{'false blocks':>14}"
+        f"{'misses':>8}{'cost':>7}"
+    ]
+    for k, r in enumerate(rows):
+        t = "all" if r["threshold"] is None else names[r["threshold"]]
+        name = "total" if r["threshold"] is None else str(k + 1)
+        lines.append(
+            f"{name:<6}{t:>17}{r['records']:>9}{r['false blocks']:>14}"
+            f"{r['misses']:>8}{r['cost']:>7g}"
+        )
+    return "\n".join(lines)
+
+
+def population_costs(table, thresholds, false_block=1.0, miss=1.0, n=240, class_shares=None):
+    """The expected cost per ``n`` records of blocking at each threshold, over the population:
+    ``table`` is ``truth.profile_table()`` (class, probability within the class, P(zararli),
+    filter blocks).  threshold -> expected cost."""
+    from .records import CLASS_SHARE, CLASSES
+
+    shares = dict(zip(CLASSES, class_shares or CLASS_SHARE))
+    out = {}
+    for t in thresholds:
+        fp = sum(shares[c] * w for c, w, p, _ in table if c == "clean" and p >= t)
+        fn = sum(shares[c] * w for c, w, p, _ in table if c != "clean" and p < t)
+        out[t] = n * (false_block * fp + miss * fn)
+    return out
+
+
+# ----------------------------------- the designs compared on the same records (notebook 08)
+
+
+def design_shares(records, seeds, low, high, **judge_args):
+    """Per design of :func:`designs`: each record's seed-averaged decision (its share of the
+    runs over ``seeds`` that block it), the per-seed decisions, and which records went to a
+    person (a bool per record)."""
+
+    out = {}
+    for name, settings in designs(low, high).items():
+        d = design_many(records, seeds, settings, **judge_args)
+        harmful, sent = d["harmful"], d["sent"]
+        out[name] = {"share": harmful.mean(axis=0), "harmful": harmful, "sent": sent}
+    return out
+
+
+def design_comparisons(records, shares, pairs, primary, n_resamples=10_000, seed=0):
+    """Each (design a, design b, figure) of ``pairs``: a minus b on the same records and the
+    same seeds.  ``seed band`` is the 95% run band over the seeds of the paired per-seed
+    difference (the judge's noise alone); ``records`` is :func:`paired_difference` on the
+    seed-averaged decisions (the band the measurable rule reads).  ``primary`` (one of
+    ``pairs``) keeps its p-value; the others get Holm's adjustment among themselves."""
+    import numpy as np
+
+    from .sample import holm
+    from .variance import run_band
+
+    truth = np.array([is_harmful(r) for r in records])
+    rows = []
+    for a, b, figure in pairs:
+        per_seed = _figure_of(
+            truth[None, :].astype(float), shares[a]["harmful"].astype(float), figure
+        ) - _figure_of(truth[None, :].astype(float), shares[b]["harmful"].astype(float), figure)
+        diff = paired_difference(
+            truth.tolist(),
+            shares[a]["share"].tolist(),
+            shares[b]["share"].tolist(),
+            figure,
+            n_resamples,
+            seed=seed,
+        )
+        rows.append(
+            {
+                "a": a,
+                "b": b,
+                "figure": figure,
+                "seed band": run_band(per_seed),
+                "records": diff,
+                "p": diff.p_value,
+            }
+        )
+    others = [k for k, p in enumerate(pairs) if tuple(p) != tuple(primary)]
+    for k, adjusted in zip(others, holm([rows[k]["p"] for k in others]) if others else []):
+        rows[k]["p"] = adjusted
+    for k, p in enumerate(pairs):
+        rows[k]["primary"] = tuple(p) == tuple(primary)
+    return rows
+
+
+def _p_text(p):
+    """A p-value in three decimals, or '<0.001'."""
+    return "<0.001" if p < 0.0005 else f"{p:.3f}"
+
+
+def comparisons_text(rows):
+    """The rows of :func:`design_comparisons` as text (at most 80 columns): the figure, the
+    difference on these records, its seed band and records' band, and the p-value."""
+    from .metrics import FIGURES as NAMES
+
+    lines = [f"{'a minus b, figure':<29}{'diff':>8}{'seed band':>18}{'records band':>18}{'p':>7}"]
+    pair = None
+    for r in rows:
+        d, (s0, s1) = r["records"], r["seed band"]
+        if (r["a"], r["b"]) != pair:  # a pair's name once, above its figures
+            pair = (r["a"], r["b"])
+            lines.append(f"{r['a']} minus {r['b']}")
+        name = NAMES[r["figure"]].title
+        tag = "  primary" if r["primary"] else "  Holm"
+        lines.append(
+            f"  {name + tag:<27}{d.estimate:>+8.4f}{f'{s0:+.4f}..{s1:+.4f}':>18}"
+            f"{f'{d.low:+.4f}..{d.high:+.4f}':>18}{_p_text(r['p']):>7}"
+        )
+    return "\n".join(lines)

@@ -853,7 +853,7 @@ ROWS.update(
             ),
             *[
                 Bad(fn, lambda m, fn=fn, a=a: getattr(m, fn)(*a), error, param, allowed, note)
-                for fn in ("roc_auc", "brier", "calibration_table")
+                for fn in ("roc_auc", "brier", "calibration_table", "calibration_levels")
                 for a, error, param, allowed, note in (
                     (
                         ([True, False], [0.5]),
@@ -1075,6 +1075,72 @@ ROWS.update(
                 note="NaN high",
             ),
             Bad(
+                "calibration_levels",
+                lambda m: m.calibration_levels([True, False], [0.1, 0.2], level=1.0),
+                ValueError,
+                "level",
+                "between 0 and 1",
+                "level 1",
+            ),
+            *[
+                Bad("paired_difference", call, error, param, allowed, note)
+                for call, error, param, allowed, note in (
+                    (
+                        lambda m: m.paired_difference([True, False], [0.1], [0.2, 0.3]),
+                        ValueError,
+                        "a",
+                        "unequal lengths",
+                        "a too short",
+                    ),
+                    (
+                        lambda m: m.paired_difference([True, False], [0.1, 1.5], [0.2, 0.3]),
+                        ValueError,
+                        "a",
+                        "[0, 1]",
+                        "a share above 1",
+                    ),
+                    (
+                        lambda m: m.paired_difference([True, False], [0.1, 0.2], ["x", 0.3]),
+                        TypeError,
+                        "b",
+                        "shares",
+                        "str in b",
+                    ),
+                    (
+                        lambda m: m.paired_difference([True, False], [0.1, 0.2], [0.2, 0.3], "f1"),
+                        ValueError,
+                        "figure",
+                        "agreement",
+                        "unknown figure",
+                    ),
+                    (
+                        lambda m: m.paired_difference(
+                            [True, False], [0.1, 0.2], [0.2, 0.3], n_resamples=0
+                        ),
+                        ValueError,
+                        "n_resamples",
+                        ">= 1",
+                        "no resamples",
+                    ),
+                    (
+                        lambda m: m.paired_difference(
+                            [True, False], [0.1, 0.2], [0.2, 0.3], level=0
+                        ),
+                        ValueError,
+                        "level",
+                        "between 0 and 1",
+                        "level 0",
+                    ),
+                    (
+                        lambda m: m.paired_difference([1, 0], [0.1, 0.2], [0.2, 0.3]),
+                        TypeError,
+                        "truth",
+                        "bools",
+                        "ints for truth",
+                    ),
+                )
+            ],
+            Bad(
                 "CascadeRun.decide",
                 lambda m: m.cascade(RECS).decide(5),
                 TypeError,
@@ -1082,29 +1148,78 @@ ROWS.update(
                 note="int record",
             ),
             Bad(
+                "calibration_levels",
+                lambda m: m.calibration_levels([True, False], [0.1, 0.2], level=1.0),
+                ValueError,
+                "level",
+                "between 0 and 1",
+                "level 1",
+            ),
+            *[
+                Bad("paired_difference", call, error, param, allowed, note)
+                for call, error, param, allowed, note in (
+                    (
+                        lambda m: m.paired_difference([True, False], [0.1], [0.2, 0.3]),
+                        ValueError,
+                        "a",
+                        "unequal lengths",
+                        "a too short",
+                    ),
+                    (
+                        lambda m: m.paired_difference([True, False], [0.1, 1.5], [0.2, 0.3]),
+                        ValueError,
+                        "a",
+                        "[0, 1]",
+                        "a share above 1",
+                    ),
+                    (
+                        lambda m: m.paired_difference([True, False], [0.1, 0.2], ["x", 0.3]),
+                        TypeError,
+                        "b",
+                        "shares",
+                        "str in b",
+                    ),
+                    (
+                        lambda m: m.paired_difference([True, False], [0.1, 0.2], [0.2, 0.3], "f1"),
+                        ValueError,
+                        "figure",
+                        "agreement",
+                        "unknown figure",
+                    ),
+                    (
+                        lambda m: m.paired_difference(
+                            [True, False], [0.1, 0.2], [0.2, 0.3], n_resamples=0
+                        ),
+                        ValueError,
+                        "n_resamples",
+                        ">= 1",
+                        "no resamples",
+                    ),
+                    (
+                        lambda m: m.paired_difference(
+                            [True, False], [0.1, 0.2], [0.2, 0.3], level=0
+                        ),
+                        ValueError,
+                        "level",
+                        "between 0 and 1",
+                        "level 0",
+                    ),
+                    (
+                        lambda m: m.paired_difference([1, 0], [0.1, 0.2], [0.2, 0.3]),
+                        TypeError,
+                        "truth",
+                        "bools",
+                        "ints for truth",
+                    ),
+                )
+            ],
+            Bad(
                 "CascadeRun.decide",
                 lambda m: m.cascade(RECS[:1]).decide(RECS[1]),
                 ValueError,
                 "record",
                 "does not belong",
                 "a record it did not see",
-            ),
-        ],
-        "lessonlib.exercises.step08": [
-            Bad(
-                "break_even_miss_cost",
-                lambda m: m.break_even_miss_cost([]),
-                ValueError,
-                "records",
-                note="empty",
-            ),
-            Bad(
-                "best_brier_temperature",
-                lambda m: m.best_brier_temperature(RECS, [-1]),
-                ValueError,
-                "temperature",
-                ">= 0",
-                "negative temperature",
             ),
         ],
         "lessonlib.client": [

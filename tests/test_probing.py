@@ -205,6 +205,18 @@ def test_describe_twin_names_the_fields_that_differ():
 # ---------------------------------------------------------------- bad input
 
 
+def _lead(*args, **kwargs):
+    from lessonlib.probing import length_lead
+
+    return length_lead(*args, **kwargs)
+
+
+def _evidence(*args):
+    from lessonlib.probing import length_evidence
+
+    return length_evidence(*args)
+
+
 def _returns(value):
     return lambda r: value
 
@@ -230,6 +242,10 @@ def _returns(value):
         (lambda: probe_fn(SMALL, "length", seed=-1), ValueError, "seed", ""),
         (lambda: probe_fn(SMALL, "length", seed="1"), TypeError, "seed", ""),
         (lambda: probe_fn(SMALL, "length", temperature=-0.1), ValueError, "temperature", ""),
+        (lambda: _lead([], range(2)), ValueError, "records", ""),
+        (lambda: _lead(SMALL, []), ValueError, "seeds", ""),
+        (lambda: _lead(SMALL, range(2), colour=1), TypeError, "colour", ""),
+        (lambda: _evidence([]), ValueError, "records", ""),
         (
             lambda: probe_fn(SMALL, "length", temprature=0),
             TypeError,
@@ -255,6 +271,10 @@ def _returns(value):
         "negative-seed",
         "str-seed",
         "negative-temperature",
+        "lead-no-records",
+        "lead-no-seeds",
+        "lead-unknown-setting",
+        "evidence-no-records",
         "unknown-setting",
         "bad-spurious",
         "trd-seed",
@@ -288,7 +308,7 @@ def said(capsys):
 
 def test_text_against_seed_is_the_seed_by_seed_count():
     seeds = range(L.SEED, L.SEED + 2)
-    got = step11.text_against_seed(seeds)
+    got = step11._text_against_seed(seeds)
     twins = [twin(r, "text") for r in RECORDS]
     text, new = [], []
     for s in seeds:
@@ -302,7 +322,7 @@ def test_text_against_seed_is_the_seed_by_seed_count():
 
 
 def test_check_text_against_seed(capsys):
-    truth = step11.text_against_seed()
+    truth = step11._ANSWERS["check_text_against_seed"]()
     assert step11.check_text_against_seed(truth) is True
     assert said(capsys).startswith("PASS: over 200 seeds")
     for wrong in (
@@ -432,3 +452,50 @@ def test_the_probe_takes_the_judge_prior_in_its_runs_and_its_shift():
     expected = sum(p1.values()) / len(p1) - sum(p0.values()) / len(p0)
     assert abs(got.shift - expected) < 1e-12
     assert abs(got.shift - probe_fn(SMALL, "length").shift) > 1e-6  # the prior is used
+
+
+# ------------------------------------------------ the lead, measured (issue 26)
+
+
+def test_length_evidence_is_the_likelihood_ratio_worked_from_the_profiles():
+    from lessonlib.probing import length_evidence
+
+    k = L.FEATURES.index("excessive_length")
+    shares = dict(zip(L.CLASSES, L.CLASS_SHARE))
+    harm = [c for c in L.CLASSES if c != "clean"]
+    on_harmful = sum(shares[c] * L.PROFILE[c][k] for c in harm) / sum(shares[c] for c in harm)
+    got = length_evidence(RECORDS)
+    assert got["population"] == pytest.approx(on_harmful / L.PROFILE["clean"][k])
+    assert got["population"] > 1  # evidence of harm in the population
+    harmful = [r for r in RECORDS if L.is_harmful(r)]
+    clean = [r for r in RECORDS if not L.is_harmful(r)]
+    share = lambda rs: sum(r.features["excessive_length"] for r in rs) / len(rs)  # noqa: E731
+    assert got["records"] == pytest.approx(share(harmful) / share(clean))
+    assert set(length_evidence()) == {"population"}
+
+
+def test_length_lead_reads_the_seed_averaged_decisions():
+    import numpy as np
+
+    from lessonlib.probing import length_lead, with_length
+    from lessonlib.sample import holm
+
+    seeds = range(L.SEED, L.SEED + 20)
+    rows = length_lead(RECORDS, seeds, n_resamples=400)
+    fair = length_controlled(RECORDS, seeds)
+    drop, as_is, off = (row["difference"] for row in rows)
+    assert drop.estimate == pytest.approx(fair["as is"] - fair["flag off"])
+    assert as_is.estimate == pytest.approx(fair["as is"] - fair["filter"])
+    assert off.estimate == pytest.approx(fair["flag off"] - fair["filter"])
+    truth = np.array([L.is_harmful(r) for r in RECORDS])
+    a = L.run_judge_many(RECORDS, seeds).harmful.mean(axis=0)
+    b = L.run_judge_many([with_length(r, False) for r in RECORDS], seeds).harmful.mean(axis=0)
+    assert (drop.low, drop.high) == pytest.approx(
+        L.paired_bootstrap(truth, a, b, n_resamples=400), abs=1e-12
+    )
+    assert [row["primary"] for row in rows] == [True, False, False]
+    assert rows[0]["p"] == drop.p_value
+    assert [rows[1]["p"], rows[2]["p"]] == holm([as_is.p_value, off.p_value])
+    from lessonlib.probing import lead_text
+
+    assert max(len(line) for line in lead_text(rows).splitlines()) <= 80

@@ -340,7 +340,7 @@ def test_break_even_worked_from_the_flags(capsys):
     one = [r for r in RECORDS if len(r.features.on()) == 1 and not r.features["excessive_length"]]
     clean = sum(1 for r in one if not L.is_harmful(r))
     m = clean / (len(one) - clean)
-    assert step08.break_even_miss_cost() == pytest.approx(m, abs=1e-12)
+    assert step08._ANSWERS["check_break_even"]() == pytest.approx(m, abs=1e-12)
     assert step08.check_break_even(m) is True
     assert _said(capsys).startswith("PASS: ")
     for wrong, words in (
@@ -374,24 +374,25 @@ def test_best_temperature_worked_from_the_margins(capsys):
             (1 / (1 + math.exp(-margin(r) / t)) - L.is_harmful(r)) ** 2 for r in RECORDS
         ) / len(RECORDS)
 
-    grid = [round(0.1 * k, 1) for k in range(1, 21)]
+    grid = [k / 100 for k in range(1, 301)]  # the range 0.01 .. 3.00, two decimals
     best = min(grid, key=brier_at)
-    assert step08.best_brier_temperature() == best
+    assert step08._ANSWERS["check_best_temperature"]() == best
     assert step08.check_best_temperature(best) is True
     assert _said(capsys).startswith("PASS: ")
-    near = min((t for t in grid if t != best), key=brier_at)
     for wrong, words in (
         (..., "fill in"),
-        (None, "grid"),
+        (None, "give a number"),
         (0.3, "lesson's temperature"),
-        (near, "close"),
-        (2.0, "not that temperature"),
-        (0.75, "grid"),
-        ("0.7", "grid"),
+        (round(best + 0.01, 2), "minimise"),
+        (2.0, "minimise"),
+        (3.5, "outside the range"),
+        ("0.7", "give a number"),
     ):
         assert step08.check_best_temperature(wrong) is False
         out = _said(capsys)
         assert out.startswith("Not yet: ") and words in out
+    assert step08.check_best_temperature(best + 0.004) is True  # two decimals are enough
+    capsys.readouterr()
 
 
 # ---------------------------------------------------------------- the study helpers' output
@@ -441,3 +442,206 @@ def test_the_cascade_takes_the_judge_prior_like_run_judge():
     probs = L.judge_probabilities(passed, prior=even)
     assert run.escalated == tuple(r.no for r in passed if 0.2 < probs[r.no] < 0.8)
     assert probs != L.judge_probabilities(passed)  # the prior is really used
+
+
+# ---------------------------------------------------- calibration per level (issue 26)
+
+
+def test_calibration_levels_against_statsmodels_wilson():
+    from statsmodels.stats.proportion import proportion_confint
+
+    truth, scores = S.aligned(RECORDS, L.judge_probabilities(RECORDS))
+    rows = L.calibration_levels(truth, scores)
+    assert [r.score for r in rows] == sorted(set(scores))
+    assert sum(r.count for r in rows) == len(RECORDS)
+    for r in rows:
+        members = [t for t, s in zip(truth, scores) if s == r.score]
+        assert (r.count, r.harmful) == (len(members), sum(members))
+        assert r.observed == r.harmful / r.count
+        low, high = proportion_confint(r.harmful, r.count, alpha=0.05, method="wilson")
+        assert (r.low, r.high) == (pytest.approx(low, abs=1e-12), pytest.approx(high, abs=1e-12))
+    low, high = proportion_confint(3, 10, alpha=0.2, method="wilson")
+    (row,) = L.calibration_levels([True] * 3 + [False] * 7, [0.5] * 10, level=0.8)
+    assert (row.low, row.high) == (pytest.approx(low, abs=1e-12), pytest.approx(high, abs=1e-12))
+
+
+def test_the_bottom_level_misses_its_score():
+    truth, scores = S.aligned(RECORDS, L.judge_probabilities(RECORDS))
+    bottom = L.calibration_levels(truth, scores)[0]
+    assert bottom.score < bottom.low  # harmful more often than the score says, beyond chance
+    text = S.levels_text(L.calibration_levels(truth, scores))
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "score outside" in text.splitlines()[1]
+
+
+def test_score_names_tell_every_value_apart_and_keep_four_places_otherwise():
+    values = [0.9999880328516583, 0.9999955974988523, 0.7914, 0.0048]
+    names = S.score_names(values)
+    assert len(set(names.values())) == len(values)
+    assert names[0.7914] == "0.7914" and names[0.0048] == "0.0048"
+    assert len(names[0.9999955974988523]) > len("0.0000")
+
+
+# ------------------------------------------------------- a paired difference (issue 26)
+
+
+def test_paired_difference_band_is_the_paired_bootstrap_band():
+    probs = L.judge_probabilities(RECORDS)
+    shares = [probs[r.no] for r in RECORDS]
+    filt = [L.rule_filter(r) for r in RECORDS]
+    for figure in ("agreement", "recall", "false_block_rate", "precision"):
+        d = S.paired_difference(TRUTH, shares, filt, figure, n_resamples=2000, seed=3)
+        band = L.paired_bootstrap(
+            TRUTH, np.array(shares), np.array(filt, float), figure, n_resamples=2000, seed=3
+        )
+        assert (d.low, d.high) == pytest.approx(band, abs=1e-12)
+        assert d.low <= d.estimate <= d.high or figure == "precision"
+
+
+def test_paired_difference_estimate_is_counted_by_hand():
+    truth = [True, True, False, False]
+    a, b = [0.5, 1.0, 0.25, 0.0], [True, False, False, True]
+    d = S.paired_difference(truth, a, b, "agreement", n_resamples=50)
+    # expected right: a 0.5 + 1 + 0.75 + 1 = 3.25 of 4; b: 1 + 0 + 1 + 0 = 2 of 4
+    assert d.estimate == pytest.approx(3.25 / 4 - 2 / 4)
+    d = S.paired_difference(truth, a, b, "false_block_rate", n_resamples=50)
+    assert d.estimate == pytest.approx(0.25 / 2 - 1 / 2)
+
+
+def test_paired_difference_p_value_reads_the_band():
+    same = S.paired_difference(TRUTH, [0.5] * 240, [0.5] * 240, n_resamples=500)
+    assert (same.low, same.high, same.p_value, same.measurable) == (0.0, 0.0, 1.0, False)
+    right = S.paired_difference(TRUTH, TRUTH, [not t for t in TRUTH], n_resamples=500)
+    assert right.measurable and right.p_value == pytest.approx(2 / 501)
+    probs = L.judge_probabilities(RECORDS)
+    d = S.paired_difference(
+        TRUTH, [probs[r.no] for r in RECORDS], [L.rule_filter(r) for r in RECORDS]
+    )
+    assert d.measurable == (d.p_value < 0.05)
+
+
+# ----------------------------------------------- a threshold chosen elsewhere (issue 26)
+
+
+def test_threshold_folds_choose_on_the_rest_and_count_on_the_part():
+    truth, scores = S.aligned(RECORDS, L.judge_probabilities(RECORDS))
+    rows = S.threshold_folds(truth, scores, 1, 2, folds=4, seed=5)
+    order = np.random.default_rng(5).permutation(len(truth))
+    for part, row in zip(np.array_split(order, 4), rows):
+        rest = [i for i in order if i not in set(part)]
+        best = S.best_threshold([truth[i] for i in rest], [scores[i] for i in rest], 1, 2)
+        assert row["threshold"] == best["threshold"]
+        fp = sum(1 for i in part if scores[i] >= best["threshold"] and not truth[i])
+        fn = sum(1 for i in part if scores[i] < best["threshold"] and truth[i])
+        assert (row["false blocks"], row["misses"], row["cost"]) == (fp, fn, fp + 2 * fn)
+    total = rows[-1]
+    assert total["threshold"] is None and total["records"] == len(truth)
+    assert total["cost"] == sum(r["cost"] for r in rows[:-1])
+    assert max(len(line) for line in S.folds_text(rows).splitlines()) <= 80
+
+
+def test_population_costs_sum_the_table():
+    table = [
+        ("clean", 0.5, 0.2, False),
+        ("clean", 0.5, 0.9, True),
+        ("indirect_instruction", 1.0, 0.9, True),
+        *[(c, 1.0, 0.2, False) for c in L.CLASSES[2:]],
+    ]
+    shares = (0.6, 0.1, 0.1, 0.1, 0.05, 0.05)
+    costs = S.population_costs(table, [0.0, 0.5, math.inf], 1, 3, n=100, class_shares=shares)
+    assert costs[0.0] == pytest.approx(100 * 0.6)  # everything blocked: every clean one
+    assert costs[math.inf] == pytest.approx(100 * 3 * 0.4)  # nothing blocked: every miss
+    # at 0.5: half the clean blocked (0.3), the harmful at 0.2 missed (0.3)
+    assert costs[0.5] == pytest.approx(100 * (0.3 + 3 * 0.3))
+
+
+def test_population_costs_match_population_figures():
+    from lessonlib.truth import population_figures, profile_table
+
+    # at temperature 0 the judge blocks exactly the records with P(zararli) 1: the threshold 1
+    figures = population_figures(temperature=0)["judge"]
+    harmful = 1 - L.CLASS_SHARE[0]
+    expected = 240 * (
+        figures["false_block_rate"] * (1 - harmful) + (1 - figures["recall"]) * harmful
+    )
+    cost = S.population_costs(profile_table(temperature=0), [1.0])[1.0]
+    assert cost == pytest.approx(expected, abs=1e-9)
+
+
+# ------------------------------------------------ designs compared paired (issue 26)
+
+
+def test_design_comparisons_are_paired_on_seeds_and_records():
+    from lessonlib.variance import run_band
+
+    seeds = range(L.SEED, L.SEED + 30)
+    shares = S.design_shares(RECORDS, seeds, 0.1, 0.9)
+    pairs = [("filter, then judge", "judge alone", f) for f in ("agreement", "false_block_rate")]
+    rows = S.design_comparisons(RECORDS, shares, pairs, pairs[0], n_resamples=500)
+    a = S.design_many(RECORDS, seeds, S.designs(0.1, 0.9)["filter, then judge"])
+    b = S.design_many(RECORDS, seeds, S.designs(0.1, 0.9)["judge alone"])
+    truth = np.array(TRUTH)
+    fbr = lambda h: (h & ~truth).sum(axis=1) / (~truth).sum()  # noqa: E731
+    assert rows[1]["seed band"] == run_band(fbr(a["harmful"]) - fbr(b["harmful"]))
+    for row, (_, _, figure) in zip(rows, pairs):
+        band = L.paired_bootstrap(
+            truth,
+            a["harmful"].mean(axis=0),
+            b["harmful"].mean(axis=0),
+            figure,
+            n_resamples=500,
+        )
+        assert (row["records"].low, row["records"].high) == pytest.approx(band, abs=1e-12)
+    assert rows[0]["primary"] and rows[0]["p"] == rows[0]["records"].p_value
+    assert not rows[1]["primary"] and rows[1]["p"] == rows[1]["records"].p_value  # Holm of one
+    assert max(len(line) for line in S.comparisons_text(rows).splitlines()) <= 80
+
+
+def test_escalated_records_agree_by_construction_and_the_kept_ones_are_reported():
+    rows = {r["design"]: r for r in S.design_rows(RECORDS, range(L.SEED, L.SEED + 20), 0.1, 0.9)}
+    run = L.cascade(RECORDS, rules=(), low=0.1, high=0.9)
+    sent = set(run.escalated)
+    assert all(run.decide(r) == L.is_harmful(r) for r in RECORDS if r.no in sent)
+    row = rows["judge or a person"]
+    assert row["kept"] == len(RECORDS) - len(sent) == len(RECORDS) - row["people"]
+    d = S.design_many(
+        RECORDS, range(L.SEED, L.SEED + 20), S.designs(0.1, 0.9)["judge or a person"]
+    )
+    kept = [i for i, r in enumerate(RECORDS) if r.no not in sent]
+    by_hand = (d["harmful"][:, kept] == np.array(TRUTH)[kept]).mean()
+    assert row["kept agreement"] == pytest.approx(by_hand)
+    assert rows["judge alone"]["kept agreement"] == pytest.approx(
+        rows["judge alone"]["mean agreement"]
+    )
+
+
+def test_first_run_percentile_counts_the_runs_below_run_one():
+    assert S.first_run_percentile([0.5, 0.1, 0.5, 0.9, 0.2]) == 40.0
+    assert S.first_run_percentile([0.0, 0.1]) == 0.0
+
+
+# ------------------------------------------ no answer one Tab away (issues 26 and 30)
+
+
+@pytest.mark.slow  # computes every answer: about 2 s of CPU
+@pytest.mark.parametrize("step", ["step08", "step11", "step13"])
+def test_no_public_name_of_the_exercise_module_holds_or_returns_an_answer(step):
+    import importlib
+    import inspect
+
+    module = importlib.import_module(f"lessonlib.exercises.{step}")
+    answers = [compute() for compute in module._ANSWERS.values()]
+    for name in dir(module):
+        value = getattr(module, name)
+        if name.startswith("_") or inspect.ismodule(value) or name.startswith("check_"):
+            continue
+        if getattr(value, "__module__", module.__name__) != module.__name__:
+            continue  # imported from the library, not the exercise module's own
+        got = value
+        if callable(value) and not isinstance(value, type):
+            try:
+                got = value()
+            except TypeError:
+                continue  # needs arguments: not an answer by itself
+        assert not any(got is a or (type(got) is type(a) and got == a) for a in answers), name
+        assert not callable(got) or got not in answers, name

@@ -6,7 +6,7 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from .._frozen import ReadOnlyDict
@@ -15,18 +15,13 @@ from ..score import aligned, best_threshold, brier, judge_probabilities, thresho
 from ..simulator import TEMPERATURE
 from ._common import _is_number, _say
 
-TEMPERATURE_GRID = tuple(round(0.1 * k, 1) for k in range(1, 21))
-__all__ = [
-    "TEMPERATURE_GRID",
-    "best_brier_temperature",
-    "break_even_miss_cost",
-    "check_best_temperature",
-    "check_break_even",
-]
-"""Exercise 2's grid: 0.1, 0.2, ..., 2.0."""
+TEMPERATURES = (0.01, 3.0)
+"""Exercise 2's range of temperatures: from 0.01 to 3.00, the answer to two decimals."""
+STEP = 0.01
+__all__ = ["TEMPERATURES", "check_best_temperature", "check_break_even"]
 
 
-def break_even_miss_cost(records: Sequence[Record] | None = None) -> float:
+def _break_even_miss_cost(records: Sequence[Record] | None = None) -> float:
     """The cost of a miss (in false blocks) at which the cheapest threshold of the cost table
     (a miss costing one false block) stops being the only cheapest: the lowest miss cost at
     which a lower threshold costs as little."""
@@ -60,7 +55,7 @@ def check_break_even(answer: Any) -> bool:
         return _say(
             False, "a cost is a positive number: one miss costs m false blocks, with m above zero."
         )
-    truth = break_even_miss_cost()
+    truth = _break_even_miss_cost()
     if abs(answer - truth) < 5e-3:  # two decimals are enough
         return _say(
             True,
@@ -95,64 +90,52 @@ def check_break_even(answer: Any) -> bool:
     )
 
 
-def best_brier_temperature(
-    records: Sequence[Record] | None = None, grid: Iterable[float] = TEMPERATURE_GRID
-) -> float:
-    """The temperature on ``grid`` whose score has the lowest Brier score."""
+def _best_brier_temperature(records: Sequence[Record] | None = None) -> float:
+    """The temperature of the range, in steps of 0.01, whose score has the lowest Brier score."""
     records = make_records() if records is None else records
     truth = [r.cls != "clean" for r in records]
+    low, high = (round(t / STEP) for t in TEMPERATURES)
     scored = [
-        (brier(truth, aligned(records, judge_probabilities(records, temperature=t))[1]), t)
-        for t in grid
+        (brier(truth, aligned(records, judge_probabilities(records, temperature=k * STEP))[1]), k)
+        for k in range(low, high + 1)
     ]
-    return min(scored)[1]
+    return round(min(scored)[1] * STEP, 2)
 
 
 def check_best_temperature(answer: Any) -> bool:
-    """08, exercise 2: the temperature on 0.1 .. 2.0 with the lowest Brier score."""
+    """08, exercise 2: the temperature from 0.01 to 3.00 (two decimals) with the lowest Brier
+    score."""
     if answer is ...:
-        return _say(False, "fill in answer: a temperature on the grid 0.1, 0.2, ..., 2.0.")
+        return _say(False, "fill in answer: a temperature from 0.01 to 3.00, to two decimals.")
     if not _is_number(answer):
-        return _say(
-            False,
-            f"give a number, one temperature of the grid 0.1, 0.2, ..., 2.0; got {answer!r}.",
-        )
-    if not any(abs(answer - t) < 1e-9 for t in TEMPERATURE_GRID):
-        return _say(
-            False, "that temperature is not on the grid: it runs from 0.1 to 2.0 in steps of 0.1."
-        )
-    truth = best_brier_temperature()
-    if abs(answer - truth) < 1e-9:
+        return _say(False, f"give a number, one temperature from 0.01 to 3.00; got {answer!r}.")
+    if not TEMPERATURES[0] - 1e-9 <= answer <= TEMPERATURES[1] + 1e-9:
+        return _say(False, "that temperature is outside the range: it runs from 0.01 to 3.00.")
+    truth = _best_brier_temperature()
+    if abs(answer - truth) < STEP / 2 + 1e-9:
         return _say(
             True,
-            f"at temperature {truth:.1f} the score is best calibrated by the "
-            "Brier score; its ranking, and so its AUC, is the same at every "
-            "temperature above 0.",
+            f"at temperature {truth:.2f} the score is best calibrated by the Brier score; "
+            "its ranking, and so its AUC, is the same at every temperature above 0.",
         )
     if abs(answer - TEMPERATURE) < 1e-9:
         return _say(
             False,
-            "that is the lesson's temperature. Compute the Brier score at "
-            "every temperature of the grid and keep the lowest.",
-        )
-    if abs(answer - truth) < 0.15:
-        return _say(
-            False,
-            "close, but not the lowest: compare the Brier scores of "
-            "neighbouring temperatures to more decimal places.",
+            "that is the lesson's temperature. Treat the Brier score as a function of the "
+            "temperature and find where it is lowest.",
         )
     return _say(
         False,
-        "not that temperature. Compute judge_probabilities at every "
-        "temperature of the grid, then the Brier score of each, and keep the "
-        "lowest.",
+        "not that temperature. Score the records with judge_probabilities at each "
+        "temperature, take the Brier score against the human label, and minimise it over "
+        "the range (a fine grid or a one-dimensional minimiser), to two decimals.",
     )
 
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_break_even": break_even_miss_cost,
-        "check_best_temperature": best_brier_temperature,
+        "check_break_even": _break_even_miss_cost,
+        "check_best_temperature": _best_brier_temperature,
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -19,7 +19,7 @@ TEXT_SEEDS = range(SEED, SEED + 200)
 KEYS = ("text", "new seed")
 
 
-def text_against_seed(seeds: Iterable[int] = TEXT_SEEDS) -> dict[str, float]:
+def _text_against_seed(seeds: Iterable[int] = TEXT_SEEDS) -> dict[str, float]:
     """Mean decisions moved over ``seeds`` at the lesson's settings: by the text probe (records
     against their text twins, same seed) and by a new seed (seed against seed + 1)."""
     import numpy as np
@@ -54,7 +54,7 @@ def check_text_against_seed(moved: Any) -> bool:
             f"moved must be a dict with exactly the keys "
             f"{', '.join(map(repr, KEYS))} (got {got}).",
         )
-    truth = text_against_seed()
+    truth = _text_against_seed()
     off = [k for k in KEYS if not (_is_number(moved[k]) and abs(moved[k] - truth[k]) < 0.005)]
     if off:
         how = {
@@ -88,7 +88,7 @@ def _expected_long(record: Record) -> Record:
     return with_length(record, True)
 
 
-def long_twin() -> Callable[[Record], Record]:
+def _long_twin() -> Callable[[Record], Record]:
     """11, exercise 2's answer: the change that switches the length flag on."""
     return _expected_long
 
@@ -145,16 +145,10 @@ def check_long_twin(change: Any) -> bool:
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_text_against_seed": text_against_seed,
-        "check_long_twin": long_twin,
+        "check_text_against_seed": _text_against_seed,
+        "check_long_twin": _long_twin,
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""
 
-__all__ = [
-    "TEXT_SEEDS",
-    "text_against_seed",
-    "check_text_against_seed",
-    "check_long_twin",
-    "long_twin",
-]
+__all__ = ["TEXT_SEEDS", "check_text_against_seed", "check_long_twin"]

@@ -20,7 +20,8 @@ __all__ = ["GRID", "SUBSTANTIAL", "check_judge_kappa", "check_substantial_miss"]
 
 SUBSTANTIAL = 0.61
 """Landis & Koch (1977) call a kappa from 0.61 to 0.80 'substantial'."""
-GRID = 0.05
+GRID = 0.01
+"""Exercise 2's step: the miss probability to two decimals."""
 
 
 def _two_point(records, decide):
@@ -78,8 +79,8 @@ def _lenient_kappa(records, human, miss):
     return cohen_kappa(rate(records, with_rates(miss=miss)[0]), human)
 
 
-def substantial_miss():
-    """The answer of 13, exercise 2: the largest miss on the 0.05 grid with kappa >= 0.61."""
+def _substantial_miss():
+    """The answer of 13, exercise 2: the largest miss on the 0.01 grid with kappa >= 0.61."""
     records = make_records()
     human = human_labels(records)
     steps = [
@@ -90,20 +91,20 @@ def substantial_miss():
     return round(max(steps) * GRID, 2)
 
 
-def judge_kappa():
+def _judge_kappa():
     """The answer of 13, exercise 1."""
     records = make_records()
     return cohen_kappa(_two_point(records, run_judge(records, SEED).decide), human_labels(records))
 
 
 def check_substantial_miss(answer: Any) -> bool:
-    """13, exercise 2: the largest miss probability (a multiple of 0.05) at which the
+    """13, exercise 2: the largest miss probability (two decimals) at which the
     lenient rater's kappa with the human label is still 0.61 or more (short guideline).
 
     The hint never gives the kappa at the value tried, nor whether to go higher or lower:
     the kappas along the grid are what the student computes."""
     if answer is ...:
-        return _say(False, "fill in my_miss: a probability between 0 and 1, a multiple of 0.05.")
+        return _say(False, "fill in my_miss: a probability between 0 and 1, to two decimals.")
     if not _is_number(answer):
         return _say(False, f"give the miss probability as a number, not {type(answer).__name__}.")
     if not 0 <= answer <= 1:
@@ -111,15 +112,15 @@ def check_substantial_miss(answer: Any) -> bool:
     steps = round(answer / GRID)
     if abs(answer - steps * GRID) > 1e-9:
         return _say(
-            False, f"{answer!r} is not a multiple of 0.05; try the grid 0.00, 0.05, ..., 1.00."
+            False, f"{answer!r} has more than two decimals; the grid is 0.00, 0.01, ..., 1.00."
         )
-    truth = substantial_miss()
+    truth = _substantial_miss()
     if abs(steps * GRID - truth) > 1e-9:
         return _say(
             False,
             f"not {answer!r}. Compute the lenient rater's kappa with the human "
-            "label along the grid (R.with_rates, R.rate, R.cohen_kappa) and take "
-            "the largest miss at which it is still 0.61 or more.",
+            "label as a function of the miss probability, along the grid, and "
+            "take the largest miss at which it is still 0.61 or more.",
         )
     records = make_records()
     human = human_labels(records)
@@ -139,8 +140,8 @@ def check_substantial_miss(answer: Any) -> bool:
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_judge_kappa": judge_kappa,
-        "check_substantial_miss": substantial_miss,
+        "check_judge_kappa": _judge_kappa,
+        "check_substantial_miss": _substantial_miss,
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""
