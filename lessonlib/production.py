@@ -59,6 +59,7 @@ __all__ = [
     "estimate_rate",
     "estimates_text",
     "labels_needed",
+    "labels_needed_text",
     "plot_widths",
     "simulate_estimates",
     "true_rates",
@@ -82,7 +83,10 @@ DRIFT_SHARES = (0.47, 0.10, 0.07, 0.07, 0.07, 0.22)
 corrupted_input."""
 
 RESAMPLES = 2000
-"""Bootstrap resamples of the Rogan-Gladen interval."""
+"""Bootstrap resamples of the Rogan-Gladen interval (estimate_rate)."""
+SIM_RESAMPLES = 1000
+"""Bootstrap resamples of each simulated week's Rogan-Gladen interval (simulate_estimates):
+half as many keeps 1,000 weeks under 5 s; its coverage is what the simulation measures."""
 
 
 class Estimate(NamedTuple):
@@ -268,9 +272,9 @@ def _check_rogan_gladen(y, f, g):
     tnr = float(((y == 0) & (f == 0)).sum()) / (len(y) - pos)
     if tpr + tnr <= 1:
         raise ValueError(
-            f"rogan_gladen needs a judge better than chance on the labelled records: "
-            f"TPR + TNR = {tpr:.4f} + {tnr:.4f} <= 1, so the correction would divide by "
-            "zero or flip the sign"
+            "rogan_gladen needs a judge better than chance on the labelled records, and "
+            f"judge_labelled against person gives TPR + TNR = {tpr:.4f} + {tnr:.4f} <= 1: "
+            "the correction would divide by zero or flip the sign"
         )
 
 
@@ -321,6 +325,18 @@ def true_rates(
     ``population_figures``), ``judge_blocks`` (the judge's block share in expectation over
     seeds) and ``filter_agrees_with_judge`` (the stand-in's mean for the agreement)."""
     shares = _check_shares(class_shares)
+    if not judge_settings:
+        return dict(_lesson_true_rates(shares))
+    return _true_rates(shares, judge_settings)
+
+
+@functools.lru_cache(maxsize=16)
+def _lesson_true_rates(shares):
+    """true_rates at the lesson's judge settings, once per class mix."""
+    return tuple(_true_rates(shares, {}).items())
+
+
+def _true_rates(shares, judge_settings):
     figures = population_figures(class_shares=shares, **judge_settings)
     harmful, chance, blocks, weight = _population(shares, judge_settings)
     return {
@@ -366,8 +382,8 @@ def simulate_estimates(
     labels them all (each a draw with its P(zararli), or its score), a person ``labelled`` of
     them (the true value).  With ``person_shares`` the person labels ``labelled`` records drawn
     from that mix instead (the lesson's records, say) and the rest is this week's
-    ``size - labelled``.  Rogan-Gladen needs ``stand_in="label"``.  Weeks are drawn in chunks
-    of 100, so memory stays small.
+    ``size - labelled``.  Rogan-Gladen needs ``stand_in="label"`` and takes SIM_RESAMPLES
+    bootstrap resamples a week.  Weeks are drawn in chunks of 100, so memory stays small.
     """
     shares = _check_settings(quantity, stand_in, class_shares)
     weeks = check_int("weeks", weeks, minimum=1)
@@ -398,7 +414,7 @@ def simulate_estimates(
             y, f = _draw(person_pop, quantity, stand_in, k, labelled, rng)
             g = _draw(week_pop, quantity, stand_in, k, size - labelled, rng)[1]
         for method in methods:
-            out[method].append(np.stack(_estimate(method, y, f, g, level, RESAMPLES, rng), 1))
+            out[method].append(np.stack(_estimate(method, y, f, g, level, SIM_RESAMPLES, rng), 1))
     return {m: np.concatenate(parts) for m, parts in out.items()}
 
 
@@ -468,7 +484,7 @@ def width_rows(
 @slide_figure
 def plot_widths(rows: Sequence[Mapping[str, Any]]) -> Any:
     """Interval width against the number of person labels, one line per method, each line
-    labelled at its end (notebook 14)."""
+    labelled at its start, where the lines lie furthest apart (notebook 14)."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, FIGURE_WIDTH * 0.5))
@@ -480,15 +496,16 @@ def plot_widths(rows: Sequence[Mapping[str, Any]]) -> Any:
         ax.plot(counts, widths, styles[i % len(styles)], marker="o", color=f"C{i}")
         ax.annotate(
             method,
-            (counts[-1], widths[-1]),
-            xytext=(8, 0),
+            (counts[0], widths[0]),
+            xytext=(-10, 0),
             textcoords="offset points",
+            ha="right",
             va="center",
             color=f"C{i}",
         )
     ax.set_xscale("log")
     ax.set_xticks(counts, [str(c) for c in counts])
-    ax.set_xlim(counts[0] * 0.8, counts[-1] * 2.2)
+    ax.set_xlim(counts[0] / 3, counts[-1] * 1.3)
     ax.set_xlabel("records the person labels (log scale)")
     ax.set_ylabel("95% interval width")
     ax.set_title("Interval width against person labels")
@@ -553,6 +570,26 @@ def labels_needed(
         v = (ey**2 * tpr * (1 - tpr) / ey + (1 - ey) ** 2 * tnr * (1 - tnr) / (1 - ey)) / j**2
         out["rogan_gladen"] = needed(v, ef * (1 - ef) / j**2)
     return {k: out[k] for k in METHODS if k in out}
+
+
+def labels_needed_text(
+    half_width: float, *, quantity: str = "harmful", rest: int = 5000, level: float = 0.95
+) -> str:
+    """Person labels each method needs for +- ``half_width``, with the judge's label and with
+    its score as the stand-in, and the share saved against the sample alone (notebook 14)."""
+    lines = [f"{'stand-in':<10}{'method':<14}{'person labels':>14}{'saved':>8}"]
+    for stand_in in STAND_INS:
+        need = labels_needed(
+            half_width, quantity=quantity, stand_in=stand_in, rest=rest, level=level
+        )
+        alone = need["labelled"]
+        for method, n in need.items():
+            if n is None:
+                lines.append(f"{stand_in:<10}{method:<14}{'out of reach':>14}")
+            else:
+                saved = f"{1 - n / alone:.0%}" if alone else ""
+                lines.append(f"{stand_in:<10}{method:<14}{n:>14,}{saved:>8}")
+    return "\n".join(lines)
 
 
 # ------------------------------------------------------------------------------ one week
