@@ -31,7 +31,8 @@ module                 nb     what it holds
 ``agreement_stats``    13     Cohen's and Fleiss' kappa, Krippendorff's alpha
 ``raters``             13     simulated raters and the lesson re-scored
 ``production``         14     a week in production: the judge on every record, a person on
-                              a few; five estimates of a rate (estimate_rate), coverage
+                              a few; five estimates of a rate (estimate_rate), coverage,
+                              the false block rate as a ratio
 ``widgets``            02-13  every explorer (ipywidgets), the top layer
 ``exercises.stepNN``   NN     the exercise checks of notebook NN
 =====================  =====  ==========================================================
@@ -160,6 +161,7 @@ _LAZY = (
     ("paired_bootstrap", "sample"),
     ("records_needed", "sample"),
     ("Estimate", "production"),
+    ("estimate_false_block_rate", "production"),
     ("estimate_rate", "production"),
     ("labels_needed", "production"),
     ("simulate_estimates", "production"),
@@ -217,6 +219,7 @@ __all__ = [
     "comparison_rows",
     "confusion",
     "disagreements",
+    "estimate_false_block_rate",
     "estimate_rate",
     "fleiss_kappa",
     "generator",

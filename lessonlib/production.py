@@ -22,6 +22,10 @@ right; stand-in: the filter agrees with the judge).  The truth is known exactly 
 generator (``truth.population_figures``), so coverage is counted, not assumed:
 :func:`simulate_estimates` draws many weeks at once from ``truth.profile_table`` (vectorised).
 
+The filter's false block rate is a ratio, P(blocks and clean) / P(clean), not a mean:
+:func:`estimate_false_block_rate` estimates both parts from the same records (the labelled
+sample alone, PPI or PPI++) and takes its interval by the delta method.
+
 Every estimator here is written once for many weeks at a time (arrays of shape (weeks, records));
 the door calls the same code with one week.
 """
@@ -56,6 +60,7 @@ __all__ = [
     "Week",
     "coverage_rows",
     "coverage_text",
+    "estimate_false_block_rate",
     "estimate_rate",
     "estimates_text",
     "labels_needed",
@@ -71,6 +76,10 @@ METHODS = ("judge", "labelled", "rogan_gladen", "ppi", "ppi++")
 """The five estimates, in the order the notebook shows them."""
 QUANTITIES = ("harmful", "filter_right")
 """The harmful share; the filter's agreement (a mean of 'the filter is right')."""
+RATIO = "false_block_rate"
+"""The filter's false block rate: a ratio, P(blocks and clean) / P(clean)."""
+RATIO_METHODS = ("judge", "labelled", "ppi", "ppi++")
+"""The estimates of the ratio (Rogan-Gladen corrects a share, not a ratio)."""
 STAND_INS = ("label", "score")
 """The judge's stand-in on a record: its label (a draw) or its score P(zararli)."""
 
@@ -171,9 +180,49 @@ def _rogan_gladen(y, f, g, level, resamples, rng):
     return value, low, high
 
 
+def _ratio(method, y, f, g, z):
+    """The false block rate of each row, sum(a) / sum(b), with a delta-method interval.
+
+    ``y``, ``f``, ``g``: arrays (rows, records, 2) holding (a, b) = (blocked and clean, clean)
+    for the person and (blocked and judged clean, judged clean) for the stand-in.  The ratio
+    theta solves mean(a - theta * b) = 0, so PPI (and PPI++) treat psi = a - theta * b as the
+    quantity: theta = [lam * mean_rest(a^) + mean_lab(a - lam * a^)] / [the same for b], and
+    its standard error is PPI's for psi divided by the denominator (the delta method)."""
+    if method == "judge":
+        y, f, g = g, g[:, :2], g[:, :2]  # the stand-in taken as the truth on the rest
+        method = "labelled"
+    if method == "labelled":
+        a, b = y[..., 0], y[..., 1]
+        den = b.mean(axis=1)
+        value = a.mean(axis=1) / den
+        half = z * (a - value[:, None] * b).std(axis=1) / math.sqrt(a.shape[1]) / den
+        return value, value - half, value + half
+    a, b, ah, bh, ag, bg = y[..., 0], y[..., 1], f[..., 0], f[..., 1], g[..., 0], g[..., 1]
+
+    def point(lam):
+        num = lam * ag.mean(axis=1) + (a - lam[:, None] * ah).mean(axis=1)
+        den = lam * bg.mean(axis=1) + (b - lam[:, None] * bh).mean(axis=1)
+        return num / den, den
+
+    lam = np.ones(a.shape[0])
+    value, den = point(lam)
+    if method == "ppi++":
+        t = value[:, None]
+        lam = _tuned_lam(a - t * b, ah - t * bh, ag - t * bg)
+        value, den = point(lam)
+    t = value[:, None]
+    psi, psi_hat, psi_rest = a - t * b, ah - t * bh, ag - t * bg
+    var = lam**2 * psi_rest.var(axis=1) / ag.shape[1]
+    var += (psi - lam[:, None] * psi_hat).var(axis=1) / a.shape[1]
+    half = z * np.sqrt(var) / np.abs(den)
+    return value, value - half, value + half
+
+
 def _estimate(method, y, f, g, level, resamples, rng):
     """(value, low, high), three arrays of one entry per row, for one method."""
     z = _z(level)
+    if y.ndim == 3:
+        return _ratio(method, y, f, g, z)
     if method == "judge":
         return _mean_ci(g, z)
     if method == "labelled":
@@ -190,7 +239,9 @@ def _values(name, values, *, zero_one=False):
     """A 1-D float array of numbers in [0, 1] (0/1 only with ``zero_one``)."""
     values = check_collection(name, values, "a list of 0/1 labels or scores", "value")
     for v in values:
-        if isinstance(v, (str, bytes)) or not isinstance(v, (bool, int, float, np.number)):
+        if isinstance(v, (str, bytes)) or not isinstance(
+            v, (bool, int, float, np.number, np.bool_)
+        ):
             raise TypeError(
                 f"{name} must hold numbers (bools, 0/1 or scores in [0, 1]), "
                 f"found {type(v).__name__} {v!r}"
@@ -278,6 +329,64 @@ def _check_rogan_gladen(y, f, g):
         )
 
 
+def estimate_false_block_rate(
+    person: Iterable[bool | float],
+    filter_labelled: Iterable[bool | float],
+    judge_labelled: Iterable[bool | float],
+    filter_rest: Iterable[bool | float],
+    judge_rest: Iterable[bool | float],
+    *,
+    method: str = "ppi",
+    level: float = 0.95,
+) -> Estimate:
+    """The rule filter's false block rate this week with its ``level`` interval (notebook 14).
+
+    A ratio: P(the filter blocks and the record is clean) / P(clean).  ``person``: the
+    person's 0/1 labels (1 = harmful) on the labelled records; ``filter_labelled``,
+    ``filter_rest``: the filter's 0/1 decisions (1 = blocks); ``judge_labelled``,
+    ``judge_rest``: the judge's 0/1 labels or scores P(zararli).  The stand-ins of the two
+    parts are 'blocked and judged clean' and 'judged clean'.  ``method``: one of
+    RATIO_METHODS; the interval is the delta method's (see ``_ratio``).
+    """
+    check_choice("method", method, RATIO_METHODS)
+    level = check_number("level", level)
+    if not 0 < level < 1:
+        raise ValueError(f"level must be between 0 and 1 (e.g. 0.95), got {level!r}")
+    y = _values("person", person, zero_one=True)
+    fl = _values("filter_labelled", filter_labelled, zero_one=True)
+    jl = _values("judge_labelled", judge_labelled)
+    fr = _values("filter_rest", filter_rest, zero_one=True)
+    jr = _values("judge_rest", judge_rest)
+    for name, values, other, like in (
+        ("filter_labelled", fl, "person", y),
+        ("judge_labelled", jl, "person", y),
+        ("judge_rest", jr, "filter_rest", fr),
+    ):
+        if len(values) != len(like):
+            raise ValueError(
+                f"{name} must hold one value per record, as many as {other} ({len(like)}); "
+                f"got {len(values)}"
+            )
+    if len(y) < 2:
+        raise ValueError(f"person must hold at least 2 labels for an interval, got {len(y)}")
+    if y.min() == 1:
+        raise ValueError(
+            "person holds no clean record: the false block rate divides by the clean share"
+        )
+    if method != "labelled" and jr.min() == 1:
+        raise ValueError(
+            "judge_rest calls every record harmful: its clean share, the ratio's denominator, is 0"
+        )
+    clean = 1 - y
+    person_parts = np.stack([fl * clean, clean], axis=-1)
+    labelled_parts = np.stack([fl * (1 - jl), 1 - jl], axis=-1)
+    rest_parts = np.stack([fr * (1 - jr), 1 - jr], axis=-1)
+    value, low, high = _ratio(
+        method, person_parts[None], labelled_parts[None], rest_parts[None], _z(level)
+    )
+    return Estimate(float(value[0]), float(low[0]), float(high[0]))
+
+
 # ------------------------------------------------------------- the population, exactly known
 
 
@@ -321,9 +430,10 @@ def true_rates(
 ) -> dict[str, float]:
     """The population's true rates under this class mix (notebook 14), exactly.
 
-    ``harmful`` (1 - the clean share), ``filter_right`` (the filter's agreement, from
-    ``population_figures``), ``judge_blocks`` (the judge's block share in expectation over
-    seeds) and ``filter_agrees_with_judge`` (the stand-in's mean for the agreement)."""
+    ``harmful`` (1 - the clean share), ``filter_right`` and ``false_block_rate`` (the
+    filter's agreement and false block rate, from ``population_figures``), ``judge_blocks``
+    (the judge's block share in expectation over seeds) and ``filter_agrees_with_judge`` (the
+    stand-in's mean for the agreement)."""
     shares = _check_shares(class_shares)
     if not judge_settings:
         return dict(_lesson_true_rates(shares))
@@ -342,6 +452,7 @@ def _true_rates(shares, judge_settings):
     return {
         "harmful": 1.0 - shares[CLASSES.index("clean")],
         "filter_right": figures["filter"]["agreement"],
+        "false_block_rate": figures["filter"]["false_block_rate"],
         "judge_blocks": float((weight * chance).sum()),
         "filter_agrees_with_judge": float((weight * np.where(blocks, chance, 1 - chance)).sum()),
     }
@@ -351,12 +462,20 @@ def _true_rates(shares, judge_settings):
 
 
 def _draw(population, quantity, stand_in, weeks, size, rng):
-    """(person values, stand-in values), arrays (weeks, size), records drawn independently."""
-    y_kind, m_kind = _quantity(quantity, *population[:3])
-    cumulative = np.cumsum(population[3])
+    """(person values, stand-in values), arrays (weeks, size), records drawn independently;
+    for the false block rate arrays (weeks, size, 2) of the ratio's two parts."""
+    harmful, chance, blocks, weight = population
+    cumulative = np.cumsum(weight)
     kind = np.minimum(
         np.searchsorted(cumulative, rng.random((weeks, size)), side="right"), len(cumulative) - 1
     )
+    if quantity == RATIO:
+        p = chance[kind]
+        judged = p if stand_in == "score" else (rng.random((weeks, size)) < p).astype(float)
+        block, clean = blocks[kind].astype(float), (~harmful[kind]).astype(float)
+        person = np.stack([block * clean, clean], axis=-1)
+        return person, np.stack([block * (1 - judged), 1 - judged], axis=-1)
+    y_kind, m_kind = _quantity(quantity, harmful, chance, blocks)
     chance = m_kind[kind]
     stand = chance if stand_in == "score" else (rng.random((weeks, size)) < chance).astype(float)
     return y_kind[kind], stand
@@ -378,6 +497,9 @@ def simulate_estimates(
 ) -> dict[str, np.ndarray]:
     """{method: array (weeks, 3) of value, low, high} over simulated weeks (notebook 14).
 
+    ``quantity``: one of QUANTITIES, or RATIO (the filter's false block rate, with
+    RATIO_METHODS; the default methods become those).
+
     Each week has ``size`` records drawn from the population with ``class_shares``; the judge
     labels them all (each a draw with its P(zararli), or its score), a person ``labelled`` of
     them (the true value).  With ``person_shares`` the person labels ``labelled`` records drawn
@@ -385,7 +507,11 @@ def simulate_estimates(
     ``size - labelled``.  Rogan-Gladen needs ``stand_in="label"`` and takes SIM_RESAMPLES
     bootstrap resamples a week.  Weeks are drawn in chunks of 100, so memory stays small.
     """
-    shares = _check_settings(quantity, stand_in, class_shares)
+    check_choice("quantity", quantity, QUANTITIES + (RATIO,))
+    check_choice("stand_in", stand_in, STAND_INS)
+    shares = _check_shares(class_shares)
+    if quantity == RATIO and methods is METHODS:
+        methods = RATIO_METHODS
     weeks = check_int("weeks", weeks, minimum=1)
     size = check_int("size", size, minimum=3)
     labelled = check_int("labelled", labelled, minimum=2)
@@ -393,7 +519,7 @@ def simulate_estimates(
         raise ValueError(f"labelled must be fewer than size ({size}) records, got {labelled}")
     methods = tuple(methods) if not isinstance(methods, str) else (methods,)
     for method in methods:
-        check_choice("methods", method, METHODS)
+        check_choice("methods", method, RATIO_METHODS if quantity == RATIO else METHODS)
     if stand_in == "score" and "rogan_gladen" in methods:
         raise ValueError("rogan_gladen needs the judge's labels: use stand_in='label'")
     level = check_number("level", level)
@@ -606,6 +732,13 @@ class Week:
     filter: tuple[bool, ...]
     labelled: tuple[int, ...]
 
+    def false_block_inputs(
+        self, stand_in: str = "label"
+    ) -> tuple[list[bool], list[bool], list[float], list[bool], list[float]]:
+        """(person, filter_labelled, judge_labelled, filter_rest, judge_rest) for
+        :func:`estimate_false_block_rate`."""
+        return _fbr_inputs(self, stand_in)
+
     def inputs(
         self, quantity: str = "harmful", stand_in: str = "label"
     ) -> tuple[list[bool], list[float], list[float]]:
@@ -628,6 +761,21 @@ class Week:
             [stand[i] for i in self.labelled],
             [s for i, s in enumerate(stand) if i not in chosen],
         )
+
+
+def _fbr_inputs(week, stand_in):
+    """(person, filter_labelled, judge_labelled, filter_rest, judge_rest) of a Week."""
+    check_choice("stand_in", stand_in, STAND_INS)
+    judge = [float(j) for j in week.judge] if stand_in == "label" else list(week.score)
+    chosen = set(week.labelled)
+    rest = [i for i in range(len(week.records)) if i not in chosen]
+    return (
+        [is_harmful(week.records[i]) for i in week.labelled],
+        [week.filter[i] for i in week.labelled],
+        [judge[i] for i in week.labelled],
+        [week.filter[i] for i in rest],
+        [judge[i] for i in rest],
+    )
 
 
 def week_of_traffic(size: int = 5000, labelled: int = 200, seed: int = WEEK_SEED) -> Week:

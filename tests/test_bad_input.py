@@ -1299,6 +1299,39 @@ ROWS.update(
                 "at least one",
                 "empty rest",
             ),
+            Bad(
+                "estimate_false_block_rate",
+                lambda m: m.estimate_false_block_rate([1, 1], [1, 0], [1, 0], [1], [0]),
+                ValueError,
+                "person",
+                "no clean record",
+            ),
+            Bad(
+                "estimate_false_block_rate",
+                lambda m: m.estimate_false_block_rate([1, 0], [1, 0], [1, 0], [1, 0], [1]),
+                ValueError,
+                "judge_rest",
+                "filter_rest",
+                "unequal lengths",
+            ),
+            Bad(
+                "estimate_false_block_rate",
+                lambda m: m.estimate_false_block_rate([1, 0], [0.5, 0], [1, 0], [1], [0]),
+                ValueError,
+                "filter_labelled",
+                "0/1",
+                "a score for the filter",
+            ),
+            Bad(
+                "estimate_false_block_rate",
+                lambda m: m.estimate_false_block_rate(
+                    [1, 0], [1, 0], [1, 0], [1], [0], method="rogan_gladen"
+                ),
+                ValueError,
+                "method",
+                "ppi++",
+                "Rogan-Gladen for a ratio",
+            ),
             Bad("true_rates", lambda m: m.true_rates((0.5, 0.5)), ValueError, "class_shares"),
             Bad(
                 "labels_needed",

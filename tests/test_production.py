@@ -7,6 +7,7 @@ and lam=None, ``ppi_mean_pointestimate``) and ``judgy`` 0.1.0 (the point estimat
 truth the generator knows exactly.
 """
 
+import importlib
 import math
 import statistics
 
@@ -354,3 +355,111 @@ def test_exercise_checks_pass_the_answer_and_hint_otherwise(capsys):
     assert step14.check_drift_bias(-bias) is False
     assert "sign" in capsys.readouterr().out
     assert step14.check_drift_bias(bias + 0.002) is False
+
+
+# ---------------------------------------------------------------- the false block rate, a ratio
+
+R_HARMFUL = [True, False, False, False, False, True]
+R_FILTER = [1, 1, 0, 0, 1, 0]
+R_JUDGE = [1, 0, 0, 1, 0, 1]
+R_FILTER_REST = [1, 0, 0, 1, 0, 0, 1, 0]
+R_JUDGE_REST = [1, 0, 0, 0, 0, 1, 1, 0]
+
+
+def test_the_false_block_rate_worked_by_hand():
+    # labelled: 4 clean records, the filter blocks 2 of them -> 1/2
+    est = P.estimate_false_block_rate(
+        R_HARMFUL, R_FILTER, R_JUDGE, R_FILTER_REST, R_JUDGE_REST, method="labelled"
+    )
+    assert est.value == pytest.approx(0.5)
+    # Wald among the clean records: sqrt(0.5 * 0.5 / 4)
+    assert est.high - est.value == pytest.approx(Z95 * math.sqrt(0.25 / 4))
+    # judge: the rest's records judged clean (5), of which the filter blocks 1 -> 1/5
+    judge = P.estimate_false_block_rate(
+        R_HARMFUL, R_FILTER, R_JUDGE, R_FILTER_REST, R_JUDGE_REST, method="judge"
+    )
+    assert judge.value == pytest.approx(0.2)
+    # PPI: a = blocks and clean = [0,1,0,0,1,0], a^ = blocks and judged clean = [0,1,0,0,1,0],
+    # b = clean = [0,1,1,1,1,0], b^ = judged clean = [0,1,1,0,1,0]; on the rest the judge
+    # calls 5 of 8 clean and the filter blocks 1 of those: numerator 1/8 + mean(a - a^) = 1/8,
+    # denominator 5/8 + mean(b - b^) = 5/8 + 1/6
+    ppi = P.estimate_false_block_rate(R_HARMFUL, R_FILTER, R_JUDGE, R_FILTER_REST, R_JUDGE_REST)
+    assert ppi.value == pytest.approx((1 / 8) / (5 / 8 + 1 / 6))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("method, lam", [("ppi", 1), ("ppi++", None)])
+def test_the_ratio_is_ppi_on_its_linearisation(seed, method, lam):
+    """theta solves mean(a - theta b) = 0; at the estimate, ppi_py's mean interval of
+    psi = a - theta b (and its stand-in) divided by the denominator is the ratio's."""
+    rng = np.random.default_rng(seed)
+    n, big_n = 300, 3000
+    harmful = rng.random(n + big_n) < 0.38
+    blocks = np.where(harmful, rng.random(n + big_n) < 0.8, rng.random(n + big_n) < 0.15)
+    judge = np.where(rng.random(n + big_n) < 0.85, harmful, ~harmful).astype(float)
+    est = P.estimate_false_block_rate(
+        harmful[:n], blocks[:n], judge[:n], blocks[n:], judge[n:], method=method
+    )
+    a, b = blocks[:n] & ~harmful[:n], ~harmful[:n]
+    ah, bh = blocks[:n] * (1 - judge[:n]), 1 - judge[:n]
+    ag, bg = blocks[n:] * (1 - judge[n:]), 1 - judge[n:]
+    t = est.value
+    if lam is None:  # PPI++ tunes lam on psi at PPI's estimate (lam = 1) first
+        t1 = P.estimate_false_block_rate(
+            harmful[:n], blocks[:n], judge[:n], blocks[n:], judge[n:], method="ppi"
+        ).value
+        calc_lam = importlib.import_module("ppi_py.ppi")._calc_lam_glm  # ppi_py's own lam
+        lam = calc_lam(a - t1 * b, ah - t1 * bh, ag - t1 * bg, np.eye(1), clip=True)
+    den = lam * bg.mean() + (b - lam * bh).mean()
+    num = lam * ag.mean() + (a - lam * ah).mean()
+    assert t == pytest.approx(num / den)
+    low, high = ppi_py.ppi_mean_ci(a - t * b, ah - t * bh, ag - t * bg, alpha=0.05, lam=lam)
+    assert est.high - est.value == pytest.approx((high[0] - low[0]) / 2 / den)
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (([True, True], [1, 0], [1, 0], [1], [0]), "no clean record"),
+        (([True, False], [1, 0], [1, 0], [1, 0], [1, 1]), "denominator"),
+        (([True, False], [1, 0.5], [1, 0], [1], [0]), "0/1"),
+        (([True, False], [1, 0], [1, 0], [1, 0], [0]), "judge_rest"),
+        (([True, False], [1, 0, 1], [1, 0], [1], [0]), "filter_labelled"),
+    ],
+)
+def test_the_false_block_rate_refuses_bad_input(args, words):
+    with pytest.raises(ValueError) as caught:
+        P.estimate_false_block_rate(*args)
+    assert words in str(caught.value)
+
+
+def test_rogan_gladen_is_not_offered_for_the_ratio():
+    with pytest.raises(ValueError, match="method"):
+        P.estimate_false_block_rate([1, 0], [1, 0], [1, 0], [1], [0], method="rogan_gladen")
+    with pytest.raises(ValueError, match="methods"):
+        P.simulate_estimates(weeks=2, quantity="false_block_rate", methods=("rogan_gladen",))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stand_in", P.STAND_INS)
+def test_the_ratios_intervals_cover_the_true_false_block_rate(stand_in):
+    est = P.simulate_estimates(weeks=600, quantity="false_block_rate", stand_in=stand_in, seed=8)
+    rows = {r["method"]: r for r in P.coverage_rows(est, P.true_rates()["false_block_rate"])}
+    for method in ("labelled", "ppi", "ppi++"):
+        assert 0.92 <= rows[method]["coverage"] <= 0.975, (method, rows[method])
+    assert rows["judge"]["coverage"] < 0.05
+    assert rows["ppi"]["width"] < rows["labelled"]["width"]
+
+
+@pytest.mark.slow
+def test_a_weeks_false_block_inputs_line_up_with_its_records():
+    week = P.week_of_traffic(size=600, labelled=100, seed=P.WEEK_SEED + 10**8)
+    person, fl, jl, fr, jr = week.false_block_inputs("score")
+    assert len(person) == len(fl) == len(jl) == 100 and len(fr) == len(jr) == 500
+    i = week.labelled[3]
+    assert (person[3], fl[3], jl[3]) == (
+        L.is_harmful(week.records[i]),
+        week.filter[i],
+        week.score[i],
+    )
+    assert 0 <= P.estimate_false_block_rate(person, fl, jl, fr, jr).value <= 1
