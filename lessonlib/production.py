@@ -165,7 +165,8 @@ def _rogan_gladen(y, f, g, level, resamples, rng):
     tp = (yb & fb).sum(axis=1)
     tn = (~yb & ~fb).sum(axis=1)
     q = g.mean(axis=1)
-    value = _corrected(q, tp / pos, tn / (n - pos))
+    with np.errstate(divide="ignore", invalid="ignore"):  # a class missing: NaN, not a warning
+        value = _corrected(q, tp / pos, tn / (n - pos))
     cells = np.stack([tp, pos - tp, n - pos - tn, tn], axis=1) / n
     draws = rng.multinomial(n, cells, size=(resamples, y.shape[0]))
     q_star = rng.binomial(big_n, q, size=(resamples, y.shape[0])) / big_n
@@ -188,14 +189,13 @@ def _ratio(method, y, f, g, z):
     theta solves mean(a - theta * b) = 0, so PPI (and PPI++) treat psi = a - theta * b as the
     quantity: theta = [lam * mean_rest(a^) + mean_lab(a - lam * a^)] / [the same for b], and
     its standard error is PPI's for psi divided by the denominator (the delta method)."""
-    if method == "judge":
-        y, f, g = g, g[:, :2], g[:, :2]  # the stand-in taken as the truth on the rest
-        method = "labelled"
-    if method == "labelled":
-        a, b = y[..., 0], y[..., 1]
+    if method in ("judge", "labelled"):  # one sample's ratio: the judge's on the rest
+        parts = g if method == "judge" else y
+        a, b = parts[..., 0], parts[..., 1]
         den = b.mean(axis=1)
-        value = a.mean(axis=1) / den
-        half = z * (a - value[:, None] * b).std(axis=1) / math.sqrt(a.shape[1]) / den
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = a.mean(axis=1) / den
+            half = z * (a - value[:, None] * b).std(axis=1) / math.sqrt(a.shape[1]) / den
         return value, value - half, value + half
     a, b, ah, bh, ag, bg = y[..., 0], y[..., 1], f[..., 0], f[..., 1], g[..., 0], g[..., 1]
 

@@ -127,22 +127,26 @@ def test_labelled_ppi_and_ppi_plus_plus_match_ppi_python(seed, scores, level):
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_rogan_gladen_point_matches_judgy(seed):
+def test_rogan_gladen_matches_judgy(seed):
+    """The point estimate exactly; the interval within a tenth of its width (both are
+    bootstraps of 4,000 resamples, judgy's seeded through numpy's global generator; ours also
+    redraws the rest's share, so it is a little wider)."""
     y, f, g = week_arrays(seed, n=60 + 40 * seed, right=0.7 + 0.04 * seed)
+    np.random.seed(seed)
     theta, low, high = judgy.estimate_success_rate(
-        y.astype(int), f.astype(int), g.astype(int), bootstrap_iterations=2000
+        y.astype(int), f.astype(int), g.astype(int), bootstrap_iterations=4000
     )
-    ours = P.estimate_rate(y, f, g, method="rogan_gladen")
+    ours = P.estimate_rate(y, f, g, method="rogan_gladen", resamples=4000)
     assert ours.value == pytest.approx(theta, abs=1e-12)
-    # the intervals differ only in the bootstrap draws and in our redraw of the rest's share
-    assert ours.low == pytest.approx(low, abs=0.03)
-    assert ours.high == pytest.approx(high, abs=0.03)
+    width = high - low
+    assert abs(ours.low - low) <= 0.1 * width and abs(ours.high - high) <= 0.1 * width
 
 
 def test_rogan_gladen_is_clipped_to_a_share_like_judgy():
     y = [1, 1, 0, 0, 0, 0]
     f = [1, 1, 1, 0, 0, 0]
     rest = [0] * 30  # the judge never blocks: the correction goes below 0
+    np.random.seed(0)  # judgy's bootstrap draws from numpy's global generator
     theta = judgy.estimate_success_rate(y, f, rest, bootstrap_iterations=200)[0]
     assert P.estimate_rate(y, f, rest, method="rogan_gladen").value == theta == 0.0
 
