@@ -30,6 +30,9 @@ module                 nb     what it holds
 ``client``             12     a real model client and the local simulator server
 ``agreement_stats``    13     Cohen's and Fleiss' kappa, Krippendorff's alpha
 ``raters``             13     simulated raters and the lesson re-scored
+``production``         14     a week in production: the judge on every record, a person on
+                              a few; five estimates of a rate (estimate_rate), coverage,
+                              the false block rate as a ratio
 ``widgets``            02-13  every explorer (ipywidgets), the top layer
 ``exercises.stepNN``   NN     the exercise checks of notebook NN
 =====================  =====  ==========================================================
@@ -159,6 +162,13 @@ _LAZY = (
     ("paired_bootstrap", "sample"),
     ("records_needed", "sample"),
     ("holm", "sample"),
+    ("Estimate", "production"),
+    ("estimate_false_block_rate", "production"),
+    ("estimate_rate", "production"),
+    ("labels_needed", "production"),
+    ("simulate_estimates", "production"),
+    ("true_rates", "production"),
+    ("week_of_traffic", "production"),
 )
 
 __all__ = [
@@ -167,6 +177,7 @@ __all__ = [
     "CUE_TABLE",
     "DEFAULT_RULES",
     "DIVERSE",
+    "Estimate",
     "FEATURES",
     "FIGURES",
     "FLAG_WORD",
@@ -210,12 +221,15 @@ __all__ = [
     "comparison_rows",
     "confusion",
     "disagreements",
+    "estimate_false_block_rate",
+    "estimate_rate",
     "fleiss_kappa",
     "generator",
     "holm",
     "is_harmful",
     "judge_models",
     "krippendorff_alpha",
+    "labels_needed",
     "lesson",
     "make_records",
     "make_rule_filter",
@@ -229,8 +243,11 @@ __all__ = [
     "run_judge",
     "run_judge_many",
     "sample_call_block",
+    "simulate_estimates",
     "tokenize",
     "trace_id",
+    "true_rates",
+    "week_of_traffic",
     "write_records_csv",
 ]
 

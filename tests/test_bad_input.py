@@ -1293,6 +1293,178 @@ ROWS.update(
 )
 
 
+# notebook 14: the five estimates of a rate (lessonlib.production)
+ROWS.update(
+    {
+        "lessonlib.production": [
+            Bad(
+                "estimate_rate",
+                lambda m: m.estimate_rate([1, 0, 1], [1, 0], [1]),
+                ValueError,
+                "judge_labelled",
+                "same records",
+                "unequal lengths",
+            ),
+            Bad(
+                "estimate_rate",
+                lambda m: m.estimate_rate([1, 1], [1, 0], [1], method="rogan_gladen"),
+                ValueError,
+                "person",
+                "both classes",
+                "one class only",
+            ),
+            Bad(
+                "estimate_rate",
+                lambda m: m.estimate_rate([1, 0], [0, 1], [1], method="rogan_gladen"),
+                ValueError,
+                "judge_labelled",
+                "TPR + TNR",
+                "no better than chance",
+            ),
+            Bad(
+                "estimate_rate",
+                lambda m: m.estimate_rate([1, 0], [1.5, 0], [1]),
+                ValueError,
+                "judge_labelled",
+                "[0, 1]",
+                "score above 1",
+            ),
+            Bad(
+                "estimate_rate",
+                lambda m: m.estimate_rate([1, 0], [0.4, 0], [1], method="rogan_gladen"),
+                ValueError,
+                "judge_labelled",
+                "not scores",
+                "scores to Rogan-Gladen",
+            ),
+            Bad(
+                "estimate_rate",
+                lambda m: m.estimate_rate([1, 0.5], [1, 0], [1]),
+                ValueError,
+                "person",
+                "0/1",
+                "person score",
+            ),
+            Bad(
+                "estimate_rate",
+                lambda m: m.estimate_rate([1, 0], [1, 0], [1], method="mean"),
+                ValueError,
+                "method",
+                "ppi++",
+                "unknown method",
+            ),
+            Bad(
+                "estimate_rate",
+                lambda m: m.estimate_rate([1, 0], [1, 0], [1], level=1.5),
+                ValueError,
+                "level",
+                "between 0 and 1",
+            ),
+            Bad(
+                "estimate_rate",
+                lambda m: m.estimate_rate("10", [1, 0], [1]),
+                TypeError,
+                "person",
+                note="a string",
+            ),
+            Bad(
+                "estimate_rate",
+                lambda m: m.estimate_rate([1, 0], [1, 0], []),
+                ValueError,
+                "judge_rest",
+                "at least one",
+                "empty rest",
+            ),
+            Bad(
+                "estimate_false_block_rate",
+                lambda m: m.estimate_false_block_rate([1, 1], [1, 0], [1, 0], [1], [0]),
+                ValueError,
+                "person",
+                "no clean record",
+            ),
+            Bad(
+                "estimate_false_block_rate",
+                lambda m: m.estimate_false_block_rate([1, 0], [1, 0], [1, 0], [1, 0], [1]),
+                ValueError,
+                "judge_rest",
+                "filter_rest",
+                "unequal lengths",
+            ),
+            Bad(
+                "estimate_false_block_rate",
+                lambda m: m.estimate_false_block_rate([1, 0], [0.5, 0], [1, 0], [1], [0]),
+                ValueError,
+                "filter_labelled",
+                "0/1",
+                "a score for the filter",
+            ),
+            Bad(
+                "estimate_false_block_rate",
+                lambda m: m.estimate_false_block_rate(
+                    [1, 0], [1, 0], [1, 0], [1], [0], method="rogan_gladen"
+                ),
+                ValueError,
+                "method",
+                "ppi++",
+                "Rogan-Gladen for a ratio",
+            ),
+            Bad("true_rates", lambda m: m.true_rates((0.5, 0.5)), ValueError, "class_shares"),
+            Bad(
+                "labels_needed",
+                lambda m: m.labels_needed(0.7),
+                ValueError,
+                "half_width",
+                "between 0 and 0.5",
+            ),
+            Bad(
+                "labels_needed",
+                lambda m: m.labels_needed(0.03, quantity="fbr"),
+                ValueError,
+                "quantity",
+                "filter_right",
+            ),
+            Bad(
+                "labels_needed",
+                lambda m: m.labels_needed(0.03, stand_in="vote"),
+                ValueError,
+                "stand_in",
+                "score",
+            ),
+            Bad(
+                "simulate_estimates",
+                lambda m: m.simulate_estimates(weeks=0),
+                ValueError,
+                "weeks",
+                ">= 1",
+            ),
+            Bad(
+                "simulate_estimates",
+                lambda m: m.simulate_estimates(size=100, labelled=100),
+                ValueError,
+                "labelled",
+                "fewer than size",
+            ),
+            Bad(
+                "simulate_estimates",
+                lambda m: m.simulate_estimates(stand_in="score"),
+                ValueError,
+                "rogan_gladen",
+                "stand_in='label'",
+                "scores to Rogan-Gladen",
+            ),
+            Bad(
+                "week_of_traffic",
+                lambda m: m.week_of_traffic(size=10, labelled=10),
+                ValueError,
+                "labelled",
+                "fewer than size",
+            ),
+            Bad("week_of_traffic", lambda m: m.week_of_traffic(seed=-1), ValueError, "seed"),
+        ],
+    }
+)
+
+
 def _cases():
     for module, rows in ROWS.items():
         for i, row in enumerate(rows):
