@@ -165,8 +165,8 @@ def _counts(truth, decisions):
 
 def paired_bootstrap(
     truth: Sequence[bool] | np.ndarray,
-    a: Sequence[bool] | np.ndarray,
-    b: Sequence[bool] | np.ndarray,
+    a: Sequence[bool] | Sequence[float] | np.ndarray,
+    b: Sequence[bool] | Sequence[float] | np.ndarray,
     figure: str = "agreement",
     n_resamples: int = 10_000,
     level: float = 0.95,
@@ -226,8 +226,8 @@ def _differences(truth, a, b, figure, n_resamples, seed):
 
 def bootstrap_p(
     truth: Sequence[bool] | np.ndarray,
-    a: Sequence[bool] | np.ndarray,
-    b: Sequence[bool] | np.ndarray,
+    a: Sequence[bool] | Sequence[float] | np.ndarray,
+    b: Sequence[bool] | Sequence[float] | np.ndarray,
     figure: str = "agreement",
     n_resamples: int = 10_000,
     seed: int = 0,

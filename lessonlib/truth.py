@@ -37,6 +37,7 @@ from ._rng import LCG_INCREMENT, LCG_MULTIPLIER, M32, MIX_FIRST, MIX_SECOND
 from .criteria import DEFAULT_RULES, make_rule_filter
 from .figures import FIGURE_WIDTH, slide_figure
 from .judge import GUIDELINE
+from .metrics import rates
 from .records import (
     CLASS_SHARE,
     CLASSES,
@@ -49,7 +50,7 @@ from .records import (
     Flags,
     Record,
 )
-from .sample import FIGURES
+from .sample import FIGURES, paired_bootstrap
 from .simulator import CUE_TABLE, PRIOR, SPURIOUS, TEMPERATURE
 from .variance import run_band
 
@@ -61,7 +62,9 @@ __all__ = [
     "KINDS",
     "Coverage",
     "band_coverage",
+    "band_text",
     "coverage_text",
+    "expected_figures",
     "plot_coverage",
     "run_percentile_text",
     "population_figures",
@@ -517,3 +520,33 @@ def run_percentile_text(runs: Any, run: int = 0) -> str:
             f"{100 * (below + equal / 2):>12.1f}"
         )
     return "\n".join(lines)
+
+
+def expected_figures(truth: Sequence[bool], decisions: Sequence[float]) -> dict[str, float]:
+    """The four figures of ``decisions`` (bools, or a share of runs per record) against
+    ``truth``, from expected counts, not rounded (notebook 07)."""
+    tp = float(sum(d for d, t in zip(decisions, truth) if t))
+    fp = float(sum(d for d, t in zip(decisions, truth) if not t))
+    harmful = sum(1 for t in truth if t)
+    counts = np.array([tp, fp, harmful - tp, len(truth) - harmful - fp])
+    figures = rates(*counts, rounded=False)
+    return {name: float(value) for name, value in figures.items()}
+
+
+def band_text(
+    truth: Sequence[bool],
+    judge: Sequence[float],
+    crit: Sequence[bool],
+    figure: str = "agreement",
+    name: str = "judge",
+) -> str:
+    """Two lines for notebook 07: ``figure`` of the judge's decisions (bools, or shares)
+    minus the filter's on these records, and its 95% records' band (paired_bootstrap's
+    defaults) with its verdict under the course's rule."""
+    a, b = expected_figures(truth, judge)[figure], expected_figures(truth, crit)[figure]
+    low, high = paired_bootstrap(truth, judge, crit, figure)
+    verdict = "clear of zero: measurable" if low > 0 or high < 0 else "holds zero: not measured"
+    return (
+        f"{figure.replace('_', ' ')}, {name} - filter: {a:.4f} - {b:.4f} = {a - b:+.4f}\n"
+        f"95% records' band {low:+.4f} .. {high:+.4f}, {verdict}"
+    )

@@ -378,6 +378,7 @@ def test_cold_fbr_band_wrong_answers_get_a_hint(capsys):
         ((high, low), "low end comes first"),
         ((-high, -low), "wrong sign"),
         ((0.5, 0.6), "not that band"),
+        ((low + 0.025, high - 0.025), "not that band"),  # issue 30: "close" only when close
     ]
     if other != (low, high):
         cases.append((other, "close"))
@@ -385,6 +386,27 @@ def test_cold_fbr_band_wrong_answers_get_a_hint(capsys):
         assert step07.check_cold_fbr_band(answer) is False
         out = said(capsys)
         assert out.startswith("Not yet: ") and words in out, (answer, out)
+
+
+def test_step07_holds_no_public_answer():
+    public = {n for n in dir(step07) if not n.startswith("_")}
+    assert set(step07.__all__) <= public
+    assert not {"records_to_label", "cold_fbr_band"} & public
+    assert set(step07._ANSWERS) == {"check_records_to_label", "check_cold_fbr_band"}
+
+
+def test_the_last_hints_name_the_method_not_the_steps(capsys):
+    for check, wrong in (
+        (step07.check_records_to_label, 10**6),
+        (step07.check_cold_fbr_band, (0.5, 0.6)),
+    ):
+        check(wrong)
+        out = said(capsys)
+        assert (
+            "divide" not in out.lower()
+            and "figure=" not in out
+            and "run the judge" not in out.lower()
+        )
 
 
 @pytest.mark.parametrize("check", [step07.check_records_to_label, step07.check_cold_fbr_band])
