@@ -241,3 +241,83 @@ def test_the_band_that_draws_a_run_per_resample_is_wider_and_overcovers():
     assert abs(got["averaged"].coverage - 0.95) < error
     assert abs(got["run"].coverage - 0.95) < error
     assert got["records_and_runs"].coverage > 0.95 + 0.01
+
+
+def test_plot_coverage_draws_each_band_at_its_coverage_in_the_slide_style():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lessonlib.figures import SMALLEST_POINTS
+
+    results = [
+        T.Coverage(kind, "agreement", 0.01, cover, width, 0.1, 500, 240, 100, 0.95)
+        for kind, cover, width in (
+            ("run", 0.94, 0.09),
+            ("averaged", 0.95, 0.08),
+            ("records_and_runs", 0.99, 0.11),
+        )
+    ]
+    fig = T.plot_coverage(results)
+    try:
+        left, right = fig.axes
+        dots = [line for line in left.lines if line.get_marker() == "o"]
+        assert [float(d.get_xdata()[0]) for d in dots] == [0.94, 0.95, 0.99]
+        assert [t.get_text() for t in left.get_yticklabels()] == list(T.KINDS.values())
+        assert any(list(line.get_xdata()) == [0.95, 0.95] for line in left.lines)
+        assert sorted(p.get_width() for p in right.patches) == [0.08, 0.09, 0.11]
+        fig.canvas.draw()
+        sizes = [
+            t.get_fontsize()
+            for t in fig.findobj(matplotlib.text.Text)
+            if t.get_visible() and t.get_text().strip()
+        ]
+        assert sizes and min(sizes) >= SMALLEST_POINTS
+        print(T.coverage_text(results))
+    finally:
+        plt.close("all")
+
+
+def test_coverage_text_fits_80_columns_and_says_each_kind():
+    results = [T.Coverage(k, "recall", 0.1, 0.95, 0.1, 0.5, 10, 240, 10, 0.95) for k in T.KINDS]
+    text = T.coverage_text(results)
+    assert all(len(line) <= 80 for line in text.splitlines())
+    for what in T.KINDS.values():
+        assert what in text
+    assert "+0.1000" in text and "95.0%" in text
+
+
+def test_expected_figures_of_bools_are_measures_and_of_shares_expected_counts():
+    records = L.make_records()
+    truth = [L.is_harmful(r) for r in records]
+    run = L.run_judge(records, L.SEED)
+    got = T.expected_figures(truth, [run.decide(r) for r in records])
+    want = L.measure(records, run.decide)
+    assert got["agreement"] == L.agreement(records, run.decide)
+    for name in ("recall", "false_block_rate", "precision"):
+        assert round(got[name], 4) == want[name]
+    # shares: a record blocked with chance 0.25 counts a quarter of a block
+    shares = T.expected_figures([True, False, False], [0.25, 0.5, 0.0])
+    assert shares["recall"] == 0.25 and shares["false_block_rate"] == 0.25
+    assert shares["agreement"] == pytest.approx((0.25 + 0.5 + 1.0) / 3)
+
+
+def test_band_text_gives_the_difference_the_band_and_the_rule():
+    truth = [True, False] * 20
+    right, wrong = truth, [not t for t in truth]
+    text = T.band_text(truth, right, wrong, "agreement", "run 1")
+    assert "run 1 - filter: 1.0000 - 0.0000 = +1.0000" in text and "measurable" in text
+    text = T.band_text(truth, right, right)
+    assert "+0.0000 .. +0.0000" in text and "not measured" in text
+
+
+def test_run_percentile_text_counts_the_runs_below_and_half_the_ties():
+    records = L.make_records(40)
+    runs = L.run_judge_many(records, range(30))
+    agreement = runs.figures()["agreement"]
+    x = agreement[2]
+    want = 100 * (np.sum(agreement < x) + np.sum(agreement == x) / 2) / len(agreement)
+    lines = T.run_percentile_text(runs, 2).splitlines()
+    line = next(s for s in lines if s.startswith("agreement"))
+    assert line.split()[-1] == f"{want:.1f}" and line.split()[1] == f"{x:.4f}"
