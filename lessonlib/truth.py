@@ -16,8 +16,11 @@ chance).  So every population figure is a finite sum, computed here exactly, not
   counter-example, for records resampled with a run drawn per resample
   (``"records_and_runs"``).  :func:`plot_coverage` and :func:`coverage_text` show them.
 
-``profile_table`` is the sum's table (one row per class, source, text and flag profile)
-for the notebooks' simulations; it and the other helpers trust their caller.
+For 07's two questions, :func:`band_text` prints a difference with its records' band and
+verdict, :func:`expected_figures` scores decisions given as shares by expected counts, and
+:func:`run_percentile_text` places one run among many.  ``profile_table`` is the sum's table
+(one row per class, source, text and flag profile) for the notebooks' simulations; it and
+these helpers trust their caller.
 """
 
 from __future__ import annotations
