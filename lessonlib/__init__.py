@@ -23,7 +23,8 @@ module                 nb     what it holds
 ``variance``           04 06  run bands, changed records, the temperature sweep
 ``sample``             07     the records as a sample: paired test, records' band
 ``score``              08     the judge's score: ROC/AUC, calibration, a cascade
-``truth``              07 14  the population's true figures, summed exactly
+``truth``              07 14  the population's true figures, summed exactly, and how
+                              often a records' band holds them (band_coverage)
 ``panel``              09     a panel of judges: quorum, aggregate, min_agreement
 ``panel_study``        10     panel designs over many panel seeds
 ``probing``            11     probing the judge from outside (door: ``probe``)
@@ -149,7 +150,6 @@ from .simulator import (
     SimulatedModel,
     tokenize,
 )
-from .truth import population_figures
 
 __version__ = "1.0.0"
 
@@ -169,6 +169,9 @@ _LAZY = (
     ("simulate_estimates", "production"),
     ("true_rates", "production"),
     ("week_of_traffic", "production"),
+    ("bootstrap_p", "sample"),
+    ("population_figures", "truth"),
+    ("band_coverage", "truth"),
 )
 
 __all__ = [
@@ -213,6 +216,8 @@ __all__ = [
     "SimulatedModel",
     "agreement",
     "ask_for_label",
+    "band_coverage",
+    "bootstrap_p",
     "build_prompt",
     "class_block",
     "class_recall",

@@ -12,6 +12,8 @@ just as a judge's figure can come from which seed was drawn.  Here:
   of the difference kept;
 * :func:`records_needed` - how many labelled records a rate needs to be known
   to +/- a half-width;
+* :func:`bootstrap_p` - the p-value that goes with the records' band: the share of
+  resampled differences on the far side of zero, doubled;
 * :func:`holm` - Holm's adjustment of p-values when more than one figure is tested.
 
 Every function is a door a student calls: it checks its arguments first.
@@ -29,7 +31,14 @@ from ._checks import check_choice, check_int, check_number, check_seed
 from .metrics import rates
 from .variance import run_band
 
-__all__ = ["paired_table", "mcnemar_p", "paired_bootstrap", "records_needed", "holm"]
+__all__ = [
+    "paired_table",
+    "mcnemar_p",
+    "paired_bootstrap",
+    "bootstrap_p",
+    "records_needed",
+    "holm",
+]
 
 FIGURES = ("agreement", "recall", "false_block_rate", "precision")
 """The figures :func:`paired_bootstrap` can compare (the names ``measure`` uses)."""
@@ -156,8 +165,8 @@ def _counts(truth, decisions):
 
 def paired_bootstrap(
     truth: Sequence[bool] | np.ndarray,
-    a: Sequence[bool] | np.ndarray,
-    b: Sequence[bool] | np.ndarray,
+    a: Sequence[bool] | Sequence[float] | np.ndarray,
+    b: Sequence[bool] | Sequence[float] | np.ndarray,
     figure: str = "agreement",
     n_resamples: int = 10_000,
     level: float = 0.95,
@@ -178,15 +187,23 @@ def paired_bootstrap(
     by expected counts, so the band speaks of the judge in expectation over seeds.
 
     ``a`` (or ``b``) may also be one row of decisions per judge run, e.g.
-    ``ManyRuns.harmful``: each resample then also draws one of the runs, so the
-    band holds both sources of noise, the records and the seed.
+    ``ManyRuns.harmful``: each resample then also draws one of the runs.  That band is
+    kept as a counter-example, not for claims: a record drawn twice keeps the drawn run's
+    one decision, so the judge's noise is counted twice and the band is too wide
+    (``lessonlib.truth.band_coverage(kind="records_and_runs")`` measures it).  For the
+    judge in expectation over seeds, give each record's seed-averaged decision instead.
     """
-    truth, a, b = _three(truth, a, b, rows=True, shares=True)
-    figure = check_choice("figure", figure, FIGURES)
-    n_resamples = check_int("n_resamples", n_resamples, minimum=1)
     level = check_number("level", level)
     if not 0 < level < 1:
         raise ValueError(f"level must be a share strictly between 0 and 1, got {level!r}")
+    return run_band(_differences(truth, a, b, figure, n_resamples, seed), level)
+
+
+def _differences(truth, a, b, figure, n_resamples, seed):
+    """The door's checks, then the ``n_resamples`` resampled differences figure(a) - figure(b)."""
+    truth, a, b = _three(truth, a, b, rows=True, shares=True)
+    figure = check_choice("figure", figure, FIGURES)
+    n_resamples = check_int("n_resamples", n_resamples, minimum=1)
     seed = check_seed(seed)
     # records and runs from two streams: rows of identical runs give the 1-D band exactly
     rng, runs_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])
@@ -204,7 +221,28 @@ def paired_bootstrap(
                 x = x[rows]
             figures.append(rates(*_counts(drawn, x), rounded=False)[figure])
         out.append(figures[0] - figures[1])
-    return run_band(np.concatenate(out), level)
+    return np.concatenate(out)
+
+
+def bootstrap_p(
+    truth: Sequence[bool] | np.ndarray,
+    a: Sequence[bool] | Sequence[float] | np.ndarray,
+    b: Sequence[bool] | Sequence[float] | np.ndarray,
+    figure: str = "agreement",
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> float:
+    """The two-sided bootstrap p-value of ``figure(a) - figure(b)`` (notebook 07).
+
+    The same resamples as :func:`paired_bootstrap` with the same arguments: the share of
+    resampled differences at or below zero, or at or above it, whichever is smaller,
+    doubled and at most 1.  It is below ``1 - level`` exactly when the band at that level
+    lies clear of zero (when ``n_resamples * (1 - level) / 2`` is a whole number), so it
+    is the band's verdict as a number, the kind :func:`holm` adjusts.  ``a`` and ``b``
+    take what :func:`paired_bootstrap` takes.
+    """
+    d = _differences(truth, a, b, figure, n_resamples, seed)
+    return float(min(1.0, 2 * min(np.count_nonzero(d <= 0), np.count_nonzero(d >= 0)) / len(d)))
 
 
 def records_needed(p: float, half_width: float, level: float = 0.95) -> int:

@@ -1,4 +1,4 @@
-"""Notebooks 07 and 14 - the truth the generator knows.
+"""Notebooks 07 and 14 - the truth the generator knows, and the bands checked against it.
 
 Every record is drawn from a known population (``records``): a class by CLASS_SHARE, a
 source by SOURCE_SHARE[class], each of the seven flags on with PROFILE[class], a text
@@ -9,34 +9,69 @@ chance).  So every population figure is a finite sum, computed here exactly, not
 
 * :func:`population_figures` - agreement, recall, false block rate and precision of the
   judge (in expectation over seeds) and of the rule filter, over the whole population.
+* :func:`band_coverage` - how often the 95% records' band of judge minus filter, computed on
+  fresh record sets drawn as ``make_records`` draws them, holds the population's difference
+  (its *coverage*), how wide it is, and how often it clears zero; for one run's decisions
+  (``"run"``), for each record's seed-averaged decision (``"averaged"``) and, as the
+  counter-example, for records resampled with a run drawn per resample
+  (``"records_and_runs"``).  :func:`plot_coverage` and :func:`coverage_text` show them.
 
-``profile_table`` is the sum's table (one row per class, source, text and flag profile)
-for the notebooks' simulations; it trusts its caller.
+For 07's two questions, :func:`band_text` prints a difference with its records' band and
+verdict, :func:`expected_figures` scores decisions given as shares by expected counts, and
+:func:`run_percentile_text` places one run among many.  ``profile_table`` is the sum's table
+(one row per class, source, text and flag profile) for the notebooks' simulations; it and
+these helpers trust their caller.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
+import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from ._checks import check_collection, check_number
+import numpy as np
+
+from ._checks import check_choice, check_collection, check_int, check_number, check_seed
+from ._frozen import ReadOnlyDict
+from ._rng import LCG_INCREMENT, LCG_MULTIPLIER, M32, MIX_FIRST, MIX_SECOND
 from .criteria import DEFAULT_RULES, make_rule_filter
+from .figures import FIGURE_WIDTH, slide_figure
 from .judge import GUIDELINE
+from .metrics import rates
 from .records import (
     CLASS_SHARE,
     CLASSES,
     FEATURES,
     PROFILE,
+    RECORD_STRIDE,
     SOURCE_SHARE,
     SOURCES,
     TEXTS,
     Flags,
     Record,
 )
+from .sample import FIGURES, paired_bootstrap
 from .simulator import CUE_TABLE, PRIOR, SPURIOUS, TEMPERATURE
+from .variance import run_band
 
-__all__ = ["population_figures", "JUDGE_SETTINGS"]
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "JUDGE_SETTINGS",
+    "KINDS",
+    "Coverage",
+    "band_coverage",
+    "band_text",
+    "coverage_text",
+    "expected_figures",
+    "plot_coverage",
+    "run_percentile_text",
+    "population_figures",
+]
 
 JUDGE_SETTINGS = ("temperature", "guideline", "cues", "spurious", "prior")
 """The judge's settings population_figures takes, as judge_probabilities names them."""
@@ -57,6 +92,28 @@ def _check_shares(class_shares):
     return shares
 
 
+def _cell_tables(
+    temperature: float = TEMPERATURE,
+    guideline: str = GUIDELINE,
+    cues: Mapping[str, str] = CUE_TABLE,
+    spurious: Mapping[str, str] = SPURIOUS,
+    prior: Mapping[str, float] = PRIOR,
+    rules: Sequence[str] = DEFAULT_RULES,
+) -> tuple[list[tuple[str, str, tuple[bool, ...]]], list[float], list[bool]]:
+    """The cells (source, text, flags), in SOURCES x TEXTS x flag-profile order (the first
+    flag the most significant bit), with the judge's P(block) and the filter's decision."""
+    from .score import judge_probabilities
+
+    rule = make_rule_filter(rules)
+    profiles = list(itertools.product((False, True), repeat=len(FEATURES)))
+    # one record per (source, text, flags), asked in one call; the prompt also carries the
+    # record's number, which no cue of the course's tables reads
+    cells = [(source, text, flags) for source in SOURCES for text in TEXTS for flags in profiles]
+    probe = [Record(i + 1, "clean", s, Flags(f), t, 40) for i, (s, t, f) in enumerate(cells)]
+    chance = judge_probabilities(probe, temperature, guideline, cues, spurious, prior)
+    return cells, [chance[i + 1] for i in range(len(cells))], [bool(rule(r)) for r in probe]
+
+
 def profile_table(
     temperature: float = TEMPERATURE,
     guideline: str = GUIDELINE,
@@ -67,23 +124,14 @@ def profile_table(
 ) -> list[tuple[str, float, float, bool]]:
     """One row (class, probability within the class, judge's P(block), filter blocks) per
     source, text and flag profile of each class; the rows of a class sum to 1."""
-    from .score import judge_probabilities
-
-    rule = make_rule_filter(rules)
-    profiles = list(itertools.product((False, True), repeat=len(FEATURES)))
-    # one record per (source, text, flags), asked in one call; the prompt also carries the
-    # record's number, which no cue of the course's tables reads
-    cells = [(source, text, flags) for source in SOURCES for text in TEXTS for flags in profiles]
-    probe = [Record(i + 1, "clean", s, Flags(f), t, 40) for i, (s, t, f) in enumerate(cells)]
-    chance = judge_probabilities(probe, temperature, guideline, cues, spurious, prior)
-    blocks = [bool(rule(record)) for record in probe]
+    cells, chance, blocks = _cell_tables(temperature, guideline, cues, spurious, prior, rules)
     rows = []
     for cls in CLASSES:
         for i, (source, _text, flags) in enumerate(cells):
             weight = SOURCE_SHARE[cls][SOURCES.index(source)] / len(TEXTS)
             for on, p in zip(flags, PROFILE[cls]):
                 weight *= p if on else 1 - p
-            rows.append((cls, weight, chance[i + 1], blocks[i]))
+            rows.append((cls, weight, chance[i], blocks[i]))
     return rows
 
 
@@ -129,3 +177,379 @@ def population_figures(
     shares = _check_shares(class_shares)
     rows = profile_table(**judge_settings)
     return {"judge": _figures(shares, rows, 2), "filter": _figures(shares, rows, 3)}
+
+
+# ---------------------------------------------------------------------------------------------
+# Coverage: the records' band of judge minus filter on fresh record sets, against the truth
+# ---------------------------------------------------------------------------------------------
+
+KINDS = ReadOnlyDict(
+    {
+        "run": "one run's decisions",
+        "averaged": "seed-averaged decision",
+        "records_and_runs": "records and runs (noise twice)",
+    }
+)
+"""The bands :func:`band_coverage` checks: kind -> what the judge's side of the band holds."""
+CELLS = 1 << 21
+"""(set, resample) cells drawn at once, so memory stays bounded (a few arrays of 16 MiB)."""
+_SPAN = 1 << 48  # mix32 reads only the low 48 bits of its argument
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """What :func:`band_coverage` measured over ``n_sets`` fresh record sets (notebook 07).
+
+    ``truth`` is the population's difference judge - filter (:func:`population_figures`,
+    the judge in expectation over seeds); ``coverage`` the share of sets whose band holds
+    it; ``mean_width`` the band's mean width; ``excludes_zero`` the share of sets whose band
+    lies clear of zero (a "measurable" verdict).
+    """
+
+    kind: str
+    figure: str
+    truth: float
+    coverage: float
+    mean_width: float
+    excludes_zero: float
+    n_sets: int
+    n_records: int
+    n_resamples: int
+    level: float
+
+
+@functools.lru_cache(maxsize=1)
+def _default_cells():
+    """The judge's P(block) and the filter's decision per cell (the course's settings), the
+    distinct P values and each cell's index among them."""
+    _, chance, blocks = _cell_tables()
+    values, index = np.unique(np.array(chance), return_inverse=True)
+    return values, index.reshape(-1), np.array(blocks)
+
+
+def _draw_sets(n_sets, n_records, seed, start=0):
+    """Sets ``start .. start + n_sets - 1`` of fresh records, as numpy arrays (sets, records):
+    each record's class index and cell index (source, text, flags: :func:`_cell_tables`).
+
+    Set k is ``make_records(n_records, seed + k * RECORD_STRIDE * n_records)``: record i of it
+    draws from ``generator(seed + RECORD_STRIDE * (k * n_records + i))``, so the sets share
+    no record.  The generator's arithmetic is repeated here on uint64 arrays, exactly.
+    """
+    u64 = np.uint64
+    first = start * n_records
+    steps = np.arange(first, first + n_sets * n_records, dtype=np.uint64)
+    t = (u64(seed % _SPAN) + u64(RECORD_STRIDE) * steps) % u64(_SPAN)
+    mask = u64(M32)
+    x = (((t ^ (t >> u64(16))) & mask) * u64(MIX_FIRST)) & mask
+    x = ((x ^ (x >> u64(13))) * u64(MIX_SECOND)) & mask
+    state = (x ^ (x >> u64(16))) & mask
+
+    def uniform():
+        nonlocal state
+        state = (state * u64(LCG_MULTIPLIER) + u64(LCG_INCREMENT)) & mask
+        return state.astype(np.float64) / 4294967296.0
+
+    def pick(u, weights):  # records.pick: the first running sum above u, else the last
+        sums = np.cumsum(np.asarray(weights, dtype=float), axis=-1)
+        return np.minimum(np.sum(u[..., None] >= sums, axis=-1), len(weights) - 1)
+
+    cls = pick(uniform(), CLASS_SHARE)
+    source_sums = np.cumsum(np.array([SOURCE_SHARE[c] for c in CLASSES]), axis=1)
+    u = uniform()
+    source = np.minimum(np.sum(u[:, None] >= source_sums[cls], axis=1), len(SOURCES) - 1)
+    profile = np.array([PROFILE[c] for c in CLASSES])[cls]
+    flags = np.zeros(len(t), dtype=np.int64)
+    for k in range(len(FEATURES)):
+        flags = flags * 2 + (uniform() < profile[:, k])
+    text = (uniform() * len(TEXTS)).astype(np.int64)
+    cell = (source * len(TEXTS) + text) * (1 << len(FEATURES)) + flags
+    return cls.reshape(n_sets, n_records), cell.reshape(n_sets, n_records)
+
+
+SUMS = ReadOnlyDict({"agreement": 1, "recall": 2, "false_block_rate": 2, "precision": 4})
+"""How many sums over the drawn records each figure's difference needs."""
+
+
+def _coefficients(figure, harmful, share, filt):
+    """Per category, the weights (on the judge's blocks J, on the records drawn k) of each
+    sum a resample needs, and how the sums make the difference judge - filter.
+
+    Two rates over one denominator differ by the difference of their numerators over it, so
+    agreement, recall and false block rate need one sum beside their denominator; precision
+    (two denominators) needs four.  J is k * share unless a run is drawn per resample."""
+    h, f = harmful.astype(float), filt.astype(float)
+    c = 1.0 - h
+    zero = np.zeros_like(h)
+    if figure == "agreement":  # judge right - filter right
+        weights = [(h - c, c - (h * f + c * (1.0 - f)))]
+    elif figure == "recall":  # harmful drawn; judge tp - filter tp
+        weights = [(zero, h), (h, -f * h)]
+    elif figure == "false_block_rate":  # clean drawn; judge fp - filter fp
+        weights = [(zero, c), (c, -f * c)]
+    else:  # precision: judge tp, judge blocks, filter tp, filter blocks
+        weights = [(h, zero), (np.ones_like(h), zero), (zero, f * h), (zero, f)]
+    return np.array([[a for a, _ in weights], [b for _, b in weights]])  # (2, sums, cats)
+
+
+def _difference(figure, sums, n):
+    """The resamples' differences judge - filter from the sums of :func:`_coefficients`."""
+
+    def ratio(part, whole):  # a rate with nothing to count is 0, as in rates()
+        return np.divide(part, whole, out=np.zeros(part.shape), where=whole > 0)
+
+    if figure == "agreement":
+        return sums[0] / n
+    if figure == "precision":
+        return ratio(sums[0], sums[1]) - ratio(sums[2], sums[3])
+    return ratio(sums[1], sums[0])
+
+
+def _set_categories(kind, figure, cls, cell, rng):
+    """Per set, its categories smallest first: how many records fall in each, and each one's
+    weights (:func:`_coefficients`, then for a run drawn per resample the judge's P(block)).
+    Categories with the same weights are one; arrays (sets, categories[, columns])."""
+    values, index, blocks = _default_cells()
+    harmful, filt = cls != 0, blocks[cell]
+    if kind == "run":  # a run blocks each record with its P(zararli), records independently
+        judge = rng.random(cell.shape) < values[index[cell]]
+        key, share = judge.astype(np.int64), np.array([0.0, 1.0])
+    else:
+        key, share = index[cell], values
+    width = len(share)
+    key = (harmful * 2 + filt) * width + key
+    base = np.arange(4 * width)
+    chance = share[base % width]
+    weights = _coefficients(figure, base // (2 * width) == 1, chance, (base // width) % 2 == 1)
+    if kind == "records_and_runs":  # the judge's blocks are drawn per resample
+        rows = np.vstack([weights[0], weights[1], chance[None]]).T
+    else:  # J = k * share: the judge's weight folds into the records'
+        rows = (weights[1] + weights[0] * chance).T
+    merged, to = np.unique(rows, axis=0, return_inverse=True)
+    n_sets, n_base = len(cell), len(base)
+    counts = np.bincount(
+        (np.arange(n_sets)[:, None] * n_base + key).ravel(), minlength=n_sets * n_base
+    ).reshape(n_sets, n_base)
+    counts = counts @ (to.reshape(-1)[:, None] == np.arange(len(merged))).astype(np.int64)
+    order = np.argsort(counts, axis=1, kind="stable")
+    return np.take_along_axis(counts, order, axis=1), merged[order]
+
+
+def _resampled_sums(kind, figure, categories, n_resamples, rng):
+    """Per (set, resample) the sums of :func:`_coefficients` over the drawn records.
+
+    A resample's draws per category are a multinomial, drawn as a chain of binomials from
+    the smallest category up (the cheapest order); the largest takes what is left."""
+    counts, rows = categories
+    n_sets, n = len(counts), int(counts[0].sum())
+    n_sums = SUMS[figure]
+    left = np.full((n_sets, n_resamples), n, dtype=np.int64)
+    records_left = np.full(n_sets, float(n))
+    sums = np.zeros((n_sums, n_sets, n_resamples))
+    last = counts.shape[1] - 1
+    for j in range(counts.shape[1]):
+        size = counts[:, j]
+        if not size.any():
+            continue
+        if j == last:
+            k = left
+        else:
+            p = np.divide(size, records_left, out=np.zeros(n_sets), where=records_left > 0)
+            k = rng.binomial(left, np.minimum(p, 1.0)[:, None])
+            left -= k
+            records_left -= size
+        weight = rows[:, j, :, None]  # (sets, columns, 1)
+        if kind == "records_and_runs":  # this resample's run blocks b of the category
+            blocked = rng.binomial(np.broadcast_to(size[:, None], k.shape), weight[:, -1])
+            ratio = np.divide(
+                blocked, size[:, None], out=np.zeros(k.shape), where=size[:, None] > 0
+            )
+            judged = rng.binomial(k, ratio)
+            for m in range(n_sums):
+                sums[m] += judged * weight[:, m] + k * weight[:, n_sums + m]
+        else:
+            for m in range(n_sums):
+                if weight[:, m].any():
+                    sums[m] += k * weight[:, m]
+    return n, sums
+
+
+def _check_kind_figure(kind, figure):
+    return check_choice("kind", kind, tuple(KINDS)), check_choice("figure", figure, FIGURES)
+
+
+def band_coverage(
+    kind: str,
+    figure: str = "agreement",
+    *,
+    n_sets: int = 1000,
+    n_records: int = 240,
+    n_resamples: int = 2000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> Coverage:
+    """How honest the records' band of ``figure``, judge minus filter, is (notebook 07).
+
+    ``n_sets`` fresh record sets are drawn exactly as ``make_records(n_records, s)`` draws
+    them, set k with ``s = seed + k * RECORD_STRIDE * n_records`` (so no two sets share a
+    record).  On each set the band is what ``paired_bootstrap`` computes: ``n_resamples``
+    resamples of the records with replacement, the filter paired on the same records, the
+    middle ``level`` of the differences (read as ``run_band``).  The judge's side is
+
+    * ``"run"`` - one judge run's decisions: each record blocked with its P(zararli), the
+      records independently, drawn once per set (what a run of the simulated judge is);
+    * ``"averaged"`` - each record's seed-averaged decision, its P(zararli) (exact), scored
+      by expected counts;
+    * ``"records_and_runs"`` - the counter-example, the old "both" band: each resample also
+      draws a fresh run, and a record drawn twice keeps that run's one decision, so the
+      judge's noise is counted twice (once inside each record's draw, once again).
+
+    Every kind is checked against the same truth, the population's difference
+    (:func:`population_figures`: the judge in expectation over seeds minus the filter).  For
+    ``"run"`` this is also that run's own figure over endless records: a run decides each new
+    record with its P(zararli), so over the population every run has the judge's expected
+    figures; its band is valid for the run *and* for the judge.  What it cannot show is how
+    lucky the run was on these very records: that is a question for the seed band.
+
+    A resample's figures depend only on how many records it draws of each category (truth,
+    filter decision, the judge's share), so each resample is one multinomial over the
+    categories, not ``n_records`` indices.  Returns a :class:`Coverage`.
+    """
+    kind, figure = _check_kind_figure(kind, figure)
+    n_sets = check_int("n_sets", n_sets, minimum=1)
+    n_records = check_int("n_records", n_records, minimum=1)
+    n_resamples = check_int("n_resamples", n_resamples, minimum=1)
+    level = check_number("level", level)
+    if not 0 < level < 1:
+        raise ValueError(f"level must be a share strictly between 0 and 1, got {level!r}")
+    seed = check_seed(seed)
+    truth_figures = population_figures()
+    truth = truth_figures["judge"][figure] - truth_figures["filter"][figure]
+    # the band's ends are the sorted differences at run_band's two positions
+    low_at, high_at = (int(i) for i in run_band(np.arange(n_resamples), level))
+    rng = np.random.default_rng([seed, len(kind)])
+    block = max(1, CELLS // n_resamples)
+    covered = clear = 0
+    width = 0.0
+    for start in range(0, n_sets, block):
+        size = min(block, n_sets - start)
+        cls, cell = _draw_sets(size, n_records, seed, start)
+        categories = _set_categories(kind, figure, cls, cell, rng)
+        n, sums = _resampled_sums(kind, figure, categories, n_resamples, rng)
+        diff = np.sort(_difference(figure, sums, n), axis=1)
+        low, high = diff[:, low_at], diff[:, high_at]
+        covered += int(np.count_nonzero((low <= truth) & (truth <= high)))
+        clear += int(np.count_nonzero((low > 0) | (high < 0)))
+        width += float(np.sum(high - low))
+    return Coverage(
+        kind,
+        figure,
+        float(truth),
+        float(covered / n_sets),
+        float(width / n_sets),
+        float(clear / n_sets),
+        n_sets,
+        n_records,
+        n_resamples,
+        level,
+    )
+
+
+def coverage_text(results: Sequence[Coverage]) -> str:
+    """The coverage table notebook 07 prints (at most 80 columns): per kind of band, its
+    coverage of the population's difference, its mean width and how often it clears zero."""
+    first = results[0]
+    lines = [
+        f"{int(100 * first.level)}% records' band of {first.figure.replace('_', ' ')}, "
+        f"judge - filter, on {first.n_sets:,} fresh sets",
+        f"of {first.n_records} records; the population's difference: {first.truth:+.4f}",
+        f"{'band on':<32}{'coverage':>10}{'mean width':>13}{'clears zero':>13}",
+    ]
+    for r in results:
+        lines.append(
+            f"{KINDS[r.kind]:<32}{100 * r.coverage:>9.1f}%{r.mean_width:>13.3f}"
+            f"{100 * r.excludes_zero:>12.1f}%"
+        )
+    return "\n".join(lines)
+
+
+@slide_figure
+def plot_coverage(results: Sequence[Coverage]) -> Figure:
+    """Notebook 07: each band's coverage (with its 95% binomial error over the sets) against
+    the level it promises, and its mean width; one row per kind, labelled on the axis."""
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(
+        1, 2, figsize=(FIGURE_WIDTH, 3.6), sharey=True, gridspec_kw={"width_ratios": [3, 2]}
+    )
+    ys = list(range(len(results)))
+    level = results[0].level
+    errors = [1.96 * math.sqrt(r.coverage * (1 - r.coverage) / r.n_sets) for r in results]
+    for y, r, error in zip(ys, results, errors):
+        colour = "C3" if r.kind == "records_and_runs" else "C0"
+        left.errorbar(r.coverage, y, xerr=error, fmt="o", color=colour, capsize=4)
+        right.barh(y, r.mean_width, color=colour, height=0.5)
+        right.text(r.mean_width, y, f" {r.mean_width:.3f}", va="center")
+    left.axvline(level, color="black", linewidth=1)
+    left.text(level, len(results) - 0.45, f" promised {100 * level:g}%", va="center")
+    low = min(min(r.coverage - e for r, e in zip(results, errors)), level) - 0.01
+    left.set_xlim(max(0.0, low), 1.0)
+    left.set_yticks(ys)
+    left.set_yticklabels([KINDS[r.kind] for r in results])
+    left.set_ylim(len(results) - 0.2, -0.6)
+    left.set_xlabel("coverage of the truth")
+    right.set_xlabel("mean width")
+    right.set_xlim(0, 1.35 * max(r.mean_width for r in results))
+    fig.suptitle(
+        f"The records' band of {results[0].figure.replace('_', ' ')} on "
+        f"{results[0].n_sets:,} fresh record sets"
+    )
+    return fig
+
+
+def run_percentile_text(runs: Any, run: int = 0) -> str:
+    """Run ``run`` among ``runs`` (a ManyRuns on one record set; notebook 07): per figure its
+    value, the runs' mean and its percentile among them (ties count half)."""
+    lines = [
+        f"run {run + 1} among {len(runs):,} runs of the judge on the same records",
+        f"{'figure':<18}{'run ' + str(run + 1):>8}{'mean of runs':>14}{'percentile':>12}",
+    ]
+    for name, values in runs.figures().items():
+        if name == "precision":
+            continue
+        x = values[run]
+        below, equal = np.mean(values < x), np.mean(values == x)
+        lines.append(
+            f"{name.replace('_', ' '):<18}{x:>8.4f}{values.mean():>14.4f}"
+            f"{100 * (below + equal / 2):>12.1f}"
+        )
+    return "\n".join(lines)
+
+
+def expected_figures(truth: Sequence[bool], decisions: Sequence[float]) -> dict[str, float]:
+    """The four figures of ``decisions`` (bools, or a share of runs per record) against
+    ``truth``, from expected counts, not rounded (notebook 07)."""
+    tp = float(sum(d for d, t in zip(decisions, truth) if t))
+    fp = float(sum(d for d, t in zip(decisions, truth) if not t))
+    harmful = sum(1 for t in truth if t)
+    counts = np.array([tp, fp, harmful - tp, len(truth) - harmful - fp])
+    figures = rates(*counts, rounded=False)
+    return {name: float(value) for name, value in figures.items()}
+
+
+def band_text(
+    truth: Sequence[bool],
+    judge: Sequence[float],
+    crit: Sequence[bool],
+    figure: str = "agreement",
+    name: str = "judge",
+) -> str:
+    """Two lines for notebook 07: ``figure`` of the judge's decisions (bools, or shares)
+    minus the filter's on these records, and its 95% records' band (paired_bootstrap's
+    defaults) with its verdict under the course's rule."""
+    a, b = expected_figures(truth, judge)[figure], expected_figures(truth, crit)[figure]
+    low, high = paired_bootstrap(truth, judge, crit, figure)
+    verdict = "clear of zero: measurable" if low > 0 or high < 0 else "holds zero: not measured"
+    return (
+        f"{figure.replace('_', ' ')}, {name} - filter: {a:.4f} - {b:.4f} = {a - b:+.4f}\n"
+        f"95% records' band {low:+.4f} .. {high:+.4f}, {verdict}"
+    )

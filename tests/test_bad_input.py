@@ -785,6 +785,64 @@ ROWS.update(
                     ((0.5, 0.05, 1.2), ValueError, "level", "between 0 and 1", "level above 1"),
                 )
             ],
+            *[
+                Bad(
+                    "bootstrap_p",
+                    lambda m, k=k: m.bootstrap_p([True, False], [True, True], [False, False], **k),
+                    error,
+                    param,
+                    allowed,
+                    note=note,
+                )
+                for k, error, param, allowed, note in (
+                    (dict(figure="f1"), ValueError, "figure", "'recall'", "unknown"),
+                    (dict(n_resamples=0), ValueError, "n_resamples", ">= 1", "zero"),
+                    (dict(seed=-1), ValueError, "seed", ">= 0", "negative"),
+                )
+            ],
+            Bad(
+                "bootstrap_p",
+                lambda m: m.bootstrap_p([True, False], [0.5, 2.0], [False, False]),
+                ValueError,
+                "a",
+                "shares in [0, 1]",
+                "a share above 1",
+            ),
+            Bad(
+                "bootstrap_p",
+                lambda m: m.bootstrap_p([True, False], [True], [False, False]),
+                ValueError,
+                "a",
+                "same records",
+                "a shorter",
+            ),
+        ],
+        "lessonlib.truth": [
+            *[
+                Bad(
+                    "band_coverage",
+                    lambda m, k=k: m.band_coverage(**{"kind": "run", "n_sets": 1, **k}),
+                    error,
+                    param,
+                    allowed,
+                    note=note,
+                )
+                for k, error, param, allowed, note in (
+                    (dict(kind="both"), ValueError, "kind", "'averaged'", "unknown kind"),
+                    (dict(kind=None), ValueError, "kind", "'run'", "None kind"),
+                    (dict(figure="f1"), ValueError, "figure", "'false_block_rate'", "unknown"),
+                    (dict(n_sets=0), ValueError, "n_sets", ">= 1", "no sets"),
+                    (dict(n_sets=2.0), TypeError, "n_sets", "integer", "float sets"),
+                    (dict(n_records=0), ValueError, "n_records", ">= 1", "no records"),
+                    (dict(n_resamples=0), ValueError, "n_resamples", ">= 1", "zero"),
+                    (dict(n_resamples="2000"), TypeError, "n_resamples", "integer", "str"),
+                    (dict(level=1.0), ValueError, "level", "between 0 and 1", "level 1"),
+                    (dict(level=95), ValueError, "level", "between 0 and 1", "a percentage"),
+                    (dict(level=NAN), ValueError, "level", "finite", "NaN"),
+                    (dict(seed=-1), ValueError, "seed", ">= 0", "negative"),
+                    (dict(seed=1.5), TypeError, "seed", "integer", "float"),
+                )
+            ],
         ],
         "lessonlib.score": [
             *[

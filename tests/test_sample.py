@@ -270,9 +270,9 @@ def test_records_needed_has_no_last_bit_rounding_up():
 # ---------------------------------------------------------------- the package
 
 
-def test_the_module_exports_exactly_its_five_names():
+def test_the_module_exports_exactly_its_six_names():
     assert sorted(S.__all__) == sorted(
-        ["paired_table", "mcnemar_p", "paired_bootstrap", "records_needed", "holm"]
+        ["paired_table", "mcnemar_p", "paired_bootstrap", "bootstrap_p", "records_needed", "holm"]
     )
     for name in S.__all__:
         assert getattr(L, name) is getattr(S, name)
@@ -378,6 +378,7 @@ def test_cold_fbr_band_wrong_answers_get_a_hint(capsys):
         ((high, low), "low end comes first"),
         ((-high, -low), "wrong sign"),
         ((0.5, 0.6), "not that band"),
+        ((low + 0.025, high - 0.025), "not that band"),  # issue 30: "close" only when close
     ]
     if other != (low, high):
         cases.append((other, "close"))
@@ -385,6 +386,27 @@ def test_cold_fbr_band_wrong_answers_get_a_hint(capsys):
         assert step07.check_cold_fbr_band(answer) is False
         out = said(capsys)
         assert out.startswith("Not yet: ") and words in out, (answer, out)
+
+
+def test_step07_holds_no_public_answer():
+    public = {n for n in dir(step07) if not n.startswith("_")}
+    assert set(step07.__all__) <= public
+    assert not {"records_to_label", "cold_fbr_band"} & public
+    assert set(step07._ANSWERS) == {"check_records_to_label", "check_cold_fbr_band"}
+
+
+def test_the_last_hints_name_the_method_not_the_steps(capsys):
+    for check, wrong in (
+        (step07.check_records_to_label, 10**6),
+        (step07.check_cold_fbr_band, (0.5, 0.6)),
+    ):
+        check(wrong)
+        out = said(capsys)
+        assert (
+            "divide" not in out.lower()
+            and "figure=" not in out
+            and "run the judge" not in out.lower()
+        )
 
 
 @pytest.mark.parametrize("check", [step07.check_records_to_label, step07.check_cold_fbr_band])
@@ -451,3 +473,54 @@ def test_holm_matches_statsmodels(ps):
 def test_holm_refuses_what_is_not_p_values(bad, kind):
     with pytest.raises(kind, match="p_values"):
         S.holm(bad)
+
+
+# ---------------------------------------------------------------- bootstrap_p
+
+
+@pytest.mark.parametrize("figure", S.FIGURES)
+@pytest.mark.parametrize("seed", [0, 3])
+def test_bootstrap_p_is_below_the_level_exactly_when_the_band_clears_zero(lesson, figure, seed):
+    records, truth, crit, judge = lesson
+    from lessonlib.score import judge_probabilities
+
+    chance = judge_probabilities(records)
+    shares = [chance[r.no] for r in records]
+    for a in (judge, shares):
+        for level in (0.95, 0.9, 0.5):
+            low, high = S.paired_bootstrap(truth, a, crit, figure, 2000, level, seed)
+            p = S.bootstrap_p(truth, a, crit, figure, 2000, seed)
+            assert (p < 1 - level) == (low > 0 or high < 0), (figure, level, p, low, high)
+
+
+def test_bootstrap_p_worked_by_hand():
+    truth = [True, False] * 10
+    right, wrong = truth, [not t for t in truth]
+    # every resample gives +1: none at or below zero
+    assert S.bootstrap_p(truth, right, wrong, n_resamples=500) == 0.0
+    # identical decisions: every difference is 0, on both sides at once
+    assert S.bootstrap_p(truth, right, right, n_resamples=500) == 1.0
+    # one record of 20 differs: the resamples that leave it out, about (19/20)**20 = 0.36,
+    # are at zero; the rest above it, so p = 2 * 0.36
+    one = list(right)
+    one[0] = not one[0]
+    p = S.bootstrap_p(truth, right, one, n_resamples=20_000, seed=4)
+    assert p == pytest.approx(2 * (19 / 20) ** 20, abs=0.02)
+
+
+def test_bootstrap_p_matches_a_count_by_hand(lesson):
+    """The p-value counted by hand from resamples drawn in the test (another stream)."""
+    _, truth, crit, judge = lesson
+    t, a, b = (np.array(x) for x in (truth, judge, crit))
+    rng = np.random.default_rng(11)
+    rows = rng.integers(0, len(t), size=(4000, len(t)))
+    d = _figure("false_block_rate", t[rows], a[rows]) - _figure(
+        "false_block_rate", t[rows], b[rows]
+    )
+    want = min(1.0, 2 * min(np.mean(d <= 0), np.mean(d >= 0)))
+    got = S.bootstrap_p(t, a, b, "false_block_rate", 4000, seed=12)
+    assert 0.1 < want < 1
+    # p is twice a share q of 4,000 resamples: two independent draws differ by about
+    # 2 * sqrt(2 q (1 - q) / 4000); allow four of those
+    q = want / 2
+    assert got == pytest.approx(want, abs=4 * 2 * math.sqrt(2 * q * (1 - q) / 4000))

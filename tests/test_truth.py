@@ -4,13 +4,17 @@ sum written here from the generator's tables and the simulator's own probabiliti
 from __future__ import annotations
 
 import itertools
+import math
 
+import numpy as np
 import pytest
 
 import lessonlib as L
+from lessonlib import truth as T
 from lessonlib.criteria import rule_filter
 from lessonlib.judge import build_prompt
 from lessonlib.records import Flags, Record
+from lessonlib.score import judge_probabilities
 from lessonlib.simulator import label_probabilities
 
 
@@ -95,3 +99,225 @@ def test_population_figures_shape_and_the_issue_figures():
 def test_population_figures_refuses_bad_input(kwargs, kind, match):
     with pytest.raises(kind, match=match):
         L.population_figures(**kwargs)
+
+
+# ------------------------------------------------------------ band_coverage (notebook 07)
+
+STRIDE = 6151  # records.RECORD_STRIDE, restated: record i of seed s draws from s + 6151 i
+
+
+def cell_of(record):
+    """The cell index of _draw_sets, from a Record: source, text, then the flags as bits."""
+    bits = int("".join("1" if record.features[f] else "0" for f in L.FEATURES), 2)
+    return (
+        L.SOURCES.index(record.source) * len(L.TEXTS) + L.TEXTS.index(record.text)
+    ) * 128 + bits
+
+
+@pytest.mark.parametrize("seed, start", [(0, 0), (L.SEED, 3), (2**40 + 5, 1), (2**50 + 7, 0)])
+def test_the_fresh_sets_are_make_records_records(seed, start):
+    cls, cell = T._draw_sets(4, 30, seed, start)
+    for k in range(4):
+        records = L.make_records(30, seed + (start + k) * STRIDE * 30)
+        assert cls[k].tolist() == [L.CLASSES.index(r.cls) for r in records]
+        assert cell[k].tolist() == [cell_of(r) for r in records]
+
+
+def test_the_first_set_from_the_lessons_seed_is_the_lessons_records():
+    cls, cell = T._draw_sets(1, 240, L.SEED)
+    assert cell[0].tolist() == [cell_of(r) for r in L.make_records()]
+
+
+def test_a_cells_chance_and_filter_are_the_records():
+    values, index, blocks = T._default_cells()
+    records = L.make_records()
+    chance = judge_probabilities(records)
+    for r in records:
+        assert values[index[cell_of(r)]] == chance[r.no]
+        assert blocks[cell_of(r)] == L.rule_filter(r)
+
+
+@pytest.mark.parametrize("kind", ["run", "averaged"])
+@pytest.mark.parametrize("figure", ["agreement", "recall", "false_block_rate", "precision"])
+def test_a_set_drawn_once_each_gives_its_own_difference(kind, figure):
+    """The categories' sums with every record drawn once are the set's own figures, as
+    rates() scores them (expected counts for the seed-averaged decision)."""
+    seed = 77
+    cls, cell = T._draw_sets(3, 240, seed)
+    counts, rows = T._set_categories(kind, figure, cls, cell, np.random.default_rng(5))
+    sums = np.einsum("sj,sjm->ms", counts, rows)
+    got = T._difference(figure, sums, 240)
+    decide_rng = np.random.default_rng(5)  # the same stream: the same run
+    draws = decide_rng.random(cell.shape) if kind == "run" else None
+    for k in range(3):
+        records = L.make_records(240, seed + k * STRIDE * 240)
+        chance = judge_probabilities(records)
+        truth = np.array([L.is_harmful(r) for r in records])
+        crit = np.array([L.rule_filter(r) for r in records])
+        p = np.array([chance[r.no] for r in records])
+        judge = draws[k] < p if kind == "run" else p
+
+        def figure_of(d, truth=truth):
+            tp = float(np.sum(d * truth))
+            fp = float(np.sum(d)) - tp
+            harm = int(truth.sum())
+            return L.rates(tp, fp, harm - tp, 240 - harm - fp, rounded=False)[figure]
+
+        assert got[k] == pytest.approx(figure_of(judge) - figure_of(crit.astype(float)), abs=1e-12)
+
+
+def test_coverage_is_a_frozen_result_of_floats():
+    got = L.band_coverage("averaged", "recall", n_sets=20, n_resamples=200, seed=3)
+    assert isinstance(got, T.Coverage)
+    with pytest.raises(AttributeError):
+        got.coverage = 1.0  # type: ignore[misc]
+    for name in ("truth", "coverage", "mean_width", "excludes_zero"):
+        assert type(getattr(got, name)) is float
+    assert 0 <= got.coverage <= 1 and 0 <= got.excludes_zero <= 1 and got.mean_width > 0
+    pop = L.population_figures()
+    assert got.truth == pop["judge"]["recall"] - pop["filter"]["recall"]
+    assert L.band_coverage("averaged", "recall", n_sets=20, n_resamples=200, seed=3) == got
+
+
+def independent_coverage(kind, figure, n_sets, n_resamples, seed):
+    """The coverage simulation written out: fresh records from make_records, the judge's
+    side drawn with its own generator, the band from the public paired_bootstrap."""
+    pop = L.population_figures()
+    truth_gap = pop["judge"][figure] - pop["filter"][figure]
+    rng = np.random.default_rng(1234)
+    covered, clear, widths = [], [], []
+    for k in range(n_sets):
+        records = L.make_records(240, seed + k * STRIDE * 240)
+        chance = judge_probabilities(records)
+        p = np.array([chance[r.no] for r in records])
+        truth = [L.is_harmful(r) for r in records]
+        crit = [L.rule_filter(r) for r in records]
+        if kind == "run":
+            judge = rng.random(len(p)) < p
+        elif kind == "averaged":
+            judge = p
+        else:  # 500 runs: each resample draws one, a record drawn twice keeps its decision
+            judge = rng.random((500, len(p))) < p
+        low, high = L.paired_bootstrap(truth, judge, crit, figure, n_resamples, seed=k)
+        covered.append(low <= truth_gap <= high)
+        clear.append(low > 0 or high < 0)
+        widths.append(high - low)
+    return np.mean(covered), np.mean(clear), np.array(widths)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "kind, figure",
+    [
+        ("run", "agreement"),
+        ("averaged", "agreement"),
+        ("records_and_runs", "agreement"),
+        ("averaged", "false_block_rate"),
+        ("run", "precision"),
+    ],
+)
+def test_band_coverage_agrees_with_a_simulation_written_here(kind, figure):
+    n_sets, n_resamples, seed = 120, 1000, 99
+    cover, clear, widths = independent_coverage(kind, figure, n_sets, n_resamples, seed)
+    got = L.band_coverage(kind, figure, n_sets=n_sets, n_resamples=n_resamples, seed=seed)
+
+    def binomial(share):  # two independent estimates of one share: 4 standard errors apart
+        share = min(max(share, 0.02), 0.98)
+        return 4 * math.sqrt(2 * share * (1 - share) / n_sets)
+
+    assert got.coverage == pytest.approx(cover, abs=binomial(cover))
+    assert got.excludes_zero == pytest.approx(clear, abs=binomial(clear))
+    spread = 4 * math.sqrt(2 / n_sets) * widths.std()
+    assert got.mean_width == pytest.approx(widths.mean(), abs=spread)
+
+
+@pytest.mark.slow
+def test_the_band_that_draws_a_run_per_resample_is_wider_and_overcovers():
+    """The issue's finding: the old band counts the judge's noise twice; the seed-averaged
+    band is the narrowest and holds its promise."""
+    got = {k: L.band_coverage(k, n_sets=600, n_resamples=1000, seed=5) for k in T.KINDS}
+    assert got["averaged"].mean_width < got["run"].mean_width < got["records_and_runs"].mean_width
+    error = 4 * math.sqrt(0.95 * 0.05 / 600)
+    assert abs(got["averaged"].coverage - 0.95) < error
+    assert abs(got["run"].coverage - 0.95) < error
+    assert got["records_and_runs"].coverage > 0.95 + 0.01
+
+
+def test_plot_coverage_draws_each_band_at_its_coverage_in_the_slide_style():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lessonlib.figures import SMALLEST_POINTS
+
+    results = [
+        T.Coverage(kind, "agreement", 0.01, cover, width, 0.1, 500, 240, 100, 0.95)
+        for kind, cover, width in (
+            ("run", 0.94, 0.09),
+            ("averaged", 0.95, 0.08),
+            ("records_and_runs", 0.99, 0.11),
+        )
+    ]
+    fig = T.plot_coverage(results)
+    try:
+        left, right = fig.axes
+        dots = [line for line in left.lines if line.get_marker() == "o"]
+        assert [float(d.get_xdata()[0]) for d in dots] == [0.94, 0.95, 0.99]
+        assert [t.get_text() for t in left.get_yticklabels()] == list(T.KINDS.values())
+        assert any(list(line.get_xdata()) == [0.95, 0.95] for line in left.lines)
+        assert sorted(p.get_width() for p in right.patches) == [0.08, 0.09, 0.11]
+        fig.canvas.draw()
+        sizes = [
+            t.get_fontsize()
+            for t in fig.findobj(matplotlib.text.Text)
+            if t.get_visible() and t.get_text().strip()
+        ]
+        assert sizes and min(sizes) >= SMALLEST_POINTS
+        print(T.coverage_text(results))
+    finally:
+        plt.close("all")
+
+
+def test_coverage_text_fits_80_columns_and_says_each_kind():
+    results = [T.Coverage(k, "recall", 0.1, 0.95, 0.1, 0.5, 10, 240, 10, 0.95) for k in T.KINDS]
+    text = T.coverage_text(results)
+    assert all(len(line) <= 80 for line in text.splitlines())
+    for what in T.KINDS.values():
+        assert what in text
+    assert "+0.1000" in text and "95.0%" in text
+
+
+def test_expected_figures_of_bools_are_measures_and_of_shares_expected_counts():
+    records = L.make_records()
+    truth = [L.is_harmful(r) for r in records]
+    run = L.run_judge(records, L.SEED)
+    got = T.expected_figures(truth, [run.decide(r) for r in records])
+    want = L.measure(records, run.decide)
+    assert got["agreement"] == L.agreement(records, run.decide)
+    for name in ("recall", "false_block_rate", "precision"):
+        assert round(got[name], 4) == want[name]
+    # shares: a record blocked with chance 0.25 counts a quarter of a block
+    shares = T.expected_figures([True, False, False], [0.25, 0.5, 0.0])
+    assert shares["recall"] == 0.25 and shares["false_block_rate"] == 0.25
+    assert shares["agreement"] == pytest.approx((0.25 + 0.5 + 1.0) / 3)
+
+
+def test_band_text_gives_the_difference_the_band_and_the_rule():
+    truth = [True, False] * 20
+    right, wrong = truth, [not t for t in truth]
+    text = T.band_text(truth, right, wrong, "agreement", "run 1")
+    assert "run 1 - filter: 1.0000 - 0.0000 = +1.0000" in text and "measurable" in text
+    text = T.band_text(truth, right, right)
+    assert "+0.0000 .. +0.0000" in text and "not measured" in text
+
+
+def test_run_percentile_text_counts_the_runs_below_and_half_the_ties():
+    records = L.make_records(40)
+    runs = L.run_judge_many(records, range(30))
+    agreement = runs.figures()["agreement"]
+    x = agreement[2]
+    want = 100 * (np.sum(agreement < x) + np.sum(agreement == x) / 2) / len(agreement)
+    lines = T.run_percentile_text(runs, 2).splitlines()
+    line = next(s for s in lines if s.startswith("agreement"))
+    assert line.split()[-1] == f"{want:.1f}" and line.split()[1] == f"{x:.4f}"

@@ -1,7 +1,8 @@
 """Exercise checks for notebooks/07_records_sample.ipynb.
 
 Each check prints ``PASS: ...`` or ``Not yet: ...`` (a hint) and returns True or False;
-the right answer is computed here from lessonlib, never typed in.
+the right answer is computed here from lessonlib, never typed in, by a private function
+registered in ``_ANSWERS``.  A hint names the method, not the steps.
 """
 
 from __future__ import annotations
@@ -20,19 +21,14 @@ from ._common import _is_number, _is_whole, _say
 FBR_GUESS, HALF_WIDTH = 0.16, 0.02
 """Exercise 1: a false block rate near 0.16, to be known to +/- 0.02 (at the 95% level)."""
 COLD = 0.0
-__all__ = [
-    "COLD",
-    "FBR_GUESS",
-    "HALF_WIDTH",
-    "check_cold_fbr_band",
-    "check_records_to_label",
-    "cold_fbr_band",
-    "records_to_label",
-]
 """Exercise 2: the judge at temperature 0, the most likely label every time."""
+CLOSE = 0.01
+"""Exercise 2: ends this near the band (but not on it) get the "close" hint: a band drawn
+with other resamples moves its ends by about this much."""
+__all__ = ["COLD", "FBR_GUESS", "HALF_WIDTH", "check_cold_fbr_band", "check_records_to_label"]
 
 
-def records_to_label(
+def _records_to_label(
     records: Sequence[Record] | None = None, p: float = FBR_GUESS, half_width: float = HALF_WIDTH
 ) -> int:
     """07, exercise 1: records to label by hand so that the clean ones among them (the clean
@@ -48,7 +44,7 @@ def check_records_to_label(answer: Any) -> bool:
         return _say(False, "fill in answer: a whole number of records to label by hand.")
     if not _is_whole(answer):
         return _say(False, f"give a whole number of records; got {answer!r}.")
-    truth = records_to_label()
+    truth = _records_to_label()
     clean = records_needed(FBR_GUESS, HALF_WIDTH)
     if abs(answer - truth) <= 1:
         return _say(
@@ -67,18 +63,16 @@ def check_records_to_label(answer: Any) -> bool:
         return _say(
             False,
             "too few: the false block rate counts only clean records, and "
-            "they are only a share of the records labelled. Divide, do not "
-            "multiply, by that share.",
+            "they are only a share of the records a team labels.",
         )
     return _say(
         False,
-        "not that number. Ask records_needed for the clean records (p near "
-        "0.16, half_width 0.02), then divide by the share of clean records "
-        "and round up.",
+        "not that number. Two ideas meet here: records needed for a rate "
+        "(the normal approximation), and which records that rate counts.",
     )
 
 
-def cold_fbr_band(records: Sequence[Record] | None = None, temperature: float = COLD) -> tuple:
+def _cold_fbr_band(records: Sequence[Record] | None = None, temperature: float = COLD) -> tuple:
     """07, exercise 2: the records' band of the false block rate of the judge at
     ``temperature`` (one run, the lesson's seed) minus the filter's, with the defaults."""
     records = make_records() if records is None else records
@@ -107,7 +101,7 @@ def check_cold_fbr_band(answer: Any) -> bool:
     pair = _pair(answer)
     if pair is None:
         return _say(False, f"give two numbers in parentheses, (low, high); got {answer!r}.")
-    low, high = cold_fbr_band()
+    low, high = _cold_fbr_band()
     if pair[0] > pair[1]:
         return _say(False, "the low end comes first.")
     if abs(pair[0] + high) < 1e-4 and abs(pair[1] + low) < 1e-4:
@@ -121,28 +115,27 @@ def check_cold_fbr_band(answer: Any) -> bool:
             True,
             f"the band runs from {low:+.4f} to {high:+.4f} and stays above "
             "zero: the judge at temperature 0 blocks measurably more clean "
-            "records than the filter, on these records and, since it has no "
-            "seed noise, on every run.",
+            "records than the filter. With no seed noise, its one run is its "
+            "seed-averaged decision: the band answers both questions at once.",
         )
-    if abs(pair[0] - low) < 0.03 and abs(pair[1] - high) < 0.03:
+    if abs(pair[0] - low) < CLOSE and abs(pair[1] - high) < CLOSE:
         return _say(
             False,
-            "close: keep paired_bootstrap's defaults (10,000 resamples, seed "
-            "0) and one run of the judge at temperature 0 with the lesson's "
-            "seed.",
+            "close, but not the band itself: a band drawn with other "
+            "resamples moves a little. Keep paired_bootstrap's defaults.",
         )
     return _say(
         False,
-        "not that band. Run the judge at temperature 0, take one decision per "
-        "record from it and from the filter, and pass both to "
-        "paired_bootstrap with figure='false_block_rate'.",
+        "not that band. The question is about one run of the cold judge "
+        "against the filter on the same records: a records' band of the "
+        "paired difference, judge minus filter, false block rate.",
     )
 
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_records_to_label": records_to_label,
-        "check_cold_fbr_band": cold_fbr_band,
+        "check_records_to_label": _records_to_label,
+        "check_cold_fbr_band": _cold_fbr_band,
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""
