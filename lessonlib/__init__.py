@@ -27,7 +27,13 @@ module                 nb     what it holds
 ``panel``              09     a panel of judges: quorum, aggregate, min_agreement
 ``panel_study``        10     panel designs over many panel seeds
 ``probing``            11     probing the judge from outside (door: ``probe``)
-``client``             12     a real model client and the local simulator server
+``verdict``            12     the verdict protocol and its reader (``read_reply``)
+``planted``            12     reading verdicts under planted text, measured
+``reply_cache``        12     a real client's replies on disk
+``backoff``            12     waiting out a real API's refusals (Retry-After capped)
+``sdk_ask``            12     the official openai SDK as an ask (``OpenAIAsk``)
+``server``             12     the simulator behind a loopback OpenAI-compatible server
+``client``             12     a real judge over the records, its cost; re-exports 12's rooms
 ``agreement_stats``    13     Cohen's and Fleiss' kappa, Krippendorff's alpha
 ``raters``             13     simulated raters and the lesson re-scored
 ``widgets``            02-13  every explorer (ipywidgets), the top layer
