@@ -15,13 +15,7 @@ from ..panel import Panel, judge_models
 from ..records import SEED, make_records
 from ._common import _is_whole, _say
 
-__all__ = [
-    "SDK_RETRIES",
-    "check_neighbour_cache",
-    "check_sdk_retries",
-    "neighbour_cache_requests",
-    "sdk_retry_counts",
-]
+__all__ = ["SDK_RETRIES", "check_neighbour_cache", "check_sdk_retries"]
 
 SDK_RETRIES = 2
 """The SDK's own default number of retries, turned back on in exercise 1."""
@@ -64,13 +58,7 @@ def _lesson_run(served, seed):
     return Panel([served], on_unreadable="clean").run(make_records(), seed)
 
 
-def sdk_retry_counts(retries: int = SDK_RETRIES) -> tuple[int, int]:
-    """(calls the panel counts, requests the server answers) for the lesson's judge with the
-    SDK's own retries on."""
-    return sdk_retry_bill(retries)[:2]
-
-
-def sdk_retry_bill(retries=SDK_RETRIES):
+def _sdk_retry_bill(retries=SDK_RETRIES):
     """(calls the panel counts, requests the server answers, input tokens the panel counts,
     input tokens the server reads) for the lesson's judge with ``retries`` SDK retries."""
     served = _Served(retries=retries)
@@ -78,10 +66,10 @@ def sdk_retry_bill(retries=SDK_RETRIES):
     return run.calls, served.requests, run.input_tokens, served.tokens
 
 
-def token_shortfall():
+def _token_shortfall():
     """The answer of 12, exercise 1: input tokens the server reads that the panel's count
     leaves out when the SDK resends refused requests itself."""
-    _, _, panel_tokens, server_tokens = sdk_retry_bill()
+    _, _, panel_tokens, server_tokens = _sdk_retry_bill()
     return server_tokens - panel_tokens
 
 
@@ -96,7 +84,7 @@ def check_sdk_retries(answer: Any) -> bool:
         )
     if not _is_whole(answer):
         return _say(False, f"give a whole number of input tokens (got {type(answer).__name__}).")
-    panel, server, panel_tokens, server_tokens = sdk_retry_bill()
+    panel, server, panel_tokens, server_tokens = _sdk_retry_bill()
     truth = server_tokens - panel_tokens
     if answer == truth:
         return _say(
@@ -126,7 +114,7 @@ def check_sdk_retries(answer: Any) -> bool:
     )
 
 
-def neighbour_cache_requests() -> int:
+def _neighbour_cache_requests():
     """Requests a run at SEED + 1 sends when the cache holds a run at SEED."""
     served = _Served(cache={})
     _lesson_run(served, SEED)
@@ -135,7 +123,7 @@ def neighbour_cache_requests() -> int:
     return served.requests - before
 
 
-def neighbour_cache_hits():
+def _neighbour_cache_hits():
     """Questions a run at SEED + 1 takes from the cache of a run at SEED (they never reach
     the server): the answer of 12, exercise 2."""
     served = _Served(cache={})
@@ -146,8 +134,9 @@ def neighbour_cache_hits():
 
 
 def check_neighbour_cache(hits: Any) -> bool:
-    """12, exercise 2: how many questions a run at SEED + 1 takes from the cache of a run at
-    SEED instead of sending them to the server."""
+    """12, exercise 2: how many questions the lesson's judge run as a one-judge panel (the
+    lesson's rule: a refusal retried once with seed + 1) at SEED + 1 takes from the cache of
+    the same panel's run at SEED instead of sending them to the server."""
     if hits is ...:
         return _say(
             False,
@@ -160,13 +149,21 @@ def check_neighbour_cache(hits: Any) -> bool:
             "give a whole number >= 0: the second run's questions the cache "
             f"answers (got {type(hits).__name__} {hits!r}).",
         )
-    right = neighbour_cache_hits()
+    right = _neighbour_cache_hits()
     if hits == right:
         return _say(
             True,
             f"{right} questions of the second run came from the disk: each is "
             "a retry of the first run, asked with seed + 1, which is the second "
             "run's own seed. The server's rate-limit clock never counted them.",
+        )
+    if hits == 0:
+        return _say(
+            False,
+            "0 is what judge_records gives: its back-off waits out a refusal and asks the "
+            "same seed again, so the first run asks no seed + 1 question. The exercise "
+            "asks for the one-judge panel of 'Three values', which retries a refusal "
+            "with seed + 1.",
         )
     return _say(
         False,
@@ -179,8 +176,8 @@ def check_neighbour_cache(hits: Any) -> bool:
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_sdk_retries": token_shortfall,
-        "check_neighbour_cache": neighbour_cache_hits,
+        "check_sdk_retries": _token_shortfall,
+        "check_neighbour_cache": _neighbour_cache_hits,
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""
