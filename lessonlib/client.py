@@ -189,19 +189,29 @@ def judge_records(
 
 
 def _refuse_a_resumed_run(ask, prompts, seed):
-    """Under the lesson's rule, refuse a run whose cache holds part of its first questions."""
-    holds = getattr(ask, "holds", None)
-    if not callable(holds):
+    """Under the lesson's rule, refuse a run whose cache holds part of its questions: some
+    records' first question and not others', or a first reply it cannot read (the run asks
+    seed + 1 then) without the second."""
+    cached = getattr(ask, "cached", None)
+    if not callable(cached):
         return
-    held = sum(bool(holds(prompt, seed)) for prompt in prompts)
-    if 0 < held < len(prompts):
+    held = missing = 0
+    for prompt in prompts:
+        first = cached(prompt, seed)
+        if first is None:
+            missing += 1
+            continue
+        held += 1
+        if read_reply(first.text) is None and cached(prompt, seed + 1) is None:
+            missing += 1
+    if held and missing:
         raise ValueError(
-            f"backoff: the cache already holds {held} of this run's {len(prompts)} first "
-            "questions, and resuming under the lesson's rule (NO_BACKOFF) is refused: there "
-            "a 429 is an answer, and which call the server refuses depends on the calls it "
-            "has counted, which replies read from the cache do not repeat, so the resumed "
-            "run would not be the uninterrupted one. Resume with a Backoff (refusals waited "
-            "out) or start from an empty cache."
+            f"backoff: the cache holds part of this run ({held} of its {len(prompts)} records "
+            "asked, some not or not to the end), and resuming under the lesson's rule "
+            "(NO_BACKOFF) is refused: there a 429 is an answer, and which call the server "
+            "refuses depends on the calls it has counted, which replies read from the cache "
+            "do not repeat, so the resumed run would not be the uninterrupted one. Resume "
+            "with a Backoff (refusals waited out) or start from an empty cache."
         )
 
 

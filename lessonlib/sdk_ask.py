@@ -154,9 +154,10 @@ class OpenAIAsk:
         one: the call a back-off makes after waiting."""
         return self._call(prompt, seed, read_cache=False)
 
-    def holds(self, prompt: str, seed: int) -> bool:
-        """Whether the cache (if any) holds the reply to ``prompt`` with ``seed``."""
-        return self.cache is not None and self._question(prompt, seed) in self.cache
+    def cached(self, prompt: str, seed: int) -> ClientReply | None:
+        """The reply the cache holds for ``prompt`` with ``seed``, or None (no cache, or not
+        asked yet); nothing is sent."""
+        return None if self.cache is None else self.cache.get(self._question(prompt, seed))
 
     def _question(self, prompt, seed):
         """What the cache keys a reply by: everything that changes it, nothing else."""

@@ -1161,6 +1161,20 @@ def test_retry_after_is_trusted_only_up_to_the_cap():
     assert slept == [0.02, 0.02] and reply.waits == 2 and reply.status == "ok"
 
 
+def test_a_run_stopped_between_a_refusal_and_its_retry_is_refused_too(server, tmp_path):
+    ask = server.ask("lesson", timeout=TIMEOUT, cache=C.ReplyCache(tmp_path))
+    prompts = [L.build_prompt(r, C.VERDICT_GUIDELINE) for r in RECORDS[:3]]
+    for i, prompt in enumerate(prompts):  # every first question held, the first one refused
+        reply = C.ClientReply("", None, "rate_limit") if i == 0 else C.ClientReply("temiz", 9)
+        ask.cache.put(ask._question(prompt, L.SEED), reply)
+    with pytest.raises(ValueError, match="NO_BACKOFF"):
+        C.judge_records(ask, RECORDS[:3], backoff=C.NO_BACKOFF, max_connections=1)
+    assert server.requests == 0  # refused before any call
+    ask.cache.put(ask._question(prompts[0], L.SEED + 1), C.ClientReply("zararli", 9))
+    run = C.judge_records(ask, RECORDS[:3], backoff=C.NO_BACKOFF, max_connections=1)
+    assert (run.cached, run.calls, run.retries) == (4, 0, 1)  # the whole run, read again
+
+
 def test_a_server_asking_for_an_hour_keeps_no_run_asleep():
     with C.SimulatorServer(retry_after=3600) as srv:
         start = time.perf_counter()
@@ -1181,7 +1195,7 @@ def test_resuming_under_the_lessons_rule_is_refused_and_says_why(tmp_path):
         C.judge_records(ask, records[:30], backoff=C.NO_BACKOFF, max_connections=1)
         with pytest.raises(ValueError, match="NO_BACKOFF") as info:
             C.judge_records(ask, records, backoff=C.NO_BACKOFF, max_connections=1)
-        assert "30 of this run's 60" in str(info.value) and "Backoff" in str(info.value)
+        assert "30 of its 60 records" in str(info.value) and "Backoff" in str(info.value)
         # the whole run, read again from its cache, is the uninterrupted run exactly
         whole = C.judge_records(ask, records[:30], backoff=C.NO_BACKOFF, max_connections=1)
         fresh = srv.ask("lesson", timeout=TIMEOUT)
