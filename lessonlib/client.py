@@ -263,19 +263,30 @@ def plot_wait_minutes(
     import matplotlib.pyplot as plt
 
     _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
+    values = []
     for name, calls in runs.items():
-        ax.plot(
-            connections,
-            wait_minutes(calls, connections, reply_seconds),
-            marker="o",
-            label=f"{name} ({calls:,} calls)",
+        minutes = wait_minutes(calls, connections, reply_seconds)
+        values += minutes
+        (line,) = ax.plot(connections, minutes, marker="o")
+        # each line named beside itself (no legend that needs colour alone)
+        ax.annotate(
+            f"{name} ({calls:,} calls)",
+            (connections[0], minutes[0]),
+            xytext=(4, 6),
+            textcoords="offset points",
+            ha="left",
+            va="bottom",
+            color=line.get_color(),
         )
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xticks(list(connections), [str(n) for n in connections])
+    low, high = min(v for v in values if v > 0), max(values)
+    ticks = [t for t in (0.01, 0.1, 1, 10, 100, 1000) if low / 3 < t < high * 3]
+    ax.set_yticks(ticks, [f"{t:g}" for t in ticks])  # plain numbers, not 10 to a power
+    ax.minorticks_off()
     ax.set_xlabel("connections (calls at once)")
     ax.set_ylabel("minutes")
     ax.set_title(f"Waiting for a model that takes {reply_seconds:g} s a reply")
-    ax.legend(loc="upper right")
-    ax.grid(alpha=0.3, which="both")
+    ax.grid(alpha=0.3)
     return ax
