@@ -45,8 +45,8 @@ The three contracts every step builds on:
 * **an ask** - ``ask(prompt, seed)`` returns reply text or an object with a str ``.text``
   (optionally ``.input_tokens``, ``.status``): a SimulatedModel, a plain function, a real
   client.  ``judge.ask_for_label`` asks once and retries an unreadable reply with
-  ``seed + 1``; ``judge.ask_each`` and ``judge.tally`` are the one loop of run_judge and
-  Panel.run.
+  ``seed + 1``; ``judge.ask_each`` and ``judge.tally`` are the one loop of run_judge,
+  Panel.run and ``client.judge_records`` (which passes its protocol reader, ``read=``).
 * **a run's decide** - every run (``judge.Run``: JudgeRun, PanelRun) has ``labels``, the
   counts ``calls``, ``retries``, ``unreadable``, ``input_tokens``, and ``decide(record)``,
   a decision for ``measure``: True blocks the record; a record the run did not judge (other
