@@ -641,7 +641,7 @@ def test_a_cached_run_reproduces_its_figures_without_http(tmp_path):
         )
         neighbour = srv.requests - first.calls
         assert neighbour == step12._neighbour_cache_requests() < first.calls
-        assert second.calls - neighbour == step12._neighbour_cache_hits() > 0  # its answer
+        assert second.calls - neighbour == step12._neighbour_cache_hits(2) > 0  # one pair
     # the server is gone: any HTTP call would now raise ConnectionError
     again = C.OpenAIAsk(srv.base_url, "course", "lesson", timeout=TIMEOUT, cache=cache)
     second = L.Panel([again], on_unreadable="clean").run(RECORDS)
@@ -770,6 +770,11 @@ def test_check_neighbour_cache(capsys):
     for wrong in (hits + 1, step12._neighbour_cache_requests(), len(RECORDS)):
         assert not ex.check_neighbour_cache(wrong)
         assert "which questions" in capsys.readouterr().out
+    assert not ex.check_neighbour_cache(0)  # judge_records' count: its back-off, named
+    assert "judge_records" in capsys.readouterr().out
+    assert not ex.check_neighbour_cache(step12._neighbour_cache_hits(2))  # one pair only
+    assert "first pair" in capsys.readouterr().out
+    assert hits > 2 * step12._neighbour_cache_hits(2)  # a space wider than a few tries
     assert ex.check_neighbour_cache(hits)
     assert capsys.readouterr().out.startswith("PASS: ")
 
