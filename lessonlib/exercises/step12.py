@@ -8,6 +8,7 @@ the real SDK talking to a real server gets the same counts).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from .._frozen import ReadOnlyDict
@@ -125,6 +126,7 @@ def _neighbour_cache_requests():
     return served.requests - before
 
 
+@functools.cache  # the same count every time: computed once a session
 def _neighbour_cache_hits(seeds=NEIGHBOUR_SEEDS):
     """Questions the runs at SEED, SEED + 1, ... (``seeds`` runs in turn, one cache) take from
     the cache instead of the server: the answer of 12, exercise 2."""
