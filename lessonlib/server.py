@@ -97,7 +97,11 @@ class SimulatorServer:
     backlog of :data:`BACKLOG`).  A request body over :data:`MAX_BODY` bytes
     is refused with 413; a malformed request gets a 4xx JSON error, and
     nothing is ever printed.  ``stream: true`` is answered with server-sent
-    events; ``n`` other than 1 is refused with 400.
+    events; ``n`` other than 1 is refused with 400.  A ``response_format`` of
+    type ``json_schema`` (a property whose enum is the two labels) or
+    ``json_object`` gets the simulator's label as JSON (``{"label": ...}``);
+    another type is refused with 400 naming ``response_format``.  Two
+    different ``Content-Length`` headers get 400, a body without one 411.
     """
 
     def __init__(
