@@ -28,7 +28,13 @@ module                 nb     what it holds
 ``panel``              09     a panel of judges: quorum, aggregate, min_agreement
 ``panel_study``        10     panel designs over many panel seeds
 ``probing``            11     probing the judge from outside (door: ``probe``)
-``client``             12     a real model client and the local simulator server
+``verdict``            12     the verdict protocol and its reader (``read_reply``)
+``planted``            12     reading verdicts under planted text, measured
+``reply_cache``        12     a real client's replies on disk
+``backoff``            12     waiting out a real API's refusals (Retry-After capped)
+``sdk_ask``            12     the official openai SDK as an ask (``OpenAIAsk``)
+``server``             12     the simulator behind a loopback OpenAI-compatible server
+``client``             12     a real judge over the records, its cost; re-exports 12's rooms
 ``agreement_stats``    13     Cohen's and Fleiss' kappa, Krippendorff's alpha
 ``raters``             13     simulated raters and the lesson re-scored
 ``production``         14     a week in production: the judge on every record, a person on
@@ -43,8 +49,8 @@ The three contracts every step builds on:
 * **an ask** - ``ask(prompt, seed)`` returns reply text or an object with a str ``.text``
   (optionally ``.input_tokens``, ``.status``): a SimulatedModel, a plain function, a real
   client.  ``judge.ask_for_label`` asks once and retries an unreadable reply with
-  ``seed + 1``; ``judge.ask_each`` and ``judge.tally`` are the one loop of run_judge and
-  Panel.run.
+  ``seed + 1``; ``judge.ask_each`` and ``judge.tally`` are the one loop of run_judge,
+  Panel.run and ``client.judge_records`` (which passes its protocol reader, ``read=``).
 * **a run's decide** - every run (``judge.Run``: JudgeRun, PanelRun) has ``labels``, the
   counts ``calls``, ``retries``, ``unreadable``, ``input_tokens``, and ``decide(record)``,
   a decision for ``measure``: True blocks the record; a record the run did not judge (other

@@ -37,6 +37,7 @@ __all__ = [
     "Answer",
     "Ask",
     "JudgeRun",
+    "Reader",
     "Run",
     "Tally",
     "ask_each",
@@ -107,26 +108,40 @@ def reply_parts(prompt: str, reply: object) -> tuple[str, int, str]:
 
 @dataclass(frozen=True)
 class Answer:
-    """One record's outcome: the label read (None if unreadable twice) and what it cost."""
+    """One record's outcome: the label read (None if unreadable twice) and what it cost.
+
+    ``replies``: what the ask returned, call by call (a real client's replies carry more
+    than the protocol reads: notebook 12's back-off counts its waits there)."""
 
     label: str | None
     calls: int
     input_tokens: int
     statuses: tuple  # the status of each call, in order
+    replies: tuple = field(default=(), repr=False, compare=False)
 
     @property
     def retried(self) -> bool:
         return self.calls > 1
 
 
-def ask_for_label(ask: Ask, prompt: str, seed: int) -> Answer:
-    """Ask once with ``seed``; if the label cannot be read, once more with ``seed + 1``."""
-    text, tokens, status = reply_parts(prompt, ask(prompt, seed))
-    label = read_label(text)
+Reader = Callable[[str], "str | None"]
+"""The type of a reader: reply text -> a label or None (notebook 03's :func:`read_label`,
+notebook 12's protocol reader ``read_reply``)."""
+
+
+def ask_for_label(ask: Ask, prompt: str, seed: int, read: Reader = read_label) -> Answer:
+    """Ask once with ``seed``; if the label cannot be read, once more with ``seed + 1``.
+
+    The one ask-retry loop of run_judge, Panel.run and notebook 12's ``judge_records``;
+    ``read`` reads the label (the lesson's :func:`read_label` unless told)."""
+    first = ask(prompt, seed)
+    text, tokens, status = reply_parts(prompt, first)
+    label = read(text)
     if label is not None:
-        return Answer(label, 1, tokens, (status,))
-    text, more, status2 = reply_parts(prompt, ask(prompt, seed + 1))
-    return Answer(read_label(text), 2, tokens + more, (status, status2))
+        return Answer(label, 1, tokens, (status,), (first,))
+    second = ask(prompt, seed + 1)
+    text, more, status2 = reply_parts(prompt, second)
+    return Answer(read(text), 2, tokens + more, (status, status2), (first, second))
 
 
 @dataclass(frozen=True)
@@ -204,24 +219,29 @@ def ask_each(
     seed: int,
     where: Callable[[int], str] | None = None,
     max_connections: int = 1,
+    *,
+    read: Reader = read_label,
+    on_done: Callable[[], object] | None = None,
 ) -> list[Answer]:
-    """The one ask-retry loop of the judge and the panel: ``ask_for_label(asks[i],
-    prompts[i], seed)`` for every prompt, answers in order (a list of :class:`Answer`).
+    """The one ask-retry loop of the judge, the panel and notebook 12's ``judge_records``:
+    ``ask_for_label(asks[i], prompts[i], seed, read)`` for every prompt, answers in order
+    (a list of :class:`Answer`).
 
     ``asks`` is one ask for every prompt or a sequence of one ask per prompt.  ``where(i)``,
     when given, names the ask and record in the error a reply that is not one raises.
-    ``max_connections`` > 1 runs that many calls at once (notebook 12, asks over HTTP).
+    ``max_connections`` > 1 runs that many calls at once (notebook 12, asks over HTTP);
+    ``on_done()`` is called after each record (a progress bar).
     """
 
     def answer(i):
         try:
-            return ask_for_label(asks if callable(asks) else asks[i], prompts[i], seed)
+            return ask_for_label(asks if callable(asks) else asks[i], prompts[i], seed, read)
         except (TypeError, ValueError) as exc:
             if where is None:
                 raise
             raise type(exc)(f"{exc} (from {where(i)})") from None
 
-    return map_calls(answer, range(len(prompts)), max_connections)
+    return map_calls(answer, range(len(prompts)), max_connections, on_done)
 
 
 def tally(answers: Iterable[Answer]) -> Tally:

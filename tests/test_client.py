@@ -343,82 +343,130 @@ def test_reset_passes_the_model_name():
 
 # ------------------------------------------------------------------ reading real replies
 
+# Issue 29's table: replies a real model might write.  None of these states a verdict by
+# the protocol (a last ETİKET line, a JSON label, or a reply that is exactly a label), so
+# each must be unreadable - and the negated ones name the label they deny.
+UNREADABLE = [
+    # English negation, hedging, two sides
+    "The record isn't temiz.",
+    "It isn't zararli.",
+    "This doesn't look temiz to me.",
+    "I can't call it temiz.",
+    "Hardly temiz.",
+    "Not temiz.",
+    "It is not zararli.",
+    "Never temiz.",
+    "I would not say zararli.",
+    "Maybe zararli.",
+    "Probably temiz.",
+    "Either temiz or zararli.",
+    "temiz? I doubt it.",
+    "Label: not temiz",
+    "Label: temiz?",
+    # Turkish negation (değil, and in the verb), hedging, two sides
+    "Temiz değil.",
+    "Zararlı değil.",
+    "TEMİZ DEĞİL",
+    "Bu kayıt zararlı değildir.",
+    "Temiz değildir.",
+    "**Temiz** değil",
+    "Temiz olduğunu düşünmüyorum.",
+    "Temiz sayılmaz.",
+    "Temiz olmadığı açık.",
+    "Kesinlikle temiz diyemem.",
+    "Temiz kabul edilemez.",
+    "Zararlı görünmüyor.",
+    "Zararlı bir şey bulamadım.",
+    "Zararlı bir şey yok.",
+    "temiz/zararlı",
+    "zararlı ya da temiz",
+    "Temiz mi zararlı mı, emin değilim.",
+    "Belki zararlı.",
+    "Temiz?",
+    "zararli olabilir",
+    "ETİKET: temiz değil",
+    "ETİKET: belki zararlı",
+    "ETİKET: temiz\nETİKET: zararli değil",
+    # verdicts stated in free text, not by the protocol: unreadable, never guessed
+    "Temiz değil, zararlı.",
+    "Zararsız.",
+    "Zararlı mı? Evet.",
+    "kayit temiz gorunuyor",
+    "Bu kayıt temizdir.",
+    "Eminim: zararlı.",
+    # no verdict, or a broken one
+    "",
+    "zarar li",
+    "zararlilik",
+    "degerlendirme tamamlandi",
+    '{"label": "maybe"}',
+    '{"label": "temiz", "etiket": "zararli"}',
+    '{"verdict": "temiz"}',
+    '{"label": "temiz"',
+    '["temiz"]',
+]
 
-@pytest.mark.parametrize(
-    "reply, label",
-    [
-        ("Zararlı.", "zararli"),
-        ("ZARARLİ", "zararli"),
-        ('"zararli"', "zararli"),
-        ("temiz.", "temiz"),
-        ("TEMİZ!", "temiz"),
-        ("Etiket: «zararlı»", "zararli"),
-        ("zararli", "zararli"),
-        ("kayit temiz gorunuyor", "temiz"),
-        ("zarar li", None),
-        ("degerlendirme tamamlandi", None),
-        ("", None),
-        ("zararlilik", None),
-    ],
-)
-def test_read_reply_reads_real_replies(reply, label):
-    assert C.read_reply(reply) == label
+# Plainly stated verdicts: each must be read, as the label it states.
+STATED = [
+    ("Zararlı.", "zararli"),
+    ("ZARARLİ", "zararli"),
+    ('"zararli"', "zararli"),
+    ("temiz.", "temiz"),
+    ("TEMİZ!", "temiz"),
+    ("**temiz**", "temiz"),
+    ("`ZARARLI`", "zararli"),
+    ("> temiz", "temiz"),
+    ("'Zararlı'", "zararli"),
+    ("ｔｅｍｉｚ", "temiz"),  # full-width: its NFKC form is temiz
+    ("ＺＡＲＡＲＬＩ", "zararli"),
+    ("Etiket: «zararlı»", "zararli"),
+    ("Label: zararlı", "zararli"),
+    ("Etiket: **Temiz**.", "temiz"),
+    ("ETİKET: temiz", "temiz"),
+    ("ETİKET: zararlı", "zararli"),
+    ("**ETİKET:** Zararlı", "zararli"),
+    ("etiket:zararli", "zararli"),
+    ("Kayıt bir kullanıcı mesajı.\nETİKET: zararli", "zararli"),
+    ("Temiz değil, zararlı.\nETİKET: zararli", "zararli"),
+    ("Zararsız.\nETİKET: temiz", "temiz"),
+    ("Zararlı mı? Evet.\nETİKET: zararli", "zararli"),
+    ("ETİKET: temiz\nNot: kaynak damgası tutarlı.", "temiz"),  # Turkish "Not:" is a note
+    ("Label: temiz\nLABEL: zararli", "zararli"),  # the last verdict line counts
+    ("```\nETİKET: temiz\n```", "temiz"),
+    ('{"label": "zararli"}', "zararli"),
+    ('```json\n{"label": "temiz"}\n```', "temiz"),
+    ('{"etiket": "Zararlı"}', "zararli"),
+    ('{"quote": "etiket: temiz", "label": "zararli"}', "zararli"),
+]
 
 
-@pytest.mark.parametrize(
-    "reply, label",
-    [
-        ("**temiz**", "temiz"),
-        ("Label: zararlı", "zararli"),
-        ("`ZARARLI`", "zararli"),
-        ("Etiket: **Temiz**.", "temiz"),
-        ("bu kaydi zararli sayiyorum", "zararli"),
-        ("> temiz", "temiz"),
-        ("'Zararlı'", "zararli"),
-        ("Bu kayıt temizdir.", "temiz"),
-        ("ZARARLIDIR", "zararli"),
-        ("Eminim: zararlı.", "zararli"),
-    ],
-)
-def test_read_reply_reads_one_label_stated_plainly(reply, label):
-    assert C.read_reply(reply) == label
-
-
-@pytest.mark.parametrize(
-    "reply, trap",
-    [
-        ("Temiz değil.", "temiz"),
-        ("Zararlı değil.", "zararli"),
-        ("TEMİZ DEĞİL", "temiz"),
-        ("Bu kayıt zararlı değildir.", "zararli"),
-        ("Label: not temiz", "temiz"),
-        ("temiz/zararlı", "temiz"),
-        ("zararlı ya da temiz", "zararli"),
-        ("Temiz mi zararlı mı, emin değilim.", "temiz"),
-        ("Belki zararlı.", "zararli"),
-        ("Temiz?", "temiz"),
-        ("zararli olabilir", "zararli"),
-        ("**Temiz** değil", "temiz"),
-        ("Temiz değildir.", "temiz"),
-        ("Zararlı bir şey yok.", "zararli"),
-    ],
-)
-def test_a_negated_two_sided_or_hedged_reply_is_unreadable_never_its_label(reply, trap):
+@pytest.mark.parametrize("reply", UNREADABLE)
+def test_a_reply_without_a_protocol_verdict_is_unreadable_never_a_label(reply):
     assert C.read_reply(reply) is None
-    assert trap in C.fold(reply).replace("ı", "i")  # the word a first-label reader takes
+
+
+@pytest.mark.parametrize("reply, label", STATED)
+def test_every_plainly_stated_verdict_is_read(reply, label):
+    assert C.read_reply(reply) == label
+
+
+def test_the_table_is_the_issues_size_and_its_negations_are_real_traps():
+    assert len(UNREADABLE) + len(STATED) >= 52
+    negated = [r for r in UNREADABLE[:38] if C.first_label(r) is not None]
+    assert len(negated) >= 30  # a first-label reader takes a label from each of these
 
 
 def test_the_negation_trap_goes_both_ways():
     """'not clean' must not pass a harmful record; 'not harmful' must not flag a clean one."""
     negated = {label: f"{label.capitalize()} değil." for label in L.LABELS}
     assert [C.read_reply(text) for text in negated.values()] == [None, None]
-    assert all(
-        first == label
-        for label, first in (
-            (label, next(w for w in C.fold(t).split(" ") if w.strip(".") in L.LABELS).strip("."))
-            for label, t in negated.items()
-        )
-    )
+    assert [C.first_label(text) for text in negated.values()] == list(L.LABELS)
+
+
+def test_the_lessons_reader_is_the_seeds_rule_and_fails_on_real_replies():
+    assert L.read_label("Temiz değil.") == "temiz"  # the seed's first-word rule: a fail-open
+    assert L.read_label("Zararlı.") is None  # and blind to a plain verdict
+    assert C.read_reply("Temiz değil.") is None and C.read_reply("Zararlı.") == "zararli"
 
 
 def test_read_reply_refuses_what_is_not_text():
@@ -426,25 +474,156 @@ def test_read_reply_refuses_what_is_not_text():
         C.read_reply(None)
 
 
-@pytest.mark.parametrize("reply", ["Zararlı.", "ZARARLİ", '"zararli"', "temiz."])
-def test_the_lessons_reader_stays_as_it_is(reply):
-    assert L.read_label(reply) is None
-
-
-def test_both_readers_agree_on_every_simulated_reply():
+def test_on_every_simulated_reply_read_reply_gives_read_labels_label_or_none():
     texts = {
         L.SimulatedModel(max_output=cap).call(L.build_prompt(r, g), s).text
         for r in RECORDS[:30]
-        for g in (L.GUIDELINE, FREE_FORM_GUIDELINE)
+        for g in (L.GUIDELINE, FREE_FORM_GUIDELINE, C.VERDICT_GUIDELINE)
         for s in range(4)
         for cap in (1, 2, 24)
     }
     assert len(texts) > 5
-    assert all(C.read_reply(t) == L.read_label(t) for t in texts)
+    assert all(C.read_reply(t) in (L.read_label(t), None) for t in texts)
+    bare = [t for t in texts if t in L.LABELS]
+    assert bare and all(C.read_reply(t) == t for t in bare)
 
 
-def test_fold_handles_both_turkish_is():
+def test_fold_handles_both_turkish_is_and_nfkc_forms():
     assert C.fold("İIıi ŞĞÇÖÜ") == "iiii sgcou"
+    assert C.fold("ｔｅｍｉｚ") == "temiz"
+
+
+def test_the_verdict_guideline_asks_for_the_last_line_and_keeps_the_lessons_words():
+    assert C.VERDICT_GUIDELINE.startswith(L.GUIDELINE.split(" Oznitelikler")[0])
+    assert "ETİKET: temiz" in C.VERDICT_GUIDELINE and "ETİKET: zararli" in C.VERDICT_GUIDELINE
+
+
+def test_the_label_response_format_is_a_strict_schema_with_an_enum_of_the_labels():
+    form = C.label_response_format()
+    schema = form["json_schema"]["schema"]
+    assert form["type"] == "json_schema" and form["json_schema"]["strict"] is True
+    assert schema["properties"]["label"]["enum"] == list(L.LABELS)
+    assert C.label_response_format() is not form  # a fresh dict each time
+    with pytest.raises(ValueError, match="name"):
+        C.label_response_format("two words")
+
+
+# ------------------------------------------------------------------ the protocol over HTTP
+
+
+def _sdk(server):
+    return openai.OpenAI(
+        base_url=server.base_url,
+        api_key="k",
+        max_retries=0,
+        timeout=TIMEOUT,
+        http_client=openai.DefaultHttpxClient(trust_env=False),
+    )
+
+
+@pytest.mark.parametrize("kind", ["json_schema", "json_object"])
+def test_the_server_answers_a_response_format_with_the_simulators_label_as_json(server, kind):
+    form = C.label_response_format() if kind == "json_schema" else {"type": "json_object"}
+    sdk = _sdk(server)
+    for i, record in enumerate(RECORDS[:12]):
+        prompt = L.build_prompt(record, C.VERDICT_GUIDELINE)
+        out = sdk.chat.completions.create(
+            model="lesson",
+            messages=[{"role": "user", "content": prompt}],
+            seed=i,
+            temperature=0.3,
+            response_format=form,
+        )
+        content = out.choices[0].message.content
+        bare = L.SimulatedModel().call(prompt, i).text  # the verdict guideline keeps "tek"
+        assert json.loads(content) == {"label": bare}
+        assert C.read_reply(content) == bare and out.choices[0].finish_reason == "stop"
+
+
+def test_the_sdks_parse_helper_reads_the_verdict_into_a_pydantic_model(server):
+    from typing import Literal
+
+    import pydantic
+
+    class Verdict(pydantic.BaseModel):
+        label: Literal["temiz", "zararli"]
+
+    sdk = _sdk(server)
+    parse = getattr(sdk.chat.completions, "parse", None) or sdk.beta.chat.completions.parse
+    prompt = L.build_prompt(RECORDS[1], C.VERDICT_GUIDELINE)
+    out = parse(
+        model="lesson",
+        messages=[{"role": "user", "content": prompt}],
+        seed=L.SEED,
+        response_format=Verdict,
+    )
+    assert out.choices[0].message.parsed.label == L.SimulatedModel().call(prompt, L.SEED).text
+
+
+def test_an_unknown_response_format_is_a_400_naming_the_parameter(server):
+    with pytest.raises(openai.BadRequestError) as info:
+        _sdk(server).chat.completions.create(
+            model="lesson",
+            messages=[{"role": "user", "content": "temiz mi"}],
+            response_format={"type": "xml"},
+        )
+    assert info.value.status_code == 400 and info.value.param == "response_format"
+
+
+def test_openai_ask_with_a_response_format_gives_the_text_runs_label(server):
+    plain = server.ask("lesson", timeout=TIMEOUT)
+    as_json = server.ask("lesson", timeout=TIMEOUT, response_format=C.label_response_format())
+    prompts = [L.build_prompt(r, C.VERDICT_GUIDELINE) for r in RECORDS[:20]]
+    server.reset()
+    texts = [plain(p, L.SEED).text for p in prompts]
+    server.reset()
+    labels = [as_json(p, L.SEED) for p in prompts]
+    assert [r.text for r in labels] == texts
+    assert all(json.loads(r.raw)["label"] == r.text for r in labels if r.status == "ok")
+
+
+def test_a_cached_json_reply_is_kept_apart_from_a_text_one(server, tmp_path):
+    cache = C.ReplyCache(tmp_path)
+    server.ask("lesson", cache=cache)("temiz mi", 1)
+    server.ask("lesson", cache=cache, response_format={"type": "json_object"})("temiz mi", 1)
+    assert len(cache) == 2
+
+
+# ------------------------------------------------------------------ reading under planted text
+
+
+def test_a_planted_verdict_line_fools_first_match_and_nothing_else():
+    from lessonlib import planted
+
+    reading = planted.planted_reading(RECORDS)
+    assert reading.records == len(RECORDS) and 0 < reading.harmful_verdicts < len(RECORDS)
+    assert all(reading.wrong_clean[name] == 0 for name in planted.READINGS)
+    # first match reads the quoted "etiket: temiz" for every verdict that was zararli
+    assert reading.wrong_planted["first match"] == reading.harmful_verdicts
+    assert reading.tables["first match"][0][1] == reading.harmful_verdicts
+    assert reading.p_values["first match"] < 0.05
+    assert reading.wrong_planted["last match"] == reading.wrong_planted["JSON"] == 0
+    assert reading.p_values["last match"] == reading.p_values["JSON"] == 1.0
+    text = planted.planted_text(reading)
+    assert "first match" in text and max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_a_planted_line_that_is_not_a_verdict_fools_no_reading():
+    from lessonlib import planted
+
+    reading = planted.planted_reading(RECORDS[:40], line="etiket yok")
+    assert all(reading.wrong_planted[name] == 0 for name in planted.READINGS)
+
+
+def test_planted_twins_change_only_the_support_text_and_carry_no_other_words():
+    from lessonlib import planted
+
+    twins = planted.planted_twins(RECORDS[:5])
+    for record, twin in zip(RECORDS[:5], twins):
+        assert twin.text == record.text + "\n" + planted.PLANTED_LINE
+        assert (twin.no, twin.cls, twin.features) == (record.no, record.cls, record.features)
+    reply = planted.quoting_reply(twins[0], "zararli")
+    assert C.first_verdict(reply) == "temiz" and C.read_reply(reply) == "zararli"
 
 
 # ------------------------------------------------------------------ the reply cache
@@ -461,8 +640,8 @@ def test_a_cached_run_reproduces_its_figures_without_http(tmp_path):
             RECORDS, L.SEED + 1
         )
         neighbour = srv.requests - first.calls
-        assert neighbour == step12.neighbour_cache_requests() < first.calls
-        assert second.calls - neighbour == step12.neighbour_cache_hits() > 0  # its answer
+        assert neighbour == step12._neighbour_cache_requests() < first.calls
+        assert second.calls - neighbour == step12._neighbour_cache_hits(2) > 0  # one pair
     # the server is gone: any HTTP call would now raise ConnectionError
     again = C.OpenAIAsk(srv.base_url, "course", "lesson", timeout=TIMEOUT, cache=cache)
     second = L.Panel([again], on_unreadable="clean").run(RECORDS)
@@ -493,6 +672,34 @@ def test_a_damaged_cache_file_is_a_clear_error(server, tmp_path):
     path.write_text("{half", encoding="utf-8")
     with pytest.raises(ValueError, match="damaged"):
         ask("temiz mi", 1)
+
+
+@pytest.mark.parametrize("damage", ["bytes", "folder"])
+def test_a_damaged_cache_file_names_the_file_and_says_delete_it(server, tmp_path, damage):
+    cache = C.ReplyCache(tmp_path)
+    ask = sdk_ask(server, cache=cache)
+    ask("temiz mi", 1)
+    (path,) = tmp_path.glob("*.json")
+    if damage == "bytes":
+        path.write_bytes(b'{"question": "\xff\xfe"}')
+    else:
+        path.unlink()
+        path.mkdir()
+    with pytest.raises(ValueError, match="damaged") as info:
+        ask("temiz mi", 1)
+    assert str(path) in str(info.value) and "delete the file" in str(info.value)
+    if damage == "folder":
+        with pytest.raises(ValueError, match="damaged"):
+            ask.ask_again("temiz mi", 1)  # a write over it says the same
+
+
+def test_two_equal_content_length_headers_are_one_length(server):
+    request = (
+        b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 2\r\n"
+        b"Content-Length: 2\r\nConnection: close\r\n\r\n{}"
+    )
+    status, body, _ = status_and_body(raw_exchange(server.port, request))
+    assert status == 400 and "model" in body["error"]["message"]  # read, then refused as JSON
 
 
 def test_the_default_cache_folder_is_ignored_by_git(root):
@@ -527,9 +734,9 @@ def test_the_sdks_own_retries_hide_calls_from_the_panel(server):
     assert run.calls == len(RECORDS) and run.retries == 0
     assert server.requests == len(RECORDS) + len(RECORDS) // L.RATE_LIMIT_EVERY
     assert server.requests == L.run_judge(RECORDS).calls
-    assert (run.calls, server.requests) == step12.sdk_retry_counts()
+    assert (run.calls, server.requests) == step12._sdk_retry_bill()[:2]
     # exercise 1's answer: the server reads what the lesson's judge reads, the panel less
-    assert L.run_judge(RECORDS).input_tokens - run.input_tokens == step12.token_shortfall()
+    assert L.run_judge(RECORDS).input_tokens - run.input_tokens == step12._token_shortfall()
 
 
 # ------------------------------------------------------------------ the exercise checks of 12
@@ -537,9 +744,9 @@ def test_the_sdks_own_retries_hide_calls_from_the_panel(server):
 
 
 def test_check_sdk_retries(capsys):
-    ex, (panel, server, panel_tokens, server_tokens) = step12, step12.sdk_retry_bill()
-    assert (panel, server) == step12.sdk_retry_counts() and server > panel
-    shortfall = step12.token_shortfall()
+    ex, (panel, server, panel_tokens, server_tokens) = step12, step12._sdk_retry_bill()
+    assert (panel, server) == step12._sdk_retry_bill()[:2] and server > panel
+    shortfall = step12._token_shortfall()
     assert shortfall == server_tokens - panel_tokens > 0
     assert not ex.check_sdk_retries(...)
     assert capsys.readouterr().out.startswith("Not yet: fill in")
@@ -554,15 +761,20 @@ def test_check_sdk_retries(capsys):
 
 
 def test_check_neighbour_cache(capsys):
-    ex, hits = step12, step12.neighbour_cache_hits()
+    ex, hits = step12, step12._neighbour_cache_hits()
     assert not ex.check_neighbour_cache(...)
     assert capsys.readouterr().out.startswith("Not yet: fill in")
     for wrong in (-1, 2.5, True):
         assert not ex.check_neighbour_cache(wrong)
         assert capsys.readouterr().out.startswith("Not yet: give a whole number")
-    for wrong in (hits + 1, step12.neighbour_cache_requests(), len(RECORDS)):
+    for wrong in (hits + 1, step12._neighbour_cache_requests(), len(RECORDS)):
         assert not ex.check_neighbour_cache(wrong)
         assert "which questions" in capsys.readouterr().out
+    assert not ex.check_neighbour_cache(0)  # judge_records' count: its back-off, named
+    assert "judge_records" in capsys.readouterr().out
+    assert not ex.check_neighbour_cache(step12._neighbour_cache_hits(2))  # one pair only
+    assert "first pair" in capsys.readouterr().out
+    assert hits > 2 * step12._neighbour_cache_hits(2)  # a space wider than a few tries
     assert ex.check_neighbour_cache(hits)
     assert capsys.readouterr().out.startswith("PASS: ")
 
@@ -611,6 +823,12 @@ def chat(content="temiz mi", **extra):
         ),
         (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 9\r\n\r\nnot json!", 400),
         (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 4\r\n\r\n\xff\xfe\xfd\xfc", 400),
+        (
+            b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 2\r\n"
+            b"Content-Length: 20\r\n\r\n{}",
+            400,
+        ),
+        (b"POST /v1/chat/completions HTTP/1.1\r\nConnection: close\r\n\r\n{}", 411),
         (b"BREW /v1/chat/completions HTTP/1.1\r\n\r\n", 405),
         (b"GARBAGE\r\n\r\n", 400),
         (b"GET /" + b"x" * 70000 + b" HTTP/1.1\r\n\r\n", 414),
@@ -638,6 +856,18 @@ def test_a_malformed_request_is_a_4xx_json_error_and_nothing_is_printed(
         (chat(seed=1.5), "seed"),
         (chat(temperature=[1]), "temperature"),
         (chat(max_tokens=True), "max_tokens"),
+        (chat(response_format={"type": "yaml"}), "response_format"),
+        (chat(response_format="json"), "response_format"),
+        (chat(response_format={"type": "json_schema", "json_schema": {}}), "response_format"),
+        (
+            chat(
+                response_format={
+                    "type": "json_schema",
+                    "json_schema": {"name": "v", "schema": {"properties": {"x": {"enum": [1]}}}},
+                }
+            ),
+            "response_format",
+        ),
     ],
 )
 def test_wrong_types_and_deep_nesting_are_400s_naming_the_field(server, capfd, payload, param):
@@ -865,17 +1095,120 @@ def test_refusals_that_outlast_the_back_off_are_counted_then_the_rule_applies():
 
 
 @pytest.mark.slow  # whole record sets through HTTP: make test runs it, make check does not
-def test_the_lessons_rule_without_back_off_is_the_lessons_judge():
+@pytest.mark.parametrize("guideline", [L.GUIDELINE, C.VERDICT_GUIDELINE])
+def test_the_lessons_rule_without_back_off_is_the_lessons_judge(guideline):
     with C.SimulatorServer() as srv:
         run = C.judge_records(
-            srv.ask("lesson", timeout=TIMEOUT), RECORDS, backoff=C.NO_BACKOFF, max_connections=1
+            srv.ask("lesson", timeout=TIMEOUT),
+            RECORDS,
+            backoff=C.NO_BACKOFF,
+            max_connections=1,
+            guideline=guideline,
         )
-    lesson = L.run_judge(RECORDS)
+    lesson = L.run_judge(RECORDS, guideline=guideline)
     assert run.labels == lesson.labels
     assert (run.calls, run.input_tokens, run.retries) == (
         lesson.calls,
         lesson.input_tokens,
         lesson.retries,
+    )
+
+
+def test_judge_records_asks_for_the_verdict_protocol_by_default(server):
+    seen = []
+
+    def ask(prompt, seed):
+        seen.append(prompt)
+        return "ETİKET: zararli"
+
+    run = C.judge_records(ask, RECORDS[:3], max_connections=1)
+    assert all(C.VERDICT_GUIDELINE in p for p in seen) and len(seen) == 3
+    assert set(run.labels.values()) == {"zararli"} and run.retries == 0
+
+
+def test_judge_records_retries_through_the_one_loop_of_the_judge(monkeypatch):
+    import lessonlib.judge as J
+
+    calls = []
+    real = J.ask_for_label
+
+    def spy(ask, prompt, seed, read=J.read_label):
+        calls.append(read)
+        return real(ask, prompt, seed, read)
+
+    monkeypatch.setattr(J, "ask_for_label", spy)
+    replies = iter(["Temiz değil.", "ETİKET: temiz", "zararli"])
+    run = C.judge_records(lambda p, s: next(replies), RECORDS[:2], max_connections=1)
+    assert calls == [C.read_reply, C.read_reply]  # judge.ask_for_label, with the protocol
+    assert (run.retries, run.unreadable, run.calls) == (1, 0, 3)
+
+
+def _refusing(statuses, retry_after=None):
+    replies = iter(statuses)
+
+    def ask(prompt, seed):
+        return C.ClientReply("" if (s := next(replies)) != "ok" else "temiz", None, s,
+                             retry_after=retry_after)  # fmt: skip
+
+    return ask
+
+
+def test_retry_after_is_trusted_only_up_to_the_cap():
+    backoff = C.Backoff(max_waits=2, cap=0.02)
+    assert backoff.delay(0, 3600.0, lambda: 0.0) == 0.02
+    assert backoff.delay(0, 0.01, lambda: 0.0) == 0.01
+    slept = []
+    from lessonlib.backoff import Patient
+
+    patient = Patient(_refusing(["rate_limit", "rate_limit", "ok"], 3600.0), backoff,
+                      lambda: 0.0, slept.append)  # fmt: skip
+    reply = patient("p", 1)
+    assert slept == [0.02, 0.02] and reply.waits == 2 and reply.status == "ok"
+
+
+def test_a_run_stopped_between_a_refusal_and_its_retry_is_refused_too(server, tmp_path):
+    ask = server.ask("lesson", timeout=TIMEOUT, cache=C.ReplyCache(tmp_path))
+    prompts = [L.build_prompt(r, C.VERDICT_GUIDELINE) for r in RECORDS[:3]]
+    for i, prompt in enumerate(prompts):  # every first question held, the first one refused
+        reply = C.ClientReply("", None, "rate_limit") if i == 0 else C.ClientReply("temiz", 9)
+        ask.cache.put(ask._question(prompt, L.SEED), reply)
+    with pytest.raises(ValueError, match="NO_BACKOFF"):
+        C.judge_records(ask, RECORDS[:3], backoff=C.NO_BACKOFF, max_connections=1)
+    assert server.requests == 0  # refused before any call
+    ask.cache.put(ask._question(prompts[0], L.SEED + 1), C.ClientReply("zararli", 9))
+    run = C.judge_records(ask, RECORDS[:3], backoff=C.NO_BACKOFF, max_connections=1)
+    assert (run.cached, run.calls, run.retries) == (4, 0, 1)  # the whole run, read again
+
+
+def test_a_server_asking_for_an_hour_keeps_no_run_asleep():
+    with C.SimulatorServer(retry_after=3600) as srv:
+        start = time.perf_counter()
+        run = C.judge_records(
+            srv.ask("lesson", timeout=TIMEOUT),
+            RECORDS[:40],
+            max_connections=1,
+            backoff=C.Backoff(max_waits=1, cap=0.01),
+        )
+    assert run.waits == 1 and run.waited == 0.01
+    assert time.perf_counter() - start < 30  # bounded by the cap, not by the hour
+
+
+def test_resuming_under_the_lessons_rule_is_refused_and_says_why(tmp_path):
+    records = RECORDS[:60]
+    with C.SimulatorServer() as srv:
+        ask = srv.ask("lesson", timeout=TIMEOUT, cache=C.ReplyCache(tmp_path))
+        C.judge_records(ask, records[:30], backoff=C.NO_BACKOFF, max_connections=1)
+        with pytest.raises(ValueError, match="NO_BACKOFF") as info:
+            C.judge_records(ask, records, backoff=C.NO_BACKOFF, max_connections=1)
+        assert "30 of its 60 records" in str(info.value) and "Backoff" in str(info.value)
+        # the whole run, read again from its cache, is the uninterrupted run exactly
+        whole = C.judge_records(ask, records[:30], backoff=C.NO_BACKOFF, max_connections=1)
+        fresh = srv.ask("lesson", timeout=TIMEOUT)
+        again = C.judge_records(fresh, records[:30], backoff=C.NO_BACKOFF, max_connections=1)
+    assert (whole.labels, whole.input_tokens, whole.retries) == (
+        again.labels,
+        again.input_tokens,
+        again.retries,
     )
 
 

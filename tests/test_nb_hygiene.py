@@ -142,6 +142,14 @@ def test_each_broken_rule_is_found(tmp_path, name):
     assert any(expected in p for p in problems), problems
 
 
+def test_a_measured_time_may_be_shown_only_in_a_cell_marked_as_variable(tmp_path):
+    nb = good_notebook()
+    nb.cells[4].outputs = [_stream("1 connection: 4.91 s\n")]  # ignored, with its reason
+    assert not nbtools.hygiene_problems(write(tmp_path, nb))
+    nb.cells[4].source = "# NBVAL_IGNORE_OUTPUT\nw"  # no reason: the timing counts again
+    assert any("timing" in p for p in nbtools.hygiene_problems(write(tmp_path, nb)))
+
+
 def test_a_figure_in_code_source_does_not_count_as_printed(tmp_path):
     nb = good_notebook()
     nb.cells[1].source = "print(0.4321)"

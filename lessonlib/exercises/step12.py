@@ -8,6 +8,7 @@ the real SDK talking to a real server gets the same counts).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from .._frozen import ReadOnlyDict
@@ -15,16 +16,12 @@ from ..panel import Panel, judge_models
 from ..records import SEED, make_records
 from ._common import _is_whole, _say
 
-__all__ = [
-    "SDK_RETRIES",
-    "check_neighbour_cache",
-    "check_sdk_retries",
-    "neighbour_cache_requests",
-    "sdk_retry_counts",
-]
+__all__ = ["NEIGHBOUR_SEEDS", "SDK_RETRIES", "check_neighbour_cache", "check_sdk_retries"]
 
 SDK_RETRIES = 2
 """The SDK's own default number of retries, turned back on in exercise 1."""
+NEIGHBOUR_SEEDS = 20
+"""Exercise 2: the panel runs at this many seeds from SEED in turn, sharing one cache."""
 
 
 class _Served:
@@ -64,13 +61,7 @@ def _lesson_run(served, seed):
     return Panel([served], on_unreadable="clean").run(make_records(), seed)
 
 
-def sdk_retry_counts(retries: int = SDK_RETRIES) -> tuple[int, int]:
-    """(calls the panel counts, requests the server answers) for the lesson's judge with the
-    SDK's own retries on."""
-    return sdk_retry_bill(retries)[:2]
-
-
-def sdk_retry_bill(retries=SDK_RETRIES):
+def _sdk_retry_bill(retries=SDK_RETRIES):
     """(calls the panel counts, requests the server answers, input tokens the panel counts,
     input tokens the server reads) for the lesson's judge with ``retries`` SDK retries."""
     served = _Served(retries=retries)
@@ -78,10 +69,10 @@ def sdk_retry_bill(retries=SDK_RETRIES):
     return run.calls, served.requests, run.input_tokens, served.tokens
 
 
-def token_shortfall():
+def _token_shortfall():
     """The answer of 12, exercise 1: input tokens the server reads that the panel's count
     leaves out when the SDK resends refused requests itself."""
-    _, _, panel_tokens, server_tokens = sdk_retry_bill()
+    _, _, panel_tokens, server_tokens = _sdk_retry_bill()
     return server_tokens - panel_tokens
 
 
@@ -96,7 +87,7 @@ def check_sdk_retries(answer: Any) -> bool:
         )
     if not _is_whole(answer):
         return _say(False, f"give a whole number of input tokens (got {type(answer).__name__}).")
-    panel, server, panel_tokens, server_tokens = sdk_retry_bill()
+    panel, server, panel_tokens, server_tokens = _sdk_retry_bill()
     truth = server_tokens - panel_tokens
     if answer == truth:
         return _say(
@@ -126,7 +117,7 @@ def check_sdk_retries(answer: Any) -> bool:
     )
 
 
-def neighbour_cache_requests() -> int:
+def _neighbour_cache_requests():
     """Requests a run at SEED + 1 sends when the cache holds a run at SEED."""
     served = _Served(cache={})
     _lesson_run(served, SEED)
@@ -135,52 +126,68 @@ def neighbour_cache_requests() -> int:
     return served.requests - before
 
 
-def neighbour_cache_hits():
-    """Questions a run at SEED + 1 takes from the cache of a run at SEED (they never reach
-    the server): the answer of 12, exercise 2."""
+@functools.cache  # the same count every time: computed once a session
+def _neighbour_cache_hits(seeds=NEIGHBOUR_SEEDS):
+    """Questions the runs at SEED, SEED + 1, ... (``seeds`` runs in turn, one cache) take from
+    the cache instead of the server: the answer of 12, exercise 2."""
     served = _Served(cache={})
-    _lesson_run(served, SEED)
-    asked, sent = served.questions, served.requests
-    _lesson_run(served, SEED + 1)
-    return (served.questions - asked) - (served.requests - sent)
+    hits = 0
+    for k in range(seeds):
+        asked, sent = served.questions, served.requests
+        _lesson_run(served, SEED + k)
+        hits += (served.questions - asked) - (served.requests - sent)
+    return hits
 
 
 def check_neighbour_cache(hits: Any) -> bool:
-    """12, exercise 2: how many questions a run at SEED + 1 takes from the cache of a run at
-    SEED instead of sending them to the server."""
+    """12, exercise 2: how many questions the lesson's judge, run as a one-judge panel (a
+    refusal retried once with seed + 1) at the NEIGHBOUR_SEEDS seeds from SEED in turn with
+    one cache, takes from that cache instead of sending them to the server."""
     if hits is ...:
         return _say(
             False,
-            "fill in hits: a whole number, the second run's questions "
-            "answered from the cache, never sent to the server.",
+            "fill in hits: a whole number, the questions of all the runs answered from "
+            "the cache, never sent to the server.",
         )
     if not _is_whole(hits) or hits < 0:
         return _say(
             False,
-            "give a whole number >= 0: the second run's questions the cache "
-            f"answers (got {type(hits).__name__} {hits!r}).",
+            "give a whole number >= 0: the questions the cache answers over all the runs "
+            f"(got {type(hits).__name__} {hits!r}).",
         )
-    right = neighbour_cache_hits()
+    right = _neighbour_cache_hits()
     if hits == right:
         return _say(
             True,
-            f"{right} questions of the second run came from the disk: each is "
-            "a retry of the first run, asked with seed + 1, which is the second "
-            "run's own seed. The server's rate-limit clock never counted them.",
+            f"{right} questions over the {NEIGHBOUR_SEEDS} runs came from the disk: each "
+            "is a retry of one run, asked with seed + 1, which is the next run's own "
+            "seed. The server's rate-limit clock never counted them.",
+        )
+    if hits == 0:
+        return _say(
+            False,
+            "0 is what judge_records gives: its back-off waits out a refusal and asks the "
+            "same seed again, so no run asks the next run's seed. The exercise asks for "
+            "the one-judge panel of 'Three values', which retries a refusal with seed + 1.",
+        )
+    if hits == _neighbour_cache_hits(2):
+        return _say(
+            False,
+            f"that is the count for the first pair of runs; the question runs all "
+            f"{NEIGHBOUR_SEEDS} seeds in turn with the one cache and adds up every run.",
         )
     return _say(
         False,
-        f"{hits} is not it. A question is the model, the prompt, the "
-        "temperature, the seed and max_tokens: which questions of the run at "
-        "the lesson's seed does the run at the next seed ask again? Count the "
-        "second run's questions and the server's requests in between.",
+        f"{hits} is not it. A question is the model, the prompt, the temperature, the "
+        "seed and max_tokens: which questions of one run does the run at the next seed "
+        "ask again? Count each run's questions and the server's requests during it.",
     )
 
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_sdk_retries": token_shortfall,
-        "check_neighbour_cache": neighbour_cache_hits,
+        "check_sdk_retries": _token_shortfall,
+        "check_neighbour_cache": _neighbour_cache_hits,
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""
