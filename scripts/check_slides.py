@@ -526,15 +526,21 @@ def content_problems(finals, max_lines=MAX_CODE_LINES, max_figures=MAX_PROSE_FIG
     return problems
 
 
-def print_problems(pages, slack=SLACK):
+def print_problems(pages, printed=None, slack=SLACK):
     """Why printing with ?print-pdf would cut a page, as sentences (empty = every page
     whole).  ``pages`` is what :data:`PRINT_JS` returns: per ``.pdf-page`` its ``index``,
     ``number`` (the slide number printed on it), ``height`` and the printed page's
     ``page_height`` (px), and ``past``: the elements whose box runs past the page's bottom
-    or right edge, each ``[name, px past]``."""
+    or right edge, each ``[name, px past]``.  ``printed``: the pages of the PDF Chromium
+    printed, one per ``.pdf-page`` when every page is whole (None: not printed)."""
     if not pages:
         return ["?print-pdf made no .pdf-page (reveal.js did not lay the deck out for print)"]
     problems = []
+    if printed is not None and printed != len(pages):
+        problems.append(
+            f"Chromium printed {printed} PDF pages for the deck's {len(pages)} pages "
+            "(a page that spills over, or an empty one)"
+        )
     for pg in pages:
         where = f"printed page {pg['index'] + 1} (slide {pg.get('number') or '?'})"
         if pg["height"] > pg["page_height"] + slack:
@@ -1013,7 +1019,18 @@ async def print_check(page, deck, views):
     except Timeout:
         pass
     await page.evaluate("() => window.slideFitPrint && window.slideFitPrint()")
-    return print_problems(await page.evaluate(PRINT_JS))
+    pages = await page.evaluate(PRINT_JS)
+    pdf = await page.pdf(prefer_css_page_size=True, print_background=True)
+    return print_problems(pages, pdf_pages(pdf))
+
+
+_PDF_PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
+
+
+def pdf_pages(pdf):
+    """How many pages a PDF (bytes, as Chromium prints it: uncompressed object headers)
+    has: its ``/Type /Page`` objects."""
+    return len(_PDF_PAGE.findall(pdf))
 
 
 async def _check_all(decks, workdir, browser, report):

@@ -708,3 +708,14 @@ def test_every_printed_page_whole_passes_and_a_cut_page_is_named():
         "printed page 3 (slide 1/9) is 1468 px tall, more than one printed page (734 px)"
     ]
     assert "no .pdf-page" in cs.print_problems([])[0]
+
+
+def test_a_pdf_printed_with_a_page_too_many_is_named():
+    assert cs.print_problems([page(0), page(1)], printed=2) == []
+    assert cs.print_problems([page(0), page(1)], printed=3) == [
+        "Chromium printed 3 PDF pages for the deck's 2 pages (a page that spills over, or an "
+        "empty one)"
+    ]
+    pdf = b"1 0 obj << /Type /Pages /Kids [2 0 R 3 0 R] >> 2 0 obj << /Type /Page >> "
+    pdf += b"3 0 obj <</Type/Page/Parent 1 0 R>>"
+    assert cs.pdf_pages(pdf) == 2
