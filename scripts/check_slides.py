@@ -406,8 +406,8 @@ def text_problems(
     characters on screen (every step counted: what the room reads over the talk) at
     ``big_px`` or more; a slide shrunk (``shrink`` under 0.99)
     while what it shows fills less than ``filled`` of the height - shrunk for what is not
-    on screen; a figure (``images``: pixel width ``natural``, screen width ``shown``, the
-    ``points`` and ``dpi`` its PNG records) whose smallest text as shown
+    on screen; a figure at any step (``images``: pixel width ``natural``, screen width
+    ``shown``, the ``points`` and ``dpi`` its PNG records) whose smallest text as shown
     (:func:`figure_text_px`) is under ``min_px`` or unrecorded, or shown narrower than
     FIGURE_SHARE of the slide (``width``).
     Type sizes: (smallest px, where, share of characters at ``big_px`` or more).
@@ -433,8 +433,12 @@ def text_problems(
                 f"what it shows fills only {m['filled']:.0%} of the screen's height "
                 f"(at least {filled:.0%} when shrunk)"
             )
-    for m in finals:
+    seen = set()
+    for m in [*steps, *finals]:  # a figure may show only before a later fragment pages it off
         for image in m.get("images", ()):
+            if (m["where"], image["name"], image["shown"]) in seen:
+                continue
+            seen.add((m["where"], image["name"], image["shown"]))
             scale = image["shown"] / image["natural"]
             px = figure_text_px(image)
             if px is None:
@@ -443,7 +447,9 @@ def text_problems(
                     f"'{PNG_KEY}' text: draw it with lessonlib's slide_figure and execute "
                     f"the notebook again): {image['name']}"
                 )
-            elif px < min_px:
+            elif px < smallest[0]:  # the deck's smallest text, figures included
+                smallest = (px, f"slide {m['where']}: figure {image['name']}")
+            if px is not None and px < min_px:
                 problems.append(
                     f"{_step(m)}: figure shown at {scale:.0%} of its pixels, so its "
                     f"smallest text is {px:.1f} px (at least "

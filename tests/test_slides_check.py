@@ -719,3 +719,17 @@ def test_a_pdf_printed_with_a_page_too_many_is_named():
     pdf = b"1 0 obj << /Type /Pages /Kids [2 0 R 3 0 R] >> 2 0 obj << /Type /Page >> "
     pdf += b"3 0 obj <</Type/Page/Parent 1 0 R>>"
     assert cs.pdf_pages(pdf) == 2
+
+
+def test_a_figure_shown_only_before_a_later_fragment_is_measured_too():
+    # the figure shows at the first step (shrunk to 0.7 of its pixels: 12.6 px text), then a
+    # fragment turns the page and the last step no longer shows it
+    image = {"natural": 1000, "shown": 700, "points": 13, "dpi": 100, "name": "img"}
+    step = {**shown("1/0", {19.2: 50}, hidden=1), "width": 1254, "images": [image]}
+    last = {**shown("1/0", {19.2: 50}), "width": 1254, "images": []}
+    problems, (px, where, _) = cs.text_problems([last], [step])
+    assert problems == [
+        "slide 1/0 with 1 fragment(s) not yet shown: figure shown at 70% of its pixels, so its "
+        "smallest text is 12.6 px (at least 14 px): img"
+    ]
+    assert px == pytest.approx(12.64, abs=0.01) and where == "slide 1/0: figure img"
