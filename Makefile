@@ -28,7 +28,7 @@ help:
 	@echo "make notebooks - re-execute every notebook in place (maintainers, after a change)"
 	@echo "make bench   - run every benchmark in benchmarks/ (speed targets are checked there)"
 	@echo "make slides  - build build/slides/NN_name.slides.html for every notebook that changed (offline reveal.js; npm ci if needed)"
-	@echo "make test-slides - build the decks that changed and check in headless Chromium, offline, every deck that changed since its last pass (FORCE=1: every deck; installs chromium if missing)"
+	@echo "make test-slides - build the decks that changed and check in headless Chromium, offline, every deck that changed since its last pass: fit, type and figure text, code lines and four-decimal figures a slide, slide numbers, ?print-pdf pages whole (FORCE=1: every deck; installs chromium if missing)"
 
 # A clear message, not npm's 'enoent ... mkdir', when the clone is read-only:
 # $(call writable,WHAT) stops the recipe unless this folder can be written.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ._frozen import ReadOnlyDict
 from .metrics import class_recall, confusion
@@ -19,11 +19,15 @@ from .records import CLASSES, Record
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "FIGURE_DPI",
     "FIGURE_STYLE",
     "FIGURE_WIDTH",
+    "HATCHES",
+    "PNG_KEY",
+    "SCRIPT_SHRINK",
     "SMALLEST_POINTS",
     "class_recall_bars",
     "confusion_picture",
@@ -31,6 +35,7 @@ __all__ = [
     "plot_class_sources",
     "plot_harmful_probability",
     "slide_figure",
+    "smallest_points",
 ]
 
 FIGURE_DPI = 100
@@ -60,6 +65,10 @@ FIGURE_STYLE = MappingProxyType(
 on a slide, no size under SMALLEST_POINTS."""
 
 
+HATCHES = ("", "//", "..", "xx")
+"""Fill patterns of the series of a bar chart (notebooks 01 and 05), in order: with its
+colour a pattern, so a legend reads without telling colours apart."""
+
 Plot = TypeVar("Plot", bound=Callable)
 
 
@@ -69,7 +78,11 @@ def slide_figure(plot: Plot) -> Plot:
 
     The function returns a Figure or an Axes; its text (titles, labels, legends, notes
     drawn without their own size) takes the style's sizes, tick labels included (ticks
-    are made lazily, so their size is set on each Axes too).
+    are made lazily, so their size is set on each Axes too).  Then the floor: no text of
+    the figure is smaller than SMALLEST_POINTS, a superscript or subscript of maths text
+    (a log axis's exponent) counted at its own, smaller size; what a plot function drew
+    under it is raised to it.  So the deck check (scripts/check_slides.py) can take
+    SMALLEST_POINTS as every course figure's smallest type.
     """
 
     @functools.wraps(plot)
@@ -82,9 +95,87 @@ def slide_figure(plot: Plot) -> Plot:
             for ax in fig.axes:
                 ax.tick_params(labelsize=FIGURE_STYLE["xtick.labelsize"])
             fig.tight_layout()
+            if _raise_small_text(fig):
+                fig.tight_layout()
+            _record_smallest(fig)
         return out
 
     return draw  # type: ignore[return-value]  # functools.wraps keeps the signature
+
+
+SCRIPT_SHRINK = 0.7
+"""matplotlib's maths text draws a superscript or subscript at this share of its text's size
+(a log axis's exponents): :func:`slide_figure` counts them at it (every notebook's figure)."""
+
+
+def _script_share(text: str) -> float:
+    """The size of the smallest type in ``text`` as a share of its font size: SCRIPT_SHRINK
+    when it is maths text ($...$) with a superscript or subscript, else 1."""
+    maths = text.count("$") >= 2
+    return SCRIPT_SHRINK if maths and ("^" in text or "_" in text) else 1.0
+
+
+def smallest_points(fig: Figure) -> float:
+    """Notebooks with a figure (the deck check's measure): the smallest type a figure draws,
+    in points: every visible, non-empty text (ticks included, so the figure is drawn
+    first), a superscript or subscript of maths text at SCRIPT_SHRINK of its size."""
+    import matplotlib.text
+
+    fig.canvas.draw()
+    sizes = [
+        float(t.get_fontsize()) * _script_share(t.get_text())
+        for t in fig.findobj(matplotlib.text.Text)
+        if t.get_visible() and t.get_text().strip()
+    ]
+    return min(sizes, default=SMALLEST_POINTS)
+
+
+PNG_KEY = "lessonlib smallest points"
+"""The key of the text chunk in which a figure's PNG records its smallest type in points
+(:func:`slide_figure` writes it; scripts/check_slides.py reads it from every deck's
+figures, for every notebook with a figure)."""
+
+
+def _record_smallest(fig: Figure) -> None:
+    """Make every PNG of ``fig`` (the notebook's inline image, a savefig) record its smallest
+    type in the text chunk PNG_KEY, so the deck check reads it from the figure itself.
+    The canvas's own print_png, with that metadata: matplotlib still filters what it is
+    passed, and a caller's own metadata replaces it."""
+    canvas = fig.canvas
+    plain = type(canvas).print_png.__get__(canvas)  # type: ignore[attr-defined]
+    record = {PNG_KEY: f"{smallest_points(fig):.2f}"}
+    canvas.print_png = functools.partial(plain, metadata=record)  # type: ignore[attr-defined]
+
+
+def _raise_small_text(fig: Figure) -> bool:
+    """Raise every text of ``fig`` drawn under SMALLEST_POINTS (its scripts counted at their
+    own size) to it; tick labels through their axis, which makes ticks again at each draw.
+    Whether anything was raised."""
+    import matplotlib.text
+
+    fig.canvas.draw()  # ticks are made lazily
+    raised = False
+    ticks: set[int] = set()
+    for ax in fig.axes:
+        sides: tuple[tuple[Literal["x", "y"], Any], ...] = (("x", ax.xaxis), ("y", ax.yaxis))
+        for name, axis in sides:
+            labels = [t for t in axis.get_ticklabels(which="both") if t.get_text().strip()]
+            ticks.update(id(t) for t in labels)
+            need = max(
+                (SMALLEST_POINTS / _script_share(t.get_text()) for t in labels),
+                default=0.0,
+            )
+            if labels and min(float(t.get_fontsize()) for t in labels) < need - 1e-9:
+                ax.tick_params(axis=name, which="both", labelsize=need)
+                raised = True
+    for t in fig.findobj(matplotlib.text.Text):
+        if id(t) in ticks or not (t.get_visible() and t.get_text().strip()):
+            continue
+        need = SMALLEST_POINTS / _script_share(t.get_text())
+        if float(t.get_fontsize()) < need - 1e-9:
+            t.set_fontsize(need)
+            raised = True
+    return raised
 
 
 @slide_figure
@@ -180,7 +271,15 @@ def class_recall_bars(
     width = 0.8 / len(decisions)
     for k, (name, per_class) in enumerate(recalls.items()):
         xs = [i + (k - (len(decisions) - 1) / 2) * width for i in range(len(classes))]
-        ax.bar(xs, [per_class[c][1] for c in classes], width, label=name)
+        # a pattern as well as a colour: the legend reads without telling colours apart
+        ax.bar(
+            xs,
+            [per_class[c][1] for c in classes],
+            width,
+            label=name,
+            hatch=HATCHES[k % len(HATCHES)],
+            edgecolor="white",
+        )
     ax.set_xticks(range(len(classes)))
     ax.set_xticklabels([f"{c.replace('_', chr(10))}\n({first[c][0]} records)" for c in classes])
     ax.set_ylim(0, 1.2)
@@ -267,7 +366,15 @@ def plot_class_sources(records: Sequence[Record], ax: Axes | None = None) -> Axe
     left = [0] * len(names)
     for k, src in enumerate(SOURCES):
         widths = [counts[cls][src] for cls in names]
-        ax.barh(names, widths, left=left, color=f"C{k}", label=src.replace("_", " "))
+        ax.barh(
+            names,
+            widths,
+            left=left,
+            color=f"C{k}",
+            label=src.replace("_", " "),
+            hatch=HATCHES[k % len(HATCHES)],
+            edgecolor="white",
+        )
         left = [a + b for a, b in zip(left, widths)]
     for y, total in enumerate(left):
         ax.text(total + 1.5, y, str(total), va="center")
@@ -295,12 +402,17 @@ def plot_harmful_probability(
     curves, temps = harmful_probability_curves(records, temperatures, flags)
     if ax is None:
         _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
+    styles = ("-", "--", "-.", ":")
     for k, (count, (no, probs)) in enumerate(curves.items()):
-        ax.plot(
-            temps,
-            probs,
+        ax.plot(temps, probs, color=f"C{k}", linestyle=styles[k % 4], linewidth=2)
+        # each line named at its right end, in its colour: no legend to match colours against
+        ax.annotate(
+            f"{count} flag{'' if count == 1 else 's'} (record {no})",
+            (temps[-1], probs[-1]),
+            xytext=(6, 0),
+            textcoords="offset points",
+            va="center",
             color=f"C{k}",
-            label=f"{count} flag{'' if count == 1 else 's'} (record {no})",
         )
     ax.axvline(TEMPERATURE, color="0.4", linestyle=":", linewidth=1)
     ax.annotate(
@@ -310,10 +422,11 @@ def plot_harmful_probability(
         textcoords="offset points",
         color="0.3",
     )
+    ax.set_xticks([t for t in ax.get_xticks() if temps[0] <= t <= temps[-1]])
+    ax.set_xlim(temps[0] - 0.03 * (temps[-1] - temps[0]), temps[-1] * 1.3)  # room for the names
     ax.set_xlabel("temperature")
     ax.set_ylabel("P(zararli)")
     ax.set_ylim(-0.03, 1.03)
     ax.set_title("How likely the judge says harmful, by number of flags")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), title="flags on")
     ax.grid(alpha=0.3)
     return ax

@@ -567,14 +567,15 @@ def plot_quorum_noise(rows: Sequence[Mapping[str, Any]], ax: Axes | None = None)
 
     if ax is None:
         _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
+    styles = ("-", "--", ":", "-.")
     for k, name in enumerate(dict.fromkeys(row["judge"] for row in rows)):
         mine = [row for row in rows if row["judge"] == name]
         ax.plot(
             [r["calls"] for r in mine],
             [r["changed"] for r in mine],
-            marker="o",
+            marker="os^D"[k % 4],
+            linestyle=styles[k % 4],
             color=f"C{k}",
-            label=f"{name} judge",
         )
         for r in mine:
             ax.annotate(
@@ -583,11 +584,19 @@ def plot_quorum_noise(rows: Sequence[Mapping[str, Any]], ax: Axes | None = None)
                 textcoords="offset points",
                 xytext=(6, 6),
             )
+        # each line named where it ends, in its colour: no legend to match colours against
+        ax.annotate(
+            f"{name} judge",
+            (mine[-1]["calls"], mine[-1]["changed"]),
+            textcoords="offset points",
+            xytext=(8, -20),
+            color=f"C{k}",
+            fontweight="bold",
+        )
     ax.set_xlabel("calls per run (the cost)")
     ax.set_ylabel("expected changed records")
     ax.set_title("What quorum buys: noise against cost")
-    ax.margins(x=0.16, y=0.12)  # room for the quorum labels inside the frame
-    ax.set_ylim(bottom=-1)
-    ax.legend(loc="upper right")
+    ax.margins(x=0.24, y=0.12)  # room for the labels inside the frame
+    ax.set_ylim(bottom=-3)
     ax.grid(alpha=0.3)
     return ax

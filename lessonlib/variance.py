@@ -373,17 +373,22 @@ def plot_gap_steps(rows: Sequence[Mapping[str, Any]]) -> Figure:
     y = np.arange(len(rows))
     gaps = [abs(r["gap"]) for r in rows]
     diffs = [abs(r["two-run difference"]) for r in rows]
-    ax.barh(y - 0.2, gaps, height=0.4, color="C3", label="gap: judge run 1 - filter")
-    ax.barh(y + 0.2, diffs, height=0.4, color="0.6", label="the judge's two-run difference")
+    ax.barh(y - 0.2, gaps, height=0.4, color="C3")
+    ax.barh(y + 0.2, diffs, height=0.4, color="0.6", hatch="//", edgecolor="white")
+    # each bar says what it is: no legend to match colours against
     for k, (g, d) in enumerate(zip(gaps, diffs)):
-        ax.text(g + 0.2, k - 0.2, f"{g}", va="center")
-        ax.text(d + 0.2, k + 0.2, f"{d}", va="center")
+        ax.text(
+            g + 0.2,
+            k - 0.2,
+            f"{g} gap (judge run 1 - filter)" if k == 0 else f"{g} gap",
+            va="center",
+        )
+        ax.text(d + 0.2, k + 0.2, f"{d} two-run difference", va="center")
     ax.xaxis.get_major_locator().set_params(integer=True)  # type: ignore[call-arg]
     ax.set_yticks(y, [f"{TITLES[r['figure']]}\n(1 step = 1/{r['count']})" for r in rows])
     ax.invert_yaxis()
     ax.set(xlabel="steps (records)", title="each gap against the judge's two-run difference")
-    ax.set_xlim(0, max(gaps + diffs) * 1.15 + 1)
-    ax.legend(loc="lower right")
+    ax.set_xlim(0, max(gaps + diffs) * 1.5 + 1)
     fig.tight_layout()
     return fig
 
@@ -413,13 +418,33 @@ def plot_figures(
             bins = np.append(edges, edges[-1] + step) - step / 2
         ax.hist(v, bins=bins, color="0.7")
         for k, i in enumerate(marks, 1):
-            ax.axvline(v[i], color=f"C{k}", linestyle="--", label=f"lesson run {k}")
-        ax.axvline(crit[name], color="C3", label="criteria filter")
-        ax.set(title=TITLES[name], xlabel=TITLES[name], ylabel="runs")
-    axes[0, 0].legend()
+            ax.axvline(
+                v[i],
+                color=f"C{k}",
+                linestyle=_RUN_STYLES[(k - 1) % 3],
+                linewidth=2,
+                label=f"lesson run {k}",
+            )
+        ax.axvline(crit[name], color="C3", linewidth=2, label="criteria filter")
+        ax.set(title=TITLES[name], ylabel="runs")
+    # one key for the four panels, above them, told apart by line style as well as colour
+    handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.suptitle(f"{len(runs)} judge runs on {len(runs.record_nos)} records")
-    fig.tight_layout()
+    fig.legend(
+        handles,
+        labels,
+        loc="upper center",
+        ncol=len(labels),
+        frameon=False,
+        bbox_to_anchor=(0.5, 0.95),
+    )
+    fig.tight_layout(rect=(0, 0, 1, 0.87))
     return fig
+
+
+_RUN_STYLES = ("--", ":", "-.")
+"""Notebook 06: the line styles of the marked runs in :func:`plot_figures` (the filter is a
+solid line), so a run is told from another without its colour."""
 
 
 @slide_figure
@@ -454,17 +479,31 @@ def plot_sweep(
     t = [r["temperature"] for r in rows]
     fig, (left, right) = plt.subplots(1, 2, figsize=(FIGURE_WIDTH * 1.1, 5.0))
     for name, colour in (("recall", "C3"), ("false_block_rate", "C0")):
-        left.fill_between(
-            t,
-            [r[f"{name} low"] for r in rows],
-            [r[f"{name} high"] for r in rows],
+        low, high = [r[f"{name} low"] for r in rows], [r[f"{name} high"] for r in rows]
+        left.fill_between(t, low, high, color=colour, alpha=0.3)
+        # labelled where they are drawn (inside the band, by the filter's line), not in a
+        # legend that needs the colours
+        short = "FBR" if name == "false_block_rate" else TITLES[name]
+        k = int(len(t) * 0.72)
+        left.text(
+            t[k],
+            (low[k] + high[k]) / 2,
+            f"judge {short}: run band",
             color=colour,
-            alpha=0.3,
-            label=f"judge {TITLES[name]}: 95% run band",
+            ha="center",
+            va="center",
+            fontweight="bold",
         )
         if crit is not None:
-            left.axhline(
-                crit[name], color=colour, linestyle="--", label=f"criteria {TITLES[name]}"
+            left.axhline(crit[name], color=colour, linestyle="--")
+            above = name == "recall"
+            left.text(
+                t[0],
+                crit[name] + (0.015 if above else -0.015),
+                f"criteria {short}",
+                color=colour,
+                ha="left",
+                va="bottom" if above else "top",
             )
     for ax in (left, right):
         ax.axvline(TEMPERATURE, color="0.4", linestyle=":", linewidth=1)
@@ -476,14 +515,10 @@ def plot_sweep(
         va="top",
         transform=left.get_xaxis_transform(),
     )
-    left.set(title="the 95% run band against temperature", xlabel="temperature", ylabel="rate")
-    # room under the bands for the legend (inside the bands it hid part of them)
-    left.set_ylim(-0.62, 1.02)
+    left.set(title="95% run bands against temperature", xlabel="temperature", ylabel="rate")
+    left.set_ylim(0, 1.08)
     left.set_yticks([0.0, 0.2, 0.4, 0.6, 0.8, 1.0])
-    left.legend(loc="lower left")
     right.plot(t, [r["mean changes"] for r in rows], marker="o", color="0.3")
-    right.set(
-        title="expected changed records between two runs", xlabel="temperature", ylabel="records"
-    )
+    right.set(title="expected changed records", xlabel="temperature", ylabel="records")
     fig.tight_layout()
     return fig

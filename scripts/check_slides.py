@@ -31,7 +31,15 @@ CONCURRENT decks at a time, each lane an offline context whose page opens its de
    zoom of its slide), at every step of the → walk (each fragment shown in turn, not only
    the last): none under MIN_TEXT_PX, at least BIG_TEXT_SHARE of the deck's characters at
    BIG_TEXT_PX or more, and no step shrunk while it leaves the screen's height empty (a
-   slide shrunk for fragments not yet shown).
+   slide shrunk for fragments not yet shown); every figure's smallest text as shown - the
+   type its PNG records (lessonlib's slide_figure writes it) at the dpi it records, times
+   the scale the image is shown at (:func:`figure_text_px`) - MIN_TEXT_PX or more;
+7. **what a room takes in** (:func:`content_problems`): at most MAX_CODE_LINES lines of code
+   and MAX_PROSE_FIGURES four-decimal figures of prose on a slide, and reveal.js's slide
+   number on screen at every slide;
+8. **print** (:func:`print_check`, :func:`print_problems`): the deck opened with
+   ``?print-pdf``, as reveal.js prints it: every ``.pdf-page`` one printed page tall with
+   nothing running past its bottom or right edge (reveal.js cuts it off there).
 
 **Incremental, as make is**: a deck that passes gets a stamp, ``.checked/NN_name.json`` beside
 it, holding a hash of every input of its verdict (:func:`deck_inputs`: the deck's bytes, the
@@ -315,10 +323,20 @@ BIG_TEXT_PX = 18.0
 BIG_TEXT_SHARE = 0.8
 """At least this share of a deck's text (characters on screen, summed over every step of
 every slide) must be BIG_TEXT_PX or more on the 1280x720 screen: text a back row reads."""
-FIGURE_TEXT_PX = 18.0
-"""The smallest text in a course figure, in pixels of its PNG (lessonlib.figures draws its
-smallest type, SMALLEST_POINTS = 13 pt, at 100 dpi: 18 px; tests/test_figures.py checks
-the two agree).  A figure shown at scale s on screen has text of FIGURE_TEXT_PX * s."""
+PNG_KEY = "lessonlib smallest points"
+"""The text chunk in which a course figure's PNG records its smallest type, in points
+(lessonlib.figures.slide_figure writes it after raising any text under 13 pt, a superscript
+counted at its own size; tests/test_figures.py checks the two keys agree).  A figure that
+records none fails the check: it was drawn some other way, or before the record was kept."""
+FIGURE_DPI = 100.0
+"""The dots per inch a figure's PNG is read at when it records none (matplotlib writes its
+dpi in the PNG's pHYs chunk, which MEASURE_JS reads; lessonlib draws at 100)."""
+MAX_CODE_LINES = 8
+"""At most this many lines of code (not counting blank lines) on one slide, every fragment
+counted: more is read by nobody from the back row."""
+MAX_PROSE_FIGURES = 4
+"""At most this many four-decimal figures (like 0.8833) in a slide's prose (its markdown,
+not the printed output): a wall of numbers is a chart or a few bold figures instead."""
 FIGURE_SHARE = 0.5
 """A figure must be shown at least this share of the slide's width (none drawn small
 with half the screen empty)."""
@@ -388,9 +406,10 @@ def text_problems(
     characters on screen (every step counted: what the room reads over the talk) at
     ``big_px`` or more; a slide shrunk (``shrink`` under 0.99)
     while what it shows fills less than ``filled`` of the height - shrunk for what is not
-    on screen; a figure (``images``: pixel width ``natural``, screen width ``shown``) whose
-    smallest text, FIGURE_TEXT_PX at its pixel size, is under ``min_px`` as shown, or shown
-    narrower than FIGURE_SHARE of the slide (``width``).
+    on screen; a figure at any step (``images``: pixel width ``natural``, screen width
+    ``shown``, the ``points`` and ``dpi`` its PNG records) whose smallest text as shown
+    (:func:`figure_text_px`) is under ``min_px`` or unrecorded, or shown narrower than
+    FIGURE_SHARE of the slide (``width``).
     Type sizes: (smallest px, where, share of characters at ``big_px`` or more).
     """
     problems, small = [], set()
@@ -414,13 +433,26 @@ def text_problems(
                 f"what it shows fills only {m['filled']:.0%} of the screen's height "
                 f"(at least {filled:.0%} when shrunk)"
             )
-    for m in finals:
+    seen = set()
+    for m in [*steps, *finals]:  # a figure may show only before a later fragment pages it off
         for image in m.get("images", ()):
+            if (m["where"], image["name"], image["shown"]) in seen:
+                continue
+            seen.add((m["where"], image["name"], image["shown"]))
             scale = image["shown"] / image["natural"]
-            if FIGURE_TEXT_PX * scale < min_px:
+            px = figure_text_px(image)
+            if px is None:
+                problems.append(
+                    f"{_step(m)}: figure records no smallest type (its PNG has no "
+                    f"'{PNG_KEY}' text: draw it with lessonlib's slide_figure and execute "
+                    f"the notebook again): {image['name']}"
+                )
+            elif px < smallest[0]:  # the deck's smallest text, figures included
+                smallest = (px, f"slide {m['where']}: figure {image['name']}")
+            if px is not None and px < min_px:
                 problems.append(
                     f"{_step(m)}: figure shown at {scale:.0%} of its pixels, so its "
-                    f"smallest text is {FIGURE_TEXT_PX * scale:.1f} px (at least "
+                    f"smallest text is {px:.1f} px (at least "
                     f"{min_px:.0f} px): {image['name']}"
                 )
             if image["shown"] < FIGURE_SHARE * m.get("width", 0):
@@ -448,6 +480,85 @@ def text_problems(
             "text on slide(s) " + ", ".join(worst[:3])
         )
     return problems, (smallest[0], smallest[1], got)
+
+
+def figure_text_px(image):
+    """The smallest text of a figure as shown on the 1280x720 screen, in px: the smallest
+    type its PNG records (``image["points"]``, points) at the dpi it records
+    (``image["dpi"]``, FIGURE_DPI when it records none), times the scale it is shown at
+    (``shown`` screen px over ``natural`` PNG px).  None when it records no type size."""
+    if image.get("points") is None:
+        return None
+    dpi = image.get("dpi") or FIGURE_DPI
+    return image["points"] * dpi / 72 * image["shown"] / image["natural"]
+
+
+_FOUR_DECIMALS = re.compile(r"(?<![\d.])\d+\.\d{4}(?![\d])")
+
+
+def four_decimal_figures(text):
+    """The four-decimal figures (0.8833, 12.5000) in ``text``, in order, repeats kept; a
+    number with more or fewer decimals, or a version like 1.2.3456, is not one."""
+    return _FOUR_DECIMALS.findall(text)
+
+
+def _where(m):
+    number = m.get("number")
+    title = f" ({m['title']})" if m.get("title") else ""
+    return f"slide {m['where']}" + (f" [{number}]" if number else "") + title
+
+
+def content_problems(finals, max_lines=MAX_CODE_LINES, max_figures=MAX_PROSE_FIGURES):
+    """What a room cannot take in from one slide, as sentences: more than ``max_lines``
+    lines of code (``code_lines``: non-blank lines of the slide's code cells, every fragment
+    counted), more than ``max_figures`` four-decimal figures in its prose (``prose``: the
+    text of its markdown cells, notes left out), no slide number shown (``number``: the text
+    of reveal.js's slide number while the slide is on screen)."""
+    problems = []
+    for m in finals:
+        lines = m.get("code_lines", 0)
+        if lines > max_lines:
+            problems.append(f"{_where(m)}: {lines} lines of code (at most {max_lines} on a slide)")
+        figures = four_decimal_figures(m.get("prose", ""))
+        if len(figures) > max_figures:
+            problems.append(
+                f"{_where(m)}: {len(figures)} four-decimal figures in its prose (at most "
+                f"{max_figures}; a chart or a few bold figures instead): "
+                + ", ".join(figures[:8])
+                + (" ..." if len(figures) > 8 else "")
+            )
+        if not m.get("number"):
+            problems.append(f"{_where(m)}: no slide number shown")
+    return problems
+
+
+def print_problems(pages, printed=None, slack=SLACK):
+    """Why printing with ?print-pdf would cut a page, as sentences (empty = every page
+    whole).  ``pages`` is what :data:`PRINT_JS` returns: per ``.pdf-page`` its ``index``,
+    ``number`` (the slide number printed on it), ``height`` and the printed page's
+    ``page_height`` (px), and ``past``: the elements whose box runs past the page's bottom
+    or right edge, each ``[name, px past]``.  ``printed``: the pages of the PDF Chromium
+    printed, one per ``.pdf-page`` when every page is whole (None: not printed)."""
+    if not pages:
+        return ["?print-pdf made no .pdf-page (reveal.js did not lay the deck out for print)"]
+    problems = []
+    if printed is not None and printed != len(pages):
+        problems.append(
+            f"Chromium printed {printed} PDF pages for the deck's {len(pages)} pages "
+            "(a page that spills over, or an empty one)"
+        )
+    for pg in pages:
+        where = f"printed page {pg['index'] + 1} (slide {pg.get('number') or '?'})"
+        if pg["height"] > pg["page_height"] + slack:
+            problems.append(
+                f"{where} is {pg['height']:.0f} px tall, more than one printed page "
+                f"({pg['page_height']:.0f} px)"
+            )
+        if pg["past"]:
+            name, px = pg["past"][0]
+            more = f"; and {len(pg['past']) - 1} more" if len(pg["past"]) > 1 else ""
+            problems.append(f"{where} is cut off: {name} runs {px:.0f} px past the page{more}")
+    return problems
 
 
 def walk_problems(leaves, seen, key):
@@ -598,19 +709,56 @@ MEASURE_JS = """() => {
   }
   const hidden = slide.querySelectorAll('.fragment:not(.visible)').length;
   // figures: each visible image's pixel width and the width it is shown at on screen
+  // and what its PNG records before the image data: the dpi (pHYs chunk, pixels per metre)
+  // and the smallest type in points that lessonlib's slide_figure wrote (tEXt chunk)
+  const pngInfo = img => {
+    const info = {dpi: null, points: null};
+    const src = img.getAttribute('src') || '';
+    if (!src.startsWith('data:image/png;base64,')) return info;
+    let bytes;
+    try { bytes = atob(src.slice(22, 22 + 4000)); }   // a whole number of 3-byte groups
+    catch (e) { return info; }
+    const u32 = at => ((bytes.charCodeAt(at) << 24) >>> 0) + (bytes.charCodeAt(at + 1) << 16)
+                      + (bytes.charCodeAt(at + 2) << 8) + bytes.charCodeAt(at + 3);
+    for (let at = 8; at + 8 <= bytes.length; ) {
+      const size = u32(at), type = bytes.slice(at + 4, at + 8);
+      if (type === 'IDAT' || at + 12 + size > bytes.length) break;
+      const data = bytes.slice(at + 8, at + 8 + size);
+      if (type === 'pHYs' && data.charCodeAt(8) === 1) info.dpi = u32(at + 8) * 0.0254;
+      if (type === 'tEXt') {
+        const [key, value] = data.split('\\0');
+        if (key === 'lessonlib smallest points') info.points = parseFloat(value);
+      }
+      at += 12 + size;
+    }
+    return info;
+  };
   const images = [];
   for (const img of slide.querySelectorAll('img')) {
     const r = img.getBoundingClientRect();
     if (r.width < 1 || !img.naturalWidth
         || getComputedStyle(img).visibility === 'hidden') continue;
-    images.push({natural: img.naturalWidth, shown: r.width, name: describe(img)});
+    images.push(Object.assign({natural: img.naturalWidth, shown: r.width,
+                               name: describe(img)}, pngInfo(img)));
   }
+  // lines of code (blank ones not counted) and the prose of the slide's markdown, every
+  // fragment counted, shown or not; and reveal.js's slide number as shown now
+  let codeLines = 0;
+  for (const ed of slide.querySelectorAll('.jp-InputArea-editor')) {
+    if (ed.closest('aside.notes')) continue;
+    codeLines += ed.textContent.split('\\n').filter(l => l.trim()).length;
+  }
+  const prose = Array.from(slide.querySelectorAll('.jp-RenderedMarkdown'))
+    .filter(el => !el.closest('aside.notes')).map(el => el.textContent).join('\\n');
+  const num = document.querySelector('.reveal .slide-number');
+  const numShown = num && getComputedStyle(num).display !== 'none'
+    && num.getBoundingClientRect().height >= 1 ? num.textContent.replace(/\\s+/g, '') : '';
   const head = slide.querySelector('h1, h2, h3, h4');
   return {box: {left: b.left, top: b.top, right: b.right, bottom: b.bottom},
           title: head ? head.innerText.trim().slice(0, 60) : '', elements,
           smallest_text: smallest, smallest_name: smallestName, text,
           shrink, filled: top === null ? 0 : (bottom - top) / b.height, hidden, images,
-          width: b.width,
+          width: b.width, code_lines: codeLines, prose, number: numShown,
           notes: !!slide.querySelector('aside.notes')};
 }"""
 
@@ -715,6 +863,46 @@ SKELETON_JS = """() => {
   return '<html><body>' + out.join('') + '</body></html>';
 }"""
 
+# ?print-pdf: every .pdf-page reveal.js laid out, with the elements inside it that run past
+# its bottom or right edge (reveal.js hides them: overflow hidden), and the height of one
+# printed page (the @page size reveal.js sets: the slide plus its margin).
+PRINT_JS = """() => {
+  const pages = Array.from(document.querySelectorAll('.reveal .slides .pdf-page'));
+  let pageHeight = null;
+  for (const sheet of document.styleSheets) {
+    let rules;
+    try { rules = sheet.cssRules; } catch (e) { continue; }
+    for (const rule of rules)
+      if (rule.type === CSSRule.PAGE_RULE) {
+        const m = /([0-9.]+)px[ ]+([0-9.]+)px/.exec(rule.style.getPropertyValue('size'));
+        if (m) pageHeight = parseFloat(m[2]);
+      }
+  }
+  return pages.map((pg, index) => {
+    const box = pg.getBoundingClientRect();
+    const past = [];
+    const bad = new Set();
+    for (const el of pg.querySelectorAll('*')) {
+      if (el.closest('aside.notes')) continue;
+      if (el.parentElement && bad.has(el.parentElement)) { bad.add(el); continue; }
+      const cs = getComputedStyle(el);
+      if (cs.display === 'none' || cs.visibility === 'hidden') continue;
+      const r = el.getBoundingClientRect();
+      if (r.width < 1 || r.height < 1) continue;
+      const over = Math.max(r.bottom - box.bottom, r.right - box.right);
+      if (over > 1) {
+        bad.add(el);
+        const text = (el.innerText || el.getAttribute('alt') || '').trim().replace(/\\s+/g, ' ');
+        past.push([el.tagName.toLowerCase() + (text ? ' "' + text.slice(0, 50) + '"' : ''),
+                   over]);
+      }
+    }
+    const num = pg.querySelector('.slide-number-pdf');
+    return {index, height: box.height, page_height: pageHeight || box.height, past,
+            number: num ? num.textContent.replace(/\\s+/g, '') : ''};
+  });
+}"""
+
 DECK_JS = (
     """() => ({
   leaves: ("""
@@ -814,8 +1002,41 @@ async def check_deck(page, deck, workdir, log):
             fit += 1
     text, type_sizes = text_problems(finals, steps)
     problems += text
+    problems += content_problems(finals)
+    problems += await print_check(page, deck, views)
     problems += console_problems(log)
     return problems, len(leaves), fit, type_sizes
+
+
+async def print_check(page, deck, views):
+    """Open the deck as reveal.js prints it (``?print-pdf``), once its widget views are drawn
+    and the deck has fitted every page, and say which printed page is cut off
+    (:func:`print_problems`)."""
+    from playwright.async_api import TimeoutError as Timeout
+
+    await page.goto(deck.as_uri() + "?print-pdf")
+    try:
+        await page.wait_for_selector(".reveal .pdf-page", timeout=TIMEOUT_MS, state="attached")
+        await page.wait_for_function(
+            f"() => document.querySelectorAll('.widget-subarea').length >= {views}",
+            timeout=TIMEOUT_MS,
+        )
+        await page.wait_for_selector("html.print-fitted", timeout=TIMEOUT_MS, state="attached")
+    except Timeout:
+        pass
+    await page.evaluate("() => window.slideFitPrint && window.slideFitPrint()")
+    pages = await page.evaluate(PRINT_JS)
+    pdf = await page.pdf(prefer_css_page_size=True, print_background=True)
+    return print_problems(pages, pdf_pages(pdf))
+
+
+_PDF_PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
+
+
+def pdf_pages(pdf):
+    """How many pages a PDF (bytes, as Chromium prints it: uncompressed object headers)
+    has: its ``/Type /Page`` objects."""
+    return len(_PDF_PAGE.findall(pdf))
 
 
 async def _check_all(decks, workdir, browser, report):
@@ -923,8 +1144,11 @@ def shared_inputs(folder, browser):
                 BIG_TEXT_PX,
                 BIG_TEXT_SHARE,
                 FILLED_SHARE,
-                FIGURE_TEXT_PX,
+                PNG_KEY,
+                FIGURE_DPI,
                 FIGURE_SHARE,
+                MAX_CODE_LINES,
+                MAX_PROSE_FIGURES,
                 BLANK_SHARE,
                 LAUNCH_ARGS,
             ]

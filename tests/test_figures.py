@@ -250,7 +250,7 @@ def test_quorum_noise_rows_are_the_mean_calls_and_pair_changes_worked_seed_by_se
         (line,) = ax.get_lines()
         assert list(line.get_xdata()) == [r["calls"] for r in rows]
         assert list(line.get_ydata()) == [r["changed"] for r in rows]
-        assert [t.get_text() for t in ax.texts] == ["quorum 1", "quorum 3"]
+        assert [t.get_text() for t in ax.texts] == ["quorum 1", "quorum 3", "lesson judge"]
     finally:
         plt.close("all")
 
@@ -270,10 +270,15 @@ def test_the_new_figures_refuse_bad_arguments():
         quorum_noise(records, ("lesson",), 3, range(2))
 
 
-def test_the_deck_check_knows_the_smallest_figure_text():
-    """scripts/check_slides.py (which imports nothing from lessonlib) reads a figure's text
-    as FIGURE_TEXT_PX pixels of its PNG: SMALLEST_POINTS at FIGURE_DPI."""
+def test_the_deck_check_reads_the_smallest_type_each_figure_records():
+    """scripts/check_slides.py (which imports nothing from lessonlib) reads a figure's
+    smallest type from its PNG: the text chunk slide_figure writes, under the same key, with
+    the dpi matplotlib writes; the inline image of a notebook carries both."""
+    import io
     import sys
+
+    from IPython.core.pylabtools import print_figure
+    from PIL import Image
 
     from conftest import ROOT
     from lessonlib import figures as F
@@ -281,7 +286,44 @@ def test_the_deck_check_knows_the_smallest_figure_text():
     sys.path.insert(0, str(ROOT / "scripts"))
     import check_slides
 
-    assert abs(F.SMALLEST_POINTS * F.FIGURE_DPI / 72 - check_slides.FIGURE_TEXT_PX) < 0.1
+    assert F.PNG_KEY == check_slides.PNG_KEY
+    assert F.FIGURE_DPI == check_slides.FIGURE_DPI
+    try:
+        fig = confusion_picture(SMALL, lessonlib.rule_filter).figure
+        png = Image.open(io.BytesIO(print_figure(fig, "png", bbox_inches="tight")))
+        assert float(png.info[F.PNG_KEY]) == round(F.smallest_points(fig), 2)
+        assert float(png.info[F.PNG_KEY]) >= F.SMALLEST_POINTS
+        assert abs(png.info["dpi"][0] - F.FIGURE_DPI) < 0.01
+        unstyled = F.confusion_picture.__wrapped__(SMALL, lessonlib.rule_filter).figure
+        bare = Image.open(io.BytesIO(print_figure(unstyled, "png", bbox_inches="tight")))
+        assert F.PNG_KEY not in bare.info  # drawn without slide_figure: nothing recorded
+    finally:
+        plt.close("all")
+
+
+def test_slide_figure_raises_text_drawn_under_the_smallest_type():
+    """A plot function that draws 8 pt notes and a log axis (whose exponents are drawn at
+    0.7 of the tick size) comes out with nothing under SMALLEST_POINTS, scripts counted at
+    their own size; without the decorator the same figure has both under it."""
+    from lessonlib import figures as F
+
+    def draw():
+        fig, ax = plt.subplots(figsize=(F.FIGURE_WIDTH, 4))
+        ax.plot([1, 10, 100, 1000], [1, 2, 3, 4])
+        ax.set_xscale("log")
+        ax.text(10, 2, "a small note", fontsize=8)
+        return ax
+
+    try:
+        bare = draw().figure
+        assert F.smallest_points(bare) < 8.5
+        styled = F.slide_figure(draw)().figure
+        assert F.smallest_points(styled) >= F.SMALLEST_POINTS - 1e-9
+        ticks = [t for t in styled.axes[0].get_xticklabels() if t.get_text().strip()]
+        assert ticks and all("^" in t.get_text() for t in ticks)  # 10^k, maths text
+        assert min(t.get_fontsize() for t in ticks) >= F.SMALLEST_POINTS / F.SCRIPT_SHRINK - 1e-9
+    finally:
+        plt.close("all")
 
 
 def test_every_function_that_draws_a_figure_is_drawn_in_the_slide_style():

@@ -595,11 +595,11 @@ def test_a_slide_shrunk_to_fit_what_it_shows_passes():
 
 def test_a_figure_shown_too_small_or_too_narrow_fails():
     def with_image(natural, on_screen):
-        image = {"natural": natural, "shown": on_screen, "name": "img"}
+        image = {"natural": natural, "shown": on_screen, "name": "img", "points": 13, "dpi": 100}
         return {**shown("2/3", {19.2: 100}), "width": 1254.4, "images": [image]}
 
     assert cs.text_problems([with_image(1000, 980)])[0] == []
-    # 18 px of the PNG shown at 0.7: 12.6 px on screen
+    # 18.1 px of the PNG shown at 0.7: 12.6 px on screen
     assert cs.text_problems([with_image(1000, 700)])[0] == [
         "slide 2/3: figure shown at 70% of its pixels, so its smallest text is 12.6 px "
         "(at least 14 px): img"
@@ -631,3 +631,105 @@ def test_a_rebuilt_deck_is_byte_identical():
     assert len(ids) == 2 and ids[0] != ids[1]
     assert first.count(ids[0]) == first.count(ids[1]) == 2  # the script still finds its div
     assert build_slides.stable_ids(page(), "04_y") != first  # another deck, other ids
+
+
+def test_figure_text_is_the_type_its_png_records_at_its_dpi_as_shown():
+    # 13 pt at 100 dpi is 18.06 px of the PNG; at 200 dpi (a retina PNG) 36.1 px, shown
+    # at half its pixels 18.06 px again; 9.1 pt (a 13 pt exponent) at 100 dpi 12.6 px
+    def image(natural, shown_px, points=13, dpi=100):
+        return {"natural": natural, "shown": shown_px, "points": points, "dpi": dpi, "name": "img"}
+
+    assert cs.figure_text_px(image(1000, 1000)) == pytest.approx(13 * 100 / 72)
+    assert cs.figure_text_px(image(2000, 1000, dpi=200)) == pytest.approx(13 * 100 / 72)
+    assert cs.figure_text_px(image(1000, 1000, points=9.1)) == pytest.approx(12.64, abs=0.01)
+    assert cs.figure_text_px(image(1000, 500, dpi=None)) == pytest.approx(13 * 50 / 72)
+    assert cs.figure_text_px(image(1000, 1000, points=None)) is None
+
+    def on_slide(img):
+        return cs.text_problems([{**shown("0/0", {19.2: 10}), "width": 1254, "images": [img]}])[0]
+
+    assert on_slide(image(1000, 980)) == []
+    assert on_slide(image(1000, 1000, points=9.1)) == [
+        "slide 0/0: figure shown at 100% of its pixels, so its smallest text is 12.6 px "
+        "(at least 14 px): img"
+    ]
+    (unrecorded,) = on_slide(image(1000, 1000, points=None))
+    assert "figure records no smallest type" in unrecorded and cs.PNG_KEY in unrecorded
+
+
+def test_four_decimal_figures_are_found_and_nothing_else():
+    text = "recall 0.9570 against 0.7957 (0.9570 again), 12.5000 tokens; not 0.95, 0.957, "
+    text += "0.95701, 1.2.3456 or v0.12345; -0.0323 counts"
+    assert cs.four_decimal_figures(text) == ["0.9570", "0.7957", "0.9570", "12.5000", "0.0323"]
+
+
+def slide(where="3/1", code_lines=0, prose="", number="12/40", title="A heading"):
+    return {
+        "where": where,
+        "code_lines": code_lines,
+        "prose": prose,
+        "number": number,
+        "title": title,
+    }
+
+
+def test_content_within_the_limits_passes_and_each_excess_is_named():
+    assert cs.content_problems([slide(code_lines=8, prose="0.1111 0.2222 0.3333 0.4444")]) == []
+    assert cs.content_problems([slide(code_lines=9)]) == [
+        "slide 3/1 [12/40] (A heading): 9 lines of code (at most 8 on a slide)"
+    ]
+    five = "0.1111 0.2222 0.3333 0.4444 and 0.5555"
+    assert cs.content_problems([slide(prose=five)]) == [
+        "slide 3/1 [12/40] (A heading): 5 four-decimal figures in its prose (at most 4; a "
+        "chart or a few bold figures instead): 0.1111, 0.2222, 0.3333, 0.4444, 0.5555"
+    ]
+    assert cs.content_problems([slide(number="")]) == [
+        "slide 3/1 (A heading): no slide number shown"
+    ]
+    assert cs.content_problems([slide(code_lines=3)], max_lines=2) != []
+
+
+def page(index, height=734, page_height=734, past=(), number="1/9"):
+    return {
+        "index": index,
+        "height": height,
+        "page_height": page_height,
+        "past": [list(p) for p in past],
+        "number": number,
+    }
+
+
+def test_every_printed_page_whole_passes_and_a_cut_page_is_named():
+    assert cs.print_problems([page(0), page(1, height=733.5)]) == []
+    assert cs.print_problems([page(0), page(4, past=[('pre "0 1 2"', 48.2), ("img", 3)])]) == [
+        'printed page 5 (slide 1/9) is cut off: pre "0 1 2" runs 48 px past the page; and 1 more'
+    ]
+    assert cs.print_problems([page(2, height=1468)]) == [
+        "printed page 3 (slide 1/9) is 1468 px tall, more than one printed page (734 px)"
+    ]
+    assert "no .pdf-page" in cs.print_problems([])[0]
+
+
+def test_a_pdf_printed_with_a_page_too_many_is_named():
+    assert cs.print_problems([page(0), page(1)], printed=2) == []
+    assert cs.print_problems([page(0), page(1)], printed=3) == [
+        "Chromium printed 3 PDF pages for the deck's 2 pages (a page that spills over, or an "
+        "empty one)"
+    ]
+    pdf = b"1 0 obj << /Type /Pages /Kids [2 0 R 3 0 R] >> 2 0 obj << /Type /Page >> "
+    pdf += b"3 0 obj <</Type/Page/Parent 1 0 R>>"
+    assert cs.pdf_pages(pdf) == 2
+
+
+def test_a_figure_shown_only_before_a_later_fragment_is_measured_too():
+    # the figure shows at the first step (shrunk to 0.7 of its pixels: 12.6 px text), then a
+    # fragment turns the page and the last step no longer shows it
+    image = {"natural": 1000, "shown": 700, "points": 13, "dpi": 100, "name": "img"}
+    step = {**shown("1/0", {19.2: 50}, hidden=1), "width": 1254, "images": [image]}
+    last = {**shown("1/0", {19.2: 50}), "width": 1254, "images": []}
+    problems, (px, where, _) = cs.text_problems([last], [step])
+    assert problems == [
+        "slide 1/0 with 1 fragment(s) not yet shown: figure shown at 70% of its pixels, so its "
+        "smallest text is 12.6 px (at least 14 px): img"
+    ]
+    assert px == pytest.approx(12.64, abs=0.01) and where == "slide 1/0: figure img"
