@@ -176,6 +176,7 @@ _LAZY = (
     ("true_rates", "production"),
     ("week_of_traffic", "production"),
     ("bootstrap_p", "sample"),
+    ("paired_difference", "sample"),
     ("population_figures", "truth"),
     ("band_coverage", "truth"),
 )
@@ -224,6 +225,7 @@ __all__ = [
     "ask_for_label",
     "band_coverage",
     "bootstrap_p",
+    "paired_difference",
     "build_prompt",
     "class_block",
     "class_recall",

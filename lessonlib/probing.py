@@ -43,10 +43,12 @@ from .records import (
     check_records,
     is_harmful,
 )
-from .score import PairedDifference, judge_probabilities, paired_difference
+from .score import judge_probabilities
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+
+    from .sample import PairedDifference
 
 __all__ = [
     "CHANGES",
@@ -457,14 +459,14 @@ def length_lead(
 
     Each record's seed-averaged decision (its share of the runs over ``seeds`` that block
     it), as it is and with ``excessive_length`` off; three paired differences of agreement
-    on the same records (``score.paired_difference``): the drop (as is minus flag off),
+    on the same records (``sample.paired_difference``): the drop (as is minus flag off),
     named first, before looking, as the primary figure; then the lead as is and the lead
     with the flag off (judge minus filter), whose p-values get Holm's adjustment.
     """
     import numpy as np
 
     from .many import check_seeds, run_judge_many
-    from .sample import holm
+    from .sample import holm, paired_difference
 
     records = check_records(records)
     seeds = check_seeds(seeds)
@@ -491,6 +493,8 @@ def length_lead(
 def lead_text(rows: Sequence[Mapping[str, Any]]) -> str:
     """The rows of :func:`length_lead` as text: each difference of agreement, its records'
     band and its p-value (the primary as it is, the others Holm-adjusted)."""
+    from .sample import p_text
+
     lines = [
         f"{'agreement difference':<22}{'on these records':>17}{'95% records band':>20}{'p':>8}"
     ]
@@ -499,6 +503,6 @@ def lead_text(rows: Sequence[Mapping[str, Any]]) -> str:
         tag = "" if row["primary"] else " (Holm)"
         lines.append(
             f"{row['figure']:<22}{d.estimate:>+17.4f}{f'{d.low:+.4f} .. {d.high:+.4f}':>20}"
-            f"{row['p']:>8.3f}{tag}"
+            f"{p_text(row['p']):>8}{tag}"
         )
     return "\n".join(lines)

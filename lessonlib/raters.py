@@ -411,13 +411,12 @@ def claim_bands(
     """Notebook 13: the lesson's claims under each label, by the measurable rule.
 
     For each figure of ``figures`` and each label: the records' band
-    (``score.paired_difference``) of the figure of the judge in expectation over seeds (each
+    (``sample.paired_difference``) of the figure of the judge in expectation over seeds (each
     record's share of ``runs`` that block it) minus the criteria's, scored against that
     label.  The ``primary`` (figure, label), named before looking, keeps its p-value; all
     the others get Holm's adjustment together.
     """
-    from .sample import holm
-    from .score import paired_difference
+    from .sample import holm, paired_difference
 
     figures = check_names("figures", figures, tuple(FIGURES))
     if tuple(primary) not in {(f, name) for f in figures for name in labels}:
@@ -450,11 +449,13 @@ def claim_bands(
 def bands_text(rows: Sequence[Mapping[str, Any]]) -> str:
     """Notebook 13: the rows of :func:`claim_bands` as a table (at most 80 columns): judge
     minus criteria per figure and label, its records' band and p-value."""
+    from .sample import p_text
+
     lines = [f"{'figure':<8}{'label':<10}{'judge - criteria':>17}{'95% records band':>20}{'p':>8}"]
     for row in rows:
         d = row["difference"]
         tag = "  primary" if row["primary"] else "  Holm"
-        p = "<0.001" if row["p"] < 0.0005 else f"{row['p']:.3f}"
+        p = p_text(row["p"])
         lines.append(
             f"{FIGURES[row['figure']].short:<8}{row['label']:<10}{d.estimate:>+17.4f}"
             f"{f'{d.low:+.4f} .. {d.high:+.4f}':>20}{p:>8}{tag}"

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from statistics import NormalDist
 
 import numpy as np
@@ -36,6 +37,9 @@ __all__ = [
     "mcnemar_p",
     "paired_bootstrap",
     "bootstrap_p",
+    "paired_difference",
+    "PairedDifference",
+    "p_text",
     "records_needed",
     "holm",
 ]
@@ -193,10 +197,15 @@ def paired_bootstrap(
     (``lessonlib.truth.band_coverage(kind="records_and_runs")`` measures it).  For the
     judge in expectation over seeds, give each record's seed-averaged decision instead.
     """
+    return run_band(_differences(truth, a, b, figure, n_resamples, seed), _level(level))
+
+
+def _level(level):
+    """The door's check of a band's level: a share strictly between 0 and 1."""
     level = check_number("level", level)
     if not 0 < level < 1:
         raise ValueError(f"level must be a share strictly between 0 and 1, got {level!r}")
-    return run_band(_differences(truth, a, b, figure, n_resamples, seed), level)
+    return level
 
 
 def _differences(truth, a, b, figure, n_resamples, seed):
@@ -224,6 +233,16 @@ def _differences(truth, a, b, figure, n_resamples, seed):
     return np.concatenate(out)
 
 
+def _p_value(d):
+    """Twice the smaller share of resampled differences on either side of zero, at most 1."""
+    return float(min(1.0, 2 * min(np.count_nonzero(d <= 0), np.count_nonzero(d >= 0)) / len(d)))
+
+
+def p_text(p: float) -> str:
+    """A p-value as the notebooks print it: three decimals, or '<0.001' (notebooks 07-13)."""
+    return "<0.001" if p < 0.0005 else f"{p:.3f}"
+
+
 def bootstrap_p(
     truth: Sequence[bool] | np.ndarray,
     a: Sequence[bool] | Sequence[float] | np.ndarray,
@@ -241,8 +260,45 @@ def bootstrap_p(
     is the band's verdict as a number, the kind :func:`holm` adjusts.  ``a`` and ``b``
     take what :func:`paired_bootstrap` takes.
     """
+    return _p_value(_differences(truth, a, b, figure, n_resamples, seed))
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """figure(a) - figure(b) on the same records (notebooks 07, 08, 11, 13): the estimate,
+    the records' band (``low``, ``high``) and the bootstrap p-value of 'no difference'."""
+
+    estimate: float
+    low: float
+    high: float
+    p_value: float
+
+    @property
+    def measurable(self) -> bool:
+        """True when the band lies clear of zero."""
+        return self.low > 0 or self.high < 0
+
+
+def paired_difference(
+    truth: Sequence[bool] | np.ndarray,
+    a: Sequence[bool] | Sequence[float] | np.ndarray,
+    b: Sequence[bool] | Sequence[float] | np.ndarray,
+    figure: str = "agreement",
+    n_resamples: int = 10_000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> PairedDifference:
+    """The estimate, records' band and p-value of ``figure(a) - figure(b)`` from one set of
+    resamples (notebooks 07, 08, 11, 13): :func:`paired_bootstrap`'s band and
+    :func:`bootstrap_p`'s p-value for the same arguments, and the difference on the records
+    themselves.  ``a`` and ``b`` hold a bool or a share in [0, 1] per record (shares are
+    scored by expected counts)."""
+    level = _level(level)
     d = _differences(truth, a, b, figure, n_resamples, seed)
-    return float(min(1.0, 2 * min(np.count_nonzero(d <= 0), np.count_nonzero(d >= 0)) / len(d)))
+    truth, a, b = _three(truth, a, b, shares=True)
+    whole = [rates(*_counts(truth[None, :], x[None, :]), rounded=False)[figure] for x in (a, b)]
+    low, high = run_band(d, level)
+    return PairedDifference(float(whole[0][0] - whole[1][0]), low, high, _p_value(d))
 
 
 def records_needed(p: float, half_width: float, level: float = 0.95) -> int:

@@ -59,8 +59,6 @@ __all__ = [
     "CalibrationRow",
     "calibration_levels",
     "LevelRow",
-    "paired_difference",
-    "PairedDifference",
 ]
 
 
@@ -923,22 +921,6 @@ def plot_levels(rows):
 # --------------------------------------------- a paired difference with its p (notebook 08)
 
 
-@dataclass(frozen=True)
-class PairedDifference:
-    """figure(a) - figure(b) on the same records (notebook 08): the estimate, the records'
-    band (``low``, ``high``) and the bootstrap p-value of 'no difference'."""
-
-    estimate: float
-    low: float
-    high: float
-    p_value: float
-
-    @property
-    def measurable(self) -> bool:
-        """True when the band lies clear of zero."""
-        return self.low > 0 or self.high < 0
-
-
 def _figure_of(truth, x, figure):
     """One figure of decisions or shares ``x`` (rows of records) against ``truth`` alike."""
     from .metrics import rates
@@ -947,63 +929,6 @@ def _figure_of(truth, x, figure):
     fp = x.sum(axis=-1) - tp
     harmful = truth.sum(axis=-1)
     return rates(tp, fp, harmful - tp, truth.shape[-1] - harmful - fp, rounded=False)[figure]
-
-
-def _differences(truth, a, b, figure, n_resamples, seed):
-    """The resampled differences, drawn exactly as ``sample.paired_bootstrap`` draws them."""
-    import numpy as np
-
-    cells = 1 << 21  # sample.CELLS: the same blocks give the same draws
-    rng, n, out = np.random.default_rng(seed), len(truth), []
-    block = max(1, cells // n)
-    for start in range(0, n_resamples, block):
-        size = min(block, n_resamples - start)
-        rows = rng.integers(0, n, size=(size, n))
-        drawn = truth[rows].astype(float)
-        out.append(_figure_of(drawn, a[rows], figure) - _figure_of(drawn, b[rows], figure))
-    return np.concatenate(out)
-
-
-def paired_difference(
-    truth: Iterable[bool],
-    a: Iterable[float],
-    b: Iterable[float],
-    figure: str = "agreement",
-    n_resamples: int = 10_000,
-    level: float = 0.95,
-    seed: int = 0,
-) -> PairedDifference:
-    """The records' band of figure(a) - figure(b) and its bootstrap p-value (notebook 08).
-
-    ``a`` and ``b`` hold one decision per record, a bool or a share in [0, 1] (a record's
-    share of runs that block it, or its P(zararli)); shares are scored by expected counts.
-    The band is ``lessonlib.paired_bootstrap``'s for the same arguments (the same draws);
-    the p-value is twice the smaller share of resampled differences on either side of zero
-    (each count plus one over ``n_resamples`` plus one), at most 1: below 1 - ``level``
-    exactly when the band lies clear of zero, up to the draws.
-    """
-    import numpy as np
-
-    from .metrics import FIGURES as NAMES
-
-    truth = np.array(_check_truth(truth))
-    a = np.array(_check_values("a", a, len(truth), unit=True, bools=True))
-    b = np.array(_check_values("b", b, len(truth), unit=True, bools=True))
-    figure = check_choice("figure", figure, tuple(NAMES))
-    n_resamples = check_int("n_resamples", n_resamples, minimum=1)
-    level = check_number("level", level)
-    if not 0 < level < 1:
-        raise ValueError(f"level must be a share strictly between 0 and 1, got {level!r}")
-    seed = check_seed(seed)
-    from .variance import run_band
-
-    diffs = _differences(truth, a, b, figure, n_resamples, seed)
-    low, high = run_band(diffs, level)
-    below, above = int((diffs <= 0).sum()), int((diffs >= 0).sum())
-    p = min(1.0, 2 * (min(below, above) + 1) / (n_resamples + 1))
-    whole = truth[None, :].astype(float)
-    estimate = _figure_of(whole, a[None, :], figure) - _figure_of(whole, b[None, :], figure)
-    return PairedDifference(float(estimate[0]), low, high, p)
 
 
 def first_run_percentile(values) -> float:
@@ -1103,7 +1028,7 @@ def design_comparisons(records, shares, pairs, primary, n_resamples=10_000, seed
     ``pairs``) keeps its p-value; the others get Holm's adjustment among themselves."""
     import numpy as np
 
-    from .sample import holm
+    from .sample import holm, paired_difference
     from .variance import run_band
 
     truth = np.array([is_harmful(r) for r in records])
@@ -1138,15 +1063,11 @@ def design_comparisons(records, shares, pairs, primary, n_resamples=10_000, seed
     return rows
 
 
-def _p_text(p):
-    """A p-value in three decimals, or '<0.001'."""
-    return "<0.001" if p < 0.0005 else f"{p:.3f}"
-
-
 def comparisons_text(rows):
     """The rows of :func:`design_comparisons` as text (at most 80 columns): the figure, the
     difference on these records, its seed band and records' band, and the p-value."""
     from .metrics import FIGURES as NAMES
+    from .sample import p_text
 
     lines = [f"{'a minus b, figure':<29}{'diff':>8}{'seed band':>18}{'records band':>18}{'p':>7}"]
     pair = None
@@ -1159,6 +1080,6 @@ def comparisons_text(rows):
         tag = "  primary" if r["primary"] else "  Holm"
         lines.append(
             f"  {name + tag:<27}{d.estimate:>+8.4f}{f'{s0:+.4f}..{s1:+.4f}':>18}"
-            f"{f'{d.low:+.4f}..{d.high:+.4f}':>18}{_p_text(r['p']):>7}"
+            f"{f'{d.low:+.4f}..{d.high:+.4f}':>18}{p_text(r['p']):>7}"
         )
     return "\n".join(lines)

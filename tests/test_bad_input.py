@@ -673,6 +673,64 @@ ROWS.update(
         ],
         "lessonlib.sample": [
             *[
+                Bad("paired_difference", call, error, param, allowed, note)
+                for call, error, param, allowed, note in (
+                    (
+                        lambda m: m.paired_difference([True, False], [0.1], [0.2, 0.3]),
+                        ValueError,
+                        "a",
+                        "same records",
+                        "a too short",
+                    ),
+                    (
+                        lambda m: m.paired_difference([True, False], [0.1, 1.5], [0.2, 0.3]),
+                        ValueError,
+                        "a",
+                        "[0, 1]",
+                        "a share above 1",
+                    ),
+                    (
+                        lambda m: m.paired_difference([True, False], [0.1, 0.2], ["x", 0.3]),
+                        TypeError,
+                        "b",
+                        "shares",
+                        "str in b",
+                    ),
+                    (
+                        lambda m: m.paired_difference([True, False], [0.1, 0.2], [0.2, 0.3], "f1"),
+                        ValueError,
+                        "figure",
+                        "agreement",
+                        "unknown figure",
+                    ),
+                    (
+                        lambda m: m.paired_difference(
+                            [True, False], [0.1, 0.2], [0.2, 0.3], n_resamples=0
+                        ),
+                        ValueError,
+                        "n_resamples",
+                        ">= 1",
+                        "no resamples",
+                    ),
+                    (
+                        lambda m: m.paired_difference(
+                            [True, False], [0.1, 0.2], [0.2, 0.3], level=0
+                        ),
+                        ValueError,
+                        "level",
+                        "between 0 and 1",
+                        "level 0",
+                    ),
+                    (
+                        lambda m: m.paired_difference([1, 0], [0.1, 0.2], [0.2, 0.3]),
+                        TypeError,
+                        "truth",
+                        "bools",
+                        "ints for truth",
+                    ),
+                )
+            ],
+            *[
                 Bad(
                     "paired_table",
                     lambda m, args=args: m.paired_table(*args),
@@ -1140,64 +1198,6 @@ ROWS.update(
                 "between 0 and 1",
                 "level 1",
             ),
-            *[
-                Bad("paired_difference", call, error, param, allowed, note)
-                for call, error, param, allowed, note in (
-                    (
-                        lambda m: m.paired_difference([True, False], [0.1], [0.2, 0.3]),
-                        ValueError,
-                        "a",
-                        "unequal lengths",
-                        "a too short",
-                    ),
-                    (
-                        lambda m: m.paired_difference([True, False], [0.1, 1.5], [0.2, 0.3]),
-                        ValueError,
-                        "a",
-                        "[0, 1]",
-                        "a share above 1",
-                    ),
-                    (
-                        lambda m: m.paired_difference([True, False], [0.1, 0.2], ["x", 0.3]),
-                        TypeError,
-                        "b",
-                        "shares",
-                        "str in b",
-                    ),
-                    (
-                        lambda m: m.paired_difference([True, False], [0.1, 0.2], [0.2, 0.3], "f1"),
-                        ValueError,
-                        "figure",
-                        "agreement",
-                        "unknown figure",
-                    ),
-                    (
-                        lambda m: m.paired_difference(
-                            [True, False], [0.1, 0.2], [0.2, 0.3], n_resamples=0
-                        ),
-                        ValueError,
-                        "n_resamples",
-                        ">= 1",
-                        "no resamples",
-                    ),
-                    (
-                        lambda m: m.paired_difference(
-                            [True, False], [0.1, 0.2], [0.2, 0.3], level=0
-                        ),
-                        ValueError,
-                        "level",
-                        "between 0 and 1",
-                        "level 0",
-                    ),
-                    (
-                        lambda m: m.paired_difference([1, 0], [0.1, 0.2], [0.2, 0.3]),
-                        TypeError,
-                        "truth",
-                        "bools",
-                        "ints for truth",
-                    ),
-                )
-            ],
             Bad(
                 "CascadeRun.decide",
                 lambda m: m.cascade(RECS).decide(5),
@@ -1205,72 +1205,6 @@ ROWS.update(
                 "record",
                 note="int record",
             ),
-            Bad(
-                "calibration_levels",
-                lambda m: m.calibration_levels([True, False], [0.1, 0.2], level=1.0),
-                ValueError,
-                "level",
-                "between 0 and 1",
-                "level 1",
-            ),
-            *[
-                Bad("paired_difference", call, error, param, allowed, note)
-                for call, error, param, allowed, note in (
-                    (
-                        lambda m: m.paired_difference([True, False], [0.1], [0.2, 0.3]),
-                        ValueError,
-                        "a",
-                        "unequal lengths",
-                        "a too short",
-                    ),
-                    (
-                        lambda m: m.paired_difference([True, False], [0.1, 1.5], [0.2, 0.3]),
-                        ValueError,
-                        "a",
-                        "[0, 1]",
-                        "a share above 1",
-                    ),
-                    (
-                        lambda m: m.paired_difference([True, False], [0.1, 0.2], ["x", 0.3]),
-                        TypeError,
-                        "b",
-                        "shares",
-                        "str in b",
-                    ),
-                    (
-                        lambda m: m.paired_difference([True, False], [0.1, 0.2], [0.2, 0.3], "f1"),
-                        ValueError,
-                        "figure",
-                        "agreement",
-                        "unknown figure",
-                    ),
-                    (
-                        lambda m: m.paired_difference(
-                            [True, False], [0.1, 0.2], [0.2, 0.3], n_resamples=0
-                        ),
-                        ValueError,
-                        "n_resamples",
-                        ">= 1",
-                        "no resamples",
-                    ),
-                    (
-                        lambda m: m.paired_difference(
-                            [True, False], [0.1, 0.2], [0.2, 0.3], level=0
-                        ),
-                        ValueError,
-                        "level",
-                        "between 0 and 1",
-                        "level 0",
-                    ),
-                    (
-                        lambda m: m.paired_difference([1, 0], [0.1, 0.2], [0.2, 0.3]),
-                        TypeError,
-                        "truth",
-                        "bools",
-                        "ints for truth",
-                    ),
-                )
-            ],
             Bad(
                 "CascadeRun.decide",
                 lambda m: m.cascade(RECS[:1]).decide(RECS[1]),

@@ -574,8 +574,7 @@ def test_interval_alpha_refuses_infinity_naming_the_parameter():
 
 
 def test_claim_bands_read_the_records_band_of_the_seed_averaged_judge():
-    from lessonlib.sample import holm
-    from lessonlib.score import paired_difference
+    from lessonlib.sample import holm, paired_difference
 
     runs = L.run_judge_many(RECORDS, range(L.SEED, L.SEED + 20))
     labels = R.label_sets(RECORDS, R.rating_table(RECORDS))

@@ -270,12 +270,23 @@ def test_records_needed_has_no_last_bit_rounding_up():
 # ---------------------------------------------------------------- the package
 
 
-def test_the_module_exports_exactly_its_six_names():
+def test_the_module_exports_exactly_its_names():
     assert sorted(S.__all__) == sorted(
-        ["paired_table", "mcnemar_p", "paired_bootstrap", "bootstrap_p", "records_needed", "holm"]
+        [
+            "paired_table",
+            "mcnemar_p",
+            "paired_bootstrap",
+            "bootstrap_p",
+            "paired_difference",
+            "PairedDifference",
+            "p_text",
+            "records_needed",
+            "holm",
+        ]
     )
     for name in S.__all__:
-        assert getattr(L, name) is getattr(S, name)
+        if name not in ("PairedDifference", "p_text"):  # reached as lessonlib.sample's
+            assert getattr(L, name) is getattr(S, name)
 
 
 # ---------------------------------------------------------------- the picture of 07
@@ -524,3 +535,26 @@ def test_bootstrap_p_matches_a_count_by_hand(lesson):
     # 2 * sqrt(2 q (1 - q) / 4000); allow four of those
     q = want / 2
     assert got == pytest.approx(want, abs=4 * 2 * math.sqrt(2 * q * (1 - q) / 4000))
+
+
+def test_paired_difference_is_the_band_and_the_p_of_the_same_draws(lesson):
+    records, truth, crit, judge = lesson
+    for figure in ("agreement", "recall"):
+        d = S.paired_difference(truth, judge, crit, figure, n_resamples=3000, seed=4)
+        assert (d.low, d.high) == S.paired_bootstrap(truth, judge, crit, figure, 3000, seed=4)
+        assert d.p_value == S.bootstrap_p(truth, judge, crit, figure, 3000, seed=4)
+        want = (
+            L.measure(records, lambda r: judge[r.no - 1])[figure]
+            if figure != "agreement"
+            else None
+        )
+        if want is not None:
+            assert round(d.estimate + L.measure(records, L.rule_filter)[figure], 4) == want
+
+
+@pytest.mark.parametrize(
+    "p, text",
+    [(0.0, "<0.001"), (0.0004, "<0.001"), (0.0005, "0.001"), (0.0641, "0.064"), (1.0, "1.000")],
+)
+def test_p_text_prints_three_decimals_or_below_one_in_a_thousand(p, text):
+    assert S.p_text(p) == text
