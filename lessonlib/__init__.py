@@ -22,7 +22,8 @@ module                 nb     what it holds
 ``many``               06     the judge over many seeds at once (numpy)
 ``variance``           04 06  run bands, changed records, the temperature sweep
 ``sample``             07     the records as a sample: paired test, records' band
-``score``              08     the judge's score: ROC/AUC, calibration, a cascade
+``score``              08     the judge's score: ROC/AUC, threshold, calibration
+``designs``            08     the cascade and judge-or-escalate, compared paired
 ``truth``              07 14  the population's true figures, summed exactly, and how
                               often a records' band holds them (band_coverage)
 ``panel``              09     a panel of judges: quorum, aggregate, min_agreement
@@ -81,6 +82,7 @@ The core path (records to report) is pure Python; nothing calls a network.
 
 from .agreement_stats import cohen_kappa, fleiss_kappa, krippendorff_alpha
 from .criteria import DEFAULT_RULES, make_rule_filter, rule_filter
+from .designs import CascadeRun, cascade
 from .judge import (
     GUIDELINE,
     Answer,
@@ -132,11 +134,9 @@ from .report import (
 )
 from .score import (
     CalibrationRow,
-    CascadeRun,
     brier,
     calibration_levels,
     calibration_table,
-    cascade,
     judge_probabilities,
     roc_auc,
 )

@@ -1064,6 +1064,16 @@ ROWS.update(
                 "integer",
                 "float n_bins",
             ),
+            Bad(
+                "calibration_levels",
+                lambda m: m.calibration_levels([True, False], [0.1, 0.2], level=1.0),
+                ValueError,
+                "level",
+                "between 0 and 1",
+                "level 1",
+            ),
+        ],
+        "lessonlib.designs": [
             *[
                 Bad("cascade", lambda m, r=r: m.cascade(r), error, "records", note=note)
                 for r, error, note in BAD_RECORDS
@@ -1189,14 +1199,6 @@ ROWS.update(
                 ValueError,
                 "high",
                 note="NaN high",
-            ),
-            Bad(
-                "calibration_levels",
-                lambda m: m.calibration_levels([True, False], [0.1, 0.2], level=1.0),
-                ValueError,
-                "level",
-                "between 0 and 1",
-                "level 1",
             ),
             Bad(
                 "CascadeRun.decide",

@@ -1,0 +1,389 @@
+"""Notebook 08 - designs: the rule filter first, the judge on the rest, maybe a person.
+
+* :func:`cascade` - the rule filter first, the judge on what it lets through, and optionally
+  the judge's confident records kept while the rest go to a person (a :class:`CascadeRun`).
+
+The study helpers after it (the designs over many seeds, compared on the same records and the
+same seeds under the measurable rule) serve notebook 08 and trust their caller.  This module
+imports no numpy at the top: the helpers that need it import it when called.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from ._checks import check_choice, check_number, check_seed, check_str
+from .criteria import DEFAULT_RULES, make_rule_filter
+from .judge import CLEAN, GUIDELINE, HARMFUL, UNREADABLE_RULES, JudgeRun, run_judge
+from .records import SEED, Record, check_record, check_records, is_harmful
+from .score import judge_probabilities
+from .simulator import (
+    CUE_TABLE,
+    MAX_OUTPUT,
+    PRIOR,
+    SPURIOUS,
+    TEMPERATURE,
+    SimulatedModel,
+)
+
+__all__ = ["cascade", "CascadeRun"]
+
+
+# ----------------------------------------------------------------------------------- a cascade
+
+
+@dataclass(frozen=True)
+class CascadeRun:
+    """One run of a cascade (notebook 08): the filter, then the judge, then maybe a person.
+
+    ``labels`` maps every record number to 'temiz' or 'zararli'; ``blocked`` are the records
+    the filter blocked (no judge call), ``escalated`` those sent to a person (their label is
+    the human label); ``judge`` is the judge's own run on the records the filter let through
+    (None when it let none through), and ``calls``, ``input_tokens``, ``retries`` and
+    ``unreadable`` are that run's.
+    """
+
+    labels: dict = field(repr=False)
+    calls: int
+    input_tokens: int
+    retries: int
+    unreadable: int
+    blocked: tuple = field(repr=False)
+    escalated: tuple = field(repr=False)
+    seed: int = SEED
+    judge: JudgeRun | None = field(default=None, repr=False, compare=False)
+    judged: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def people(self) -> int:
+        """Records sent to a person."""
+        return len(self.escalated)
+
+    def decide(self, record: Record) -> bool:
+        """True when the cascade labelled ``record`` harmful; a record it did not see is
+        refused (so ``lessonlib.measure`` works on a cascade run)."""
+        check_record(record)
+        label = self.labels.get(record.no)
+        known = self.judged.get(record.no, record)
+        if label is None or (known is not record and known != record):
+            raise ValueError(
+                f"record {record.no} is not one this cascade decided: the run does "
+                f"not belong to these records (other seed or number of records?)"
+            )
+        return label == HARMFUL
+
+
+def _check_band(low, high):
+    """The confident-or-escalate thresholds: both None, or 0 <= low <= high <= 1."""
+    if low is None and high is None:
+        return None
+    if low is None or high is None:
+        missing = "low" if low is None else "high"
+        raise ValueError(
+            f"{missing} must be given too: pass both low and high (the judge "
+            f"keeps P(zararli) <= low and >= high) or neither"
+        )
+    low, high = check_number("low", low), check_number("high", high)
+    for name, value in (("low", low), ("high", high)):
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"{name} must be a probability in [0, 1], got {value!r}")
+    if low > high:
+        raise ValueError(
+            f"low must be <= high (thresholds out of order): got low={low!r}, high={high!r}"
+        )
+    return low, high
+
+
+def cascade(
+    records: Iterable[Record],
+    seed: int = SEED,
+    temperature: float = TEMPERATURE,
+    guideline: str = GUIDELINE,
+    cues: Mapping[str, str] = CUE_TABLE,
+    spurious: Mapping[str, str] = SPURIOUS,
+    max_output: int = MAX_OUTPUT,
+    *,
+    unreadable_as: str = "clean",
+    rules: Iterable[str] = DEFAULT_RULES,
+    low: float | None = None,
+    high: float | None = None,
+    prior: Mapping[str, float] = PRIOR,
+) -> CascadeRun:
+    """The rule filter first, the judge on the rest (notebook 08).
+
+    A record the filter (``rules``; ``()`` lets everything through) blocks is harmful, with
+    no judge call.  The records it lets through get exactly ``run_judge(passed, seed,
+    temperature, guideline, cues, spurious, max_output, unreadable_as=..., prior=...)``: its
+    labels, calls and input tokens.  With ``low`` and ``high`` the judge keeps only the records
+    where its score is confident, P(zararli) <= low or >= high (``judge_probabilities`` with the
+    same settings); the others are escalated to a person, who gives the human label.  The
+    judge is still called on every record the filter lets through: its score comes with the
+    call.
+    """
+    records = check_records(records)
+    check_seed(seed)
+    band = _check_band(low, high)
+    block = make_rule_filter(rules)
+    passed = [r for r in records if not block(r)]
+    judge = None
+    if passed:
+        judge = run_judge(
+            passed,
+            seed,
+            temperature,
+            guideline,
+            cues,
+            spurious,
+            max_output,
+            unreadable_as=unreadable_as,
+            prior=prior,
+        )
+    else:  # no judge call, but its arguments are still checked at the door
+        check_str("guideline", guideline)
+        check_choice("unreadable_as", unreadable_as, UNREADABLE_RULES)
+        SimulatedModel(temperature, cues, spurious, prior, max_output=max_output)
+    escalated: tuple[int, ...] = ()
+    if band is not None and passed:
+        probs = judge_probabilities(passed, temperature, guideline, cues, spurious, prior)
+        escalated = tuple(r.no for r in passed if band[0] < probs[r.no] < band[1])
+    sent = set(escalated)
+    labels = {}
+    for r in records:
+        if block(r):
+            labels[r.no] = HARMFUL
+        elif r.no in sent:
+            labels[r.no] = HARMFUL if is_harmful(r) else CLEAN
+        else:
+            labels[r.no] = judge.labels[r.no]  # type: ignore[union-attr]  # set: r passed
+    blocked = tuple(r.no for r in records if block(r))
+    cost = (
+        (judge.calls, judge.input_tokens, judge.retries, judge.unreadable)
+        if judge
+        else (0, 0, 0, 0)
+    )
+    return CascadeRun(labels, *cost, blocked, escalated, seed, judge, {r.no: r for r in records})
+
+
+DESIGN_NAMES = (
+    "rule filter alone",
+    "judge alone",
+    "filter, then judge",
+    "judge or a person",
+    "filter, judge or a person",
+)
+
+
+def designs(low, high):
+    """The five designs notebook 08 compares: name -> cascade settings (None: the filter
+    alone, no judge)."""
+    return {
+        "rule filter alone": None,
+        "judge alone": {"rules": ()},
+        "filter, then judge": {},
+        "judge or a person": {"rules": (), "low": low, "high": high},
+        "filter, judge or a person": {"low": low, "high": high},
+    }
+
+
+def design_many(records, seeds, settings, **judge_args):
+    """One design over many seeds: per seed the decisions (S, N bool), calls, input tokens
+    and the records sent to a person, exactly as :func:`cascade` for each seed.
+
+    The judge runs once per seed on the records the filter lets through
+    (``run_judge_many``); blocked records are harmful, escalated ones get the human label.
+    """
+    import numpy as np
+
+    from .many import check_seeds, run_judge_many
+
+    seeds = check_seeds(seeds)
+    truth = np.array([is_harmful(r) for r in records])
+    if settings is None:  # the filter alone: no judge, no spread
+        block = make_rule_filter()
+        row = np.array([block(r) for r in records])
+        zeros = np.zeros(len(seeds), dtype=np.int64)
+        return {
+            "harmful": np.tile(row, (len(seeds), 1)),
+            "calls": zeros,
+            "tokens": zeros,
+            "people": 0,
+            "truth": truth,
+            "sent": np.zeros(len(records), dtype=bool),
+        }
+    settings = dict(settings)
+    band = _check_band(settings.pop("low", None), settings.pop("high", None))
+    block = make_rule_filter(settings.pop("rules", DEFAULT_RULES))
+    passed = np.array([not block(r) for r in records])
+    harmful = np.tile(~passed, (len(seeds), 1))
+    calls = tokens = np.zeros(len(seeds), dtype=np.int64)
+    people = 0
+    sent = np.zeros(len(records), dtype=bool)
+    kept = [r for r, p in zip(records, passed) if p]
+    if kept:
+        runs = run_judge_many(kept, seeds, **judge_args)
+        harmful[:, passed] = runs.harmful
+        calls, tokens = np.asarray(runs.calls), np.asarray(runs.input_tokens)
+        if band is not None:
+            probs = judge_probabilities(
+                kept,
+                **{
+                    k: v
+                    for k, v in judge_args.items()
+                    if k in ("temperature", "guideline", "cues", "spurious", "prior")
+                },
+            )
+            sent[np.flatnonzero(passed)] = [band[0] < probs[r.no] < band[1] for r in kept]
+            harmful[:, sent] = truth[sent]
+            people = int(sent.sum())
+    return {
+        "harmful": harmful,
+        "calls": calls,
+        "tokens": tokens,
+        "people": people,
+        "truth": truth,
+        "sent": sent,
+    }
+
+
+def design_rows(records, seeds, low, high, **judge_args):
+    """Per design of :func:`designs`: the lesson's run (the first seed) and the 95% run band
+    over ``seeds`` of agreement and false block rate, the calls and input tokens of the
+    first seed (and their mean), and the records sent to a person."""
+    import numpy as np
+
+    from .variance import run_band
+
+    rows = []
+    for name, settings in designs(low, high).items():
+        d = design_many(records, seeds, settings, **judge_args)
+        truth, harmful = d["truth"], d["harmful"]
+        agree = (harmful == truth).mean(axis=1)
+        fbr = (harmful & ~truth).sum(axis=1) / max(int((~truth).sum()), 1)
+        kept = ~d["sent"]
+        kept_agree = (harmful[:, kept] == truth[kept]).mean(axis=1)
+        rows.append(
+            {
+                "design": name,
+                "kept agreement": float(kept_agree.mean()),
+                "kept": int(kept.sum()),
+                "mean agreement": float(agree.mean()),
+                "agreement": float(agree[0]),
+                "agreement band": run_band(agree),
+                "false block rate": float(fbr[0]),
+                "fbr band": run_band(fbr),
+                "calls": int(d["calls"][0]),
+                "input tokens": int(d["tokens"][0]),
+                "mean calls": float(np.mean(d["calls"])),
+                "people": d["people"],
+            }
+        )
+    return rows
+
+
+def design_text(rows):
+    """The designs as one table (at most 80 columns): judge calls of the first seed's run,
+    records sent to a person, the agreement over all records in expectation over the seeds
+    (the mean of the runs) and the agreement on the records the design kept (not sent to a
+    person), with their number."""
+    lines = [
+        f"{'':<26}{'judge':>7}{'sent to':>10}{'agreement':>11}{'agreement':>11}{'records':>9}",
+        f"{'design':<26}{'calls':>7}{'a person':>10}{'all':>11}{'kept':>11}{'kept':>9}",
+    ]
+    for r in rows:
+        lines.append(
+            f"{r['design']:<26}{r['calls']:>7}{r['people']:>10}{r['mean agreement']:>11.4f}"
+            f"{r['kept agreement']:>11.4f}{r['kept']:>9}"
+        )
+    return "\n".join(lines)
+
+
+def _figure_of(truth, x, figure):
+    """One figure of decisions or shares ``x`` (rows of records) against ``truth`` alike."""
+    from .metrics import rates
+
+    tp = (x * truth).sum(axis=-1)
+    fp = x.sum(axis=-1) - tp
+    harmful = truth.sum(axis=-1)
+    return rates(tp, fp, harmful - tp, truth.shape[-1] - harmful - fp, rounded=False)[figure]
+
+
+# ----------------------------------- the designs compared on the same records (notebook 08)
+
+
+def design_shares(records, seeds, low, high, **judge_args):
+    """Per design of :func:`designs`: each record's seed-averaged decision (its share of the
+    runs over ``seeds`` that block it), the per-seed decisions, and which records went to a
+    person (a bool per record)."""
+
+    out = {}
+    for name, settings in designs(low, high).items():
+        d = design_many(records, seeds, settings, **judge_args)
+        harmful, sent = d["harmful"], d["sent"]
+        out[name] = {"share": harmful.mean(axis=0), "harmful": harmful, "sent": sent}
+    return out
+
+
+def design_comparisons(records, shares, pairs, primary, n_resamples=10_000, seed=0):
+    """Each (design a, design b, figure) of ``pairs``: a minus b on the same records and the
+    same seeds.  ``seed band`` is the 95% run band over the seeds of the paired per-seed
+    difference (the judge's noise alone); ``records`` is :func:`paired_difference` on the
+    seed-averaged decisions (the band the measurable rule reads).  ``primary`` (one of
+    ``pairs``) keeps its p-value; the others get Holm's adjustment among themselves."""
+    import numpy as np
+
+    from .sample import holm, paired_difference
+    from .variance import run_band
+
+    truth = np.array([is_harmful(r) for r in records])
+    rows = []
+    for a, b, figure in pairs:
+        per_seed = _figure_of(
+            truth[None, :].astype(float), shares[a]["harmful"].astype(float), figure
+        ) - _figure_of(truth[None, :].astype(float), shares[b]["harmful"].astype(float), figure)
+        diff = paired_difference(
+            truth.tolist(),
+            shares[a]["share"].tolist(),
+            shares[b]["share"].tolist(),
+            figure,
+            n_resamples,
+            seed=seed,
+        )
+        rows.append(
+            {
+                "a": a,
+                "b": b,
+                "figure": figure,
+                "seed band": run_band(per_seed),
+                "records": diff,
+                "p": diff.p_value,
+            }
+        )
+    others = [k for k, p in enumerate(pairs) if tuple(p) != tuple(primary)]
+    for k, adjusted in zip(others, holm([rows[k]["p"] for k in others]) if others else []):
+        rows[k]["p"] = adjusted
+    for k, p in enumerate(pairs):
+        rows[k]["primary"] = tuple(p) == tuple(primary)
+    return rows
+
+
+def comparisons_text(rows):
+    """The rows of :func:`design_comparisons` as text (at most 80 columns): the figure, the
+    difference on these records, its seed band and records' band, and the p-value."""
+    from .metrics import FIGURES as NAMES
+    from .sample import p_text
+
+    lines = [f"{'a minus b, figure':<29}{'diff':>8}{'seed band':>18}{'records band':>18}{'p':>7}"]
+    pair = None
+    for r in rows:
+        d, (s0, s1) = r["records"], r["seed band"]
+        if (r["a"], r["b"]) != pair:  # a pair's name once, above its figures
+            pair = (r["a"], r["b"])
+            lines.append(f"{r['a']} minus {r['b']}")
+        name = NAMES[r["figure"]].title
+        tag = "  primary" if r["primary"] else "  Holm"
+        lines.append(
+            f"  {name + tag:<27}{d.estimate:>+8.4f}{f'{s0:+.4f}..{s1:+.4f}':>18}"
+            f"{f'{d.low:+.4f}..{d.high:+.4f}':>18}{p_text(r['p']):>7}"
+        )
+    return "\n".join(lines)
