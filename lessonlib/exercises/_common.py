@@ -124,3 +124,12 @@ def _names_hint(names, allowed, unknown, required=(), missing=""):
     if left:
         return missing.format(", ".join(left))
     return None
+
+
+def _pair(answer):
+    """``answer`` as a pair of two numbers, or None."""
+    if isinstance(answer, (str, bytes, type)) or not hasattr(answer, "__len__"):
+        return None  # a class (such as Sequence) has __len__ but no length
+    if len(answer) != 2:
+        return None
+    return tuple(answer) if all(_is_number(x) for x in answer) else None

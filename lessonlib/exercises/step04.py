@@ -15,7 +15,7 @@ from ..judge import run_judge
 from ..metrics import agreement, disagreements, measure, steps
 from ..records import SEED, Record, make_records
 from ..simulator import TEMPERATURE
-from ._common import _grade_number, _is_number, _is_whole, _say
+from ._common import _grade_number, _is_whole, _pair, _say
 
 __all__ = ["BIG_DRAW", "COLD", "PAIR", "check_agreement_steps", "check_cold_judge_steps"]
 
@@ -25,15 +25,6 @@ COLD = 0.0
 # student could walk in a few tries; exercise 2 counts it on a larger draw.
 BIG_DRAW = 2400
 """Exercise 2 runs on the first ``BIG_DRAW`` records: ``make_records(BIG_DRAW)``."""
-
-
-def _pair(answer):
-    """``answer`` as a pair of two numbers, or None."""
-    if isinstance(answer, (str, bytes, type)) or not hasattr(answer, "__len__"):
-        return None  # a class (such as Sequence) has __len__ but no length
-    if len(answer) != 2:
-        return None
-    return tuple(answer) if all(_is_number(x) for x in answer) else None
 
 
 PAIR = (SEED + 2, SEED + 3)

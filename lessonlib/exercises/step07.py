@@ -16,7 +16,7 @@ from ..criteria import rule_filter
 from ..judge import run_judge
 from ..records import SEED, Record, is_harmful, make_records
 from ..sample import paired_bootstrap, records_needed
-from ._common import _is_number, _is_whole, _say
+from ._common import _is_whole, _pair, _say
 
 FBR_GUESS, HALF_WIDTH = 0.16, 0.02
 """Exercise 1: a false block rate near 0.16, to be known to +/- 0.02 (at the 95% level)."""
@@ -84,12 +84,6 @@ def _cold_fbr_band(records: Sequence[Record] | None = None, temperature: float =
         [rule_filter(r) for r in records],
         "false_block_rate",
     )
-
-
-def _pair(answer):
-    if isinstance(answer, (str, bytes)) or not hasattr(answer, "__len__") or len(answer) != 2:
-        return None
-    return tuple(answer) if all(_is_number(x) for x in answer) else None
 
 
 def check_cold_fbr_band(answer: Any) -> bool:
