@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from ._frozen import ReadOnlyDict
 from .metrics import class_recall, confusion
 from .records import CLASSES, Record
 
@@ -31,7 +30,6 @@ __all__ = [
     "SMALLEST_POINTS",
     "class_recall_bars",
     "confusion_picture",
-    "noise_bands",
     "plot_class_sources",
     "plot_harmful_probability",
     "slide_figure",
@@ -288,66 +286,6 @@ def class_recall_bars(
     ax.set_xlabel("harmful class")
     ax.set_title(title)
     ax.legend(loc="upper center", ncol=len(decisions), frameon=False)
-    return ax
-
-
-SOURCES = ReadOnlyDict(
-    {
-        "seed": ("the seed: 95% run band over judge runs", "0.55"),
-        "records": ("the records: records' band, judge run 1", "C0"),
-        "both": ("both: records resampled, runs re-drawn", "C3"),
-    }
-)
-"""The sources of noise :func:`noise_bands` can draw: key -> (legend text, colour)."""
-
-
-@slide_figure
-def noise_bands(
-    bands: Mapping[str, Mapping[str, tuple[float, float]]],
-    observed: Mapping[str, float],
-    ax: Axes | None = None,
-    title: str = "Two sources of noise in one difference",
-) -> Axes:
-    """Notebook 07: per figure, the 95% band of a difference from each source of noise.
-
-    ``bands`` maps a figure's title to ``{source: (low, high)}`` with sources
-    from ``SOURCES`` (seed, records, both); ``observed`` maps the same titles to
-    the difference measured on the lesson's run 1.  One row per figure, one bar
-    per source, a dot at the observed difference and a line at zero: a band
-    that crosses the line leaves the difference unmeasured.  Returns the Axes.
-    """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.4))
-    names = list(bands)
-    for i, name in enumerate(names):
-        for k, (source, (low, high)) in enumerate(bands[name].items()):
-            label, colour = SOURCES[source]
-            y = i + (k - 1) * 0.22
-            ax.plot(
-                [low, high],
-                [y, y],
-                color=colour,
-                linewidth=5,
-                solid_capstyle="butt",
-                label=label if i == 0 else None,
-            )
-        ax.plot(
-            [observed[name]],
-            [i],
-            marker="o",
-            color="black",
-            markersize=5,
-            label="judge run 1 - filter" if i == 0 else None,
-        )
-    ax.axvline(0, color="black", linewidth=0.8)
-    ax.set_yticks(range(len(names)))
-    ax.set_yticklabels(names)
-    ax.invert_yaxis()
-    ax.set_xlabel("difference, judge - filter")
-    ax.set_title(title)
-    ax.legend(loc="lower right")
     return ax
 
 

@@ -292,32 +292,6 @@ def test_the_module_exports_exactly_its_names():
 # ---------------------------------------------------------------- the picture of 07
 
 
-def test_noise_bands_draws_each_band_at_its_ends_and_the_observed_dots():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from lessonlib.figures import noise_bands
-
-    bands = {
-        "recall": {"seed": (0.1, 0.2), "records": (0.05, 0.3), "both": (-0.01, 0.25)},
-        "agreement": {"seed": (-0.02, 0.04), "records": (0.01, 0.1), "both": (-0.03, 0.12)},
-    }
-    ax = noise_bands(bands, {"recall": 0.16, "agreement": 0.05})
-    try:
-        thick = [line for line in ax.lines if line.get_linewidth() == 5]
-        assert sorted(tuple(line.get_xdata()) for line in thick) == sorted(
-            tuple(ends) for row in bands.values() for ends in row.values()
-        )
-        dots = [tuple(line.get_xdata()) for line in ax.lines if line.get_marker() == "o"]
-        assert dots == [(0.16,), (0.05,)]
-        assert [t.get_text() for t in ax.get_yticklabels()] == ["recall", "agreement"]
-        assert len(ax.get_legend().get_texts()) == 4
-    finally:
-        plt.close("all")
-
-
 # ---------------------------------------------------------------- the exercise checks of 07
 
 
