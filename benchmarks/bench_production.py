@@ -19,24 +19,25 @@ from functools import partial
 
 from _timing import best_of, load_line, timed
 from lessonlib import production as P
+from lessonlib import weeks as W
 
 TARGET = 5.0
 WEEKS, SIZE, LABELLED = 1000, 5000, 200
 
 
 def coverage(method, quantity="harmful"):
-    est = P.simulate_estimates(
+    est = W.simulate_estimates(
         weeks=WEEKS, size=SIZE, labelled=LABELLED, methods=(method,), quantity=quantity
     )
-    return P.coverage_rows(est, P.true_rates()[quantity])[0]["coverage"]
+    return W.coverage_rows(est, W.true_rates()[quantity])[0]["coverage"]
 
 
 def main():
     print(load_line("start", cores=True))
-    P.simulate_estimates(weeks=2, size=100, labelled=20)  # warm up (the population table)
+    W.simulate_estimates(weeks=2, size=100, labelled=20)  # warm up (the population table)
     worst = 0.0
     print(f"{WEEKS:,} weeks of {SIZE:,} records, {LABELLED} labelled, one method at a time:")
-    cases = [(m, "harmful") for m in P.METHODS] + [("ppi++", P.RATIO)]
+    cases = [(m, "harmful") for m in P.METHODS] + [("ppi++", W.RATIO)]
     for method, quantity in cases:
         best, median, covered = best_of(3, partial(coverage, method, quantity))
         worst = max(worst, best)
@@ -45,7 +46,7 @@ def main():
             f"  {name:<24} {best:6.2f} s best of 3 (median {median:.2f})  coverage {covered:.3f}"
         )
     tracemalloc.start()
-    elapsed, _ = timed(lambda: P.simulate_estimates(weeks=WEEKS, size=SIZE, labelled=LABELLED))
+    elapsed, _ = timed(lambda: W.simulate_estimates(weeks=WEEKS, size=SIZE, labelled=LABELLED))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     print(

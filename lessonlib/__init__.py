@@ -39,8 +39,10 @@ module                 nb     what it holds
 ``agreement_stats``    13     Cohen's and Fleiss' kappa, Krippendorff's alpha
 ``raters``             13     simulated raters and the lesson re-scored
 ``production``         14     a week in production: the judge on every record, a person on
-                              a few; five estimates of a rate (estimate_rate), coverage,
-                              the false block rate as a ratio
+                              a few; five estimates of a rate (estimate_rate) and the
+                              false block rate as a ratio
+``weeks``              14     weeks of traffic, simulated, with their truth known: true
+                              rates, coverage, widths, labels_needed, a week of traffic
 ``widgets``            02-13  every explorer (ipywidgets), the top layer
 ``exercises.stepNN``   NN     the exercise checks of notebook NN
 =====================  =====  ==========================================================
@@ -171,10 +173,10 @@ _LAZY = (
     ("Estimate", "production"),
     ("estimate_false_block_rate", "production"),
     ("estimate_rate", "production"),
-    ("labels_needed", "production"),
-    ("simulate_estimates", "production"),
-    ("true_rates", "production"),
-    ("week_of_traffic", "production"),
+    ("labels_needed", "weeks"),
+    ("simulate_estimates", "weeks"),
+    ("true_rates", "weeks"),
+    ("week_of_traffic", "weeks"),
     ("bootstrap_p", "sample"),
     ("paired_difference", "sample"),
     ("population_figures", "truth"),

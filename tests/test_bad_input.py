@@ -1329,7 +1329,8 @@ ROWS.update(
 )
 
 
-# notebook 14: the five estimates of a rate (lessonlib.production)
+# notebook 14: the five estimates of a rate (lessonlib.production) and the simulated weeks
+# (lessonlib.weeks)
 ROWS.update(
     {
         "lessonlib.production": [
@@ -1444,6 +1445,8 @@ ROWS.update(
                 "ppi++",
                 "Rogan-Gladen for a ratio",
             ),
+        ],
+        "lessonlib.weeks": [
             Bad("true_rates", lambda m: m.true_rates((0.5, 0.5)), ValueError, "class_shares"),
             Bad(
                 "labels_needed",

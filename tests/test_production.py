@@ -17,6 +17,7 @@ import pytest
 import lessonlib as L
 from lesson_defs import STRIDE
 from lessonlib import production as P
+from lessonlib import weeks as W
 from lessonlib.exercises import step14
 
 ppi_py = pytest.importorskip("ppi_py")
@@ -212,8 +213,8 @@ def test_no_better_than_chance_names_tpr_plus_tnr():
 
 
 def test_true_rates_agree_with_population_figures_by_another_route():
-    for shares in (L.CLASS_SHARE, P.DRIFT_SHARES):
-        t = P.true_rates(shares)
+    for shares in (L.CLASS_SHARE, W.DRIFT_SHARES):
+        t = W.true_rates(shares)
         fig = L.population_figures(class_shares=shares)
         h = 1 - shares[0]
         assert t["harmful"] == pytest.approx(h)
@@ -225,18 +226,18 @@ def test_true_rates_agree_with_population_figures_by_another_route():
 
 
 def test_the_lessons_two_tempting_figures():
-    t = P.true_rates()
+    t = W.true_rates()
     assert round(t["harmful"], 3) == 0.380
     assert round(t["judge_blocks"], 3) == 0.464
 
 
 def test_simulated_records_follow_the_population():
-    est = P.simulate_estimates(weeks=20, size=5000, labelled=2500, methods=("labelled", "judge"))
-    t = P.true_rates()
+    est = W.simulate_estimates(weeks=20, size=5000, labelled=2500, methods=("labelled", "judge"))
+    t = W.true_rates()
     # 20 weeks x 2,500 records: the means are within a few standard errors of the truth
     assert est["labelled"][:, 0].mean() == pytest.approx(t["harmful"], abs=0.006)
     assert est["judge"][:, 0].mean() == pytest.approx(t["judge_blocks"], abs=0.006)
-    agree = P.simulate_estimates(
+    agree = W.simulate_estimates(
         weeks=20, labelled=2500, quantity="filter_right", methods=("labelled", "judge")
     )
     assert agree["labelled"][:, 0].mean() == pytest.approx(t["filter_right"], abs=0.006)
@@ -244,23 +245,23 @@ def test_simulated_records_follow_the_population():
 
 
 def test_simulated_weeks_are_seeded():
-    a = P.simulate_estimates(weeks=3, size=300, labelled=50, seed=4)
-    b = P.simulate_estimates(weeks=3, size=300, labelled=50, seed=4)
+    a = W.simulate_estimates(weeks=3, size=300, labelled=50, seed=4)
+    b = W.simulate_estimates(weeks=3, size=300, labelled=50, seed=4)
     assert all(np.array_equal(a[m], b[m]) for m in P.METHODS)
 
 
 def test_simulation_refuses_rogan_gladen_on_scores():
     with pytest.raises(ValueError, match="rogan_gladen"):
-        P.simulate_estimates(weeks=2, stand_in="score")
+        W.simulate_estimates(weeks=2, stand_in="score")
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("quantity", P.QUANTITIES)
+@pytest.mark.parametrize("quantity", W.QUANTITIES)
 def test_honest_intervals_cover_the_truth_and_the_judge_does_not(quantity):
     """600 simulated weeks: coverage of 0.95 has a standard error of 0.009, so every honest
     method lands in [0.92, 0.975]; the judge's interval sits around another number."""
-    est = P.simulate_estimates(weeks=600, quantity=quantity, seed=11)
-    rows = {r["method"]: r for r in P.coverage_rows(est, P.true_rates()[quantity])}
+    est = W.simulate_estimates(weeks=600, quantity=quantity, seed=11)
+    rows = {r["method"]: r for r in W.coverage_rows(est, W.true_rates()[quantity])}
     for method in ("labelled", "rogan_gladen", "ppi", "ppi++"):
         assert 0.92 <= rows[method]["coverage"] <= 0.975, (method, rows[method])
     assert rows["judge"]["coverage"] < 0.05
@@ -271,10 +272,10 @@ def test_drift_bias_of_ppi_is_the_gap_between_the_two_mixes():
     """PPI calibrated on the lesson's mix is off by exactly (the week's judge-minus-truth gap)
     minus (the lesson's), the exercise's answer; 2,000 simulated weeks agree."""
     shares = step14.EXERCISE_SHARES
-    est = P.simulate_estimates(
+    est = W.simulate_estimates(
         weeks=2000, methods=("ppi",), class_shares=shares, person_shares=L.CLASS_SHARE, seed=3
     )
-    bias = est["ppi"][:, 0].mean() - P.true_rates(shares)["harmful"]
+    bias = est["ppi"][:, 0].mean() - W.true_rates(shares)["harmful"]
     assert bias == pytest.approx(step14._ANSWERS["check_drift_bias"](), abs=0.0025)
 
 
@@ -282,20 +283,20 @@ def test_drift_bias_of_ppi_is_the_gap_between_the_two_mixes():
 
 
 def test_the_sample_alone_needs_what_notebook_07_says():
-    p = P.true_rates()["harmful"]
+    p = W.true_rates()["harmful"]
     for h in (0.02, 0.03, 0.05):
-        assert P.labels_needed(h)["labelled"] == L.records_needed(p, h)
+        assert W.labels_needed(h)["labelled"] == L.records_needed(p, h)
 
 
 def test_labels_needed_orders_the_methods_and_the_score_beats_the_label():
-    label, score = (P.labels_needed(0.03, stand_in=s) for s in P.STAND_INS)
+    label, score = (W.labels_needed(0.03, stand_in=s) for s in W.STAND_INS)
     assert label["ppi++"] < label["ppi"] < label["labelled"] < label["rogan_gladen"]
     assert score["ppi++"] < label["ppi++"] and score["ppi"] < label["ppi"]
     assert "rogan_gladen" not in score
 
 
 def test_an_unreachable_half_width_is_none():
-    need = P.labels_needed(0.02, quantity="filter_right")
+    need = W.labels_needed(0.02, quantity="filter_right")
     assert need["rogan_gladen"] is None
     assert need["labelled"] > 0
 
@@ -303,8 +304,8 @@ def test_an_unreachable_half_width_is_none():
 @pytest.mark.slow
 @pytest.mark.parametrize("method", ["labelled", "ppi", "ppi++", "rogan_gladen"])
 def test_labels_needed_gives_the_half_width_asked_in_simulation(method):
-    n = P.labels_needed(0.05)[method]
-    est = P.simulate_estimates(weeks=300, labelled=n, size=n + 5000, methods=(method,), seed=9)
+    n = W.labels_needed(0.05)[method]
+    est = W.simulate_estimates(weeks=300, labelled=n, size=n + 5000, methods=(method,), seed=9)
     half = (est[method][:, 2] - est[method][:, 1]).mean() / 2
     assert half == pytest.approx(0.05, rel=0.05)
 
@@ -315,13 +316,13 @@ def test_labels_needed_gives_the_half_width_asked_in_simulation(method):
 def test_the_weeks_seed_shares_no_record_with_the_lessons():
     # record i of seed s is drawn from s + STRIDE * i
     lesson = range(L.SEED, L.SEED + STRIDE * 240, STRIDE)
-    week = range(P.WEEK_SEED, P.WEEK_SEED + STRIDE * 5000, STRIDE)
+    week = range(W.WEEK_SEED, W.WEEK_SEED + STRIDE * 5000, STRIDE)
     assert lesson[-1] < week[0] or week[-1] < lesson[0]
 
 
 @pytest.mark.slow
 def test_a_week_of_traffic_gives_the_doors_inputs():
-    week = P.week_of_traffic(size=1000, labelled=100)
+    week = W.week_of_traffic(size=1000, labelled=100)
     person, jl, jr = week.inputs()
     assert len(person) == len(jl) == 100 and len(jr) == 900
     assert sum(person) == sum(L.is_harmful(week.records[i]) for i in week.labelled)
@@ -330,15 +331,15 @@ def test_a_week_of_traffic_gives_the_doors_inputs():
     p, blocks = week.score[i], week.filter[i]
     assert jl[0] == (p if blocks else 1 - p)
     assert person[0] == (blocks == L.is_harmful(week.records[i]))
-    text = P.estimates_text(*week.inputs(), truth=0.38)
+    text = W.estimates_text(*week.inputs(), truth=0.38)
     assert all(m in text for m in P.METHODS) and max(map(len, text.splitlines())) <= 80
 
 
 def test_coverage_text_fits_80_columns():
-    est = P.simulate_estimates(weeks=5, size=400, labelled=60)
-    text = P.coverage_text(P.coverage_rows(est, 0.38))
+    est = W.simulate_estimates(weeks=5, size=400, labelled=60)
+    text = W.coverage_text(W.coverage_rows(est, 0.38))
     assert len(text.splitlines()) == 6 and max(map(len, text.splitlines())) <= 80
-    assert max(map(len, P.labels_needed_text(0.03).splitlines())) <= 80
+    assert max(map(len, W.labels_needed_text(0.03).splitlines())) <= 80
 
 
 # ---------------------------------------------------------------- exercise checks
@@ -350,7 +351,7 @@ def test_exercise_checks_pass_the_answer_and_hint_otherwise(capsys):
     assert step14.check_agreement_saving(saving + 1) is False
     assert step14.check_agreement_saving(-saving) is False
     assert "reverse" in capsys.readouterr().out
-    need = P.labels_needed(step14.HALF_WIDTH, quantity="filter_right", stand_in="score")
+    need = W.labels_needed(step14.HALF_WIDTH, quantity="filter_right", stand_in="score")
     assert step14.check_agreement_saving(need["ppi++"]) is False
     assert "difference" in capsys.readouterr().out
     bias = step14._ANSWERS["check_drift_bias"]()
@@ -441,14 +442,14 @@ def test_rogan_gladen_is_not_offered_for_the_ratio():
     with pytest.raises(ValueError, match="method"):
         P.estimate_false_block_rate([1, 0], [1, 0], [1, 0], [1], [0], method="rogan_gladen")
     with pytest.raises(ValueError, match="methods"):
-        P.simulate_estimates(weeks=2, quantity="false_block_rate", methods=("rogan_gladen",))
+        W.simulate_estimates(weeks=2, quantity="false_block_rate", methods=("rogan_gladen",))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("stand_in", P.STAND_INS)
+@pytest.mark.parametrize("stand_in", W.STAND_INS)
 def test_the_ratios_intervals_cover_the_true_false_block_rate(stand_in):
-    est = P.simulate_estimates(weeks=600, quantity="false_block_rate", stand_in=stand_in, seed=8)
-    rows = {r["method"]: r for r in P.coverage_rows(est, P.true_rates()["false_block_rate"])}
+    est = W.simulate_estimates(weeks=600, quantity="false_block_rate", stand_in=stand_in, seed=8)
+    rows = {r["method"]: r for r in W.coverage_rows(est, W.true_rates()["false_block_rate"])}
     for method in ("labelled", "ppi", "ppi++"):
         assert 0.92 <= rows[method]["coverage"] <= 0.975, (method, rows[method])
     assert rows["judge"]["coverage"] < 0.05
@@ -457,7 +458,7 @@ def test_the_ratios_intervals_cover_the_true_false_block_rate(stand_in):
 
 @pytest.mark.slow
 def test_a_weeks_false_block_inputs_line_up_with_its_records():
-    week = P.week_of_traffic(size=600, labelled=100, seed=P.WEEK_SEED + 10**8)
+    week = W.week_of_traffic(size=600, labelled=100, seed=W.WEEK_SEED + 10**8)
     person, fl, jl, fr, jr = week.false_block_inputs("score")
     assert len(person) == len(fl) == len(jl) == 100 and len(fr) == len(jr) == 500
     i = week.labelled[3]

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from .._frozen import ReadOnlyDict
-from ..production import labels_needed, true_rates
 from ..records import CLASS_SHARE
+from ..weeks import labels_needed, true_rates
 from ._common import _is_number, _is_whole, _say
 
 __all__ = ["EXERCISE_SHARES", "HALF_WIDTH", "check_agreement_saving", "check_drift_bias"]

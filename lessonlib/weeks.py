@@ -1,0 +1,516 @@
+"""Notebook 14 - weeks of traffic, simulated, with their truth known.
+
+The estimators live in :mod:`lessonlib.production` (the door: ``estimate_rate``); this module
+gives them weeks to work on and counts how well they do:
+
+* the population's true rates under any class mix, exactly, from the generator
+  (:func:`true_rates`, from ``truth.population_figures`` and ``truth.profile_table``);
+* many simulated weeks at once (:func:`simulate_estimates`, vectorised), so coverage is
+  counted, not assumed (:func:`coverage_rows`, :func:`coverage_text`), and the interval's
+  width against the number of person labels (:func:`width_rows`, :func:`plot_widths`);
+* the person labels each method needs for an interval of +- h, from the population's exact
+  moments (:func:`labels_needed`, :func:`labels_needed_text`);
+* one week of real traffic: fresh records, the judge and the rule filter on every one, a person
+  on a random few (:func:`week_of_traffic`, :class:`Week`), and its estimates side by side
+  (:func:`estimates_text`).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._checks import check_choice, check_collection, check_int, check_number, check_seed
+from .criteria import DEFAULT_RULES, make_rule_filter
+from .figures import FIGURE_WIDTH, slide_figure
+from .judge import run_judge
+from .production import METHODS, RATIO_METHODS, _estimate, _z, estimate_rate
+from .records import CLASS_SHARE, CLASSES, Record, is_harmful, make_records
+from .score import judge_probabilities
+from .truth import _check_shares, population_figures, profile_table
+
+__all__ = [
+    "DRIFT_SHARES",
+    "QUANTITIES",
+    "STAND_INS",
+    "WEEK_SEED",
+    "Week",
+    "coverage_rows",
+    "coverage_text",
+    "estimates_text",
+    "labels_needed",
+    "labels_needed_text",
+    "plot_widths",
+    "simulate_estimates",
+    "true_rates",
+    "week_of_traffic",
+    "width_rows",
+]
+
+QUANTITIES = ("harmful", "filter_right")
+"""The harmful share; the filter's agreement (a mean of 'the filter is right')."""
+RATIO = "false_block_rate"
+"""The filter's false block rate: a ratio, P(blocks and clean) / P(clean)."""
+STAND_INS = ("label", "score")
+"""The judge's stand-in on a record: its label (a draw) or its score P(zararli)."""
+
+WEEK_SEED = 700_000_000
+"""The seed of notebook 14's week.  Record i of seed s is drawn from s + 6151 * i, so a week of
+5,000 records from this seed uses 700,000,000 .. 730,749,849: far from the lesson's SEED."""
+
+DRIFT_SHARES = (0.47, 0.10, 0.07, 0.07, 0.07, 0.22)
+"""A drifting week's class mix (CLASSES order): 15 points of clean traffic became
+corrupted_input."""
+
+SIM_RESAMPLES = 1000
+"""Bootstrap resamples of each simulated week's Rogan-Gladen interval (simulate_estimates):
+half as many keeps 1,000 weeks under 5 s; its coverage is what the simulation measures."""
+
+
+# ------------------------------------------------------------- the population, exactly known
+
+
+@functools.lru_cache(maxsize=1)
+def _lesson_rows():
+    """profile_table at the lesson's judge settings, computed once."""
+    return tuple(profile_table())
+
+
+def _population(class_shares, judge_settings):
+    """Arrays (harmful, P(zararli), filter blocks, weight) over the distinct kinds of record
+    in the population with this class mix; the weights sum to 1."""
+    rows = profile_table(**judge_settings) if judge_settings else _lesson_rows()
+    kinds: dict[tuple[bool, float, bool], float] = {}
+    for cls, within, p, block in rows:
+        key = (cls != "clean", p, block)
+        kinds[key] = kinds.get(key, 0.0) + class_shares[CLASSES.index(cls)] * within
+    keys = [k for k, w in kinds.items() if w > 0]
+    harmful = np.array([k[0] for k in keys])
+    chance = np.array([k[1] for k in keys])
+    blocks = np.array([k[2] for k in keys])
+    weight = np.array([kinds[k] for k in keys])
+    return harmful, chance, blocks, weight / weight.sum()
+
+
+def _quantity(quantity, harmful, chance, blocks):
+    """(the person's 0/1 value, the stand-in's chance of 1) for each kind of record."""
+    if quantity == "harmful":
+        return harmful.astype(float), chance
+    return (blocks == harmful).astype(float), np.where(blocks, chance, 1 - chance)
+
+
+def _check_settings(quantity, stand_in, class_shares):
+    check_choice("quantity", quantity, QUANTITIES)
+    check_choice("stand_in", stand_in, STAND_INS)
+    return _check_shares(class_shares)
+
+
+def true_rates(
+    class_shares: Sequence[float] = CLASS_SHARE, **judge_settings: Any
+) -> dict[str, float]:
+    """The population's true rates under this class mix (notebook 14), exactly.
+
+    ``harmful`` (1 - the clean share), ``filter_right`` and ``false_block_rate`` (the
+    filter's agreement and false block rate, from ``population_figures``), ``judge_blocks``
+    (the judge's block share in expectation over seeds) and ``filter_agrees_with_judge`` (the
+    stand-in's mean for the agreement)."""
+    shares = _check_shares(class_shares)
+    if not judge_settings:
+        return dict(_lesson_true_rates(shares))
+    return _true_rates(shares, judge_settings)
+
+
+@functools.lru_cache(maxsize=16)
+def _lesson_true_rates(shares):
+    """true_rates at the lesson's judge settings, once per class mix."""
+    return tuple(_true_rates(shares, {}).items())
+
+
+def _true_rates(shares, judge_settings):
+    figures = population_figures(class_shares=shares, **judge_settings)
+    harmful, chance, blocks, weight = _population(shares, judge_settings)
+    return {
+        "harmful": 1.0 - shares[CLASSES.index("clean")],
+        "filter_right": figures["filter"]["agreement"],
+        "false_block_rate": figures["filter"]["false_block_rate"],
+        "judge_blocks": float((weight * chance).sum()),
+        "filter_agrees_with_judge": float((weight * np.where(blocks, chance, 1 - chance)).sum()),
+    }
+
+
+# ------------------------------------------------------------------------- simulated weeks
+
+
+def _draw(population, quantity, stand_in, weeks, size, rng):
+    """(person values, stand-in values), arrays (weeks, size), records drawn independently;
+    for the false block rate arrays (weeks, size, 2) of the ratio's two parts."""
+    harmful, chance, blocks, weight = population
+    cumulative = np.cumsum(weight)
+    kind = np.minimum(
+        np.searchsorted(cumulative, rng.random((weeks, size)), side="right"), len(cumulative) - 1
+    )
+    if quantity == RATIO:
+        p = chance[kind]
+        judged = p if stand_in == "score" else (rng.random((weeks, size)) < p).astype(float)
+        block, clean = blocks[kind].astype(float), (~harmful[kind]).astype(float)
+        person = np.stack([block * clean, clean], axis=-1)
+        return person, np.stack([block * (1 - judged), 1 - judged], axis=-1)
+    y_kind, m_kind = _quantity(quantity, harmful, chance, blocks)
+    chance = m_kind[kind]
+    stand = chance if stand_in == "score" else (rng.random((weeks, size)) < chance).astype(float)
+    return y_kind[kind], stand
+
+
+def simulate_estimates(
+    *,
+    weeks: int = 1000,
+    size: int = 5000,
+    labelled: int = 200,
+    quantity: str = "harmful",
+    stand_in: str = "label",
+    methods: Sequence[str] = METHODS,
+    class_shares: Sequence[float] = CLASS_SHARE,
+    person_shares: Sequence[float] | None = None,
+    level: float = 0.95,
+    seed: int = 0,
+    **judge_settings: Any,
+) -> dict[str, np.ndarray]:
+    """{method: array (weeks, 3) of value, low, high} over simulated weeks (notebook 14).
+
+    ``quantity``: one of QUANTITIES, or RATIO (the filter's false block rate, with
+    RATIO_METHODS; the default methods become those).
+
+    Each week has ``size`` records drawn from the population with ``class_shares``; the judge
+    labels them all (each a draw with its P(zararli), or its score), a person ``labelled`` of
+    them (the true value).  With ``person_shares`` the person labels ``labelled`` records drawn
+    from that mix instead (the lesson's records, say) and the rest is this week's
+    ``size - labelled``.  Rogan-Gladen needs ``stand_in="label"`` and takes SIM_RESAMPLES
+    bootstrap resamples a week.  Weeks are drawn in chunks of 100, so memory stays small.
+    """
+    check_choice("quantity", quantity, QUANTITIES + (RATIO,))
+    check_choice("stand_in", stand_in, STAND_INS)
+    shares = _check_shares(class_shares)
+    if quantity == RATIO and methods is METHODS:
+        methods = RATIO_METHODS
+    weeks = check_int("weeks", weeks, minimum=1)
+    size = check_int("size", size, minimum=3)
+    labelled = check_int("labelled", labelled, minimum=2)
+    if labelled >= size:
+        raise ValueError(f"labelled must be fewer than size ({size}) records, got {labelled}")
+    methods = tuple(methods) if not isinstance(methods, str) else (methods,)
+    for method in methods:
+        check_choice("methods", method, RATIO_METHODS if quantity == RATIO else METHODS)
+    if stand_in == "score" and "rogan_gladen" in methods:
+        raise ValueError("rogan_gladen needs the judge's labels: use stand_in='label'")
+    level = check_number("level", level)
+    if not 0 < level < 1:
+        raise ValueError(f"level must be between 0 and 1 (e.g. 0.95), got {level!r}")
+    week_pop = _population(shares, judge_settings)
+    person_pop = None
+    if person_shares is not None:
+        person_pop = _population(_check_shares(person_shares), judge_settings)
+    rng = np.random.default_rng(check_seed(seed))
+    out: dict[str, list[np.ndarray]] = {m: [] for m in methods}
+    for start in range(0, weeks, 100):
+        k = min(100, weeks - start)
+        if person_pop is None:
+            y, s = _draw(week_pop, quantity, stand_in, k, size, rng)
+            y, f, g = y[:, :labelled], s[:, :labelled], s[:, labelled:]
+        else:
+            y, f = _draw(person_pop, quantity, stand_in, k, labelled, rng)
+            g = _draw(week_pop, quantity, stand_in, k, size - labelled, rng)[1]
+        for method in methods:
+            out[method].append(np.stack(_estimate(method, y, f, g, level, SIM_RESAMPLES, rng), 1))
+    return {m: np.concatenate(parts) for m, parts in out.items()}
+
+
+def coverage_rows(estimates: Mapping[str, np.ndarray], truth: float) -> list[dict[str, Any]]:
+    """One row per method: how often its interval holds ``truth``, its mean value, the mean
+    and the middle width of its interval (notebook 14)."""
+    truth = check_number("truth", truth)
+    rows = []
+    for method, est in estimates.items():
+        covered = (est[:, 1] <= truth) & (truth <= est[:, 2])
+        width = est[:, 2] - est[:, 1]
+        rows.append(
+            {
+                "method": method,
+                "coverage": float(covered.mean()),
+                "mean": float(est[:, 0].mean()),
+                "bias": float(est[:, 0].mean() - truth),
+                "width": float(width.mean()),
+                "weeks": int(len(est)),
+            }
+        )
+    return rows
+
+
+def coverage_text(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The coverage table, at most 80 columns (notebook 14)."""
+    lines = [
+        f"{'method':<14}{'covers truth':>13}{'mean estimate':>15}{'bias':>9}{'mean width':>12}"
+    ]
+    for r in rows:
+        lines.append(
+            f"{r['method']:<14}{r['coverage']:>13.3f}{r['mean']:>15.4f}{r['bias']:>+9.4f}"
+            f"{r['width']:>12.4f}"
+        )
+    return "\n".join(lines)
+
+
+def width_rows(
+    counts: Sequence[int] = (50, 100, 200, 400, 800),
+    *,
+    weeks: int = 200,
+    size: int = 5000,
+    quantity: str = "harmful",
+    stand_in: str = "label",
+    methods: Sequence[str] = ("labelled", "rogan_gladen", "ppi", "ppi++"),
+    seed: int = 0,
+) -> list[dict[str, Any]]:
+    """Mean interval width per method against the number of person labels, over simulated
+    weeks (notebook 14): one row per count, ``{"labelled": n, method: width, ...}``."""
+    rows = []
+    for i, n in enumerate(check_collection("counts", counts, "a list of counts", "count")):
+        est = simulate_estimates(
+            weeks=weeks,
+            size=size,
+            labelled=n,
+            quantity=quantity,
+            stand_in=stand_in,
+            methods=methods,
+            seed=seed + i,
+        )
+        rows.append(
+            {"labels": n, **{m: float((e[:, 2] - e[:, 1]).mean()) for m, e in est.items()}}
+        )
+    return rows
+
+
+@slide_figure
+def plot_widths(rows: Sequence[Mapping[str, Any]]) -> Any:
+    """Interval width against the number of person labels, one line per method, each line
+    labelled at its start, where the lines lie furthest apart (notebook 14)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, FIGURE_WIDTH * 0.5))
+    counts = [r["labels"] for r in rows]
+    methods = [k for k in rows[0] if k != "labels"]
+    styles = ["-", "--", "-.", ":"]
+    for i, method in enumerate(methods):
+        widths = [r[method] for r in rows]
+        ax.plot(counts, widths, styles[i % len(styles)], marker="o", color=f"C{i}")
+        ax.annotate(
+            method,
+            (counts[0], widths[0]),
+            xytext=(-10, 0),
+            textcoords="offset points",
+            ha="right",
+            va="center",
+            color=f"C{i}",
+        )
+    ax.set_xscale("log")
+    ax.set_xticks(counts, [str(c) for c in counts])
+    ax.set_xlim(counts[0] / 3, counts[-1] * 1.3)
+    ax.set_xlabel("records the person labels (log scale)")
+    ax.set_ylabel("95% interval width")
+    ax.set_title("Interval width against person labels")
+    ax.grid(alpha=0.3)
+    return fig
+
+
+# ------------------------------------------------------------------ person labels for +- h
+
+
+def labels_needed(
+    half_width: float,
+    *,
+    quantity: str = "harmful",
+    stand_in: str = "label",
+    rest: int = 5000,
+    level: float = 0.95,
+    class_shares: Sequence[float] = CLASS_SHARE,
+    **judge_settings: Any,
+) -> dict[str, int | None]:
+    """Person labels each method needs for a ``level`` interval of +- ``half_width`` when the
+    judge labels ``rest`` other records (notebook 14), from the population's exact moments.
+
+    A method's half-width is z * sqrt(v / n + u / rest): v the variance each person label
+    leaves (labelled: the quantity's own; PPI: of person minus judge; PPI++: of person minus
+    lam times judge, lam tuned; Rogan-Gladen: the delta method on TPR and TNR), u the judge's
+    part.  None: out of reach however many the person labels (the judge's part alone is
+    wider than +- half_width).  Rogan-Gladen appears only for the label stand-in.
+    """
+    half_width = check_number("half_width", half_width)
+    if not 0 < half_width < 0.5:
+        raise ValueError(f"half_width must be between 0 and 0.5, got {half_width!r}")
+    rest = check_int("rest", rest, minimum=1)
+    level = check_number("level", level)
+    if not 0 < level < 1:
+        raise ValueError(f"level must be between 0 and 1 (e.g. 0.95), got {level!r}")
+    shares = _check_settings(quantity, stand_in, class_shares)
+    harmful, chance, blocks, w = _population(shares, judge_settings)
+    y, m = _quantity(quantity, harmful, chance, blocks)
+    ey, ef = float((w * y).sum()), float((w * m).sum())
+    eff = ef if stand_in == "label" else float((w * m * m).sum())
+    eyf = float((w * y * m).sum())
+    var_y, var_f, cov = ey * (1 - ey), eff - ef * ef, eyf - ey * ef
+    z2 = _z(level) ** 2
+
+    def needed(v, u):
+        room = half_width**2 - z2 * u / rest
+        return math.ceil(z2 * v / room) if room > 0 else None
+
+    out: dict[str, int | None] = {
+        "labelled": needed(var_y, 0.0),
+        "ppi": needed(var_y + var_f - 2 * cov, var_f),
+    }
+    n: int | None = out["labelled"]
+    for _ in range(20):  # PPI++'s lam depends on n: settle it
+        lam = min(max(cov / ((1 + (n or 0) / rest) * var_f), 0.0), 1.0) if var_f > 0 else 0.0
+        n = needed(var_y + lam * lam * var_f - 2 * lam * cov, lam * lam * var_f)
+    out["ppi++"] = n
+    if stand_in == "label":
+        tpr, tnr = eyf / ey, (1 - ey - ef + eyf) / (1 - ey)
+        j = tpr + tnr - 1
+        v = (ey**2 * tpr * (1 - tpr) / ey + (1 - ey) ** 2 * tnr * (1 - tnr) / (1 - ey)) / j**2
+        out["rogan_gladen"] = needed(v, ef * (1 - ef) / j**2)
+    return {k: out[k] for k in METHODS if k in out}
+
+
+def labels_needed_text(
+    half_width: float, *, quantity: str = "harmful", rest: int = 5000, level: float = 0.95
+) -> str:
+    """Person labels each method needs for +- ``half_width``, with the judge's label and with
+    its score as the stand-in, and the share saved against the sample alone (notebook 14)."""
+    lines = [f"{'stand-in':<10}{'method':<14}{'person labels':>14}{'saved':>8}"]
+    for stand_in in STAND_INS:
+        need = labels_needed(
+            half_width, quantity=quantity, stand_in=stand_in, rest=rest, level=level
+        )
+        alone = need["labelled"]
+        for method, n in need.items():
+            if n is None:
+                lines.append(f"{stand_in:<10}{method:<14}{'out of reach':>14}")
+            else:
+                saved = f"{1 - n / alone:.0%}" if alone else ""
+                lines.append(f"{stand_in:<10}{method:<14}{n:>14,}{saved:>8}")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------ one week
+
+
+@dataclass(frozen=True)
+class Week:
+    """A week of traffic (notebook 14): the records, the judge's label (one run) and score
+    on every one, the rule filter's decision, and the records a person labelled."""
+
+    records: tuple[Record, ...]
+    judge: tuple[bool, ...]
+    score: tuple[float, ...]
+    filter: tuple[bool, ...]
+    labelled: tuple[int, ...]
+
+    def false_block_inputs(
+        self, stand_in: str = "label"
+    ) -> tuple[list[bool], list[bool], list[float], list[bool], list[float]]:
+        """(person, filter_labelled, judge_labelled, filter_rest, judge_rest) for
+        :func:`estimate_false_block_rate`."""
+        return _fbr_inputs(self, stand_in)
+
+    def inputs(
+        self, quantity: str = "harmful", stand_in: str = "label"
+    ) -> tuple[list[bool], list[float], list[float]]:
+        """(person, judge_labelled, judge_rest) for :func:`estimate_rate`."""
+        check_choice("quantity", quantity, QUANTITIES)
+        check_choice("stand_in", stand_in, STAND_INS)
+        truth = [is_harmful(r) for r in self.records]
+        if quantity == "harmful":
+            person = truth
+            stand = [float(j) for j in self.judge] if stand_in == "label" else list(self.score)
+        else:
+            person = [b == t for b, t in zip(self.filter, truth)]
+            if stand_in == "label":
+                stand = [float(b == j) for b, j in zip(self.filter, self.judge)]
+            else:
+                stand = [p if b else 1 - p for b, p in zip(self.filter, self.score)]
+        chosen = set(self.labelled)
+        return (
+            [person[i] for i in self.labelled],
+            [stand[i] for i in self.labelled],
+            [s for i, s in enumerate(stand) if i not in chosen],
+        )
+
+
+def _fbr_inputs(week, stand_in):
+    """(person, filter_labelled, judge_labelled, filter_rest, judge_rest) of a Week."""
+    check_choice("stand_in", stand_in, STAND_INS)
+    judge = [float(j) for j in week.judge] if stand_in == "label" else list(week.score)
+    chosen = set(week.labelled)
+    rest = [i for i in range(len(week.records)) if i not in chosen]
+    return (
+        [is_harmful(week.records[i]) for i in week.labelled],
+        [week.filter[i] for i in week.labelled],
+        [judge[i] for i in week.labelled],
+        [week.filter[i] for i in rest],
+        [judge[i] for i in rest],
+    )
+
+
+def week_of_traffic(size: int = 5000, labelled: int = 200, seed: int = WEEK_SEED) -> Week:
+    """A week of ``size`` fresh records from the generator at ``seed``, the judge (one run at
+    that seed) and the rule filter on every one, a person on ``labelled`` of them chosen at
+    random (notebook 14).  Keep seeds of different weeks far apart: record i of seed s is
+    drawn from s + 6151 * i."""
+    size = check_int("size", size, minimum=3)
+    labelled = check_int("labelled", labelled, minimum=2)
+    if labelled >= size:
+        raise ValueError(f"labelled must be fewer than size ({size}) records, got {labelled}")
+    seed = check_seed(seed)
+    records = tuple(make_records(size, seed))
+    run = run_judge(records, seed)
+    probs = judge_probabilities(records)
+    rule = make_rule_filter(DEFAULT_RULES)
+    chosen = sorted(random.Random(seed).sample(range(size), labelled))
+    return Week(
+        records,
+        tuple(bool(run.decide(r)) for r in records),
+        tuple(probs[r.no] for r in records),
+        tuple(bool(rule(r)) for r in records),
+        tuple(chosen),
+    )
+
+
+def estimates_text(
+    person: Iterable[bool | float],
+    judge_labelled: Iterable[bool | float],
+    judge_rest: Iterable[bool | float],
+    truth: float | None = None,
+    level: float = 0.95,
+) -> str:
+    """The five estimates side by side with their intervals (notebook 14); with ``truth``,
+    whether each interval holds it.  Rogan-Gladen is left out for scores."""
+    person, judge_labelled, judge_rest = list(person), list(judge_labelled), list(judge_rest)
+    scores = any(v not in (0, 1) for v in list(judge_labelled) + list(judge_rest))
+    pct = f"{level:.0%}"
+    lines = [
+        f"{'method':<14}{'estimate':>10}{pct + ' interval':>22}{'width':>9}"
+        + ("   holds truth" if truth is not None else "")
+    ]
+    for method in METHODS:
+        if method == "rogan_gladen" and scores:
+            lines.append(f"{method:<14}{'(needs labels, not scores)':>32}")
+            continue
+        e = estimate_rate(person, judge_labelled, judge_rest, method=method, level=level)
+        line = f"{method:<14}{e.value:>10.4f}   [{e.low:.4f}, {e.high:.4f}]{e.high - e.low:>9.4f}"
+        if truth is not None:
+            line += f"   {'yes' if e.low <= truth <= e.high else 'no'}"
+        lines.append(line)
+    return "\n".join(lines)
