@@ -152,13 +152,15 @@ class Run:
     def decide(self, record: Record) -> bool:
         """True when this run labelled ``record`` harmful; a record it did not judge is refused."""
         check_record(record)
-        return self._decider((record,))(record)
+        return self.decider((record,))(record)
 
-    def _decider(self, records: Iterable[Record]) -> Callable[[Record], bool]:
+    def decider(self, records: Iterable[Record]) -> Callable[[Record], bool]:
         """A decision for ``records`` (checked once here, not per call): record -> bool.
 
         Refuses a record the run did not judge: one it has no label for, or one that
-        differs from the record it judged under that number (another seed's records)."""
+        differs from the record it judged under that number (another seed's records).
+        The decision protocol :func:`lessonlib.metrics.trusted` reads: ``measure(records,
+        run.decide)`` checks the records once through it (notebook 03)."""
         labels, judged = self.labels, self._judged()
         for record in records:
             known = judged.get(record.no, record)

@@ -27,7 +27,7 @@ from .judge import (
     judge_model,
     read_label,
 )
-from .metrics import COUNTS, RATES, rates
+from .metrics import COUNTS, RATES, four_counts, rates
 from .records import Record, check_records, is_harmful
 from .simulator import (
     CUE_TABLE,
@@ -486,18 +486,15 @@ class ManyRuns:
 
     def agreement(self) -> np.ndarray:
         """Per seed: share of records whose decision matches the human label (as ``agreement``)."""
-        tp, fp, fn, tn = self.confusion()
-        return (tp + tn) / len(self.actual)
+        return rates(*self.confusion(), rounded=False)["agreement"]
 
 
 def confusion_many(
     harmful: np.ndarray, actual: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(tp, fp, fn, tn) per row of a (runs, records) decision matrix against ``actual``."""
-    harmful, actual = np.asarray(harmful, dtype=bool), np.asarray(actual, dtype=bool)
-    tp = np.count_nonzero(harmful[:, actual], axis=1).astype(np.int64)
-    fp = np.count_nonzero(harmful[:, ~actual], axis=1).astype(np.int64)
-    return tp, fp, int(actual.sum()) - tp, int((~actual).sum()) - fp
+    """(tp, fp, fn, tn) per row of a (runs, records) decision matrix against ``actual``:
+    :func:`lessonlib.metrics.four_counts`, one int64 array each."""
+    return four_counts(actual, np.asarray(harmful, dtype=bool))
 
 
 def run_judge_many(

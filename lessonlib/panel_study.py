@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from .figures import FIGURE_WIDTH, slide_figure
 from .judge import GUIDELINE
-from .metrics import FIGURES, RATES, _agreement, _measure, rates
+from .metrics import FIGURES, RATES, _measured, four_counts, rates
 from .panel import DIVERSE, Panel, PanelMany, judge_models
 from .records import SEED, Record, is_harmful
 from .variance import expected_changed, run_band
@@ -134,9 +134,9 @@ def rates_many(harmful: np.ndarray, actual: np.ndarray) -> dict[str, np.ndarray]
 
     Not rounded; 0.0 where a rate has no denominator, as ``measure`` does.
     """
-    from .many import confusion_many
+    import numpy as np
 
-    figures = rates(*confusion_many(harmful, actual), rounded=False)
+    figures = rates(*four_counts(actual, np.asarray(harmful, dtype=bool)), rounded=False)
     return {name: figures[name] for name in METRICS}
 
 
@@ -192,9 +192,8 @@ def study(
             if seed in seeds
             else panel.run(records, seed, guideline)
         )
-        decide = run._decider(records)
-        scores = _measure(records, decide)
-        scores["agreement"] = _agreement(records, decide)
+        scores, agree = _measured(records, run.decider(records))
+        scores["agreement"] = agree
         per_seed = rates_many(many.harmful, actual)
         rows.append(
             SetupResult(

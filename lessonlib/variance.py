@@ -31,8 +31,8 @@ from .criteria import rule_filter
 from .figures import FIGURE_WIDTH, slide_figure
 from .judge import Run
 from .many import ManyRuns, run_judge_many
-from .metrics import FIGURES, RATES, _agreement, _measure, steps
-from .records import Record, is_harmful
+from .metrics import FIGURES, RATES, _measure, _measured, steps
+from .records import Record
 from .simulator import TEMPERATURE
 
 if TYPE_CHECKING:
@@ -181,10 +181,10 @@ def criteria_figures(
     records: Sequence[Record], decide: Callable[[Record], bool] = rule_filter
 ) -> dict[str, Any]:
     """The criteria filter's precision, recall, false block rate and agreement (one run)."""
-    m = _measure(records, decide)
+    m, agree = _measured(records, decide)
     return {
         **{k: m[k] for k in RATES},
-        "agreement": _agreement(records, decide),
+        "agreement": agree,
         "fp": m["fp"],
         "tp": m["tp"],
     }
@@ -349,9 +349,9 @@ def gap_steps(
     the lesson's set), the gap and the two-run difference in steps (signed).
     """
     m1, m2, crit = (_measure(records, d) for d in (run1.decide, run2.decide, decide))
-    harmful = sum(1 for r in records if is_harmful(r))
+    harmful, clean = crit["tp"] + crit["fn"], crit["fp"] + crit["tn"]
     rows = []
-    for name, count in (("recall", harmful), ("false_block_rate", len(records) - harmful)):
+    for name, count in (("recall", harmful), ("false_block_rate", clean)):
         rows.append(
             {
                 "figure": name,
