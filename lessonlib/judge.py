@@ -25,7 +25,7 @@ from .simulator import (
     TEMPERATURE,
     Reply,
     SimulatedModel,
-    tokenize,
+    _tokenize,
 )
 
 __all__ = [
@@ -63,6 +63,15 @@ Ask = Callable[[str, int], object]
 
 def build_prompt(record: Record, guideline: str = GUIDELINE) -> str:
     """Guideline + flag words (or 'yok') + source word + record number + text (notebook 03)."""
+    if type(record) is not Record:
+        check_record(record)
+    if guideline is not GUIDELINE:
+        check_str("guideline", guideline)
+    return _build_prompt(record, guideline)
+
+
+def _build_prompt(record, guideline=GUIDELINE):
+    """:func:`build_prompt` for a checked record and guideline (the library's own loops)."""
     words = " ".join(FLAG_WORD[f] for f in FEATURES if record.features[f]) or NO_FLAG_WORD
     return (
         guideline
@@ -78,6 +87,11 @@ def build_prompt(record: Record, guideline: str = GUIDELINE) -> str:
 
 def read_label(reply_text: str) -> str | None:
     """The first word of the reply that is a label, or None when there is none (notebook 03)."""
+    return _read_label(check_str("reply_text", reply_text))
+
+
+def _read_label(reply_text):
+    """:func:`read_label` for checked text: the ask loop reads every reply with it."""
     for word in reply_text.lower().split():
         if word in LABELS:
             return word
@@ -87,7 +101,7 @@ def read_label(reply_text: str) -> str | None:
 def reply_parts(prompt: str, reply: object) -> tuple[str, int, str]:
     """(text, input_tokens, status) of what an ``ask`` returned; plain text counts as 'ok'."""
     if isinstance(reply, str):
-        return reply, len(tokenize(prompt)), "ok"
+        return reply, len(_tokenize(prompt)), "ok"
     if type(reply) is Reply:  # the simulator's own reply: nothing to check
         return reply.text, reply.input_tokens, reply.status
     text = getattr(reply, "text", None)
@@ -98,7 +112,7 @@ def reply_parts(prompt: str, reply: object) -> tuple[str, int, str]:
         )
     tokens = getattr(reply, "input_tokens", None)
     tokens = (
-        len(tokenize(prompt))
+        len(_tokenize(prompt))
         if tokens is None
         else check_int("input_tokens (of the ask's reply)", tokens, minimum=0)
     )
@@ -122,11 +136,11 @@ class Answer:
 def ask_for_label(ask: Ask, prompt: str, seed: int) -> Answer:
     """Ask once with ``seed``; if the label cannot be read, once more with ``seed + 1``."""
     text, tokens, status = reply_parts(prompt, ask(prompt, seed))
-    label = read_label(text)
+    label = _read_label(text)
     if label is not None:
         return Answer(label, 1, tokens, (status,))
     text, more, status2 = reply_parts(prompt, ask(prompt, seed + 1))
-    return Answer(read_label(text), 2, tokens + more, (status, status2))
+    return Answer(_read_label(text), 2, tokens + more, (status, status2))
 
 
 @dataclass(frozen=True)
@@ -309,7 +323,7 @@ def _run_judge(records, seed, model, guideline=GUIDELINE, unreadable_as="clean")
     fallback = CLEAN if unreadable_as == "clean" else HARMFUL
     # the model's own loop: prompts and seeds are known to be good, so no check per call
     ask = model._reply if type(model).call is SimulatedModel.call else model.call
-    answers = ask_each(ask, [build_prompt(r, guideline) for r in records], seed)
+    answers = ask_each(ask, [_build_prompt(r, guideline) for r in records], seed)
     counts = tally(answers)
     labels = {r.no: fallback if a.label is None else a.label for r, a in zip(records, answers)}
     return JudgeRun(

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._checks import check_callable
+from ._checks import check_callable, check_int, check_number
 from ._frozen import ReadOnlyDict
 from .records import Record, by_class, check_records, is_harmful
 
@@ -267,11 +267,17 @@ def _class_recall(records, decide):
 
 def resolution(count: int) -> float:
     """The smallest step a rate over ``count`` records can move: 1 / count (notebook 05)."""
-    return 1 / count
+    return 1 / check_int("count", count, minimum=1)
 
 
 def disagreements(labels_a: Mapping[int, str], labels_b: Mapping[int, str]) -> list[int]:
     """Record numbers whose label differs between two runs (notebook 04)."""
+    for name, labels in (("labels_a", labels_a), ("labels_b", labels_b)):
+        if not isinstance(labels, Mapping):
+            raise TypeError(
+                f"{name} must be a mapping record number -> label (a run's .labels), got "
+                f"{type(labels).__name__} {labels!r}"
+            )
     if set(labels_a) != set(labels_b):
         raise ValueError("labels_a and labels_b must cover the same record numbers")
     return [no for no in labels_a if labels_a[no] != labels_b[no]]
@@ -279,4 +285,4 @@ def disagreements(labels_a: Mapping[int, str], labels_b: Mapping[int, str]) -> l
 
 def steps(difference: float, count: int) -> int:
     """Whole steps of 1 / ``count`` that the rate ``difference`` spans, sign kept (notebook 04)."""
-    return round(difference / resolution(count))
+    return round(check_number("difference", difference) / resolution(count))
