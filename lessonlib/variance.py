@@ -15,7 +15,8 @@ run) or on plain arrays of per-run figures:
 * for notebook 04, each gap between the approaches against the judge's
   two-run difference, counted in steps (:func:`gap_steps`, :func:`plot_gap_steps`).
 
-These are study helpers: they trust their caller (the notebooks and the explorers).
+The names the notebooks call are doors: each checks its arguments first and names the
+parameter at fault (tests/test_bad_input.py); the helpers behind them trust their callers.
 """
 
 from __future__ import annotations
