@@ -94,7 +94,9 @@ def trusted(
     return decide if fast is None else fast(records)
 
 
-def four_counts(actual: Any, decided: Any) -> tuple[Any, Any, Any, Any]:
+def four_counts(
+    actual: Sequence[bool] | np.ndarray, decided: Sequence[float] | np.ndarray
+) -> tuple[Any, Any, Any, Any]:
     """(tp, fp, fn, tn) of ``decided`` against ``actual`` (the human label, True =
     harmful): the one count every figure, table, curve and band of the course is built on.
 
@@ -108,6 +110,8 @@ def four_counts(actual: Any, decided: Any) -> tuple[Any, Any, Any, Any]:
     :func:`rates` turns them into the figures.  Trusts its caller (same records, same
     order).  Notebooks 02 (one run), 06 (many runs) and 07 (expected counts).
     """
+    tp: Any
+    fp: Any
     if not hasattr(decided, "ndim"):  # one run, no numpy on the core path
         tp = fp = harmful = total = 0
         for is_harmful_, blocked in zip(actual, decided):
@@ -120,18 +124,20 @@ def four_counts(actual: Any, decided: Any) -> tuple[Any, Any, Any, Any]:
         return tp, fp, harmful - tp, total - harmful - fp
     import numpy as np
 
-    actual = np.asarray(actual, dtype=bool)
-    if decided.dtype == bool:
-        tp = np.count_nonzero(decided & actual, axis=-1)
-        fp = np.count_nonzero(decided & ~actual, axis=-1)
+    truth, matrix = np.asarray(actual, dtype=bool), np.asarray(decided)  # arrays: no copy
+    if matrix.dtype == bool:
+        tp = np.count_nonzero(matrix & truth, axis=-1)
+        fp = np.count_nonzero(matrix & ~truth, axis=-1)
     else:  # shares: expected counts
-        tp = np.sum(decided * actual, axis=-1)
-        fp = np.sum(decided, axis=-1) - tp
-    harmful = np.count_nonzero(actual, axis=-1)
-    return tp, fp, harmful - tp, actual.shape[-1] - harmful - fp
+        tp = np.sum(matrix * truth, axis=-1)
+        fp = np.sum(matrix, axis=-1) - tp
+    positives = np.count_nonzero(truth, axis=-1)
+    return tp, fp, positives - tp, truth.shape[-1] - positives - fp
 
 
-def threshold_counts(actual: Any, scores: Any) -> tuple[Any, tuple[Any, Any, Any, Any]]:
+def threshold_counts(
+    actual: Sequence[bool] | np.ndarray, scores: Sequence[float] | np.ndarray
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
     """The counts of a curve: for each distinct score, highest first, the :func:`four_counts`
     of blocking every record whose score is at least that threshold.  Returns ``(thresholds,
     (tp, fp, fn, tn))``, numpy arrays with one entry a threshold, e.g. for an ROC curve

@@ -245,9 +245,10 @@ def flag_rates(records: Iterable[Record]) -> dict[str, dict[str, float]]:
 
 def records_frame(records: Iterable[Record]) -> pd.DataFrame:
     """The records as a pandas DataFrame indexed by ``no``, one column a flag (notebook 01)."""
+    records = check_records(records)  # before pandas is imported: a refusal costs nothing
     import pandas as pd
 
-    return pd.DataFrame([r.as_row() for r in check_records(records)]).set_index("no")
+    return pd.DataFrame([r.as_row() for r in records]).set_index("no")
 
 
 def class_source_counts(records: Sequence[Record]) -> dict[str, dict[str, int]]:

@@ -17,6 +17,7 @@ problem, each with its owner); the lead empties that list at merge, and a stale 
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import inspect
 import json
@@ -210,11 +211,12 @@ def called_names(sources: list[str]) -> set[tuple[str, str]]:
     return found
 
 
-def notebook_names() -> set[tuple[str, str]]:
+@functools.cache
+def notebook_names() -> frozenset[tuple[str, str]]:
     names: set[tuple[str, str]] = set()
     for path in NOTEBOOKS:
         names |= called_names(code_cells(path))
-    return names
+    return frozenset(names)
 
 
 # ---------------------------------------------------------------- the three contracts
