@@ -11,12 +11,14 @@ module                 nb     what it holds
 ``_frozen``            all    ReadOnlyDict, the read-only constant tables
 ``_rng``               01 03  the generator and the hash, their constants named
 ``records``            01     the fictional record set and the human label
+``metrics``            02     the counts and figures: four_counts (one run, many runs,
+                              expected counts), rates() the formulas, FIGURES (names,
+                              titles), measure, agreement, per-class recall; it reads a
+                              decision's fast path by protocol (``trusted``)
 ``criteria``           02     the criteria-based approach (rule filter)
 ``simulator``          03     the language-model simulator (no network)
 ``connections``        12     calls side by side: up to max_connections at once
 ``judge``              03     the model-as-judge: prompt, the ask-retry loop, runs
-``metrics``            02     the figures: FIGURES (names, titles), rates() from the four
-                              counts, measure, agreement, per-class recall
 ``report``             02-06  the lesson's three printed blocks
 ``figures``            02 05  the step plots of 02 and 05
 ``many``               06     the judge over many seeds at once (numpy)
@@ -57,9 +59,11 @@ The three contracts every step builds on:
 * **a run's decide** - every run (``judge.Run``: JudgeRun, PanelRun) has ``labels``, the
   counts ``calls``, ``retries``, ``unreadable``, ``input_tokens``, and ``decide(record)``,
   a decision for ``measure``: True blocks the record; a record the run did not judge (other
-  number, other seed's record) is refused with ValueError.
+  number, other seed's record) is refused with ValueError.  ``decider(records)`` checks a
+  whole record set once and returns the decision without per-record checks: the decision
+  protocol ``metrics.trusted`` reads by duck typing (the rule filter offers it too).
 * **the (seeds x records) matrix** - many runs are a boolean array ``harmful`` of shape
-  (seeds, records) beside ``actual`` (the human label); ``many.confusion_many`` gives the
+  (seeds, records) beside ``actual`` (the human label); ``metrics.four_counts`` gives the
   four counts per run and ``metrics.rates`` the figures, as ``measure`` would one by one.
 
 Where a new step's parts go:
@@ -211,6 +215,8 @@ __all__ = [
     "WINDOW",
     "Answer",
     "AskReply",
+    "CalibrationRow",
+    "CascadeRun",
     "Flags",
     "JudgeRun",
     "JudgeSpec",
@@ -228,7 +234,10 @@ __all__ = [
     "band_coverage",
     "bootstrap_p",
     "paired_difference",
+    "brier",
     "build_prompt",
+    "calibration_table",
+    "cascade",
     "class_block",
     "class_recall",
     "cohen_kappa",
@@ -243,17 +252,24 @@ __all__ = [
     "holm",
     "is_harmful",
     "judge_models",
+    "judge_probabilities",
     "krippendorff_alpha",
     "labels_needed",
     "lesson",
     "make_records",
     "make_rule_filter",
+    "mcnemar_p",
     "measure",
+    "paired_bootstrap",
+    "paired_table",
     "pick",
     "population_figures",
+    "probe",
     "rates",
     "read_label",
+    "records_needed",
     "resolution",
+    "roc_auc",
     "rule_filter",
     "run_judge",
     "run_judge_many",

@@ -25,7 +25,7 @@ from .simulator import (
     TEMPERATURE,
     Reply,
     SimulatedModel,
-    tokenize,
+    _tokenize,
 )
 
 __all__ = [
@@ -64,6 +64,15 @@ Ask = Callable[[str, int], object]
 
 def build_prompt(record: Record, guideline: str = GUIDELINE) -> str:
     """Guideline + flag words (or 'yok') + source word + record number + text (notebook 03)."""
+    if type(record) is not Record:
+        check_record(record)
+    if guideline is not GUIDELINE:
+        check_str("guideline", guideline)
+    return _build_prompt(record, guideline)
+
+
+def _build_prompt(record, guideline=GUIDELINE):
+    """:func:`build_prompt` for a checked record and guideline (the library's own loops)."""
     words = " ".join(FLAG_WORD[f] for f in FEATURES if record.features[f]) or NO_FLAG_WORD
     return (
         guideline
@@ -79,6 +88,11 @@ def build_prompt(record: Record, guideline: str = GUIDELINE) -> str:
 
 def read_label(reply_text: str) -> str | None:
     """The first word of the reply that is a label, or None when there is none (notebook 03)."""
+    return _read_label(check_str("reply_text", reply_text))
+
+
+def _read_label(reply_text):
+    """:func:`read_label` for checked text: the ask loop reads every reply with it."""
     for word in reply_text.lower().split():
         if word in LABELS:
             return word
@@ -88,7 +102,7 @@ def read_label(reply_text: str) -> str | None:
 def reply_parts(prompt: str, reply: object) -> tuple[str, int, str]:
     """(text, input_tokens, status) of what an ``ask`` returned; plain text counts as 'ok'."""
     if isinstance(reply, str):
-        return reply, len(tokenize(prompt)), "ok"
+        return reply, len(_tokenize(prompt)), "ok"
     if type(reply) is Reply:  # the simulator's own reply: nothing to check
         return reply.text, reply.input_tokens, reply.status
     text = getattr(reply, "text", None)
@@ -99,7 +113,7 @@ def reply_parts(prompt: str, reply: object) -> tuple[str, int, str]:
         )
     tokens = getattr(reply, "input_tokens", None)
     tokens = (
-        len(tokenize(prompt))
+        len(_tokenize(prompt))
         if tokens is None
         else check_int("input_tokens (of the ask's reply)", tokens, minimum=0)
     )
@@ -129,11 +143,11 @@ Reader = Callable[[str], "str | None"]
 notebook 12's protocol reader ``read_reply``)."""
 
 
-def ask_for_label(ask: Ask, prompt: str, seed: int, read: Reader = read_label) -> Answer:
+def ask_for_label(ask: Ask, prompt: str, seed: int, read: Reader = _read_label) -> Answer:
     """Ask once with ``seed``; if the label cannot be read, once more with ``seed + 1``.
 
     The one ask-retry loop of run_judge, Panel.run and notebook 12's ``judge_records``;
-    ``read`` reads the label (the lesson's :func:`read_label` unless told)."""
+    ``read`` reads the label (the lesson's :func:`read_label`, unchecked, unless told)."""
     first = ask(prompt, seed)
     text, tokens, status = reply_parts(prompt, first)
     label = read(text)
@@ -167,13 +181,15 @@ class Run:
     def decide(self, record: Record) -> bool:
         """True when this run labelled ``record`` harmful; a record it did not judge is refused."""
         check_record(record)
-        return self._decider((record,))(record)
+        return self.decider((record,))(record)
 
-    def _decider(self, records: Iterable[Record]) -> Callable[[Record], bool]:
+    def decider(self, records: Iterable[Record]) -> Callable[[Record], bool]:
         """A decision for ``records`` (checked once here, not per call): record -> bool.
 
         Refuses a record the run did not judge: one it has no label for, or one that
-        differs from the record it judged under that number (another seed's records)."""
+        differs from the record it judged under that number (another seed's records).
+        The decision protocol :func:`lessonlib.metrics.trusted` reads: ``measure(records,
+        run.decide)`` checks the records once through it (notebook 03)."""
         labels, judged = self.labels, self._judged()
         for record in records:
             known = judged.get(record.no, record)
@@ -220,7 +236,7 @@ def ask_each(
     where: Callable[[int], str] | None = None,
     max_connections: int = 1,
     *,
-    read: Reader = read_label,
+    read: Reader = _read_label,
     on_done: Callable[[], object] | None = None,
 ) -> list[Answer]:
     """The one ask-retry loop of the judge, the panel and notebook 12's ``judge_records``:
@@ -327,7 +343,7 @@ def _run_judge(records, seed, model, guideline=GUIDELINE, unreadable_as="clean")
     fallback = CLEAN if unreadable_as == "clean" else HARMFUL
     # the model's own loop: prompts and seeds are known to be good, so no check per call
     ask = model._reply if type(model).call is SimulatedModel.call else model.call
-    answers = ask_each(ask, [build_prompt(r, guideline) for r in records], seed)
+    answers = ask_each(ask, [_build_prompt(r, guideline) for r in records], seed)
     counts = tally(answers)
     labels = {r.no: fallback if a.label is None else a.label for r, a in zip(records, answers)}
     return JudgeRun(

@@ -23,11 +23,11 @@ from .judge import (
     HARMFUL,
     UNREADABLE_RULES,
     JudgeRun,
-    build_prompt,
+    _build_prompt,
+    _read_label,
     judge_model,
-    read_label,
 )
-from .metrics import COUNTS, RATES, rates
+from .metrics import COUNTS, RATES, four_counts, rates
 from .records import Record, check_records, is_harmful
 from .simulator import (
     CUE_TABLE,
@@ -40,8 +40,8 @@ from .simulator import (
     SPURIOUS,
     TEMPERATURE,
     SimulatedModel,
+    _tokenize,
     reply_text,
-    tokenize,
 )
 
 __all__ = [
@@ -191,7 +191,7 @@ def plan_blocks(
     table = np.array(
         [
             [
-                read_label(reply_text(label, None if f == BARE else f, model.max_output)[0])
+                _read_label(reply_text(label, None if f == BARE else f, model.max_output)[0])
                 is not None
                 for f in range(BARE + 1)
             ]
@@ -203,14 +203,14 @@ def plan_blocks(
     form_cuts = tuple(_U32(_threshold(t)) for t in accumulate(FREE_FORM_SHARE[:-1]))
     relevant = set(model.cues) | set(model.spurious)
     shared = guideline if guideline[-1:].isspace() else ""
-    head = tokenize(shared)
+    head = _tokenize(shared)
     weights = {}
     for lo in range(0, len(records), block):
         part = records[lo : lo + block]
-        prompts = [build_prompt(r, guideline) for r in part]
+        prompts = [_build_prompt(r, guideline) for r in part]
         size, singles, labels = [], [], []
         for prompt in prompts:
-            pieces = head + tokenize(prompt[len(shared) :])
+            pieces = head + _tokenize(prompt[len(shared) :])
             key = " ".join(t for t in pieces if t in relevant)
             if key not in weights:
                 plan = model.plan(key)
@@ -486,18 +486,15 @@ class ManyRuns:
 
     def agreement(self) -> np.ndarray:
         """Per seed: share of records whose decision matches the human label (as ``agreement``)."""
-        tp, fp, fn, tn = self.confusion()
-        return (tp + tn) / len(self.actual)
+        return rates(*self.confusion(), rounded=False)["agreement"]
 
 
 def confusion_many(
     harmful: np.ndarray, actual: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(tp, fp, fn, tn) per row of a (runs, records) decision matrix against ``actual``."""
-    harmful, actual = np.asarray(harmful, dtype=bool), np.asarray(actual, dtype=bool)
-    tp = np.count_nonzero(harmful[:, actual], axis=1).astype(np.int64)
-    fp = np.count_nonzero(harmful[:, ~actual], axis=1).astype(np.int64)
-    return tp, fp, int(actual.sum()) - tp, int((~actual).sum()) - fp
+    """(tp, fp, fn, tn) per row of a (runs, records) decision matrix against ``actual``:
+    :func:`lessonlib.metrics.four_counts`, one int64 array each."""
+    return four_counts(actual, np.asarray(harmful, dtype=bool))
 
 
 def run_judge_many(

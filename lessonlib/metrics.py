@@ -1,22 +1,23 @@
 """Notebook 02 - how a decision (a function record -> bool, True = block) is scored.
 
-The one home of the course's figures: :data:`FIGURES` names each figure and its titles,
-:func:`rates` turns the four counts into the figures (for one run, or for arrays of runs).
-Every table, plot and explorer takes its figure names and titles from here.
+The one home of the course's counts and figures: :func:`four_counts` counts (tp, fp, fn,
+tn) of decisions against the human label - one run (ints), many runs (arrays, one row a
+run) or decisions given as shares (expected counts) - and every table, curve, band and
+explorer is built on it; :func:`rates` turns the four counts into the figures (the one
+home of their formulas, agreement included); :data:`FIGURES` names each figure and its
+titles.  It imports no module above it: what it measures (a run, the rule filter) offers
+its checked fast path through the decision protocol :func:`trusted` reads.
 """
 
 from __future__ import annotations
 
 import numbers
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._checks import check_callable
+from ._checks import check_callable, check_int, check_number
 from ._frozen import ReadOnlyDict
-from .criteria import lesson_rules, rule_filter
-from .judge import Run
 from .records import Record, by_class, check_records, is_harmful
 
 if TYPE_CHECKING:
@@ -31,11 +32,13 @@ __all__ = [
     "class_recall",
     "confusion",
     "disagreements",
+    "four_counts",
     "measure",
     "rates",
     "resolution",
     "share",
     "steps",
+    "threshold_counts",
     "trusted",
 ]
 
@@ -73,20 +76,86 @@ def _checked(records, decide):
 def trusted(
     records: Sequence[Record], decide: Callable[[Record], bool]
 ) -> Callable[[Record], bool]:
-    """``decide`` for checked ``records`` without its own per-record door checks: a run's
-    ``decide`` checks once here that the records are the run's own (else ValueError); the
-    lesson's rule filter needs no check.  Any other function is returned as it is."""
-    if getattr(decide, "__func__", None) is Run.decide:
-        return decide.__self__._decider(records)  # type: ignore[attr-defined]
-    return lesson_rules if decide is rule_filter else decide
+    """``decide`` for checked ``records`` without its per-record door checks, where it
+    offers that (the decision protocol, read by duck typing, so this module needs none of
+    the things it measures):
+
+    * a function with an attribute ``decider`` (the lesson's :func:`rule_filter`), or
+    * the bound ``decide`` of an object with a method ``decider`` (a judge or panel run,
+      :meth:`lessonlib.judge.Run.decider`)
+
+    is asked ``decider(records)`` once - which checks the records as a whole and may
+    refuse them (a run's: ValueError for records it did not judge) - and the function it
+    returns is used.  Any other function is returned as it is (notebook 02).
+    """
+    fast = getattr(decide, "decider", None)
+    if fast is None and getattr(decide, "__name__", None) == "decide":
+        fast = getattr(getattr(decide, "__self__", None), "decider", None)
+    return decide if fast is None else fast(records)
+
+
+def four_counts(
+    actual: Sequence[bool] | np.ndarray, decided: Sequence[float] | np.ndarray
+) -> tuple[Any, Any, Any, Any]:
+    """(tp, fp, fn, tn) of ``decided`` against ``actual`` (the human label, True =
+    harmful): the one count every figure, table, curve and band of the course is built on.
+
+    * one run - two sequences of bools, one per record: four ints (pure Python);
+    * many runs - numpy arrays: ``decided`` of shape (..., records), e.g. (runs, records),
+      and ``actual`` of shape (records,) or the same shape (a resample's labels per row):
+      one int64 array per count, of shape ``decided.shape[:-1]``;
+    * expected counts - ``decided`` holds floats, a share in [0, 1] per record (how often
+      it is blocked, or P(zararli)): the expected counts, floats.
+
+    :func:`rates` turns them into the figures.  Trusts its caller (same records, same
+    order).  Notebooks 02 (one run), 06 (many runs) and 07 (expected counts).
+    """
+    tp: Any
+    fp: Any
+    if not hasattr(decided, "ndim"):  # one run, no numpy on the core path
+        tp = fp = harmful = total = 0
+        for is_harmful_, blocked in zip(actual, decided):
+            total += 1
+            if is_harmful_:
+                harmful += 1
+                tp += blocked
+            else:
+                fp += blocked
+        return tp, fp, harmful - tp, total - harmful - fp
+    import numpy as np
+
+    truth, matrix = np.asarray(actual, dtype=bool), np.asarray(decided)  # arrays: no copy
+    if matrix.dtype == bool:
+        tp = np.count_nonzero(matrix & truth, axis=-1)
+        fp = np.count_nonzero(matrix & ~truth, axis=-1)
+    else:  # shares: expected counts
+        tp = np.sum(matrix * truth, axis=-1)
+        fp = np.sum(matrix, axis=-1) - tp
+    positives = np.count_nonzero(truth, axis=-1)
+    return tp, fp, positives - tp, truth.shape[-1] - positives - fp
+
+
+def threshold_counts(
+    actual: Sequence[bool] | np.ndarray, scores: Sequence[float] | np.ndarray
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """The counts of a curve: for each distinct score, highest first, the :func:`four_counts`
+    of blocking every record whose score is at least that threshold.  Returns ``(thresholds,
+    (tp, fp, fn, tn))``, numpy arrays with one entry a threshold, e.g. for an ROC curve
+    (``rates(..., rounded=False)`` gives its recall and false block rate).  Notebook 08.
+    """
+    import numpy as np
+
+    scores = np.asarray(scores, dtype=float)
+    thresholds = np.unique(scores)[::-1]
+    return thresholds, four_counts(actual, scores[None, :] >= thresholds[:, None])
 
 
 def confusion(
     records: Iterable[Record], decide: Callable[[Record], bool]
 ) -> tuple[int, int, int, int]:
     """Counts (tp, fp, fn, tn) of ``decide`` against the human label (notebook 02)."""
-    pairs = Counter((bool(decide(r)), is_harmful(r)) for r in records)
-    return pairs[True, True], pairs[True, False], pairs[False, True], pairs[False, False]
+    pairs = [(is_harmful(r), bool(decide(r))) for r in records]
+    return four_counts([a for a, _ in pairs], [d for _, d in pairs])
 
 
 def share(part: float, whole: float) -> float:
@@ -165,10 +234,17 @@ def measure(records: Sequence[Record], decide: Callable[[Record], bool]) -> dict
 
 def _measure(records, decide):
     """:func:`measure` for checked arguments (the library's own callers)."""
-    counts = dict(zip(COUNTS, confusion(records, decide)))
-    figures = rates(*counts.values())
-    counts.update((name, figures[name]) for name in RATES)
-    return counts
+    return _measured(records, decide)[0]
+
+
+def _measured(records, decide):
+    """``(measure(records, decide), agreement(records, decide))`` from one count, for
+    checked arguments: each record decided once."""
+    counts = confusion(records, decide)
+    figures = rates(*counts)
+    scores = dict(zip(COUNTS, counts))
+    scores.update((name, figures[name]) for name in RATES)
+    return scores, figures["agreement"]
 
 
 def agreement(records: Sequence[Record], decide: Callable[[Record], bool]) -> float:
@@ -177,7 +253,7 @@ def agreement(records: Sequence[Record], decide: Callable[[Record], bool]) -> fl
 
 
 def _agreement(records, decide):
-    return sum(1 for r in records if bool(decide(r)) == is_harmful(r)) / len(records)
+    return rates(*confusion(records, decide))["agreement"]
 
 
 def class_recall(
@@ -188,19 +264,26 @@ def class_recall(
 
 
 def _class_recall(records, decide):
-    return {
-        cls: (len(members), sum(1 for r in members if decide(r)) / len(members))
-        for cls, members in by_class(records).items()
-    }
+    out = {}
+    for cls, members in by_class(records).items():
+        tp, fp, _, _ = confusion(members, decide)  # one class: its blocks are tp or fp
+        out[cls] = (len(members), (tp + fp) / len(members))
+    return out
 
 
 def resolution(count: int) -> float:
     """The smallest step a rate over ``count`` records can move: 1 / count (notebook 05)."""
-    return 1 / count
+    return 1 / check_int("count", count, minimum=1)
 
 
 def disagreements(labels_a: Mapping[int, str], labels_b: Mapping[int, str]) -> list[int]:
     """Record numbers whose label differs between two runs (notebook 04)."""
+    for name, labels in (("labels_a", labels_a), ("labels_b", labels_b)):
+        if not isinstance(labels, Mapping):
+            raise TypeError(
+                f"{name} must be a mapping record number -> label (a run's .labels), got "
+                f"{type(labels).__name__} {labels!r}"
+            )
     if set(labels_a) != set(labels_b):
         raise ValueError("labels_a and labels_b must cover the same record numbers")
     return [no for no in labels_a if labels_a[no] != labels_b[no]]
@@ -208,4 +291,4 @@ def disagreements(labels_a: Mapping[int, str], labels_b: Mapping[int, str]) -> l
 
 def steps(difference: float, count: int) -> int:
     """Whole steps of 1 / ``count`` that the rate ``difference`` spans, sign kept (notebook 04)."""
-    return round(difference / resolution(count))
+    return round(check_number("difference", difference) / resolution(count))

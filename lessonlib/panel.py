@@ -24,7 +24,7 @@ from ._checks import (
     check_str,
 )
 from .figures import FIGURE_WIDTH, slide_figure
-from .judge import CLEAN, GUIDELINE, HARMFUL, Ask, Run, ask_each, build_prompt, tally
+from .judge import CLEAN, GUIDELINE, HARMFUL, Ask, Run, _build_prompt, ask_each, tally
 from .records import SEED, Record, check_records
 from .simulator import CUE_TABLE, PRIOR, SPURIOUS, TEMPERATURE, SimulatedModel
 
@@ -48,6 +48,8 @@ __all__ = [
     "PanelMany",
     "PanelRun",
     "judge_models",
+    "plot_quorum_noise",
+    "quorum_noise",
 ]
 
 AGGREGATES = ("median", "mean", "min")
@@ -338,7 +340,7 @@ class Panel:
         seed = check_seed(seed)
         check_str("guideline", guideline)
         max_connections = check_connections(max_connections, self._asks)
-        prompts = [build_prompt(r, guideline) for r in records]
+        prompts = [_build_prompt(r, guideline) for r in records]
         n_judges, rule = len(self._asks), self._on_unreadable
         votes = [[0] * len(records) for _ in range(n_judges)]
         harmful = [[0] * len(records) for _ in range(n_judges)]

@@ -24,11 +24,12 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from ._checks import check_collection, check_items, check_names, check_seed, check_str
 from .figures import FIGURE_WIDTH, slide_figure
 from .judge import GUIDELINE
-from .metrics import FIGURES, RATES, _agreement, _measure, rates
+from .metrics import FIGURES, RATES, _measured, four_counts, rates
 from .panel import DIVERSE, Panel, PanelMany, judge_models
-from .records import SEED, Record, is_harmful
+from .records import SEED, Record, check_records, is_harmful
 from .variance import expected_changed, run_band
 
 if TYPE_CHECKING:
@@ -134,9 +135,9 @@ def rates_many(harmful: np.ndarray, actual: np.ndarray) -> dict[str, np.ndarray]
 
     Not rounded; 0.0 where a rate has no denominator, as ``measure`` does.
     """
-    from .many import confusion_many
+    import numpy as np
 
-    figures = rates(*confusion_many(harmful, actual), rounded=False)
+    figures = rates(*four_counts(actual, np.asarray(harmful, dtype=bool)), rounded=False)
     return {name: figures[name] for name in METRICS}
 
 
@@ -179,7 +180,15 @@ def study(
     """
     import numpy as np
 
-    seeds = range(seed, seed + BAND_SEEDS) if seeds is None else seeds
+    from .many import check_seeds
+
+    records = check_records(records)
+    setups = check_items("setups", setups, Setup)
+    seed = check_seed(seed)
+    check_str("guideline", guideline)
+    seeds = range(seed, seed + BAND_SEEDS) if seeds is None else check_seeds(seeds)
+    if len(seeds) < 2:
+        raise ValueError(f"seeds must hold at least two panel seeds (a band), got {len(seeds)}")
     actual = np.array([is_harmful(r) for r in records])
     panels = [setup.panel() for setup in setups]  # every setup checked before any run
     rows = []
@@ -192,9 +201,8 @@ def study(
             if seed in seeds
             else panel.run(records, seed, guideline)
         )
-        decide = run._decider(records)
-        scores = _measure(records, decide)
-        scores["agreement"] = _agreement(records, decide)
+        scores, agree = _measured(records, run.decider(records))
+        scores["agreement"] = agree
         per_seed = rates_many(many.harmful, actual)
         rows.append(
             SetupResult(
@@ -217,11 +225,17 @@ def _name_width(rows):
     return max(12, *(len(r.name) for r in rows)) + 1
 
 
+def _rows(rows):
+    """The door's check of ``rows``: what :func:`study` returned (SetupResult objects)."""
+    return check_items("rows", rows, SetupResult)
+
+
 def seed_table(rows: Sequence[SetupResult]) -> str:
     """The figures at the lesson's seed: calls, input tokens and the four rates.
 
     One line a setup, at most 80 columns.  Notebook 10 defined it.
     """
+    rows = _rows(rows)
     w = _name_width(rows)
     lines = [
         f"{'setup':<{w}}{'calls':>6}{'tokens':>8}{'agree':>8}{'prec':>8}{'recall':>8}{'FBR':>8}"
@@ -243,6 +257,10 @@ def band_table(
 
     One line a setup, at most 80 columns.  Notebook 10 defined it.
     """
+    rows = _rows(rows)
+    metrics = check_names("metrics", metrics, METRICS)
+    if not 1 <= len(metrics) <= 2:
+        raise ValueError(f"metrics must name one or two figures, got {len(metrics)}")
     w = _name_width(rows)
     lines = [
         f"{'setup':<{w}}{'calls/run':>10}"
@@ -264,6 +282,7 @@ def band_table(
 def cue_groups(records: Iterable[Record]) -> tuple[tuple[Record, ...], tuple[Record, ...]]:
     """The records the length cue can move: clean ones that carry the length flag, and
     harmful ones whose only flag is the length flag.  Notebook 10 defined it."""
+    records = check_records(records)
     clean_long = tuple(r for r in records if not is_harmful(r) and r.features[LENGTH_FLAG])
     only_long = tuple(r for r in records if is_harmful(r) and r.features.on() == (LENGTH_FLAG,))
     return clean_long, only_long
@@ -276,6 +295,13 @@ def cue_text(records: Sequence[Record], rows: Sequence[SetupResult]) -> str:
     """
     import numpy as np
 
+    records, rows = check_records(records), _rows(rows)
+    for row in rows:
+        if tuple(r.no for r in row.many.records) != tuple(r.no for r in records):
+            raise ValueError(
+                f"records must be the records the rows were studied on (row {row.name!r} "
+                f"was studied on other records)"
+            )
     clean_long, only_long = cue_groups(records)
     index = {r.no: i for i, r in enumerate(records)}
     w = _name_width(rows)
@@ -362,6 +388,11 @@ def quote(rows: Sequence[SetupResult], *keys: str) -> str:
     run band), '<metric> range' (its low - high) and '<metric> mean' (over the seeds).
     Notebook 10 defined it.
     """
+    rows = _rows(rows)
+    keys = check_collection("keys", keys, "names of figures (e.g. 'calls')", "key")
+    plain = ("calls", "mean_calls", "input_tokens", "unreadable", "changed", *METRICS)
+    allowed = (*plain, *(f"{m} {part}" for m in METRICS for part in ("band", "range", "mean")))
+    check_names("keys", keys, allowed)
     lines = []
     for r in rows:
         cells = []

@@ -124,7 +124,24 @@ class Flags(ReadOnlyDict):
 
     def __init__(self, values: Mapping[str, object] | Iterable[object]) -> None:
         if isinstance(values, Mapping):
+            if set(values) != set(FEATURES):
+                raise ValueError(
+                    f"values must name every flag once: {', '.join(FEATURES)}; got "
+                    f"{', '.join(map(repr, values))}"
+                )
             values = [values[f] for f in FEATURES]
+        elif isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            raise TypeError(
+                f"values must be a mapping flag -> bool or {len(FEATURES)} bools in FEATURES "
+                f"order, got {type(values).__name__} {values!r}"
+            )
+        else:
+            values = tuple(values)
+            if len(values) != len(FEATURES):
+                raise ValueError(
+                    f"values must hold {len(FEATURES)} bools, one per flag in FEATURES order "
+                    f"({', '.join(FEATURES)}); got {len(values)}"
+                )
         dict.__init__(self, zip(FEATURES, map(bool, values)))
 
     def __hash__(self) -> int:  # type: ignore[override]  # dict says unhashable
@@ -192,6 +209,8 @@ def make_records(n: int = 240, seed: int = SEED) -> list[Record]:
 
 def is_harmful(record: Record) -> bool:
     """The human label: every class except 'clean' is harmful (notebook 01)."""
+    if type(record) is not Record:
+        check_record(record)
     return record.cls != "clean"
 
 
@@ -220,12 +239,13 @@ def flag_rates(records: Iterable[Record]) -> dict[str, dict[str, float]]:
     (notebook 01)."""
     return {
         cls: {f: sum(1 for r in members if r.features[f]) / len(members) for f in FEATURES}
-        for cls, members in by_class(records).items()
+        for cls, members in by_class(check_records(records)).items()
     }
 
 
 def records_frame(records: Iterable[Record]) -> pd.DataFrame:
     """The records as a pandas DataFrame indexed by ``no``, one column a flag (notebook 01)."""
+    records = check_records(records)  # before pandas is imported: a refusal costs nothing
     import pandas as pd
 
     return pd.DataFrame([r.as_row() for r in records]).set_index("no")

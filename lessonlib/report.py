@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from ._checks import check_callable, check_instance, check_int
 from .criteria import rule_filter
 from .judge import JudgeRun, Run, _run_judge, build_prompt
-from .metrics import FIGURES, RATES, _agreement, _class_recall, _measure, disagreements, trusted
+from .metrics import FIGURES, RATES, _class_recall, _measured, disagreements, trusted
 from .records import CLASSES, SEED, Record, check_record, check_records, make_records
 from .simulator import SimulatedModel
 
@@ -73,19 +73,11 @@ def comparison_rows(
 
 def _comparison_rows(records, runs, criteria):
     """:func:`comparison_rows` for checked arguments."""
-    decide = trusted(records, criteria)
-    rows = [Row("criteria-based", _measure(records, decide), _agreement(records, decide), 0, 0)]
+    scores, agree = _measured(records, trusted(records, criteria))
+    rows = [Row("criteria-based", scores, agree, 0, 0)]
     for i, run in enumerate(runs, 1):
-        decide = run._decider(records)
-        rows.append(
-            Row(
-                f"model-as-judge , run {i}",
-                _measure(records, decide),
-                _agreement(records, decide),
-                run.calls,
-                run.input_tokens,
-            )
-        )
+        scores, agree = _measured(records, run.decider(records))
+        rows.append(Row(f"model-as-judge , run {i}", scores, agree, run.calls, run.input_tokens))
     return rows
 
 
@@ -185,7 +177,7 @@ def _class_block(records, run, criteria):
     return class_table(
         {
             "criteria recall": _class_recall(records, trusted(records, criteria)),
-            "judge recall": _class_recall(records, run._decider(records)),
+            "judge recall": _class_recall(records, run.decider(records)),
         }
     )
 

@@ -96,6 +96,11 @@ FREE_FORM_SHARE = (0.42, 0.26, 0.32)
 
 def tokenize(text: str) -> list[str]:
     """Lower-case, set commas apart, split on spaces, cut into 5-character pieces (notebook 03)."""
+    return _tokenize(check_str("text", text))
+
+
+def _tokenize(text):
+    """:func:`tokenize` for a checked ``text`` (the library's own prompts)."""
     pieces = []
     for word in text.lower().replace(",", " , ").split():
         pieces += [word[i : i + PIECE] for i in range(0, len(word), PIECE)]
@@ -110,6 +115,23 @@ def label_scores(
 ) -> dict[str, float]:
     """The prior plus, for every token in order, the weight of each cue it matches
     (notebook 03)."""
+    if isinstance(tokens, (str, bytes)) or not hasattr(tokens, "__iter__"):
+        raise TypeError(
+            f"tokens must be a list of tokens (e.g. tokenize(prompt)), got "
+            f"{type(tokens).__name__} {tokens!r}"
+        )
+    tokens = [check_str("tokens (each token)", t) for t in tokens]
+    if prior is not PRIOR:
+        _check_prior(prior)
+    if cues is not CUE_TABLE:
+        check_label_table("cues", cues, LABELS)
+    if spurious is not SPURIOUS:
+        check_label_table("spurious", spurious, LABELS)
+    return _label_scores(tokens, prior, cues, spurious)
+
+
+def _label_scores(tokens, prior, cues, spurious):
+    """:func:`label_scores` for checked arguments (the model's own tables)."""
     scores = dict(prior)
     for token in tokens:
         for table, weight in ((cues, CUE_WEIGHT), (spurious, SPURIOUS_WEIGHT)):
@@ -139,7 +161,7 @@ def reply_text(label: str, form: int | None, max_output: int) -> tuple[str, int]
     """Reply text and its output tokens for ``label`` in ``form`` (None = bare label), cut to
     ``max_output`` tokens and re-joined from its pieces (so 'zarar li' can come out)."""
     text = label if form is None else FREE_FORM[form].format(label=label)
-    pieces = tokenize(text)
+    pieces = _tokenize(text)
     if len(pieces) > max_output:
         pieces = pieces[:max_output]
         text = " ".join(pieces)
@@ -250,9 +272,9 @@ class SimulatedModel:
 
     def plan(self, prompt: str) -> PromptPlan:
         """Everything about a call to ``prompt`` that does not depend on the seed."""
-        tokens = tokenize(prompt)
+        tokens = _tokenize(prompt)
         overflow = len(tokens) > self._window
-        scores = label_scores(tokens, self._prior, self._cues, self._spurious)
+        scores = _label_scores(tokens, self._prior, self._cues, self._spurious)
         names = tuple(sorted(scores))
         fixed = max(names, key=lambda a: scores[a])
         weights = (

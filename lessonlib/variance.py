@@ -15,7 +15,8 @@ run) or on plain arrays of per-run figures:
 * for notebook 04, each gap between the approaches against the judge's
   two-run difference, counted in steps (:func:`gap_steps`, :func:`plot_gap_steps`).
 
-These are study helpers: they trust their caller (the notebooks and the explorers).
+The names the notebooks call are doors: each checks its arguments first and names the
+parameter at fault (tests/test_bad_input.py); the helpers behind them trust their callers.
 """
 
 from __future__ import annotations
@@ -26,13 +27,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._checks import check_callable, check_collection, check_instance, check_items, check_number
 from ._frozen import ReadOnlyDict
 from .criteria import rule_filter
 from .figures import FIGURE_WIDTH, slide_figure
 from .judge import Run
-from .many import ManyRuns, run_judge_many
-from .metrics import FIGURES, RATES, _agreement, _measure, steps
-from .records import Record, is_harmful
+from .many import ManyRuns, check_seeds, run_judge_many
+from .metrics import FIGURES, RATES, _measure, _measured, steps, trusted
+from .records import Record, check_records
 from .simulator import TEMPERATURE
 
 if TYPE_CHECKING:
@@ -72,6 +74,43 @@ def _matched(records, runs):
         raise ValueError("records must be the records the runs judged, in the same order")
 
 
+# The doors' checks: each names the parameter and what is allowed; the helpers trust them.
+
+
+def _runs(records, runs):
+    """``records`` and ``runs`` checked: a ManyRuns of these very records, in order."""
+    records = check_records(records)
+    check_instance("runs", runs, ManyRuns)
+    _matched(records, runs)
+    return records
+
+
+def _share(name, value, low_open=True):
+    """A share strictly between 0 and 1 (a level), or in [0, 1] (a threshold)."""
+    value = check_number(name, value)
+    if not (0 < value < 1 if low_open else 0 <= value <= 1):
+        interval = "strictly between 0 and 1" if low_open else "in [0, 1]"
+        raise ValueError(f"{name} must be a share {interval}, got {value!r}")
+    return value
+
+
+def _matrix(harmful):
+    """``harmful`` checked: a (runs, records) array of bools with at least two runs."""
+    array = np.asarray(harmful) if hasattr(harmful, "__len__") else None
+    if array is None or array.dtype != bool or array.ndim != 2:
+        raise TypeError(
+            "harmful must be a (runs, records) array of bools, one row a run (e.g. "
+            f"ManyRuns.harmful), got {type(harmful).__name__}"
+            + ("" if array is None else f" of {array.dtype} with shape {array.shape}")
+        )
+    if array.shape[0] < 2 or array.shape[1] < 1:
+        raise ValueError(
+            f"harmful must hold at least two runs (rows) of at least one record, got shape "
+            f"{array.shape}"
+        )
+    return array
+
+
 def _position(values, x):
     below, equal = float(np.mean(values < x)), float(np.mean(values == x))
     return 100.0 * (below + equal / 2)
@@ -79,7 +118,7 @@ def _position(values, x):
 
 def figures(runs: ManyRuns) -> dict[str, np.ndarray]:
     """Per run: precision, recall, false block rate (rounded as ``measure``) and agreement."""
-    return runs.figures()
+    return check_instance("runs", runs, ManyRuns).figures()
 
 
 def run_band(values: Sequence[float] | np.ndarray, level: float = LEVEL) -> tuple[float, float]:
@@ -92,7 +131,21 @@ def run_band(values: Sequence[float] | np.ndarray, level: float = LEVEL) -> tupl
     most 24 runs lie below the band and at most 25 above it.  The one
     definition of a run band in the course (06, 09, 10 and the explorers).
     """
-    values = np.sort(np.asarray(values, dtype=float))
+    level = _share("level", level)
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+        raise TypeError(
+            f"values must be a sequence of numbers (one a run), got {type(values).__name__}"
+        )
+    try:
+        values = np.sort(np.asarray(values, dtype=float))
+    except (TypeError, ValueError):
+        raise TypeError("values must be a sequence of numbers (one a run)") from None
+    if values.ndim != 1 or not len(values):
+        raise ValueError(
+            f"values must be a flat sequence of at least one number, got shape {values.shape}"
+        )
+    if np.isnan(values[-1]):  # NaN sorts last
+        raise ValueError("values must be numbers; it holds NaN")
     n, tail = len(values), (1 - level) / 2
     # round away the last-bit noise of (1 - level) / 2 before taking the ceiling
     lo = max(math.ceil(round(n * tail, 9)) - 1, 0)
@@ -111,7 +164,7 @@ def pair_changes(harmful: np.ndarray) -> np.ndarray:
     pairs, in the order (0, 1), (0, 2), ..., (1, 2), ...  At most MAX_PAIR_RUNS
     runs (use a subset of the runs beyond that).
     """
-    f = np.asarray(harmful, dtype=np.float64)
+    f = _matrix(harmful).astype(np.float64)
     if f.shape[0] > MAX_PAIR_RUNS:
         raise ValueError(
             f"harmful has {f.shape[0]} runs; pair_changes takes at most "
@@ -135,7 +188,7 @@ def flip_probability(harmful: np.ndarray) -> np.ndarray:
     With k of S runs blocking the record it is 2 k (S - k) / (S (S - 1)); summed
     over the records it equals the mean of :func:`pair_changes`.
     """
-    x = np.asarray(harmful, dtype=bool)
+    x = _matrix(harmful)
     s = x.shape[0]
     k = np.count_nonzero(x, axis=0).astype(np.float64)
     return 2 * k * (s - k) / (s * (s - 1))
@@ -148,7 +201,7 @@ def expected_changed(harmful: np.ndarray) -> float:
     every pair of distinct runs, of the records the pair decides differently.
     The one definition of "expected changed records" in the course.
     """
-    return float(flip_probability(harmful).sum())
+    return float(flip_probability(harmful).sum())  # flip_probability checks harmful
 
 
 def flag_stability(
@@ -160,7 +213,8 @@ def flag_stability(
     it hesitate: a record with no flag is read as 'yok' (clean), several flags
     outweigh the prior, a single flag leaves the two labels close.
     """
-    _matched(records, runs)
+    records = _runs(records, runs)
+    threshold = _share("threshold", threshold, low_open=False)
     flip = flip_probability(runs.harmful)
     flags = np.array([len(r.features.on()) for r in records])
     rows = []
@@ -181,10 +235,17 @@ def criteria_figures(
     records: Sequence[Record], decide: Callable[[Record], bool] = rule_filter
 ) -> dict[str, Any]:
     """The criteria filter's precision, recall, false block rate and agreement (one run)."""
-    m = _measure(records, decide)
+    records = check_records(records)
+    decide = check_callable("decide", decide, "a function record -> bool")
+    return _criteria_figures(records, decide)
+
+
+def _criteria_figures(records, decide=rule_filter):
+    """:func:`criteria_figures` for checked arguments."""
+    m, agree = _measured(records, trusted(records, decide))
     return {
         **{k: m[k] for k in RATES},
-        "agreement": _agreement(records, decide),
+        "agreement": agree,
         "fp": m["fp"],
         "tp": m["tp"],
     }
@@ -198,8 +259,9 @@ def recall_gap(
     Both recalls are rounded to four places (as ``measure`` rounds), so the gap
     ends are rounded to four places too.
     """
-    _matched(records, runs)
-    crit = criteria_figures(records)
+    records = _runs(records, runs)
+    level = _share("level", level)
+    crit = _criteria_figures(records)
     recall = runs.measure()["recall"]
     gap = recall - crit["recall"]
     lo, hi = run_band(gap, level)
@@ -221,8 +283,9 @@ def fbr_comparison(
     more clean records than the criteria filter, and the run band of the
     difference counted in clean records (judge fp minus criteria fp).
     """
-    _matched(records, runs)
-    crit = criteria_figures(records)
+    records = _runs(records, runs)
+    level = _share("level", level)
+    crit = _criteria_figures(records)
     diff = runs.confusion()[1] - crit["fp"]
     lo, hi = run_band(diff, level)
     return {
@@ -249,6 +312,14 @@ def temperature_sweep(
     row holds the temperature, each figure's run band ends and width, and the
     expected changed records between two runs (:func:`expected_changed`).
     """
+    records = check_records(records)
+    temperatures = check_collection(
+        "temperatures", temperatures, "a collection of temperatures (numbers >= 0)", "temperature"
+    )
+    for t in temperatures:
+        check_number("temperatures (each temperature)", t, minimum=0.0)
+    seeds = check_seeds(seeds)
+    level = _share("level", level)
     rows = []
     for t in temperatures:
         runs = run_judge_many(records, seeds, t, **judge_args)
@@ -269,7 +340,14 @@ def sweep_text(
     One line per temperature in ``temperatures`` (all rows when None): the
     95% run bands of recall and false block rate and the expected changed records.
     """
+    rows = check_items("rows", rows, Mapping)  # type: ignore[type-abstract]
     if temperatures is not None:
+        temperatures = [
+            check_number("temperatures (each temperature)", t)
+            for t in check_collection(
+                "temperatures", temperatures, "a collection of temperatures", "temperature"
+            )
+        ]
         rows = [r for r in rows if any(abs(r["temperature"] - t) < 1e-9 for t in temperatures)]
     lines = [
         f"{'temperature':>11}  {'recall: 95% run band':>20}  {'FBR: 95% run band':>18}  "
@@ -293,6 +371,14 @@ def key_figures(
 ) -> str:
     """The figures notebook 06 quotes, as text (at most 80 columns): the run bands, the
     changed records, the two claims."""
+    records = _runs(records, runs)
+    marks = check_collection("marks", marks, "two run numbers (e.g. (0, 1))", "run number")
+    if len(marks) != 2 or not all(
+        isinstance(m, int) and not isinstance(m, bool) and 0 <= m < len(runs) for m in marks
+    ):
+        raise ValueError(f"marks must be two run numbers from 0 to {len(runs) - 1}, got {marks!r}")
+    threshold = _share("threshold", threshold, low_open=False)
+    level = _share("level", level)
     pct = f"{100 * level:g}%"
     lines = [
         f"{len(runs)} judge runs on {len(runs.record_nos)} records (in brackets: a run's "
@@ -348,10 +434,16 @@ def gap_steps(
     One row per rate: its name, the records it counts (93 harmful, 147 clean on
     the lesson's set), the gap and the two-run difference in steps (signed).
     """
-    m1, m2, crit = (_measure(records, d) for d in (run1.decide, run2.decide, decide))
-    harmful = sum(1 for r in records if is_harmful(r))
+    records = check_records(records)
+    check_instance("run1", run1, Run)
+    check_instance("run2", run2, Run)
+    decide = check_callable("decide", decide, "a function record -> bool")
+    m1, m2, crit = (
+        _measure(records, trusted(records, d)) for d in (run1.decide, run2.decide, decide)
+    )
+    harmful, clean = crit["tp"] + crit["fn"], crit["fp"] + crit["tn"]
     rows = []
-    for name, count in (("recall", harmful), ("false_block_rate", len(records) - harmful)):
+    for name, count in (("recall", harmful), ("false_block_rate", clean)):
         rows.append(
             {
                 "figure": name,

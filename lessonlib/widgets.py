@@ -53,7 +53,7 @@ from ._checks import check_choice, check_int, check_names, check_number, check_s
 from .criteria import DEFAULT_RULES, make_rule_filter
 from .judge import GUIDELINE, UNREADABLE_RULES, run_judge
 from .many import run_judge_many
-from .metrics import FIGURES, _agreement, _class_recall, _measure
+from .metrics import FIGURES, _class_recall, _measured
 from .panel import AGGREGATES, DIVERSE, JUDGE_NAMES, JUDGES, ON_UNREADABLE, Panel, judge_models
 from .panel_study import FREE_FORM_GUIDELINE, METRICS, rates_many
 from .raters import (
@@ -156,14 +156,14 @@ _MEASURE_HEAD = (
 
 
 def _measure_line(name, records, decide):
-    m = _measure(records, decide)
+    m, agree = _measured(records, decide)
     cells = [format(name, "<20")]
     cells += [format(m[k], ">4") for k in ("tp", "fp", "fn", "tn")]
     cells += [
         format(m["precision"], ">10.4f"),
         format(m["recall"], ">8.4f"),
         format(m["false_block_rate"], ">7.4f"),
-        format(_agreement(records, decide), ">10.4f"),
+        format(agree, ">10.4f"),
     ]
     return " ".join(cells)
 
@@ -358,9 +358,8 @@ def _panel_rows(name, records, panel, seeds, guideline, actual):
     band), the run at the lesson's seed, the runs over ``seeds`` and each run's agreement."""
     many = panel.run_many(records, seeds, guideline)
     run = many.run(0)  # the lesson's seed: what Panel.run returns
-    decide = run._decider(records)
-    scores = _measure(records, decide)
-    scores["agreement"] = _agreement(records, decide)
+    scores, agree = _measured(records, run.decider(records))
+    scores["agreement"] = agree
     per_seed = rates_many(many.harmful, actual)
     at_seed = f"{name:<20}" + "".join(f"{scores[k]:>15.4f}" for k in METRICS)
     bands = [run_band(per_seed[k]) for k in METRICS]

@@ -1502,6 +1502,381 @@ ROWS.update(
         ],
     }
 )
+# ---------------------------------------------------------------- the doors the notebooks call
+# (issue 28: tests/test_contracts.py requires a row for every library name a notebook calls
+# that takes input).  Added to the modules' rows, never replacing them.
+
+
+def _many_runs():
+    return lessonlib.run_judge_many(RECS, [1, 2])
+
+
+def _study_rows():
+    from lessonlib import panel_study
+
+    return panel_study.study(RECS, [panel_study.Setup("one judge")], seeds=[1, 2], seed=1)
+
+
+NOTEBOOK_DOORS = {
+    "lessonlib.records": [
+        Bad("Flags", lambda m: m.Flags(5), TypeError, "values", "FEATURES", "int"),
+        Bad("Flags", lambda m: m.Flags("abc"), TypeError, "values", note="str"),
+        Bad("Flags", lambda m: m.Flags([True, False]), ValueError, "values", "7", "too few"),
+        Bad(
+            "Flags",
+            lambda m: m.Flags({"instruction_mode": True}),
+            ValueError,
+            "values",
+            "excessive_length",
+            "a flag missing",
+        ),
+        Bad("is_harmful", lambda m: m.is_harmful("x"), TypeError, "record", "Record", "str"),
+        Bad("is_harmful", lambda m: m.is_harmful(None), TypeError, "record", note="None"),
+        *[
+            Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r), error, "records", note=note)
+            for fn in ("flag_rates", "records_frame")
+            for r, error, note in BAD_RECORDS
+        ],
+    ],
+    "lessonlib.metrics": [
+        Bad("resolution", lambda m: m.resolution(0), ValueError, "count", ">= 1", "zero"),
+        Bad("resolution", lambda m: m.resolution(2.5), TypeError, "count", "integer", "float"),
+        Bad("steps", lambda m: m.steps(0.1, 0), ValueError, "count", ">= 1", "zero count"),
+        Bad("steps", lambda m: m.steps("0.1", 240), TypeError, "difference", "real", "str"),
+        Bad("steps", lambda m: m.steps(NAN, 240), ValueError, "difference", "finite", "NaN"),
+        Bad(
+            "disagreements",
+            lambda m: m.disagreements([1, 2], RUN.labels),
+            TypeError,
+            "labels_a",
+            "mapping",
+            "a list",
+        ),
+        Bad(
+            "disagreements",
+            lambda m: m.disagreements(RUN.labels, None),
+            TypeError,
+            "labels_b",
+            "mapping",
+            "None",
+        ),
+        Bad(
+            "disagreements",
+            lambda m: m.disagreements(RUN.labels, {1: "temiz"}),
+            ValueError,
+            "labels_a",
+            "same record numbers",
+            "other records",
+        ),
+    ],
+    "lessonlib.simulator": [
+        Bad("tokenize", lambda m: m.tokenize(None), TypeError, "text", "str", "None"),
+        Bad("tokenize", lambda m: m.tokenize(["a"]), TypeError, "text", "str", "a list"),
+        Bad("label_scores", lambda m: m.label_scores("tek"), TypeError, "tokens", "list", "str"),
+        Bad("label_scores", lambda m: m.label_scores([1]), TypeError, "tokens", "str", "int"),
+        Bad(
+            "label_scores",
+            lambda m: m.label_scores(["tek"], prior={"temiz": 1.0}),
+            ValueError,
+            "prior",
+            "zararli",
+            "a label missing",
+        ),
+        Bad(
+            "label_scores",
+            lambda m: m.label_scores(["tek"], cues={"tek": "maybe"}),
+            ValueError,
+            "cues",
+            "temiz",
+            "unknown label",
+        ),
+        Bad(
+            "label_scores",
+            lambda m: m.label_scores(["tek"], spurious=5),
+            TypeError,
+            "spurious",
+            "mapping",
+            "int",
+        ),
+    ],
+    "lessonlib.judge": [
+        Bad("build_prompt", lambda m: m.build_prompt("x"), TypeError, "record", "Record", "str"),
+        Bad("build_prompt", lambda m: m.build_prompt(R, 5), TypeError, "guideline", "str", "int"),
+        Bad("read_label", lambda m: m.read_label(None), TypeError, "reply_text", "str", "None"),
+    ],
+    "lessonlib.many": [
+        *[
+            Bad("run_judge_many", lambda m, s=s: m.run_judge_many(RECS, s), e, "seeds", note=n)
+            for s, e, n in BAD_SEEDS
+        ],
+        *[
+            Bad("run_judge_many", lambda m, r=r: m.run_judge_many(r, [1]), e, "records", note=n)
+            for r, e, n in BAD_RECORDS
+        ],
+        Bad(
+            "run_judge_many",
+            lambda m: m.run_judge_many(RECS, [1], unreadable_as="abstain"),
+            ValueError,
+            "unreadable_as",
+            "clean",
+            "unknown rule",
+        ),
+        Bad(
+            "run_judge_many",
+            lambda m: m.run_judge_many(RECS, [1], chunk=0),
+            ValueError,
+            "chunk",
+            ">= 1",
+            "zero",
+        ),
+    ],
+    "lessonlib.panel": [
+        Bad("Panel", lambda m: m.Panel(None), TypeError, "asks", "ask", "None"),
+        Bad("Panel", lambda m: m.Panel([lambda p, s: "temiz"], quorum=2.0), TypeError, "quorum"),
+        Bad(
+            "Panel",
+            lambda m: m.Panel([lambda p, s: "temiz"], aggregate="max"),
+            ValueError,
+            "aggregate",
+            "median",
+            "unknown",
+        ),
+        Bad("judge_models", lambda m: m.judge_models("gpt"), ValueError, "names", "lesson"),
+        Bad(
+            "quorum_noise",
+            lambda m: m.quorum_noise(RECS, names=("gpt",)),
+            ValueError,
+            "names",
+            "greedy",
+            "unknown judge",
+        ),
+        Bad(
+            "quorum_noise",
+            lambda m: m.quorum_noise(RECS, quorums=(0,)),
+            ValueError,
+            "quorums",
+            ">= 1",
+            "zero",
+        ),
+        *[
+            Bad("quorum_noise", lambda m, r=r: m.quorum_noise(r), e, "records", note=n)
+            for r, e, n in BAD_RECORDS
+        ],
+    ],
+    "lessonlib.agreement_stats": [
+        Bad("cohen_kappa", lambda m: m.cohen_kappa(None, ["a"]), TypeError, "a", note="None"),
+        Bad("cohen_kappa", lambda m: m.cohen_kappa(["a"], ["a", "b"]), ValueError, "b", "same"),
+        Bad(
+            "rater_agreement",
+            lambda m: m.rater_agreement(["a", "b"], ["a"]),
+            ValueError,
+            "b",
+            "same",
+            "other records",
+        ),
+        Bad("rater_agreement", lambda m: m.rater_agreement("ab", ["a"]), TypeError, "a"),
+        *[
+            Bad(fn, lambda m, fn=fn: getattr(m, fn)(None), TypeError, "ratings", note="None")
+            for fn in ("fleiss_kappa", "krippendorff_alpha", "category_kappas")
+        ],
+        *[
+            Bad(fn, lambda m, fn=fn: getattr(m, fn)([["a", "b"]]), ValueError, "ratings", "two")
+            for fn in ("fleiss_kappa", "krippendorff_alpha", "category_kappas")
+        ],
+        Bad(
+            "krippendorff_alpha",
+            lambda m: m.krippendorff_alpha([["a"], ["b"]], level="ratio"),
+            ValueError,
+            "level",
+            "nominal",
+            "unknown level",
+        ),
+    ],
+    "lessonlib.variance": [
+        Bad("figures", lambda m: m.figures([[True]]), TypeError, "runs", "ManyRuns", "a list"),
+        Bad("run_band", lambda m: m.run_band(5), TypeError, "values", "numbers", "an int"),
+        Bad("run_band", lambda m: m.run_band([]), ValueError, "values", "at least one", "empty"),
+        Bad("run_band", lambda m: m.run_band(["a"]), TypeError, "values", "numbers", "str"),
+        Bad("run_band", lambda m: m.run_band([0.5, NAN]), ValueError, "values", "NaN", "NaN"),
+        Bad("run_band", lambda m: m.run_band([0.5], 1.0), ValueError, "level", "between", "1"),
+        Bad("run_band", lambda m: m.run_band([0.5], "0.95"), TypeError, "level", "real"),
+        *[
+            Bad(fn, lambda m, fn=fn, h=h: getattr(m, fn)(h), e, "harmful", allowed, note)
+            for fn in ("pair_changes", "flip_probability", "expected_changed")
+            for h, e, allowed, note in (
+                ([True, False], TypeError, "(runs, records)", "one row"),
+                ([[1, 0], [0, 1]], TypeError, "bools", "ints"),
+                ([[True, False]], ValueError, "two runs", "one run"),
+                (None, TypeError, "(runs, records)", "None"),
+            )
+        ],
+        *[
+            Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r, _many_runs()), e, "records", note=n)
+            for fn in ("flag_stability", "recall_gap", "fbr_comparison", "key_figures")
+            for r, e, n in BAD_RECORDS
+        ],
+        *[
+            Bad(fn, lambda m, fn=fn: getattr(m, fn)(RECS, RUN), TypeError, "runs", "ManyRuns")
+            for fn in ("flag_stability", "recall_gap", "fbr_comparison", "key_figures")
+        ],
+        *[
+            Bad(
+                fn,
+                lambda m, fn=fn: getattr(m, fn)(RECS[:1], _many_runs()),
+                ValueError,
+                "records",
+                "the runs judged",
+                "other records",
+            )
+            for fn in ("flag_stability", "recall_gap", "fbr_comparison", "key_figures")
+        ],
+        *[
+            Bad(
+                fn,
+                lambda m, fn=fn: getattr(m, fn)(RECS, _many_runs(), level=95),
+                ValueError,
+                "level",
+                "between",
+                "a percent",
+            )
+            for fn in ("recall_gap", "fbr_comparison", "key_figures")
+        ],
+        Bad(
+            "flag_stability",
+            lambda m: m.flag_stability(RECS, _many_runs(), threshold=-0.1),
+            ValueError,
+            "threshold",
+            "[0, 1]",
+            "negative",
+        ),
+        Bad(
+            "key_figures",
+            lambda m: m.key_figures(RECS, _many_runs(), marks=(0, 5)),
+            ValueError,
+            "marks",
+            "run numbers",
+            "a run that is not there",
+        ),
+        *[
+            Bad("criteria_figures", lambda m, r=r: m.criteria_figures(r), e, "records", note=n)
+            for r, e, n in BAD_RECORDS
+        ],
+        Bad("criteria_figures", lambda m: m.criteria_figures(RECS, 5), TypeError, "decide"),
+        Bad(
+            "criteria_figures",
+            lambda m: m.criteria_figures(RECS, lessonlib.run_judge(RECS[:1]).decide),
+            ValueError,
+            "record",
+            "does not belong",
+            "a run on fewer records",
+        ),
+        Bad("gap_steps", lambda m: m.gap_steps(RECS, None, RUN), TypeError, "run1", "Run"),
+        Bad("gap_steps", lambda m: m.gap_steps(RECS, RUN, "run"), TypeError, "run2", "Run"),
+        Bad("gap_steps", lambda m: m.gap_steps(RECS, RUN, RUN, 5), TypeError, "decide"),
+        Bad("gap_steps", lambda m: m.gap_steps([], RUN, RUN), ValueError, "records", "at least"),
+        Bad(
+            "temperature_sweep",
+            lambda m: m.temperature_sweep(RECS, [0.3, -1.0], [1, 2]),
+            ValueError,
+            "temperatures",
+            ">= 0",
+            "negative temperature",
+        ),
+        Bad(
+            "temperature_sweep",
+            lambda m: m.temperature_sweep(RECS, 0.3, [1, 2]),
+            TypeError,
+            "temperatures",
+            "collection",
+            "one number",
+        ),
+        Bad(
+            "temperature_sweep",
+            lambda m: m.temperature_sweep(RECS, [0.3], [1, -2]),
+            ValueError,
+            "seeds",
+            ">= 0",
+            "negative seed",
+        ),
+        Bad(
+            "temperature_sweep",
+            lambda m: m.temperature_sweep(RECS, [0.3], [1, 2], level=0),
+            ValueError,
+            "level",
+            "between",
+            "zero",
+        ),
+        Bad("sweep_text", lambda m: m.sweep_text([5]), TypeError, "rows", "Mapping", "an int"),
+        Bad("sweep_text", lambda m: m.sweep_text([]), ValueError, "rows", "at least", "empty"),
+        Bad(
+            "sweep_text",
+            lambda m: m.sweep_text([{"temperature": 0.3}], temperatures="0.3"),
+            TypeError,
+            "temperatures",
+            "collection",
+            "a string",
+        ),
+    ],
+    "lessonlib.panel_study": [
+        *[
+            Bad("study", lambda m, r=r: m.study(r, m.COMPARISON), e, "records", note=n)
+            for r, e, n in BAD_RECORDS
+        ],
+        Bad("study", lambda m: m.study(RECS, [5]), TypeError, "setups", "Setup", "an int"),
+        Bad("study", lambda m: m.study(RECS, m.COMPARISON, [1]), ValueError, "seeds", "two"),
+        Bad("study", lambda m: m.study(RECS, m.COMPARISON, [1, -2]), ValueError, "seeds"),
+        Bad("study", lambda m: m.study(RECS, m.COMPARISON, seed=-1), ValueError, "seed"),
+        Bad("study", lambda m: m.study(RECS, m.COMPARISON, guideline=5), TypeError, "guideline"),
+        *[
+            Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r), e, "rows", note=n)
+            for fn in ("seed_table", "band_table", "quote")
+            for r, e, n in (
+                ([5], TypeError, "an int"),
+                ([], ValueError, "empty"),
+                (None, TypeError, "None"),
+            )
+        ],
+        Bad(
+            "band_table",
+            lambda m: m.band_table(_study_rows(), ("accuracy",)),
+            ValueError,
+            "metrics",
+            "agreement",
+            "unknown figure",
+        ),
+        Bad(
+            "quote",
+            lambda m: m.quote(_study_rows(), "speed"),
+            ValueError,
+            "keys",
+            "mean_calls",
+            "unknown key",
+        ),
+        *[
+            Bad("cue_groups", lambda m, r=r: m.cue_groups(r), e, "records", note=n)
+            for r, e, n in BAD_RECORDS
+        ],
+        Bad("cue_text", lambda m: m.cue_text([], _study_rows()), ValueError, "records"),
+        Bad("cue_text", lambda m: m.cue_text(RECS, [5]), TypeError, "rows", "SetupResult"),
+        Bad(
+            "cue_text",
+            lambda m: m.cue_text(RECS[:1], _study_rows()),
+            ValueError,
+            "records",
+            "studied on",
+            "other records",
+        ),
+    ],
+    "lessonlib.widgets": [
+        *[
+            Bad("raters_explorer", lambda m, r=r: m.raters_explorer(r), e, "records", note=n)
+            for r, e, n in BAD_RECORDS
+            if r is not None  # None: the lesson's records
+        ],
+    ],
+}
+for _module, _rows in NOTEBOOK_DOORS.items():
+    ROWS.setdefault(_module, []).extend(_rows)
 
 
 def _cases():

@@ -158,3 +158,118 @@ def test_every_table_takes_its_figure_titles_from_metrics():
     for module in (report, variance, panel_study):
         for old in ("RATE_TITLES", "RATE_NAMES", "SHORT", "JUDGE_ARGS"):
             assert not hasattr(module, old), (module.__name__, old)
+
+
+# --- the one count (issue 28): one run, many runs, expected counts, a curve -----------------
+
+
+def test_four_counts_one_run_by_hand():
+    # harmful, clean, harmful, clean; blocked: 1st, 2nd -> tp 1, fp 1, fn 1, tn 1
+    counts = M.four_counts([True, False, True, False], [True, True, False, False])
+    assert counts == (1, 1, 1, 1)
+    assert all(type(c) is int for c in counts)
+
+
+def test_four_counts_many_runs_equal_one_run_per_row():
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(5)
+    actual = rng.random(40) < 0.4
+    decided = rng.random((7, 40)) < 0.5
+    tp, fp, fn, tn = M.four_counts(actual, decided)
+    for i in range(7):
+        one = M.four_counts(actual.tolist(), decided[i].tolist())
+        assert (tp[i], fp[i], fn[i], tn[i]) == one
+    assert tp.dtype == np.int64 and tp.shape == (7,)
+    # labels given per row (a resample's) count row by row too
+    rows = rng.random((7, 40)) < 0.4
+    per_row = M.four_counts(rows, decided)
+    for i in range(7):
+        one = M.four_counts(rows[i].tolist(), decided[i].tolist())
+        assert tuple(int(c[i]) for c in per_row) == one
+
+
+def test_four_counts_of_shares_are_expected_counts():
+    np = pytest.importorskip("numpy")
+    actual = np.array([True, True, False, False])
+    shares = np.array([[1.0, 0.25, 0.5, 0.0]])
+    tp, fp, fn, tn = M.four_counts(actual, shares)
+    assert (tp[0], fp[0], fn[0], tn[0]) == (1.25, 0.5, 0.75, 1.5)
+    # the mean of the bool runs' counts is the count of their mean (a share per record)
+    runs = np.random.default_rng(1).random((50, 4)) < 0.5
+    by_run = [c.mean() for c in M.four_counts(actual, runs)]
+    by_share = [c[0] for c in M.four_counts(actual, runs.mean(axis=0)[None, :])]
+    assert by_run == pytest.approx(by_share, abs=1e-12)
+
+
+def test_measure_and_agreement_are_rates_of_four_counts():
+    records = six()
+    decide = blocks(1, 4, 5)
+    actual = [r.cls != C for r in records]
+    counts = M.four_counts(actual, [decide(r) for r in records])
+    figures = M.rates(*counts)
+    assert L.confusion(records, decide) == counts
+    assert L.agreement(records, decide) == figures["agreement"] == 2 / 6
+    assert {k: L.measure(records, decide)[k] for k in M.RATES} == {k: figures[k] for k in M.RATES}
+
+
+def test_threshold_counts_by_hand():
+    pytest.importorskip("numpy")
+    # scores 0.9 (harmful), 0.5 (clean), 0.5 (harmful), 0.1 (clean)
+    thresholds, (tp, fp, fn, tn) = M.threshold_counts(
+        [True, False, True, False], [0.9, 0.5, 0.5, 0.1]
+    )
+    assert thresholds.tolist() == [0.9, 0.5, 0.1]
+    assert (tp.tolist(), fp.tolist(), fn.tolist(), tn.tolist()) == (
+        [1, 2, 2],
+        [0, 1, 2],
+        [1, 0, 0],
+        [2, 1, 0],
+    )
+
+
+# --- the decision protocol: metrics reads a decision's checked fast path by duck typing --------
+
+
+def test_a_decision_offers_its_fast_path_by_protocol():
+    records = six()
+    seen = []
+
+    class Owner:
+        def decider(self, recs):
+            seen.append(len(recs))
+            return lambda r: r.no == 1
+
+        def decide(self, record):
+            raise AssertionError("the fast path is used, not the per-record door")
+
+    assert L.measure(records, Owner().decide)["tp"] == 1
+    assert seen == [6]  # asked once for the whole record set
+
+    def plain(record):
+        return record.no == 2
+
+    plain.decider = lambda recs: lambda r: r.no in (1, 2)
+    assert L.measure(records, plain)["tp"] == 2
+    assert M.trusted(records, blocks(3)) is not None
+
+
+def test_the_lesson_filter_and_a_run_offer_the_protocol(lesson_run):
+    records = lesson_run.records
+    assert callable(L.rule_filter.decider)
+    run = L.run_judge(records[:5])
+    assert M.trusted(records[:5], run.decide)(records[0]) == run.decide(records[0])
+    with pytest.raises(ValueError, match="does not belong"):
+        M.trusted(records[:6], run.decide)
+
+
+def test_metrics_imports_nothing_above_it():
+    import ast
+    import pathlib
+
+    tree = ast.parse(pathlib.Path(M.__file__).read_text(encoding="utf-8"))
+    used = {
+        n.module.split(".")[0]
+        for n in ast.walk(tree)
+        if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module
+    }
+    assert used <= {"_checks", "_frozen", "records"}, used

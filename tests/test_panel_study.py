@@ -224,7 +224,7 @@ def test_series_join_setups_that_differ_in_quorum():
 
 def test_study_checks_every_setup_before_running(records):
     with pytest.raises(ValueError, match="aggregate"):
-        study(records, (SINGLE, Setup("bad", aggregate="max")), seeds=[1])
+        study(records, (SINGLE, Setup("bad", aggregate="max")), seeds=[1, 2])
 
 
 # ---------------------------------------------------------------- the doors
