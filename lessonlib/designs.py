@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from ._checks import check_choice, check_number, check_seed, check_str
 from .criteria import DEFAULT_RULES, make_rule_filter
 from .judge import CLEAN, GUIDELINE, HARMFUL, UNREADABLE_RULES, JudgeRun, run_judge
+from .metrics import four_counts, rates
 from .records import SEED, Record, check_record, check_records, is_harmful
 from .score import judge_probabilities
 from .simulator import (
@@ -258,8 +259,8 @@ def design_rows(records, seeds, low, high, **judge_args):
     for name, settings in designs(low, high).items():
         d = design_many(records, seeds, settings, **judge_args)
         truth, harmful = d["truth"], d["harmful"]
-        agree = (harmful == truth).mean(axis=1)
-        fbr = (harmful & ~truth).sum(axis=1) / max(int((~truth).sum()), 1)
+        f = rates(*four_counts(truth, harmful), rounded=False)
+        agree, fbr = f["agreement"], f["false_block_rate"]
         kept = ~d["sent"]
         kept_agree = (harmful[:, kept] == truth[kept]).mean(axis=1)
         rows.append(

@@ -29,7 +29,7 @@ from statistics import NormalDist
 import numpy as np
 
 from ._checks import check_choice, check_int, check_number, check_seed
-from .metrics import rates
+from .metrics import four_counts, rates
 from .variance import run_band
 
 __all__ = [
@@ -153,20 +153,6 @@ def mcnemar_p(table: Sequence[Sequence[int]]) -> float:
     return min(1.0, 2 * tail / 2**n)
 
 
-def _counts(truth, decisions):
-    """(tp, fp, fn, tn) per row of a (resamples, records) decision matrix; ``truth`` alike.
-
-    Decisions given as shares (floats) give expected counts."""
-    if decisions.dtype == bool:
-        tp = np.count_nonzero(decisions & truth, axis=1)
-        fp = np.count_nonzero(decisions & ~truth, axis=1)
-    else:
-        tp = np.sum(decisions * truth, axis=1)
-        fp = np.sum(decisions, axis=1) - tp
-    harmful = np.count_nonzero(truth, axis=1)
-    return tp, fp, harmful - tp, truth.shape[1] - harmful - fp
-
-
 def paired_bootstrap(
     truth: Sequence[bool] | np.ndarray,
     a: Sequence[bool] | Sequence[float] | np.ndarray,
@@ -228,7 +214,7 @@ def _differences(truth, a, b, figure, n_resamples, seed):
                 x = x[runs_rng.integers(0, len(x), size=size)[:, None], rows]
             else:
                 x = x[rows]
-            figures.append(rates(*_counts(drawn, x), rounded=False)[figure])
+            figures.append(rates(*four_counts(drawn, x), rounded=False)[figure])
         out.append(figures[0] - figures[1])
     return np.concatenate(out)
 
@@ -296,9 +282,9 @@ def paired_difference(
     level = _level(level)
     d = _differences(truth, a, b, figure, n_resamples, seed)
     truth, a, b = _three(truth, a, b, shares=True)
-    whole = [rates(*_counts(truth[None, :], x[None, :]), rounded=False)[figure] for x in (a, b)]
+    whole = [rates(*four_counts(truth, x), rounded=False)[figure] for x in (a, b)]
     low, high = run_band(d, level)
-    return PairedDifference(float(whole[0][0] - whole[1][0]), low, high, _p_value(d))
+    return PairedDifference(float(whole[0] - whole[1]), low, high, _p_value(d))
 
 
 def records_needed(p: float, half_width: float, level: float = 0.95) -> int:

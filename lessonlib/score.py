@@ -30,6 +30,7 @@ from ._checks import (
 )
 from .figures import FIGURE_WIDTH, slide_figure
 from .judge import CLEAN, GUIDELINE, HARMFUL, build_prompt
+from .metrics import rates, threshold_counts
 from .records import Record, check_records, is_harmful
 from .simulator import (
     CUE_TABLE,
@@ -346,36 +347,29 @@ def variants_text(tables):
 def roc_points(truth, scores):
     """The ROC curve: (threshold, false block rate, recall, precision) for blocking every
     record with score >= threshold, one point per distinct score plus 'block nothing'."""
-    pos = sum(truth)
-    neg = len(truth) - pos
-    by_score: dict[float, list[int]] = {}
-    for t, s in zip(truth, scores):
-        by_score.setdefault(s, [0, 0])[0 if t else 1] += 1
-    tp = fp = 0
-    points = [(math.inf, 0.0, 0.0, 1.0)]
-    for s in sorted(by_score, reverse=True):
-        tp, fp = tp + by_score[s][0], fp + by_score[s][1]
-        points.append((s, fp / neg, tp / pos, tp / (tp + fp)))
-    return points
+    thresholds, counts = threshold_counts(truth, scores)
+    f = rates(*counts, rounded=False)
+    return [
+        (math.inf, 0.0, 0.0, 1.0),
+        *zip(
+            thresholds.tolist(),
+            f["false_block_rate"].tolist(),
+            f["recall"].tolist(),
+            f["precision"].tolist(),
+        ),
+    ]
 
 
 def threshold_costs(truth, scores, false_block=1.0, miss=1.0):
     """The cost table: for each threshold (each distinct score, and 'block nothing'), the
     false blocks, the misses and their cost ``false_block * fp + miss * fn``."""
-    rows = []
-    pos = sum(truth)
-    for threshold, fbr, recall, _ in roc_points(truth, scores):
-        fp = round(fbr * (len(truth) - pos))
-        fn = pos - round(recall * pos)
-        rows.append(
-            {
-                "threshold": threshold,
-                "false blocks": fp,
-                "misses": fn,
-                "cost": false_block * fp + miss * fn,
-            }
+    thresholds, (_, fp, fn, _) = threshold_counts(truth, scores)
+    return [
+        {"threshold": t, "false blocks": f, "misses": m, "cost": false_block * f + miss * m}
+        for t, f, m in zip(
+            [math.inf, *thresholds.tolist()], [0, *fp.tolist()], [sum(truth), *fn.tolist()]
         )
-    return rows
+    ]
 
 
 def best_threshold(truth, scores, false_block=1.0, miss=1.0):
