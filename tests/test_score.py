@@ -622,7 +622,7 @@ def test_first_run_percentile_counts_the_runs_below_run_one():
 
 
 @pytest.mark.slow  # computes every answer: about 2 s of CPU
-@pytest.mark.parametrize("step", ["step08", "step11", "step13"])
+@pytest.mark.parametrize("step", ["step08", "step12", "step14"])
 def test_no_public_name_of_the_exercise_module_holds_or_returns_an_answer(step):
     import importlib
     import inspect
