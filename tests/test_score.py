@@ -1,4 +1,5 @@
-"""lessonlib.score (notebook 08): the judge's score, ROC/AUC, Brier, calibration, a cascade.
+"""lessonlib.score (notebook 08): the judge's score, ROC/AUC, Brier, calibration; and
+lessonlib.designs (notebook 09): a cascade.
 
 The references are scikit-learn's ``roc_auc_score``, ``brier_score_loss`` and
 ``calibration_curve`` (a test-only dependency, pinned in requirements.txt), imported where
