@@ -17,6 +17,7 @@ from lessonlib.exercises import (
     step04,
     step05,
     step06,
+    step09,
     step10,
     step11,
 )
@@ -687,3 +688,24 @@ def test_grade_number_computes_the_truth_only_for_an_answer_of_the_right_kind(ca
         assert not grade(capsys, wrong, truth=truth, places=None)[0]
     assert calls == []
     assert grade(capsys, 3, truth=truth, places=None)[0] and calls == [1]
+
+
+# ---- 09: the calls a cascade saves, on the larger draw
+
+
+def test_calls_saved_passes_the_difference_of_the_two_runs_and_names_each_slip(capsys):
+    records = L.make_records(step09.BIG_DRAW)
+    alone, first = L.run_judge(records), L.cascade(records)
+    saved = alone.calls - first.calls
+    assert saved > len(first.blocked)  # the retries saved too: the slip differs from the answer
+    assert str(saved) in passes(capsys, step09.check_calls_saved(saved))
+    assert "records the filter blocks" in hints(
+        capsys, step09.check_calls_saved(len(first.blocked))
+    )
+    small = L.make_records()
+    on_240 = L.run_judge(small).calls - L.cascade(small).calls
+    assert "lesson's 240 records" in hints(capsys, step09.check_calls_saved(on_240))
+    for wrong in (saved + 1, alone.calls, None):
+        assert str(saved) not in hints(capsys, step09.check_calls_saved(wrong))
+    for kind in (str(saved), saved + 0.5):  # not a whole number: told so, echoed back
+        assert "whole number" in hints(capsys, step09.check_calls_saved(kind))
