@@ -1,7 +1,7 @@
 """Redraw as the student sees it: from the input event to changed text in the browser.
 
 bench_widgets.py times the Python side of a redraw.  This one starts JupyterLab from the
-course's .venv (loopback port, token, no browser), opens notebooks 02, 04, 09 and 13 (every
+course's .venv (loopback port, token, no browser), opens notebooks 02, 04, 10 and 14 (every
 explorer) in Debian's chromium (Playwright), runs all cells and moves each explorer's controls
 as a student would (click, arrow key on a slider, typing a seed, a dropdown, a toggle
 button), ROUNDS times.
@@ -36,8 +36,8 @@ ROUNDS = 3
 NOTEBOOKS = (
     "02_criteria_filter.ipynb",
     "04_two_seed_variance.ipynb",
-    "09_judge_panel.ipynb",
-    "13_label_raters.ipynb",
+    "10_judge_panel.ipynb",
+    "14_label_raters.ipynb",
 )
 
 

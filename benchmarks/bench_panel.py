@@ -1,8 +1,8 @@
-"""Benchmark: a panel of judges over 1,000 panel seeds (notebook 09's band).
+"""Benchmark: a panel of judges over 1,000 panel seeds (notebook 10's band).
 
 Run with ``make bench`` (or ``.venv/bin/python benchmarks/bench_panel.py``).
 
-For the most expensive setup of notebook 09 - the diverse panel (three
+For the most expensive setup of notebook 10 - the diverse panel (three
 fictional judges) with quorum 3, i.e. nine passes a run - on the lesson's 240
 records, in one process:
 

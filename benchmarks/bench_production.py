@@ -1,4 +1,4 @@
-"""Benchmark: coverage of notebook 14's estimates over simulated weeks (``simulate_estimates``).
+"""Benchmark: coverage of notebook 15's estimates over simulated weeks (``simulate_estimates``).
 
 Run with ``make bench`` (or ``.venv/bin/python benchmarks/bench_production.py``).
 

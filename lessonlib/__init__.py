@@ -17,7 +17,7 @@ module                 nb     what it holds
                               decision's fast path by protocol (``trusted``)
 ``criteria``           02     the criteria-based approach (rule filter)
 ``simulator``          03     the language-model simulator (no network)
-``connections``        12     calls side by side: up to max_connections at once
+``connections``        13     calls side by side: up to max_connections at once
 ``judge``              03     the model-as-judge: prompt, the ask-retry loop, runs
 ``report``             02-06  the lesson's three printed blocks
 ``figures``            02 05  the step plots of 02 and 05
@@ -25,27 +25,27 @@ module                 nb     what it holds
 ``variance``           04 06  run bands, changed records, the temperature sweep
 ``sample``             07     the records as a sample: paired test, records' band
 ``score``              08     the judge's score: ROC/AUC, threshold, calibration
-``designs``            08     the cascade and judge-or-escalate, compared paired
-``truth``              07 14  the population's true figures, summed exactly, and how
+``designs``            09     the cascade and judge-or-escalate, compared paired
+``truth``              07 15  the population's true figures, summed exactly, and how
                               often a records' band holds them (band_coverage)
-``panel``              09     a panel of judges: quorum, aggregate, min_agreement
-``panel_study``        10     panel designs over many panel seeds
-``probing``            11     probing the judge from outside (door: ``probe``)
-``verdict``            12     the verdict protocol and its reader (``read_reply``)
-``planted``            12     reading verdicts under planted text, measured
-``reply_cache``        12     a real client's replies on disk
-``backoff``            12     waiting out a real API's refusals (Retry-After capped)
-``sdk_ask``            12     the official openai SDK as an ask (``OpenAIAsk``)
-``server``             12     the simulator behind a loopback OpenAI-compatible server
-``client``             12     a real judge over the records, its cost; re-exports 12's rooms
-``agreement_stats``    13     Cohen's and Fleiss' kappa, Krippendorff's alpha
-``raters``             13     simulated raters and the lesson re-scored
-``production``         14     a week in production: the judge on every record, a person on
+``panel``              10     a panel of judges: quorum, aggregate, min_agreement
+``panel_study``        11     panel designs over many panel seeds
+``probing``            12     probing the judge from outside (door: ``probe``)
+``verdict``            13     the verdict protocol and its reader (``read_reply``)
+``planted``            13     reading verdicts under planted text, measured
+``reply_cache``        13     a real client's replies on disk
+``backoff``            13     waiting out a real API's refusals (Retry-After capped)
+``sdk_ask``            13     the official openai SDK as an ask (``OpenAIAsk``)
+``server``             13     the simulator behind a loopback OpenAI-compatible server
+``client``             13     a real judge over the records, its cost; re-exports 13's rooms
+``agreement_stats``    14     Cohen's and Fleiss' kappa, Krippendorff's alpha
+``raters``             14     simulated raters and the lesson re-scored
+``production``         15     a week in production: the judge on every record, a person on
                               a few; five estimates of a rate (estimate_rate) and the
                               false block rate as a ratio
-``weeks``              14     weeks of traffic, simulated, with their truth known: true
+``weeks``              15     weeks of traffic, simulated, with their truth known: true
                               rates, coverage, widths, labels_needed, a week of traffic
-``widgets``            02-13  every explorer (ipywidgets), the top layer
+``widgets``            02-14  every explorer (ipywidgets), the top layer
 ``exercises.stepNN``   NN     the exercise checks of notebook NN
 =====================  =====  ==========================================================
 

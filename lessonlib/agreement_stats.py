@@ -1,4 +1,4 @@
-"""Notebook 13 - agreement between raters, from the definitions (pure Python).
+"""Notebook 14 - agreement between raters, from the definitions (pure Python).
 
 ``ratings`` is one row per rater and one column per record.  Raw *rater
 agreement* is the share of records on which two raters say the same thing;
@@ -86,13 +86,13 @@ def _chance_is_one(name):
 
 
 def rater_agreement(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
-    """Notebook 13: raw rater agreement, the share of records on which ``a`` and ``b`` match."""
+    """Notebook 14: raw rater agreement, the share of records on which ``a`` and ``b`` match."""
     a, b = _pair(a, b)
     return sum(x == y for x, y in zip(a, b)) / len(a)
 
 
 def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
-    """Notebook 13: Cohen's kappa of two label sequences (Cohen 1960).
+    """Notebook 14: Cohen's kappa of two label sequences (Cohen 1960).
 
     ``p_o`` is the rater agreement; ``p_e`` the agreement expected if each
     rater kept its own label shares but chose records at random.
@@ -113,7 +113,7 @@ def _counts(rows):
 
 
 def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float:
-    """Notebook 13: Fleiss' kappa of two or more raters (Fleiss 1971).
+    """Notebook 14: Fleiss' kappa of two or more raters (Fleiss 1971).
 
     ``P_bar`` is the mean, over records, of the share of rater pairs that
     agree on the record; ``P_e`` the same share if every rating were drawn
@@ -131,7 +131,7 @@ def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float:
 
 
 def category_kappas(ratings: Sequence[Sequence[Hashable]]) -> dict[Hashable, float]:
-    """Notebook 13: Fleiss' kappa for each label separately (Fleiss 1971, eq. for kappa_j).
+    """Notebook 14: Fleiss' kappa for each label separately (Fleiss 1971, eq. for kappa_j).
 
     ``kappa_j = 1 - sum_i x_ij (m - x_ij) / (n m (m - 1) p_j (1 - p_j))``: how
     much better than chance the raters agree on whether a record gets label j.
@@ -188,7 +188,7 @@ def _disagreements(level, pairs, values, total):
 def krippendorff_alpha(
     ratings: Sequence[Sequence[Hashable | None]], level: str = "nominal"
 ) -> float:
-    """Notebook 13: Krippendorff's alpha, ``1 - D_o / D_e`` (Krippendorff 2011).
+    """Notebook 14: Krippendorff's alpha, ``1 - D_o / D_e`` (Krippendorff 2011).
 
     ``None`` is a missing rating; records with fewer than two ratings do not
     count.  Each record's ratings are paired every way (a record with m

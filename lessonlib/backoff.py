@@ -1,4 +1,4 @@
-"""Notebook 12 - waiting out a real API's refusals before the judge's rules apply.
+"""Notebook 13 - waiting out a real API's refusals before the judge's rules apply.
 
 From a real API, HTTP 429 or a time-out means "wait", not "no label".  :class:`Backoff`
 says how long (exponential with jitter, a server's ``Retry-After`` trusted up to the cap,
@@ -24,7 +24,7 @@ TRANSIENT = ("rate_limit", "timeout")
 
 @dataclass(frozen=True)
 class Backoff:
-    """How notebook 12's ``judge_records`` waits after a 429 or a timeout.
+    """How notebook 13's ``judge_records`` waits after a 429 or a timeout.
 
     The ``k``-th wait (from 0) is the ``Retry-After`` the server sent, trusted
     up to ``cap`` seconds, else ``min(cap, base * 2**k)`` seconds times a
@@ -53,14 +53,14 @@ class Backoff:
 
 
 DEFAULT_BACKOFF = Backoff()
-"""Notebook 12's back-off for a real API: five waits at most, from 0.5 s, none over 30 s."""
+"""Notebook 13's back-off for a real API: five waits at most, from 0.5 s, none over 30 s."""
 NO_BACKOFF = Backoff(max_waits=0)
 """The lesson's rule: a refusal is an unreadable reply at once, retried once with seed + 1."""
 
 
 @dataclass(frozen=True)
 class WaitedReply:
-    """Notebook 12 - the last reply of a :class:`Patient` call (``text``, ``input_tokens``,
+    """Notebook 13 - the last reply of a :class:`Patient` call (``text``, ``input_tokens``,
     ``status``, as the ask protocol reads it) and what it took: HTTP ``requests`` (the
     repeats included, a cached reply 0), back-off ``waits`` and their seconds ``waited``,
     and ``cached``: replies read from a cache."""
@@ -76,7 +76,7 @@ class WaitedReply:
 
 
 class Patient:
-    """Notebook 12 - ``ask`` that waits and asks again after a transient refusal, as
+    """Notebook 13 - ``ask`` that waits and asks again after a transient refusal, as
     ``backoff`` says: ``Patient(ask, backoff)(prompt, seed)`` is a :class:`WaitedReply`.
 
     A repeat goes through ``ask.ask_again`` when the ask has one (it skips a cache that

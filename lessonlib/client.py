@@ -1,7 +1,7 @@
-"""Notebook 12 - a real client in the judge's seat: one judge over the records, and its cost.
+"""Notebook 13 - a real client in the judge's seat: one judge over the records, and its cost.
 
 The real-client path lives in rooms by job, each its own module; this one runs a judge
-through them and re-exports every name notebook 12 reaches as ``client.X``:
+through them and re-exports every name notebook 13 reaches as ``client.X``:
 
 * :mod:`~lessonlib.verdict` - the verdict protocol and its reader (``read_reply``);
 * :mod:`~lessonlib.reply_cache` - replies on disk (``ReplyCache``);
@@ -81,7 +81,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ClientRun:
-    """What :func:`judge_records` returns (notebook 12): the labels and what they cost.
+    """What :func:`judge_records` returns (notebook 13): the labels and what they cost.
 
     ``calls``: requests sent to the model, the repeats after a wait included
     (replies read from a cache are counted in ``cached``, not here).
@@ -116,7 +116,7 @@ def judge_records(
     unreadable_as: str = "clean",
     backoff: Backoff = DEFAULT_BACKOFF,
 ) -> ClientRun:
-    """Notebook 12 - one judge over every record, up to ``max_connections`` calls at once.
+    """Notebook 13 - one judge over every record, up to ``max_connections`` calls at once.
 
     The judge's rules on any ask (an :class:`OpenAIAsk` above all), through
     the one ask-retry loop of the course (``judge.ask_for_label``): each
@@ -223,7 +223,7 @@ def _refuse_a_resumed_run(ask, prompts, seed):
 def run_cost(
     records: Iterable[Record], judges: int = 1, quorum: int = 1, guideline: str = GUIDELINE
 ) -> dict[str, int]:
-    """Notebook 12 - the least a panel run costs: one call per judge, sample and record.
+    """Notebook 13 - the least a panel run costs: one call per judge, sample and record.
 
     Returns ``calls``, ``input_tokens`` (the course tokenizer's count) and
     ``characters`` of the prompts sent.  Retries come on top: one more call
@@ -243,7 +243,7 @@ def run_cost(
 def wait_minutes(
     calls: int, connections: Iterable[int], reply_seconds: float = 1.0
 ) -> list[float]:
-    """Notebook 12 - minutes a run of ``calls`` waits at each number of connections when every
+    """Notebook 13 - minutes a run of ``calls`` waits at each number of connections when every
     reply takes ``reply_seconds``: the calls go out ``n`` at a time, so ``ceil(calls / n)``
     rounds of one reply each (the server's own limits and the rate limit left out)."""
     calls = check_int("calls", calls, minimum=0)
@@ -258,7 +258,7 @@ def plot_wait_minutes(
     connections: Sequence[int] = (1, 2, 4, 8, 16, 32, 64),
     reply_seconds: float = 1.0,
 ) -> Any:
-    """Notebook 12: minutes waited against connections, one line per run (``{name: calls}``),
+    """Notebook 13: minutes waited against connections, one line per run (``{name: calls}``),
     both axes on a log scale, from :func:`wait_minutes`.  Returns the Axes."""
     import matplotlib.pyplot as plt
 

@@ -1,4 +1,4 @@
-"""Notebook 12 - calls side by side: up to ``max_connections`` asks at once, answers in order.
+"""Notebook 13 - calls side by side: up to ``max_connections`` asks at once, answers in order.
 
 A hosted model answers in about a second, so a run that asks one call after
 another spends its time waiting.  :func:`map_calls` runs the calls of one pass

@@ -1,10 +1,10 @@
-"""Notebook 08 - designs: the rule filter first, the judge on the rest, maybe a person.
+"""Notebook 09 - designs: the rule filter first, the judge on the rest, maybe a person.
 
 * :func:`cascade` - the rule filter first, the judge on what it lets through, and optionally
   the judge's confident records kept while the rest go to a person (a :class:`CascadeRun`).
 
 The study helpers after it (the designs over many seeds, compared on the same records and the
-same seeds under the measurable rule) serve notebook 08 and trust their caller.  This module
+same seeds under the measurable rule) serve notebook 09 and trust their caller.  This module
 imports no numpy at the top: the helpers that need it import it when called.
 """
 
@@ -36,7 +36,7 @@ __all__ = ["cascade", "CascadeRun"]
 
 @dataclass(frozen=True)
 class CascadeRun:
-    """One run of a cascade (notebook 08): the filter, then the judge, then maybe a person.
+    """One run of a cascade (notebook 09): the filter, then the judge, then maybe a person.
 
     ``labels`` maps every record number to 'temiz' or 'zararli'; ``blocked`` are the records
     the filter blocked (no judge call), ``escalated`` those sent to a person (their label is
@@ -111,7 +111,7 @@ def cascade(
     high: float | None = None,
     prior: Mapping[str, float] = PRIOR,
 ) -> CascadeRun:
-    """The rule filter first, the judge on the rest (notebook 08).
+    """The rule filter first, the judge on the rest (notebook 09).
 
     A record the filter (``rules``; ``()`` lets everything through) blocks is harmful, with
     no judge call.  The records it lets through get exactly ``run_judge(passed, seed,
@@ -176,7 +176,7 @@ DESIGN_NAMES = (
 
 
 def designs(low, high):
-    """The five designs notebook 08 compares: name -> cascade settings (None: the filter
+    """The five designs notebook 09 compares: name -> cascade settings (None: the filter
     alone, no judge)."""
     return {
         "rule filter alone": None,
@@ -309,7 +309,7 @@ def _figure_of(truth, x, figure):
     return rates(tp, fp, harmful - tp, truth.shape[-1] - harmful - fp, rounded=False)[figure]
 
 
-# ----------------------------------- the designs compared on the same records (notebook 08)
+# ----------------------------------- the designs compared on the same records (notebook 09)
 
 
 def design_shares(records, seeds, low, high, **judge_args):

@@ -125,7 +125,7 @@ class Answer:
     """One record's outcome: the label read (None if unreadable twice) and what it cost.
 
     ``replies``: what the ask returned, call by call (a real client's replies carry more
-    than the protocol reads: notebook 12's back-off counts its waits there)."""
+    than the protocol reads: notebook 13's back-off counts its waits there)."""
 
     label: str | None
     calls: int
@@ -140,13 +140,13 @@ class Answer:
 
 Reader = Callable[[str], "str | None"]
 """The type of a reader: reply text -> a label or None (notebook 03's :func:`read_label`,
-notebook 12's protocol reader ``read_reply``)."""
+notebook 13's protocol reader ``read_reply``)."""
 
 
 def ask_for_label(ask: Ask, prompt: str, seed: int, read: Reader = _read_label) -> Answer:
     """Ask once with ``seed``; if the label cannot be read, once more with ``seed + 1``.
 
-    The one ask-retry loop of run_judge, Panel.run and notebook 12's ``judge_records``;
+    The one ask-retry loop of run_judge, Panel.run and notebook 13's ``judge_records``;
     ``read`` reads the label (the lesson's :func:`read_label`, unchecked, unless told)."""
     first = ask(prompt, seed)
     text, tokens, status = reply_parts(prompt, first)
@@ -163,7 +163,7 @@ class Run:
     """What every run has: a label per record, the four counts, and :meth:`decide`.
 
     The base of :class:`JudgeRun` (notebook 03) and :class:`~lessonlib.panel.PanelRun`
-    (notebook 09): both decide the same way whether a record belongs to the run.
+    (notebook 10): both decide the same way whether a record belongs to the run.
     """
 
     labels: dict = field(repr=False)  # record no -> 'temiz' | 'zararli'
@@ -239,13 +239,13 @@ def ask_each(
     read: Reader = _read_label,
     on_done: Callable[[], object] | None = None,
 ) -> list[Answer]:
-    """The one ask-retry loop of the judge, the panel and notebook 12's ``judge_records``:
+    """The one ask-retry loop of the judge, the panel and notebook 13's ``judge_records``:
     ``ask_for_label(asks[i], prompts[i], seed, read)`` for every prompt, answers in order
     (a list of :class:`Answer`).
 
     ``asks`` is one ask for every prompt or a sequence of one ask per prompt.  ``where(i)``,
     when given, names the ask and record in the error a reply that is not one raises.
-    ``max_connections`` > 1 runs that many calls at once (notebook 12, asks over HTTP);
+    ``max_connections`` > 1 runs that many calls at once (notebook 13, asks over HTTP);
     ``on_done()`` is called after each record (a progress bar).
     """
 

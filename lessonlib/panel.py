@@ -1,4 +1,4 @@
-"""Notebook 09 - a panel of judges: several judges, each asked ``quorum`` times, one verdict.
+"""Notebook 10 - a panel of judges: several judges, each asked ``quorum`` times, one verdict.
 
 A judge is an ask ``(prompt, seed) -> reply``: text, or an object with a str ``.text`` and
 optionally ``.input_tokens`` and ``.status`` (an :class:`AskReply`).  A SimulatedModel is one,
@@ -169,7 +169,7 @@ def _where(j, ask, record_no):
 
 
 class Panel:
-    """A panel of judges (notebook 09): ``Panel(asks).run(records, seed)``.
+    """A panel of judges (notebook 10): ``Panel(asks).run(records, seed)``.
 
     * **samples** - each judge is asked about every record ``quorum`` times.
       Judge *j*'s sample *q* is one pass over the records with the seed
@@ -331,7 +331,7 @@ class Panel:
     ) -> PanelRun:
         """Ask every judge ``quorum`` times about every record (see the class docstring).
 
-        ``max_connections``: calls of one pass run at once (notebook 12), for asks
+        ``max_connections``: calls of one pass run at once (notebook 13), for asks
         over HTTP; an in-process SimulatedModel needs 1 (its clock keeps call order).
         """
         from .connections import check_connections
@@ -483,7 +483,7 @@ class PanelMany:
 
 @dataclass(frozen=True)
 class JudgeSpec:
-    """A fictional judge model: the lesson's judge with one knob changed (notebook 09)."""
+    """A fictional judge model: the lesson's judge with one knob changed (notebook 10)."""
 
     name: str
     differs: str  # how it differs from the lesson's judge
@@ -518,7 +518,7 @@ DIVERSE = ("plain", "wary", "greedy")
 
 
 def judge_models(*names: str) -> list[SimulatedModel]:
-    """Fresh models for the named judges, in order (notebook 09): ``judge_models(*DIVERSE)``."""
+    """Fresh models for the named judges, in order (notebook 10): ``judge_models(*DIVERSE)``."""
     check_names("names", names, JUDGE_NAMES)
     return [JUDGES[JUDGE_NAMES.index(n)].model() for n in names]
 
@@ -529,7 +529,7 @@ def quorum_noise(
     quorums: Iterable[int] = (1, 3, 5),
     seeds: Iterable[int] | None = None,
 ) -> list[dict[str, Any]]:
-    """Notebook 09: what quorum costs and what it buys, per judge of :data:`JUDGES`.
+    """Notebook 10: what quorum costs and what it buys, per judge of :data:`JUDGES`.
 
     One row per judge name and quorum: ``judge``, ``quorum``, ``calls`` (the mean calls of
     a run over ``seeds``, rate-limit retries included) and ``changed`` (the expected changed
@@ -562,7 +562,7 @@ def quorum_noise(
 
 @slide_figure
 def plot_quorum_noise(rows: Sequence[Mapping[str, Any]], ax: Axes | None = None) -> Axes:
-    """Notebook 09: expected changed records (noise) against the mean calls of a run (cost),
+    """Notebook 10: expected changed records (noise) against the mean calls of a run (cost),
     one line per judge, each point marked with its quorum; ``rows`` from
     :func:`quorum_noise`.  Returns the Axes."""
     import matplotlib.pyplot as plt

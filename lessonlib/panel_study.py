@@ -1,4 +1,4 @@
-"""Notebook 10 - panel design: what a setup costs and buys, the length cue, unreadable replies.
+"""Notebook 11 - panel design: what a setup costs and buys, the length cue, unreadable replies.
 
 A :class:`Setup` names a panel: which fictional judges (see
 :data:`lessonlib.panel.JUDGES`), how many samples each, how the votes are
@@ -75,7 +75,7 @@ LENGTH_FLAG = "excessive_length"
 
 @dataclass(frozen=True)
 class Setup:
-    """A named panel configuration built from the fictional judges (notebook 10)."""
+    """A named panel configuration built from the fictional judges (notebook 11)."""
 
     name: str
     judges: tuple = ("lesson",)
@@ -176,7 +176,7 @@ def study(
     """One :class:`SetupResult` per setup: a run at ``seed`` and the runs over ``seeds``.
 
     ``seeds`` (at least two) defaults to ``BAND_SEEDS`` consecutive panel seeds
-    from ``seed``.  Notebook 10 defined it.
+    from ``seed``.  Notebook 11 defined it.
     """
     import numpy as np
 
@@ -233,7 +233,7 @@ def _rows(rows):
 def seed_table(rows: Sequence[SetupResult]) -> str:
     """The figures at the lesson's seed: calls, input tokens and the four rates.
 
-    One line a setup, at most 80 columns.  Notebook 10 defined it.
+    One line a setup, at most 80 columns.  Notebook 11 defined it.
     """
     rows = _rows(rows)
     w = _name_width(rows)
@@ -255,7 +255,7 @@ def band_table(
     """Over the panel seeds: mean calls per run, the 95% run band (low - high) of each of
     ``metrics`` (at most two) and the expected changed records.
 
-    One line a setup, at most 80 columns.  Notebook 10 defined it.
+    One line a setup, at most 80 columns.  Notebook 11 defined it.
     """
     rows = _rows(rows)
     metrics = check_names("metrics", metrics, METRICS)
@@ -281,7 +281,7 @@ def band_table(
 
 def cue_groups(records: Iterable[Record]) -> tuple[tuple[Record, ...], tuple[Record, ...]]:
     """The records the length cue can move: clean ones that carry the length flag, and
-    harmful ones whose only flag is the length flag.  Notebook 10 defined it."""
+    harmful ones whose only flag is the length flag.  Notebook 11 defined it."""
     records = check_records(records)
     clean_long = tuple(r for r in records if not is_harmful(r) and r.features[LENGTH_FLAG])
     only_long = tuple(r for r in records if is_harmful(r) and r.features.on() == (LENGTH_FLAG,))
@@ -291,7 +291,7 @@ def cue_groups(records: Iterable[Record]) -> tuple[tuple[Record, ...], tuple[Rec
 def cue_text(records: Sequence[Record], rows: Sequence[SetupResult]) -> str:
     """Mean number of blocks per run, over the panel seeds, in the two cue groups.
 
-    Notebook 10 defined it.
+    Notebook 11 defined it.
     """
     import numpy as np
 
@@ -334,7 +334,7 @@ def plot_band_against_cost(
 
     Setups that differ only in quorum are joined into one line, each point marked
     with its quorum (q1, q3, ...); each line has its own marker and dash, so lines that
-    fall on one another both show.  Returns the figure.  Notebook 10 defined it.
+    fall on one another both show.  Returns the figure.  Notebook 11 defined it.
     """
     import matplotlib.pyplot as plt
 
@@ -386,7 +386,7 @@ def quote(rows: Sequence[SetupResult], *keys: str) -> str:
     Keys: calls, mean_calls, input_tokens, unreadable, changed; agreement, precision,
     recall, false_block_rate (at the lesson's seed); '<metric> band' (width of the 95%
     run band), '<metric> range' (its low - high) and '<metric> mean' (over the seeds).
-    Notebook 10 defined it.
+    Notebook 11 defined it.
     """
     rows = _rows(rows)
     keys = check_collection("keys", keys, "names of figures (e.g. 'calls')", "key")

@@ -1,4 +1,4 @@
-"""Notebook 11 - probing the judge from outside: counterfactual twins.
+"""Notebook 12 - probing the judge from outside: counterfactual twins.
 
 A **probe** asks the same judge, with the same seed and settings, about every record and about
 its **twin**: a copy that differs in one thing only.  The decisions that move, and how far the
@@ -108,7 +108,7 @@ _NAMED = ReadOnlyDict({"length": _toggle_length, "text": _next_text, "source": _
 
 
 def twin(record: Record, change: str) -> Record:
-    """The twin of one record under ``change``, a name in CHANGES (notebook 11)."""
+    """The twin of one record under ``change``, a name in CHANGES (notebook 12)."""
     check_record(record)
     check_choice("change", change, CHANGES)
     return _NAMED[change](record)
@@ -116,7 +116,7 @@ def twin(record: Record, change: str) -> Record:
 
 @dataclass(frozen=True)
 class Probe:
-    """What a probe found (notebook 11).
+    """What a probe found (notebook 12).
 
     ``before`` / ``after``: record number -> label of the judge on the records / on the twins
     (exactly ``run_judge(...).labels`` of each); ``changed``: the numbers whose label moved, in
@@ -193,7 +193,7 @@ def _p_harmful(records, settings):
 
 
 def harmful_probability(records: Sequence[Record], **judge_settings: Any) -> dict:
-    """Record number -> P(zararli) the judge gives the record's prompt (notebook 11): what
+    """Record number -> P(zararli) the judge gives the record's prompt (notebook 12): what
     ``probe`` averages into its shift (at temperature 0: 1 or 0)."""
     records = check_records(records)
     _check_settings(judge_settings)
@@ -206,7 +206,7 @@ def probe(
     seed: int = SEED,
     **judge_settings: Any,
 ) -> Probe:
-    """Ask the same judge about every record and its twin under ``change`` (notebook 11).
+    """Ask the same judge about every record and its twin under ``change`` (notebook 12).
 
     ``before`` and ``after`` are what ``run_judge(records, seed, **judge_settings)`` and
     ``run_judge(twins, seed, **judge_settings)`` give; ``shift`` compares the mean P(zararli)
@@ -237,7 +237,7 @@ def two_run_difference(
     records: Sequence[Record], seed: int = SEED, **judge_settings: Any
 ) -> tuple:
     """Record numbers the judge decides differently at ``seed`` and ``seed + 1`` (notebook 04's
-    two-run difference): the yardstick a probe is compared with (notebook 11)."""
+    two-run difference): the yardstick a probe is compared with (notebook 12)."""
     records = check_records(records)
     _check_settings(judge_settings)
     a = run_judge(records, seed, **judge_settings).labels
@@ -251,12 +251,12 @@ LENGTH_SEEDS = range(SEED, SEED + 1000)
 
 def with_length(record: Record, on: bool) -> Record:
     """``record`` with ``excessive_length`` set to ``on`` and nothing else changed (notebook
-    11; a helper, unchecked)."""
+    12; a helper, unchecked)."""
     return replace(record, features=Flags({**record.features, "excessive_length": bool(on)}))
 
 
 def describe_twin(record: Record, twin_record: Record) -> str:
-    """What differs between a record and its twin, one short line a field (notebook 11)."""
+    """What differs between a record and its twin, one short line a field (notebook 12)."""
     check_record(record)
     check_instance("twin_record", twin_record, Record)
     lines = []
@@ -274,7 +274,7 @@ def describe_twin(record: Record, twin_record: Record) -> str:
 
 def cue_inside(records: Sequence[Record], seed: int = SEED, **judge_settings: Any) -> tuple:
     """Record numbers whose decision the length cue makes, seen from inside: the judge with its
-    spurious table against the same judge with ``spurious={}``, same seed (notebook 11)."""
+    spurious table against the same judge with ``spurious={}``, same seed (notebook 12)."""
     records = check_records(records)
     _check_settings(judge_settings)
     settings = {k: v for k, v in judge_settings.items() if k != "spurious"}
@@ -287,7 +287,7 @@ def length_controlled(
     records: Sequence[Record], seeds: Iterable[int] = LENGTH_SEEDS, **judge_settings: Any
 ) -> dict:
     """Mean agreement with the human label over ``seeds`` with the length flag held fixed
-    (notebook 11): every record judged as it is, with ``excessive_length`` off and with it on.
+    (notebook 12): every record judged as it is, with ``excessive_length`` off and with it on.
 
     Returns ``{"as is": ..., "flag off": ..., "flag on": ..., "filter": ...}``; "filter" is the
     rule filter's agreement, which reads no length flag and so is the same in all three.
@@ -313,7 +313,7 @@ FAIR_KEYS = ("as is", "flag off", "flag on", "filter")
 
 
 def fair_table(scores: dict) -> str:
-    """The length-controlled agreements and the judge's lead over the filter (notebook 11)."""
+    """The length-controlled agreements and the judge's lead over the filter (notebook 12)."""
     if not isinstance(scores, Mapping) or set(scores) != set(FAIR_KEYS):
         raise TypeError(
             f"scores must be what length_controlled returns: a mapping with the "
@@ -331,7 +331,7 @@ def fair_table(scores: dict) -> str:
 def moved_table(probes: Sequence[Probe], yardstick: tuple | None = None) -> str:
     """One line a probe: decisions moved (clean and harmful records), how many of them went to
     zararli, and the shift of mean P(zararli); then the judge's own two-run difference, the
-    record numbers ``yardstick`` (notebook 11)."""
+    record numbers ``yardstick`` (notebook 12)."""
     probes = check_items("probes", probes, Probe)
     if yardstick is not None:
         _check_yardstick(yardstick)
@@ -351,7 +351,7 @@ def moved_table(probes: Sequence[Probe], yardstick: tuple | None = None) -> str:
 
 
 def probability_table(probabilities: dict, rows: dict) -> str:
-    """How many records of each row sit at each value of P(zararli), to 4 places (notebook 11).
+    """How many records of each row sit at each value of P(zararli), to 4 places (notebook 12).
 
     ``probabilities``: what ``harmful_probability`` returns; ``rows``: name -> record numbers."""
     if not isinstance(probabilities, Mapping) or not probabilities:
@@ -379,7 +379,7 @@ def probability_table(probabilities: dict, rows: dict) -> str:
 
 def moved_counts(probes: Sequence[Probe], yardstick: tuple[int, ...]) -> dict:
     """``{change: decisions moved, ..., "new seed": two-run difference}`` for the figure
-    (notebook 11)."""
+    (notebook 12)."""
     probes = check_items("probes", probes, Probe)
     yardstick = _check_yardstick(yardstick)
     return {**{p.change: len(p.changed) for p in probes}, "new seed": len(yardstick)}
@@ -388,7 +388,7 @@ def moved_counts(probes: Sequence[Probe], yardstick: tuple[int, ...]) -> dict:
 @slide_figure
 def plot_moved(counts: dict) -> Figure:
     """Bars: decisions moved per change, per temperature, beside the two-run difference
-    (notebook 11).  ``counts`` maps a temperature label to what ``moved_counts`` returns."""
+    (notebook 12).  ``counts`` maps a temperature label to what ``moved_counts`` returns."""
     if (
         not isinstance(counts, Mapping)
         or not counts
@@ -421,7 +421,7 @@ def plot_moved(counts: dict) -> Figure:
 
 
 def length_evidence(records: Sequence[Record] | None = None) -> dict[str, float]:
-    """How much the ``excessive_length`` flag says about harm (notebook 11): its likelihood
+    """How much the ``excessive_length`` flag says about harm (notebook 12): its likelihood
     ratio, P(flag on | harmful) / P(flag on | clean).
 
     ``"population"`` is exact, from the generator's class shares and flag profiles
@@ -455,7 +455,7 @@ def length_lead(
     seed: int = 0,
     **judge_settings: Any,
 ) -> list[dict[str, Any]]:
-    """The judge's lead over the filter and its drop with the length flag off (notebook 11).
+    """The judge's lead over the filter and its drop with the length flag off (notebook 12).
 
     Each record's seed-averaged decision (its share of the runs over ``seeds`` that block
     it), as it is and with ``excessive_length`` off; three paired differences of agreement

@@ -1,4 +1,4 @@
-"""Notebook 14 - the defense measured in production: the judge on every record, a person on a few.
+"""Notebook 15 - the defense measured in production: the judge on every record, a person on a few.
 
 In production there is no label column.  The judge labels every record of the week; a person
 labels a random few.  Five ways to turn that into a rate with a 95% interval
@@ -57,7 +57,7 @@ RESAMPLES = 2000
 
 
 class Estimate(NamedTuple):
-    """One estimate with its interval (notebook 14): unpacks as ``value, low, high``."""
+    """One estimate with its interval (notebook 15): unpacks as ``value, low, high``."""
 
     value: float
     low: float
@@ -231,7 +231,7 @@ def estimate_rate(
     resamples: int = RESAMPLES,
     seed: int = 0,
 ) -> Estimate:
-    """A rate of this week's traffic with its ``level`` interval (notebook 14).
+    """A rate of this week's traffic with its ``level`` interval (notebook 15).
 
     ``person``: the person's 0/1 labels on the labelled records; ``judge_labelled``: the
     judge's on the same records; ``judge_rest``: the judge's on the unlabelled rest (0/1
@@ -297,7 +297,7 @@ def estimate_false_block_rate(
     method: str = "ppi",
     level: float = 0.95,
 ) -> Estimate:
-    """The rule filter's false block rate this week with its ``level`` interval (notebook 14).
+    """The rule filter's false block rate this week with its ``level`` interval (notebook 15).
 
     A ratio: P(the filter blocks and the record is clean) / P(clean).  ``person``: the
     person's 0/1 labels (1 = harmful) on the labelled records; ``filter_labelled``,

@@ -1,4 +1,4 @@
-"""Notebook 13 - the label itself: three simulated raters and the lesson re-scored.
+"""Notebook 14 - the label itself: three simulated raters and the lesson re-scored.
 
 Every figure of the course is scored against the human label.  This module
 asks how sure that label is.  Its agreement statistics (Cohen, Fleiss,
@@ -127,7 +127,7 @@ probability, staying on the same side of the line (it changes the graded answer 
 
 @dataclass(frozen=True)
 class Rater:
-    """Notebook 13: a simulated rater - a name, how it errs, and its error probabilities.
+    """Notebook 14: a simulated rater - a name, how it errs, and its error probabilities.
 
     ``miss``: a harmful record is graded 2 (just below the line).
     ``false_alarm``: a clean record that carries a flag is graded 3.
@@ -156,12 +156,12 @@ RATERS = (
         careless_classes=("corrupted_input", "source_spoofing"),
     ),
 )
-"""The three simulated raters of notebook 13."""
+"""The three simulated raters of notebook 14."""
 RATER_NAMES = tuple(r.name for r in RATERS)
 
 
 def severity(record: Record) -> int:
-    """Notebook 13: the reference grade of ``record`` (SEVERITY; 2 for a clean one with a flag)."""
+    """Notebook 14: the reference grade of ``record`` (SEVERITY; 2 for a clean one with a flag)."""
     grade = SEVERITY[record.cls]
     return grade + 1 if record.cls == "clean" and record.features.on() else grade
 
@@ -189,7 +189,7 @@ def rate(
     guideline: str = "short",
     seed: int = SEED,
 ) -> tuple[Any, ...]:
-    """Notebook 13: one rater's answers for ``records``, in order.
+    """Notebook 14: one rater's answers for ``records``, in order.
 
     ``scale`` 'two-point' gives 'clean' / 'harmful', 'graded' the grades 1-5;
     both come from the same judgement (harmful = grade >= 3).  ``guideline`` is
@@ -229,7 +229,7 @@ def rating_table(
     seed: int = SEED,
     raters: Sequence[Rater] = RATERS,
 ) -> tuple[tuple[Any, ...], ...]:
-    """Notebook 13: the ratings table, a row per rater (``raters`` order), a column per record."""
+    """Notebook 14: the ratings table, a row per rater (``raters`` order), a column per record."""
     records = check_records(records)
     setting = _checked_setting(scale, guideline, seed)
     for i, rater in enumerate(raters):
@@ -238,12 +238,12 @@ def rating_table(
 
 
 def human_labels(records: Iterable[Record]) -> tuple[str, ...]:
-    """Notebook 13: the human label of each record as 'clean' / 'harmful'."""
+    """Notebook 14: the human label of each record as 'clean' / 'harmful'."""
     return tuple(ANSWER_HARMFUL if is_harmful(r) else ANSWER_CLEAN for r in records)
 
 
 def majority(table: Sequence[Sequence[H]]) -> tuple[H, ...]:
-    """Notebook 13: per record, the label most raters gave (a tie goes to the earliest row's).
+    """Notebook 14: per record, the label most raters gave (a tie goes to the earliest row's).
 
     ``table`` is a ratings table: one row of labels per rater."""
     out = []
@@ -259,7 +259,7 @@ def with_rates(
     false_alarm: float = RATERS[1].false_alarm,
     careless: float = RATERS[2].careless,
 ) -> tuple[Rater, Rater, Rater]:
-    """Notebook 13: the three raters with other error probabilities (what the explorer turns)."""
+    """Notebook 14: the three raters with other error probabilities (what the explorer turns)."""
     return (
         replace(RATERS[0], miss=miss),
         replace(RATERS[1], false_alarm=false_alarm),
@@ -279,7 +279,7 @@ def _truth(truth):
 def measure_against(
     records: Sequence[Record], decide: Callable[[Record], bool], truth: Sequence[str]
 ) -> dict[str, Any]:
-    """Notebook 13: ``measure`` plus agreement, scored against ``truth`` (one label a record).
+    """Notebook 14: ``measure`` plus agreement, scored against ``truth`` (one label a record).
 
     ``truth`` holds 'clean' / 'harmful' in record order: a rater's two-point
     answers, the majority, or :func:`human_labels` (which gives ``measure``).
@@ -299,7 +299,7 @@ def _score(flagged, actual):
 def label_sets(
     records: Sequence[Record], scale_rows: Sequence[Sequence[str]]
 ) -> dict[str, Sequence[str]]:
-    """Notebook 13: {name: labels} - the human label, each rater's two-point row, the majority."""
+    """Notebook 14: {name: labels} - the human label, each rater's two-point row, the majority."""
     out: dict[str, Sequence[str]] = {"human": human_labels(records)}
     out.update(zip(RATER_NAMES, scale_rows))
     out["majority"] = majority(scale_rows)
@@ -311,7 +311,7 @@ def rescore_rows(
     decisions: Mapping[str, Callable[[Record], bool]],
     labels: Mapping[str, Sequence[str]],
 ) -> list[dict[str, Any]]:
-    """Notebook 13: one row per (label, approach): the four figures against that label.
+    """Notebook 14: one row per (label, approach): the four figures against that label.
 
     ``decisions`` maps an approach name to its decide function; ``labels``
     maps a label name to its labels (e.g. :func:`label_sets`).
@@ -329,7 +329,7 @@ def rescore_rows(
 
 
 def rescore_text(rows: Sequence[Mapping[str, Any]]) -> str:
-    """Notebook 13: the rows of :func:`rescore_rows` as a fixed-width table (under 80 columns)."""
+    """Notebook 14: the rows of :func:`rescore_rows` as a fixed-width table (under 80 columns)."""
     lines = [
         f"{'label':<10}{'approach':<12}{'precision':>10}{'recall':>9}"
         f"{'false block':>13}{'agreement':>11}"
@@ -352,7 +352,7 @@ def claim_rows(
     labels: Mapping[str, Sequence[str]],
     criteria: Callable[[Record], bool],
 ) -> list[dict[str, Any]]:
-    """Notebook 13: the lesson's two claims under each label, over many judge runs.
+    """Notebook 14: the lesson's two claims under each label, over many judge runs.
 
     For each label: the judge's recall minus the criteria's, in the first run
     and as the 95% run band (``variance.run_band``) over ``runs`` (a
@@ -384,7 +384,7 @@ def claim_rows(
 
 
 def claim_text(rows: Sequence[Mapping[str, Any]]) -> str:
-    """Notebook 13: the rows of :func:`claim_rows` as a table: does each claim hold per label?"""
+    """Notebook 14: the rows of :func:`claim_rows` as a table: does each claim hold per label?"""
     lines = [
         f"{'label':<10}{'recall gain':>12}{'95% run band':>19}{'FBR diff':>10}{'95% run band':>19}"
     ]
@@ -408,7 +408,7 @@ def claim_bands(
     n_resamples: int = 10_000,
     seed: int = 0,
 ) -> list[dict[str, Any]]:
-    """Notebook 13: the lesson's claims under each label, by the measurable rule.
+    """Notebook 14: the lesson's claims under each label, by the measurable rule.
 
     For each figure of ``figures`` and each label: the records' band
     (``sample.paired_difference``) of the figure of the judge in expectation over seeds (each
@@ -447,7 +447,7 @@ def claim_bands(
 
 
 def bands_text(rows: Sequence[Mapping[str, Any]]) -> str:
-    """Notebook 13: the rows of :func:`claim_bands` as a table (at most 80 columns): judge
+    """Notebook 14: the rows of :func:`claim_bands` as a table (at most 80 columns): judge
     minus criteria per figure and label, its records' band and p-value."""
     from .sample import p_text
 
@@ -464,7 +464,7 @@ def bands_text(rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 def class_text(records: Sequence[Record], rows: Sequence[Sequence[str]]) -> str:
-    """Notebook 13: per true class, how the raters' two-point ``rows`` agree.
+    """Notebook 14: per true class, how the raters' two-point ``rows`` agree.
 
     Columns: records in the class; the share on which every rater agrees;
     each rater's rater agreement with the human label; Fleiss' kappa of the
@@ -501,7 +501,7 @@ def spread_rows(
     labels: Mapping[str, Sequence[str]],
     criteria: Callable[[Record], bool],
 ) -> list[dict[str, Any]]:
-    """Notebook 13: per figure, how far it moves when only the label changes, next to the judge.
+    """Notebook 14: per figure, how far it moves when only the label changes, next to the judge.
 
     The range (highest - lowest) of each figure over ``labels`` (a dict name
     -> labels), for the ``criteria`` decide function and for the judge's first
@@ -533,7 +533,7 @@ def spread_rows(
 
 
 def spread_text(rows: Sequence[Mapping[str, Any]]) -> str:
-    """Notebook 13: the rows of :func:`spread_rows` as a table (under 80 columns)."""
+    """Notebook 14: the rows of :func:`spread_rows` as a table (under 80 columns)."""
     lines = [
         f"{'':<18}{'moved by the label only':^26}{'the judge on the human label':^32}",
         f"{'figure':<18}{'criteria':>12}{'judge':>12}{'two-run diff':>16}{'95% band width':>16}",
@@ -551,7 +551,7 @@ def spread_text(rows: Sequence[Mapping[str, Any]]) -> str:
 def judge_rows(
     panel_run: PanelRun, records: Sequence[Record]
 ) -> tuple[tuple[str | None, ...], ...]:
-    """Notebook 13: a panel run's judges as raters: one row of 'clean' / 'harmful' per judge.
+    """Notebook 14: a panel run's judges as raters: one row of 'clean' / 'harmful' per judge.
 
     A judge flags a record when its score is >= 0.5 (the panel's own rule);
     an abstaining judge's rating is None (only krippendorff_alpha takes it).
@@ -577,7 +577,7 @@ def judge_rows(
 
 
 def pair_rows(named: Mapping[str, Sequence[Hashable]]) -> list[dict[str, Any]]:
-    """Notebook 13: rater agreement and Cohen's kappa for every pair of ``named`` label rows."""
+    """Notebook 14: rater agreement and Cohen's kappa for every pair of ``named`` label rows."""
     names = list(named)
     return [
         {
@@ -593,7 +593,7 @@ def pair_rows(named: Mapping[str, Sequence[Hashable]]) -> list[dict[str, Any]]:
 def scale_rows(
     records: Sequence[Record], seed: int = SEED, raters: Sequence[Rater] = RATERS
 ) -> list[dict[str, Any]]:
-    """Notebook 13: per guideline, the three raters' agreement on each scale and level."""
+    """Notebook 14: per guideline, the three raters' agreement on each scale and level."""
     rows = []
     for guideline in RATER_GUIDELINES:
         graded = rating_table(records, "graded", guideline, seed, raters)
@@ -612,7 +612,7 @@ def scale_rows(
 
 @slide_figure
 def plot_pairs(rows: Sequence[Mapping[str, Any]]) -> Figure:
-    """Notebook 13: raw agreement against kappa, one point per pair (``pair_rows``), each
+    """Notebook 14: raw agreement against kappa, one point per pair (``pair_rows``), each
     labelled where it stands (no colour legend): the pairs with the always-clean labeller
     as crosses on the zero line, named by the other rater."""
     import matplotlib.pyplot as plt
@@ -664,7 +664,7 @@ def plot_pairs(rows: Sequence[Mapping[str, Any]]) -> Figure:
 
 @slide_figure
 def plot_scales(rows: Sequence[Mapping[str, Any]]) -> Figure:
-    """Notebook 13: bars per guideline: two-point kappa, graded alpha at three levels."""
+    """Notebook 14: bars per guideline: two-point kappa, graded alpha at three levels."""
     import matplotlib.pyplot as plt
 
     keys = [k for k in rows[0] if k != "guideline"]

@@ -1,4 +1,4 @@
-"""Notebook 12 - a real client's replies, kept on disk.
+"""Notebook 13 - a real client's replies, kept on disk.
 
 :class:`ClientReply` is what :class:`~lessonlib.sdk_ask.OpenAIAsk` returns (an ``AskReply``
 plus the wait a 429 asked for, the requests it took, and the reply as written);
@@ -27,7 +27,7 @@ CACHE_FOLDER = Path(__file__).resolve().parents[1] / ".cache" / "replies"
 
 @dataclass(frozen=True)
 class ClientReply(AskReply):
-    """Notebook 12 - an :class:`AskReply` from :class:`OpenAIAsk`, plus the wait the server
+    """Notebook 13 - an :class:`AskReply` from :class:`OpenAIAsk`, plus the wait the server
     asked for (``retry_after``, seconds, from a 429's ``Retry-After``), the HTTP
     ``requests`` it took (0 when read from a :class:`ReplyCache`) and the ``raw`` reply."""
 
@@ -37,7 +37,7 @@ class ClientReply(AskReply):
 
 
 class ReplyCache:
-    """Notebook 12 - replies on disk, one JSON file per question asked.
+    """Notebook 13 - replies on disk, one JSON file per question asked.
 
     A question is (model, prompt, temperature, seed, max_tokens): everything
     that changes the reply, and nothing that does not (the server's address

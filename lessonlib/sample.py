@@ -225,7 +225,7 @@ def _p_value(d):
 
 
 def p_text(p: float) -> str:
-    """A p-value as the notebooks print it: three decimals, or '<0.001' (notebooks 07-13)."""
+    """A p-value as the notebooks print it: three decimals, or '<0.001' (notebooks 07-14)."""
     return "<0.001" if p < 0.0005 else f"{p:.3f}"
 
 
@@ -251,7 +251,7 @@ def bootstrap_p(
 
 @dataclass(frozen=True)
 class PairedDifference:
-    """figure(a) - figure(b) on the same records (notebooks 07, 08, 11, 13): the estimate,
+    """figure(a) - figure(b) on the same records (notebooks 07, 09, 12, 14): the estimate,
     the records' band (``low``, ``high``) and the bootstrap p-value of 'no difference'."""
 
     estimate: float
@@ -275,7 +275,7 @@ def paired_difference(
     seed: int = 0,
 ) -> PairedDifference:
     """The estimate, records' band and p-value of ``figure(a) - figure(b)`` from one set of
-    resamples (notebooks 07, 08, 11, 13): :func:`paired_bootstrap`'s band and
+    resamples (notebooks 07, 09, 12, 14): :func:`paired_bootstrap`'s band and
     :func:`bootstrap_p`'s p-value for the same arguments, and the difference on the records
     themselves.  ``a`` and ``b`` hold a bool or a share in [0, 1] per record (shares are
     scored by expected counts)."""

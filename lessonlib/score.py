@@ -413,12 +413,15 @@ def plot_roc(truth, scores, marks=None):
     ax.annotate("ranking by chance", (0.62, 0.62), rotation=24, color="0.5", va="bottom")
     for k, (name, (fbr, recall, _)) in enumerate((marks or {}).items()):
         ax.plot([fbr], [recall], marker="os^D"[k % 4], linestyle="", markersize=9, color=f"C{k}")
+        # the first label left of its point, the others below theirs: clear of the curve,
+        # which climbs steeply at the left and runs flat along the top
         ax.annotate(
             name,
             (fbr, recall),
-            xytext=(-12, 4 - 16 * k),
+            xytext=(-12, 4) if k == 0 else (0, -14),
             textcoords="offset points",
-            ha="right",
+            ha="right" if k == 0 else "center",
+            va="baseline" if k == 0 else "top",
             color=f"C{k}",
         )
     ax.set(

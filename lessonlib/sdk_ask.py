@@ -1,4 +1,4 @@
-"""Notebook 12 - the official ``openai`` SDK as an ask ``(prompt, seed) -> ClientReply``.
+"""Notebook 13 - the official ``openai`` SDK as an ask ``(prompt, seed) -> ClientReply``.
 
 Three values say where :class:`OpenAIAsk` goes - ``base_url``, ``api_key``, ``model`` - so
 the same code talks to the course's server, to a local model server (Ollama, llama.cpp,
@@ -28,7 +28,7 @@ LOOPBACK = (HOST, "localhost", "::1")
 
 
 class OpenAIAsk:
-    """Notebook 12 - an ask ``(prompt, seed) -> AskReply`` on the official ``openai`` SDK.
+    """Notebook 13 - an ask ``(prompt, seed) -> AskReply`` on the official ``openai`` SDK.
 
     ``base_url``, ``api_key`` and ``model`` say where the questions go.  Each
     call sends the prompt as one user message with ``temperature``, the seed
@@ -54,7 +54,7 @@ class OpenAIAsk:
     The SDK's own retries are off (``max_retries=0``, the default here; the
     SDK's is 2): they would resend the same seed, hide calls from the panel's
     count and wait between attempts.  The panel's rule - one retry with
-    seed + 1 - is then the only one in force.  Exercise 1 of notebook 12
+    seed + 1 - is then the only one in force.  Exercise 1 of notebook 13
     turns them on to show the difference.
 
     ``cache``: a :class:`ReplyCache` (default None, no cache).  ``on_reset``:

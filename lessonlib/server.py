@@ -1,4 +1,4 @@
-"""Notebook 12 - the course's judges behind an OpenAI-compatible route on 127.0.0.1.
+"""Notebook 13 - the course's judges behind an OpenAI-compatible route on 127.0.0.1.
 
 :class:`SimulatorServer` serves the simulated judges behind ``POST /v1/chat/completions``
 (and ``GET /v1/models``).  Its replies are the simulator's own: the same text, the same
@@ -72,7 +72,7 @@ def _close(http, thread):
 
 
 class SimulatorServer:
-    """Notebook 12 - the course's judges behind ``POST /v1/chat/completions`` on 127.0.0.1.
+    """Notebook 13 - the course's judges behind ``POST /v1/chat/completions`` on 127.0.0.1.
 
     It starts when it is made and stops with :meth:`stop` (or :meth:`close`,
     or at the end of a ``with`` block, or when the last reference to it goes:

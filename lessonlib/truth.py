@@ -1,4 +1,4 @@
-"""Notebooks 07 and 14 - the truth the generator knows, and the bands checked against it.
+"""Notebooks 07 and 15 - the truth the generator knows, and the bands checked against it.
 
 Every record is drawn from a known population (``records``): a class by CLASS_SHARE, a
 source by SOURCE_SHARE[class], each of the seven flags on with PROFILE[class], a text

@@ -1,4 +1,4 @@
-"""Notebook 12 - a real judge's verdict read by protocol, never by keywords.
+"""Notebook 13 - a real judge's verdict read by protocol, never by keywords.
 
 A real model writes free text, and no list of keywords reads free text right: "The record
 isn't temiz", "Temiz sayılmaz" ("hardly clean") and "Zararlı görünmüyor" ("does not look
@@ -47,7 +47,7 @@ VERDICT_GUIDELINE = GUIDELINE.replace(
     f"Son satira {VERDICT_WORD}: temiz ya da {VERDICT_WORD}: zararli yaz . Oznitelikler :",
 )
 """The lesson's guideline plus the protocol, "write ETİKET: temiz or ETİKET: zararli as the
-last line", before the attributes (what a real model is asked in notebook 12)."""
+last line", before the attributes (what a real model is asked in notebook 13)."""
 
 _EDGES = " \t\r\n*_`'\"«»“”‘’.!>#-"  # markdown, quotes and a full stop around a label
 _VERDICT_LINE = re.compile(r"\s*(?:[>#-]\s*)*(" + "|".join(VERDICT_KEYS) + r")\s*:(.*)")
@@ -55,7 +55,7 @@ _FENCE = re.compile(r"\s*```[\w-]*[ \t]*\n(.*?)\n?[ \t]*```\s*", re.S)
 
 
 def fold(text: str) -> str:
-    """Notebook 12 - lower case the way the course's labels are spelled (ASCII, Turkish-aware).
+    """Notebook 13 - lower case the way the course's labels are spelled (ASCII, Turkish-aware).
 
     NFKC forms first (a full-width ``ｔｅｍｉｚ`` is ``temiz``), then accents come off
     (``ş`` -> ``s``) and both Turkish i's fold to ``i``: ``İ`` and ``I`` as well as the
@@ -111,7 +111,7 @@ def _json_label(text):
 
 
 def read_reply(text: str) -> str | None:
-    """Notebook 12 - the verdict a real model's reply states by protocol, or None.
+    """Notebook 13 - the verdict a real model's reply states by protocol, or None.
 
     In this order: a JSON object's label (``{"label": "zararli"}``, the key ``label`` or
     ``etiket``); else the label of the **last** verdict line (``ETİKET: temiz``, or
@@ -134,7 +134,7 @@ def read_reply(text: str) -> str | None:
 
 
 def first_verdict(text: str) -> str | None:
-    """Notebook 12 - the label of the **first** verdict line (or the whole reply, as
+    """Notebook 13 - the label of the **first** verdict line (or the whole reply, as
     :func:`read_reply`): the reading a planted line fools, shown to be beaten."""
     if not isinstance(text, str):
         raise TypeError(f"text must be reply text (str), got {type(text).__name__}")
@@ -143,7 +143,7 @@ def first_verdict(text: str) -> str | None:
 
 
 def first_label(text: str) -> str | None:
-    """Notebook 12 - the naive reader: the first label word anywhere in the folded reply.
+    """Notebook 13 - the naive reader: the first label word anywhere in the folded reply.
 
     Shown only to be beaten: it reads ``"Temiz değil."`` (not clean) as temiz.
     Use :func:`read_reply`.
@@ -154,7 +154,7 @@ def first_label(text: str) -> str | None:
 
 
 def label_response_format(name: str = "verdict") -> dict[str, Any]:
-    """Notebook 12 - the ``response_format`` that asks for ``{"label": <temiz|zararli>}``: a
+    """Notebook 13 - the ``response_format`` that asks for ``{"label": <temiz|zararli>}``: a
     strict JSON schema whose one property is an enum of the two labels (a fresh dict)."""
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", name):
         raise ValueError(

@@ -1,4 +1,4 @@
-"""Notebook 14 - weeks of traffic, simulated, with their truth known.
+"""Notebook 15 - weeks of traffic, simulated, with their truth known.
 
 The estimators live in :mod:`lessonlib.production` (the door: ``estimate_rate``); this module
 gives them weeks to work on and counts how well they do:
@@ -61,7 +61,7 @@ STAND_INS = ("label", "score")
 """The judge's stand-in on a record: its label (a draw) or its score P(zararli)."""
 
 WEEK_SEED = 700_000_000
-"""The seed of notebook 14's week.  Record i of seed s is drawn from s + 6151 * i, so a week of
+"""The seed of notebook 15's week.  Record i of seed s is drawn from s + 6151 * i, so a week of
 5,000 records from this seed uses 700,000,000 .. 730,749,849: far from the lesson's SEED."""
 
 DRIFT_SHARES = (0.47, 0.10, 0.07, 0.07, 0.07, 0.22)
@@ -114,7 +114,7 @@ def _check_settings(quantity, stand_in, class_shares):
 def true_rates(
     class_shares: Sequence[float] = CLASS_SHARE, **judge_settings: Any
 ) -> dict[str, float]:
-    """The population's true rates under this class mix (notebook 14), exactly.
+    """The population's true rates under this class mix (notebook 15), exactly.
 
     ``harmful`` (1 - the clean share), ``filter_right`` and ``false_block_rate`` (the
     filter's agreement and false block rate, from ``population_figures``), ``judge_blocks``
@@ -181,7 +181,7 @@ def simulate_estimates(
     seed: int = 0,
     **judge_settings: Any,
 ) -> dict[str, np.ndarray]:
-    """{method: array (weeks, 3) of value, low, high} over simulated weeks (notebook 14).
+    """{method: array (weeks, 3) of value, low, high} over simulated weeks (notebook 15).
 
     ``quantity``: one of QUANTITIES, or RATIO (the filter's false block rate, with
     RATIO_METHODS; the default methods become those).
@@ -232,7 +232,7 @@ def simulate_estimates(
 
 def coverage_rows(estimates: Mapping[str, np.ndarray], truth: float) -> list[dict[str, Any]]:
     """One row per method: how often its interval holds ``truth``, its mean value, the mean
-    and the middle width of its interval (notebook 14)."""
+    and the middle width of its interval (notebook 15)."""
     truth = check_number("truth", truth)
     rows = []
     for method, est in estimates.items():
@@ -252,7 +252,7 @@ def coverage_rows(estimates: Mapping[str, np.ndarray], truth: float) -> list[dic
 
 
 def coverage_text(rows: Sequence[Mapping[str, Any]]) -> str:
-    """The coverage table, at most 80 columns (notebook 14)."""
+    """The coverage table, at most 80 columns (notebook 15)."""
     lines = [
         f"{'method':<14}{'covers truth':>13}{'mean estimate':>15}{'bias':>9}{'mean width':>12}"
     ]
@@ -275,7 +275,7 @@ def width_rows(
     seed: int = 0,
 ) -> list[dict[str, Any]]:
     """Mean interval width per method against the number of person labels, over simulated
-    weeks (notebook 14): one row per count, ``{"labelled": n, method: width, ...}``."""
+    weeks (notebook 15): one row per count, ``{"labelled": n, method: width, ...}``."""
     rows = []
     for i, n in enumerate(check_collection("counts", counts, "a list of counts", "count")):
         est = simulate_estimates(
@@ -296,7 +296,7 @@ def width_rows(
 @slide_figure
 def plot_widths(rows: Sequence[Mapping[str, Any]]) -> Any:
     """Interval width against the number of person labels, one line per method, each line
-    labelled at its start, where the lines lie furthest apart (notebook 14)."""
+    labelled at its start, where the lines lie furthest apart (notebook 15)."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, FIGURE_WIDTH * 0.5))
@@ -339,7 +339,7 @@ def labels_needed(
     **judge_settings: Any,
 ) -> dict[str, int | None]:
     """Person labels each method needs for a ``level`` interval of +- ``half_width`` when the
-    judge labels ``rest`` other records (notebook 14), from the population's exact moments.
+    judge labels ``rest`` other records (notebook 15), from the population's exact moments.
 
     A method's half-width is z * sqrt(v / n + u / rest): v the variance each person label
     leaves (labelled: the quantity's own; PPI: of person minus judge; PPI++: of person minus
@@ -388,7 +388,7 @@ def labels_needed_text(
     half_width: float, *, quantity: str = "harmful", rest: int = 5000, level: float = 0.95
 ) -> str:
     """Person labels each method needs for +- ``half_width``, with the judge's label and with
-    its score as the stand-in, and the share saved against the sample alone (notebook 14)."""
+    its score as the stand-in, and the share saved against the sample alone (notebook 15)."""
     lines = [f"{'stand-in':<10}{'method':<14}{'person labels':>14}{'saved':>8}"]
     for stand_in in STAND_INS:
         need = labels_needed(
@@ -409,7 +409,7 @@ def labels_needed_text(
 
 @dataclass(frozen=True)
 class Week:
-    """A week of traffic (notebook 14): the records, the judge's label (one run) and score
+    """A week of traffic (notebook 15): the records, the judge's label (one run) and score
     on every one, the rule filter's decision, and the records a person labelled."""
 
     records: tuple[Record, ...]
@@ -467,7 +467,7 @@ def _fbr_inputs(week, stand_in):
 def week_of_traffic(size: int = 5000, labelled: int = 200, seed: int = WEEK_SEED) -> Week:
     """A week of ``size`` fresh records from the generator at ``seed``, the judge (one run at
     that seed) and the rule filter on every one, a person on ``labelled`` of them chosen at
-    random (notebook 14).  Keep seeds of different weeks far apart: record i of seed s is
+    random (notebook 15).  Keep seeds of different weeks far apart: record i of seed s is
     drawn from s + 6151 * i."""
     size = check_int("size", size, minimum=3)
     labelled = check_int("labelled", labelled, minimum=2)
@@ -495,7 +495,7 @@ def estimates_text(
     truth: float | None = None,
     level: float = 0.95,
 ) -> str:
-    """The five estimates side by side with their intervals (notebook 14); with ``truth``,
+    """The five estimates side by side with their intervals (notebook 15); with ``truth``,
     whether each interval holds it.  Rogan-Gladen is left out for scores."""
     person, judge_labelled, judge_rest = list(person), list(judge_labelled), list(judge_rest)
     scores = any(v not in (0, 1) for v in list(judge_labelled) + list(judge_rest))

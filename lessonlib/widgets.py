@@ -18,10 +18,10 @@ The explorers in the notebooks are one call each::
     judge_explorer()             # notebook 04: temperature, seed, guideline, ...
 
     from lessonlib.widgets import panel_explorer
-    panel_explorer()             # notebook 09: judges, quorum, aggregate, ...
+    panel_explorer()             # notebook 10: judges, quorum, aggregate, ...
 
     from lessonlib.widgets import raters_explorer
-    raters_explorer()            # notebook 13: each rater's error rates, the guideline
+    raters_explorer()            # notebook 14: each rater's error rates, the guideline
 
 Stored outputs stay deterministic for nbval: the text pane is an ``HTML``
 widget whose value is set directly (no ``Output`` widget, so nothing is
@@ -123,13 +123,13 @@ JUDGE_BAND_RUNS = 1000
 the same 1,000 runs as notebook 06, so with the lesson's settings the band is 06's."""
 PANEL_BAND_SEEDS = 100
 """Panel seeds (the lesson's seed and the ones after it) behind the panel explorer's 95%
-run band.  Notebook 10 uses 1,000; 100 keep a redraw of the largest panel (four judges,
+run band.  Notebook 11 uses 1,000; 100 keep a redraw of the largest panel (four judges,
 quorum 5, free-form guideline) under 100 ms (benchmarks/bench_widgets.py).  The
 explorer's text names the count and where the lesson's seed falls among the runs."""
 PANEL_MAX_QUORUM = 10
 """The largest quorum :func:`panel_text` accepts (the explorer's slider stops at 5)."""
 PANEL_MAX_BAND_SEEDS = 1000
-"""The most panel seeds :func:`panel_text` accepts (notebook 10's count)."""
+"""The most panel seeds :func:`panel_text` accepts (notebook 11's count)."""
 
 
 def _records(records):
@@ -320,7 +320,7 @@ def panel_settings(
     """Check the panel explorer's settings; return them as a dict (nothing is run).
 
     Bounds, checked here before any work: ``quorum`` from 1 to ``PANEL_MAX_QUORUM``,
-    ``band_seeds`` from 2 to ``PANEL_MAX_BAND_SEEDS``.  Notebook 09 defined it.
+    ``band_seeds`` from 2 to ``PANEL_MAX_BAND_SEEDS``.  Notebook 10 defined it.
     """
     judges = check_names("judges", judges, JUDGE_NAMES)
     if not judges:
@@ -389,7 +389,7 @@ def panel_text(
     those runs, calls and input tokens, the panel's reported scores (what
     ``aggregate`` changes) and the expected changed records
     (:func:`lessonlib.variance.expected_changed`).  Lines of at most 80
-    columns.  Notebook 09 defined it.
+    columns.  Notebook 10 defined it.
     """
     records = check_records(records)
     s = panel_settings(
@@ -659,7 +659,7 @@ def judge_explorer(records: Sequence[Record] | None = None) -> Explorer:
 
 
 def panel_explorer(records: Sequence[Record] | None = None) -> Explorer:
-    """Notebook 09: which judges sit on the panel, quorum, aggregate, min_agreement,
+    """Notebook 10: which judges sit on the panel, quorum, aggregate, min_agreement,
     the unreadable rule and the guideline.
 
     Each change reruns the panel at the lesson's seed and over
@@ -745,7 +745,7 @@ def panel_explorer(records: Sequence[Record] | None = None) -> Explorer:
 
 
 # --------------------------------------------------------------------------
-# Notebook 13: the raters explorer
+# Notebook 14: the raters explorer
 # --------------------------------------------------------------------------
 
 
@@ -758,7 +758,7 @@ def raters_text(
     guideline: str = "short",
     criteria: Callable[[Record], bool] | None = None,
 ) -> str:
-    """Notebook 13 explorer's text: error rates in, kappa, alpha and the re-scored table out."""
+    """Notebook 14 explorer's text: error rates in, kappa, alpha and the re-scored table out."""
     records = check_records(records)
     raters = with_rates(miss, false_alarm, careless)
     graded = rating_table(records, "graded", guideline, SEED, raters)
@@ -794,7 +794,7 @@ def raters_text(
 
 
 def raters_explorer(records: Sequence[Record] | None = None) -> Explorer:
-    """Notebook 13: sliders for each rater's error probability and the guideline.
+    """Notebook 14: sliders for each rater's error probability and the guideline.
 
     Each change re-rates the records and redraws kappa, alpha and the criteria
     filter and the judge (run 1, the lesson's seed) re-scored against each label.

@@ -1329,7 +1329,7 @@ ROWS.update(
 )
 
 
-# notebook 14: the five estimates of a rate (lessonlib.production) and the simulated weeks
+# notebook 15: the five estimates of a rate (lessonlib.production) and the simulated weeks
 # (lessonlib.weeks)
 ROWS.update(
     {

@@ -19,7 +19,7 @@ import pytest
 import lessonlib as L
 import netguard
 from lessonlib import client as C
-from lessonlib.exercises import step12
+from lessonlib.exercises import step13
 from lessonlib.panel import JudgeError
 from lessonlib.panel_study import FREE_FORM_GUIDELINE
 
@@ -640,8 +640,8 @@ def test_a_cached_run_reproduces_its_figures_without_http(tmp_path):
             RECORDS, L.SEED + 1
         )
         neighbour = srv.requests - first.calls
-        assert neighbour == step12._neighbour_cache_requests() < first.calls
-        assert second.calls - neighbour == step12._neighbour_cache_hits(2) > 0  # one pair
+        assert neighbour == step13._neighbour_cache_requests() < first.calls
+        assert second.calls - neighbour == step13._neighbour_cache_hits(2) > 0  # one pair
     # the server is gone: any HTTP call would now raise ConnectionError
     again = C.OpenAIAsk(srv.base_url, "course", "lesson", timeout=TIMEOUT, cache=cache)
     second = L.Panel([again], on_unreadable="clean").run(RECORDS)
@@ -734,9 +734,9 @@ def test_the_sdks_own_retries_hide_calls_from_the_panel(server):
     assert run.calls == len(RECORDS) and run.retries == 0
     assert server.requests == len(RECORDS) + len(RECORDS) // L.RATE_LIMIT_EVERY
     assert server.requests == L.run_judge(RECORDS).calls
-    assert (run.calls, server.requests) == step12._sdk_retry_bill()[:2]
+    assert (run.calls, server.requests) == step13._sdk_retry_bill()[:2]
     # exercise 1's answer: the server reads what the lesson's judge reads, the panel less
-    assert L.run_judge(RECORDS).input_tokens - run.input_tokens == step12._token_shortfall()
+    assert L.run_judge(RECORDS).input_tokens - run.input_tokens == step13._token_shortfall()
 
 
 # ------------------------------------------------------------------ the exercise checks of 12
@@ -744,9 +744,9 @@ def test_the_sdks_own_retries_hide_calls_from_the_panel(server):
 
 
 def test_check_sdk_retries(capsys):
-    ex, (panel, server, panel_tokens, server_tokens) = step12, step12._sdk_retry_bill()
-    assert (panel, server) == step12._sdk_retry_bill()[:2] and server > panel
-    shortfall = step12._token_shortfall()
+    ex, (panel, server, panel_tokens, server_tokens) = step13, step13._sdk_retry_bill()
+    assert (panel, server) == step13._sdk_retry_bill()[:2] and server > panel
+    shortfall = step13._token_shortfall()
     assert shortfall == server_tokens - panel_tokens > 0
     assert not ex.check_sdk_retries(...)
     assert capsys.readouterr().out.startswith("Not yet: fill in")
@@ -761,20 +761,20 @@ def test_check_sdk_retries(capsys):
 
 
 def test_check_neighbour_cache(capsys):
-    ex, hits = step12, step12._neighbour_cache_hits()
+    ex, hits = step13, step13._neighbour_cache_hits()
     assert not ex.check_neighbour_cache(...)
     assert capsys.readouterr().out.startswith("Not yet: fill in")
     for wrong in (-1, 2.5, True):
         assert not ex.check_neighbour_cache(wrong)
         assert capsys.readouterr().out.startswith("Not yet: give a whole number")
-    for wrong in (hits + 1, step12._neighbour_cache_requests(), len(RECORDS)):
+    for wrong in (hits + 1, step13._neighbour_cache_requests(), len(RECORDS)):
         assert not ex.check_neighbour_cache(wrong)
         assert "which questions" in capsys.readouterr().out
     assert not ex.check_neighbour_cache(0)  # judge_records' count: its back-off, named
     assert "judge_records" in capsys.readouterr().out
-    assert not ex.check_neighbour_cache(step12._neighbour_cache_hits(2))  # one pair only
+    assert not ex.check_neighbour_cache(step13._neighbour_cache_hits(2))  # one pair only
     assert "first pair" in capsys.readouterr().out
-    assert hits > 2 * step12._neighbour_cache_hits(2)  # a space wider than a few tries
+    assert hits > 2 * step13._neighbour_cache_hits(2)  # a space wider than a few tries
     assert ex.check_neighbour_cache(hits)
     assert capsys.readouterr().out.startswith("PASS: ")
 

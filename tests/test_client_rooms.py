@@ -1,4 +1,4 @@
-"""The real client in rooms by job (issue 28): each room small, on the map, and notebook 12's
+"""The real client in rooms by job (issue 28): each room small, on the map, and notebook 13's
 names still reached as ``lessonlib.client.X``."""
 
 import ast

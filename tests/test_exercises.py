@@ -19,6 +19,7 @@ from lessonlib.exercises import (
     step06,
     step09,
     step10,
+    step11,
 )
 
 # The lesson's class table: records per harmful class (24 + 17 + 10 + 23 + 19 = 93).
@@ -516,7 +517,7 @@ def rule_ask(prompt, seed):
 
 
 def test_check_rule_ask_passes_the_rule_filter(capsys):
-    assert "all 240 records" in passes(capsys, step09.check_rule_ask(rule_ask))
+    assert "all 240 records" in passes(capsys, step10.check_rule_ask(rule_ask))
 
 
 @pytest.mark.parametrize(
@@ -530,16 +531,16 @@ def test_check_rule_ask_passes_the_rule_filter(capsys):
     ],
 )
 def test_check_rule_ask_hints(capsys, answer):
-    hints(capsys, step09.check_rule_ask(answer))
+    hints(capsys, step10.check_rule_ask(answer))
 
 
 @pytest.mark.parametrize(
     "check",
     [
-        step09.check_rule_ask,
-        step09.check_vetoed,
-        step10.check_moved_by_rule,
-        step10.check_share_above_greedy,
+        step10.check_rule_ask,
+        step10.check_vetoed,
+        step11.check_moved_by_rule,
+        step11.check_share_above_greedy,
     ],
 )
 def test_a_placeholder_is_told_what_to_fill_in(capsys, check):
@@ -548,7 +549,7 @@ def test_a_placeholder_is_told_what_to_fill_in(capsys, check):
 
 
 def test_check_rule_ask_hint_points_at_the_prompt_not_the_words(capsys):
-    out = hints(capsys, step09.check_rule_ask(lambda prompt, seed: "temiz"))
+    out = hints(capsys, step10.check_rule_ask(lambda prompt, seed: "temiz"))
     assert "record 2" in out and not any(w in out for w in WORDS)
 
 
@@ -559,10 +560,10 @@ def test_check_vetoed(capsys):
     run = L.Panel(L.judge_models("lesson", "plain", "wary", "greedy")).run(records, L.SEED)
     flags = [sum(s >= 0.5 for s in js) for js in run.judge_scores.values()]
     truth = flags.count(2) + flags.count(3)
-    assert "flags 26 records" in passes(capsys, step09.check_vetoed(truth))
+    assert "flags 26 records" in passes(capsys, step10.check_vetoed(truth))
     assert truth == 26
     for wrong in (truth - 1, truth + 1, 2.5, -1, "26"):
-        hints(capsys, step09.check_vetoed(wrong))
+        hints(capsys, step10.check_vetoed(wrong))
 
 
 @pytest.mark.slow  # many-seed runs, about 1 s of CPU: make test runs it, make check does not
@@ -570,13 +571,13 @@ def test_moved_by_rule_is_the_seed_by_seed_difference():
     # the engine path against Panel.run seed by seed, on two seeds
     seeds = range(L.SEED, L.SEED + 2)
     records = L.make_records()
-    got = step10._moved_by_rule(seeds)
+    got = step11._moved_by_rule(seeds)
     readable = [L.Panel(L.judge_models(*L.DIVERSE), quorum=3).run(records, s) for s in seeds]
     for rule in ("harmful", "clean", "abstain"):
         counts = []
         for seed, a in zip(seeds, readable):
             b = L.Panel(L.judge_models(*L.DIVERSE), quorum=3, on_unreadable=rule).run(
-                records, seed, step10.FREE_FORM_GUIDELINE
+                records, seed, step11.FREE_FORM_GUIDELINE
             )
             counts.append(sum(a.decide(r) != b.decide(r) for r in records))
         assert got[rule] == sum(counts) / len(counts)
@@ -584,7 +585,7 @@ def test_moved_by_rule_is_the_seed_by_seed_difference():
 
 @pytest.mark.slow  # many-seed runs, about 1 s of CPU: make test runs it, make check does not
 def test_check_moved_by_rule(capsys):
-    by_rule = step10._moved_by_rule()
+    by_rule = step11._moved_by_rule()
     # the prose's words: fail-open counts an unreadable reply clean, fail-closed harmful
     moved = {
         "fail-open": by_rule["clean"],
@@ -592,7 +593,7 @@ def test_check_moved_by_rule(capsys):
         "abstain": by_rule["abstain"],
     }
     assert min(moved, key=moved.get) == "abstain"
-    out = passes(capsys, step10.check_moved_by_rule(moved))
+    out = passes(capsys, step11.check_moved_by_rule(moved))
     assert "over 200 panel seeds" in out and "'abstain' moves the fewest" in out
     for wrong in (
         {**moved, "fail-open": moved["fail-open"] + 0.1},
@@ -600,14 +601,14 @@ def test_check_moved_by_rule(capsys):
         "abstain",
         {**moved, "fail-closed": "0.65"},
     ):
-        hints(capsys, step10.check_moved_by_rule(wrong))
-    assert "words of the notebook" in hints(capsys, step10.check_moved_by_rule(by_rule))
+        hints(capsys, step11.check_moved_by_rule(wrong))
+    assert "words of the notebook" in hints(capsys, step11.check_moved_by_rule(by_rule))
 
 
 def test_share_above_greedy_counts_runs_with_higher_agreement():
     seeds = range(L.SEED, L.SEED + 4)
     records = L.make_records()
-    share, greedy = step10._share_above_greedy(seeds)
+    share, greedy = step11._share_above_greedy(seeds)
     runs = [L.Panel(L.judge_models("lesson")).run(records, s) for s in seeds]
     greedy_run = L.Panel(L.judge_models("greedy")).run(records, L.SEED)
     assert greedy == L.agreement(records, greedy_run.decide)
@@ -615,11 +616,11 @@ def test_share_above_greedy_counts_runs_with_higher_agreement():
 
 
 def test_check_share_above_greedy(capsys):
-    share, greedy = step10._share_above_greedy()
+    share, greedy = step11._share_above_greedy()
     assert 0 < share < 1
-    assert f"{greedy:.4f} on every seed" in passes(capsys, step10.check_share_above_greedy(share))
+    assert f"{greedy:.4f} on every seed" in passes(capsys, step11.check_share_above_greedy(share))
     for wrong in (share + 0.01, 1 - share, share * 100, "0.5"):
-        hints(capsys, step10.check_share_above_greedy(wrong))
+        hints(capsys, step11.check_share_above_greedy(wrong))
 
 
 def test_names_hint_reports_unknown_names_before_missing_ones():
@@ -687,3 +688,24 @@ def test_grade_number_computes_the_truth_only_for_an_answer_of_the_right_kind(ca
         assert not grade(capsys, wrong, truth=truth, places=None)[0]
     assert calls == []
     assert grade(capsys, 3, truth=truth, places=None)[0] and calls == [1]
+
+
+# ---- 09: the calls a cascade saves, on the larger draw
+
+
+def test_calls_saved_passes_the_difference_of_the_two_runs_and_names_each_slip(capsys):
+    records = L.make_records(step09.BIG_DRAW)
+    alone, first = L.run_judge(records), L.cascade(records)
+    saved = alone.calls - first.calls
+    assert saved > len(first.blocked)  # the retries saved too: the slip differs from the answer
+    assert str(saved) in passes(capsys, step09.check_calls_saved(saved))
+    assert "records the filter blocks" in hints(
+        capsys, step09.check_calls_saved(len(first.blocked))
+    )
+    small = L.make_records()
+    on_240 = L.run_judge(small).calls - L.cascade(small).calls
+    assert "lesson's 240 records" in hints(capsys, step09.check_calls_saved(on_240))
+    for wrong in (saved + 1, alone.calls, None):
+        assert str(saved) not in hints(capsys, step09.check_calls_saved(wrong))
+    for kind in (str(saved), saved + 0.5):  # not a whole number: told so, echoed back
+        assert "whole number" in hints(capsys, step09.check_calls_saved(kind))

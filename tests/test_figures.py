@@ -73,7 +73,7 @@ def test_an_axes_is_drawn_into():
         plt.close("all")
 
 
-# ---- the figures of notebooks 01, 03 and 09 (issue 23), each read against numbers worked here
+# ---- the figures of notebooks 01, 03 and 10 (issue 23), each read against numbers worked here
 
 
 def test_class_sources_bars_are_the_counts_per_class_and_source():

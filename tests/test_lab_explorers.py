@@ -1,4 +1,4 @@
-"""Every explorer (02, 04, 09 and 13) in a real JupyterLab, driven by Chromium.
+"""Every explorer (02, 04, 10 and 14) in a real JupyterLab, driven by Chromium.
 
 One JupyterLab (from this .venv, loopback port, random token, no browser, serving a
 temporary copy of notebooks/, without the panels and services a test does not use: see
@@ -41,8 +41,8 @@ pytestmark = [
 NOTEBOOKS = (
     "02_criteria_filter.ipynb",
     "04_two_seed_variance.ipynb",
-    "09_judge_panel.ipynb",
-    "13_label_raters.ipynb",
+    "10_judge_panel.ipynb",
+    "14_label_raters.ipynb",
 )
 EXECUTED = "opens_unmodified.ipynb"  # written and run by execute_notebooks.py
 
@@ -67,7 +67,7 @@ def page():
     """One Lab page for the module.  The server starts while the browser starts;
     execute_notebooks.py runs its notebook (in a thread, with a kernel of its own) and the
     Lab kernels of 02, 04, 09, 13 and that notebook start while the page loads JupyterLab;
-    then 02, 04, 09 and 13 are opened and Run All starts in all four."""
+    then 02, 04, 10 and 14 are opened and Run All starts in all four."""
     pytest.importorskip("playwright", reason="playwright (requirements.txt) is not installed")
     lab = ls.LabServer(lean=True).start()
     try:

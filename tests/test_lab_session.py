@@ -41,12 +41,12 @@ def flaky(monkeypatch, failures):
 def test_a_failed_open_is_retried(monkeypatch):
     calls = flaky(monkeypatch, failures=2)
     said = []
-    assert ls.open_and_run(Page(), None, "09_judge_panel.ipynb", say=said.append) == "explorer"
+    assert ls.open_and_run(Page(), None, "10_judge_panel.ipynb", say=said.append) == "explorer"
     assert calls == ["open_lab", "open_lab", "open_lab", "open", "ran"]
     assert said == [
-        "opening 09_judge_panel.ipynb failed (Resulting promise was garbage "
+        "opening 10_judge_panel.ipynb failed (Resulting promise was garbage "
         "collected); attempt 2 of 3",
-        "opening 09_judge_panel.ipynb failed (Resulting promise was garbage "
+        "opening 10_judge_panel.ipynb failed (Resulting promise was garbage "
         "collected); attempt 3 of 3",
     ]
 
@@ -54,5 +54,5 @@ def test_a_failed_open_is_retried(monkeypatch):
 def test_the_last_failure_is_raised(monkeypatch):
     calls = flaky(monkeypatch, failures=ls.OPEN_ATTEMPTS)
     with pytest.raises(playwright.Error, match="garbage collected"):
-        ls.open_and_run(Page(), None, "09_judge_panel.ipynb")
+        ls.open_and_run(Page(), None, "10_judge_panel.ipynb")
     assert calls == ["open_lab"] * ls.OPEN_ATTEMPTS

@@ -2,7 +2,7 @@
 
 The judges here are fake asks: deterministic callables that answer from a
 script (record number, seed) -> reply and log every call.  Expectations are
-worked out by hand from the rules in the Panel docstring (notebook 09).
+worked out by hand from the rules in the Panel docstring (notebook 10).
 """
 
 import math

@@ -1,4 +1,4 @@
-"""The comparisons of notebook 10 (lessonlib.panel_study).
+"""The comparisons of notebook 11 (lessonlib.panel_study).
 
 Expectations come from hand-worked small cases and from the lesson text's printed figures.
 """

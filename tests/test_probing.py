@@ -1,4 +1,4 @@
-"""lessonlib.probing (notebook 11): counterfactual twins asked of the same judge.
+"""lessonlib.probing (notebook 12): counterfactual twins asked of the same judge.
 
 Expectations are derived by hand from the definitions: ``before`` and ``after`` are two
 ``run_judge`` runs (records, then twins built here with dataclasses.replace), ``changed`` the
@@ -20,7 +20,7 @@ import pytest
 import lessonlib as L
 from lesson_defs import record
 from lessonlib import probe as probe_fn
-from lessonlib.exercises import step11
+from lessonlib.exercises import step12
 from lessonlib.probing import (
     cue_inside,
     describe_twin,
@@ -308,7 +308,7 @@ def said(capsys):
 
 def test_text_against_seed_is_the_seed_by_seed_count():
     seeds = range(L.SEED, L.SEED + 2)
-    got = step11._text_against_seed(seeds)
+    got = step12._text_against_seed(seeds)
     twins = [twin(r, "text") for r in RECORDS]
     text, new = [], []
     for s in seeds:
@@ -322,8 +322,8 @@ def test_text_against_seed_is_the_seed_by_seed_count():
 
 
 def test_check_text_against_seed(capsys):
-    truth = step11._ANSWERS["check_text_against_seed"]()
-    assert step11.check_text_against_seed(truth) is True
+    truth = step12._ANSWERS["check_text_against_seed"]()
+    assert step12.check_text_against_seed(truth) is True
     assert said(capsys).startswith("PASS: over 200 seeds")
     for wrong in (
         None,
@@ -333,7 +333,7 @@ def test_check_text_against_seed(capsys):
         {**truth, "new seed": str(truth["new seed"])},
         [1, 2],
     ):
-        assert step11.check_text_against_seed(wrong) is False
+        assert step12.check_text_against_seed(wrong) is False
         out = said(capsys)
         assert out.startswith("Not yet: ")
         assert ("fill in" in out) == (wrong is ...), out  # ... is the one placeholder
@@ -342,7 +342,7 @@ def test_check_text_against_seed(capsys):
 
 def test_check_long_twin(capsys):
     right = lambda r: replace(r, features=L.Flags({**r.features, LONG: True}))  # noqa: E731
-    assert step11.check_long_twin(right) is True
+    assert step12.check_long_twin(right) is True
     expected = probe_fn(RECORDS, right, temperature=0)
     out = said(capsys)
     assert out.startswith("PASS: ") and f"moves {len(expected.changed)} decisions" in out
@@ -356,7 +356,7 @@ def test_check_long_twin(capsys):
         lambda r: replace(right(r), source="user"),
         lambda r: 1 / 0,
     ):
-        assert step11.check_long_twin(wrong) is False
+        assert step12.check_long_twin(wrong) is False
         out = said(capsys)
         assert out.startswith("Not yet: ")
         assert ("fill in" in out) == (wrong is ...), out

@@ -1,4 +1,4 @@
-"""Notebook 14: the five estimates of a rate, the simulated weeks and the labels needed.
+"""Notebook 15: the five estimates of a rate, the simulated weeks and the labels needed.
 
 ``estimate_rate`` is written from the definitions with numpy; here it is held to small cases
 worked by hand, to ``ppi-python`` 0.2.3 (``classical_mean_ci``, ``ppi_mean_ci`` with lam=1
@@ -18,7 +18,7 @@ import lessonlib as L
 from lesson_defs import STRIDE
 from lessonlib import production as P
 from lessonlib import weeks as W
-from lessonlib.exercises import step14
+from lessonlib.exercises import step15
 
 ppi_py = pytest.importorskip("ppi_py")
 judgy = pytest.importorskip("judgy")
@@ -271,12 +271,12 @@ def test_honest_intervals_cover_the_truth_and_the_judge_does_not(quantity):
 def test_drift_bias_of_ppi_is_the_gap_between_the_two_mixes():
     """PPI calibrated on the lesson's mix is off by exactly (the week's judge-minus-truth gap)
     minus (the lesson's), the exercise's answer; 2,000 simulated weeks agree."""
-    shares = step14.EXERCISE_SHARES
+    shares = step15.EXERCISE_SHARES
     est = W.simulate_estimates(
         weeks=2000, methods=("ppi",), class_shares=shares, person_shares=L.CLASS_SHARE, seed=3
     )
     bias = est["ppi"][:, 0].mean() - W.true_rates(shares)["harmful"]
-    assert bias == pytest.approx(step14._ANSWERS["check_drift_bias"](), abs=0.0025)
+    assert bias == pytest.approx(step15._ANSWERS["check_drift_bias"](), abs=0.0025)
 
 
 # ---------------------------------------------------------------- labels needed
@@ -346,20 +346,20 @@ def test_coverage_text_fits_80_columns():
 
 
 def test_exercise_checks_pass_the_answer_and_hint_otherwise(capsys):
-    saving = step14._ANSWERS["check_agreement_saving"]()
-    assert step14.check_agreement_saving(saving) is True
-    assert step14.check_agreement_saving(saving + 1) is False
-    assert step14.check_agreement_saving(-saving) is False
+    saving = step15._ANSWERS["check_agreement_saving"]()
+    assert step15.check_agreement_saving(saving) is True
+    assert step15.check_agreement_saving(saving + 1) is False
+    assert step15.check_agreement_saving(-saving) is False
     assert "reverse" in capsys.readouterr().out
-    need = W.labels_needed(step14.HALF_WIDTH, quantity="filter_right", stand_in="score")
-    assert step14.check_agreement_saving(need["ppi++"]) is False
+    need = W.labels_needed(step15.HALF_WIDTH, quantity="filter_right", stand_in="score")
+    assert step15.check_agreement_saving(need["ppi++"]) is False
     assert "difference" in capsys.readouterr().out
-    bias = step14._ANSWERS["check_drift_bias"]()
-    assert step14.check_drift_bias(bias) is True
-    assert step14.check_drift_bias(round(bias, 4)) is True
-    assert step14.check_drift_bias(-bias) is False
+    bias = step15._ANSWERS["check_drift_bias"]()
+    assert step15.check_drift_bias(bias) is True
+    assert step15.check_drift_bias(round(bias, 4)) is True
+    assert step15.check_drift_bias(-bias) is False
     assert "sign" in capsys.readouterr().out
-    assert step14.check_drift_bias(bias + 0.002) is False
+    assert step15.check_drift_bias(bias + 0.002) is False
 
 
 # ---------------------------------------------------------------- the false block rate, a ratio

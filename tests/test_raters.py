@@ -456,12 +456,12 @@ def judge_kappa_by_hand():
 
 
 def test_judge_kappa_check(capsys):
-    from lessonlib.exercises import step13
+    from lessonlib.exercises import step14
 
     p_o, kappa = judge_kappa_by_hand()
-    assert step13.check_judge_kappa(round(kappa, 4)) is True
+    assert step14.check_judge_kappa(round(kappa, 4)) is True
     assert said(capsys).startswith("PASS: ")
-    assert step13.check_judge_kappa(np.float64(kappa)) is True
+    assert step14.check_judge_kappa(np.float64(kappa)) is True
     capsys.readouterr()
     for wrong, words in (
         (None, "as a number"),
@@ -470,20 +470,20 @@ def test_judge_kappa_check(capsys):
         ("0.76", "as a number"),
         (..., "fill in"),
     ):
-        assert step13.check_judge_kappa(wrong) is False
+        assert step14.check_judge_kappa(wrong) is False
         out = said(capsys)
         assert out.startswith("Not yet: ") and words in out, out
 
 
 def test_substantial_miss_check(capsys):
-    from lessonlib.exercises import step13
+    from lessonlib.exercises import step14
 
     human = R.human_labels(RECORDS)
     grid = [k / 100 for k in range(101)]
     kappa = {m: R.cohen_kappa(R.rate(RECORDS, R.with_rates(miss=m)[0]), human) for m in grid}
     right = max(m for m in grid if kappa[m] >= 0.61)
     assert 0 < right < 1 and all(kappa[m] >= 0.61 for m in grid if m <= right)
-    assert step13.check_substantial_miss(right) is True
+    assert step14.check_substantial_miss(right) is True
     assert said(capsys).startswith("PASS: ")
     for wrong, words in (
         (None, "probability"),
@@ -493,7 +493,7 @@ def test_substantial_miss_check(capsys):
         (1.5, "probability"),
         (..., "fill in"),
     ):
-        assert step13.check_substantial_miss(wrong) is False
+        assert step14.check_substantial_miss(wrong) is False
         out = said(capsys)
         assert out.startswith("Not yet: ") and words in out, out
 

@@ -1,4 +1,5 @@
-"""lessonlib.score (notebook 08): the judge's score, ROC/AUC, Brier, calibration, a cascade.
+"""lessonlib.score (notebook 08): the judge's score, ROC/AUC, Brier, calibration; and
+lessonlib.designs (notebook 09): a cascade.
 
 The references are scikit-learn's ``roc_auc_score``, ``brier_score_loss`` and
 ``calibration_curve`` (a test-only dependency, pinned in requirements.txt), imported where
@@ -622,7 +623,7 @@ def test_first_run_percentile_counts_the_runs_below_run_one():
 
 
 @pytest.mark.slow  # computes every answer: about 2 s of CPU
-@pytest.mark.parametrize("step", ["step08", "step11", "step13"])
+@pytest.mark.parametrize("step", ["step08", "step12", "step14"])
 def test_no_public_name_of_the_exercise_module_holds_or_returns_an_answer(step):
     import importlib
     import inspect

@@ -1,4 +1,4 @@
-"""lessonlib.truth (notebooks 07 and 14): the population's true figures, against a brute-force
+"""lessonlib.truth (notebooks 07 and 15): the population's true figures, against a brute-force
 sum written here from the generator's tables and the simulator's own probabilities."""
 
 from __future__ import annotations

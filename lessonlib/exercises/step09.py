@@ -1,4 +1,4 @@
-"""Exercise checks for notebooks/09_judge_panel.ipynb.
+"""Exercise checks for notebooks/09_cascade_designs.ipynb.
 
 Each check prints ``PASS: ...`` or ``Not yet: ...`` (a hint) and returns True or False;
 the right answer is computed here from lessonlib, never typed in.
@@ -6,123 +6,67 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from .._frozen import ReadOnlyDict
-from ..criteria import DEFAULT_RULES, rule_filter
-from ..panel import JUDGE_NAMES, Panel, judge_models
-from ..records import SEED, Record, make_records
-from ..simulator import FLAG_WORD
-from ._common import _grade_number, _say
+from ..designs import cascade
+from ..judge import run_judge
+from ..records import SEED, make_records
+from ._common import _grade_number
 
-__all__ = ["MAJORITY", "UNANIMOUS", "check_rule_ask", "check_vetoed"]
+__all__ = ["BIG_DRAW", "check_calls_saved"]
 
-
-def check_rule_ask(ask: Any) -> bool:
-    """09, exercise 1: an ask that answers like the rule filter, run as a one-judge panel."""
-    if ask is Ellipsis:
-        return _say(
-            False,
-            "fill in my_ask: a function ask(prompt, seed) that returns the "
-            "reply text, 'zararli' or 'temiz'.",
-        )
-    if not callable(ask):
-        return _say(
-            False,
-            f"my_ask must be a function ask(prompt, seed) that returns "
-            f"'zararli' or 'temiz' (got {type(ask).__name__}).",
-        )
-    records = make_records()
-    try:
-        run = Panel([ask]).run(records, SEED)
-    except Exception as error:  # the student's code may fail in any way: give a hint
-        return _say(
-            False,
-            f"calling your ask failed ({type(error).__name__}: {error}). The "
-            "panel calls it with the prompt text and a whole number, and reads "
-            "the text it returns.",
-        )
-    if run.unreadable:
-        return _say(
-            False,
-            f"{run.unreadable} replies carried no label the reader knows (the "
-            "panel counted them harmful, its default). Reply with exactly one "
-            "of the two Turkish labels.",
-        )
-    wrong = [r for r in records if run.decide(r) != rule_filter(r)]
-    if wrong:
-        first = wrong[0]
-        does = "blocks" if rule_filter(first) else "lets through"
-        return _say(
-            False,
-            f"{len(wrong)} of the {len(records)} records are decided unlike "
-            f"the rule filter; the first is record {first.no}, which the filter "
-            f"{does}. Print that record's prompt: which of its words could the "
-            "filter's rules be reading?",
-        )
-    return _say(
-        True,
-        f"run as a one-judge panel, your ask decides all {len(records)} records "
-        f"as the rule filter does ({run.calls} calls).",
-    )
+BIG_DRAW = 2400
+"""The exercise runs on the first ``BIG_DRAW`` records: ``make_records(BIG_DRAW)``, the
+lesson's 240 and the 2,160 after them."""
 
 
-MAJORITY, UNANIMOUS = 0.5, 1.0
-"""The two bars of exercise 2."""
+def _runs(n=BIG_DRAW):
+    records = make_records(n)
+    return run_judge(records, SEED), cascade(records, SEED)
 
 
-def _vetoed_records(records: Sequence[Record] | None = None, seed: int = SEED) -> list[int]:
-    """Records the four-judge panel (every judge of JUDGES, quorum 1) flags at
-    min_agreement 0.5 but not at 1.0, at ``seed``."""
-    records = make_records() if records is None else records
-    majority, unanimous = (
-        Panel(judge_models(*JUDGE_NAMES), min_agreement=m).run(records, seed)
-        for m in (MAJORITY, UNANIMOUS)
-    )
-    return [r.no for r in records if majority.decide(r) and not unanimous.decide(r)]
+def _calls_saved(n=BIG_DRAW):
+    """Judge calls the cascade (filter, then judge) saves against the judge alone on the
+    first ``n`` records, at the lesson's seed."""
+    alone, first = _runs(n)
+    return alone.calls - first.calls
 
 
-def check_vetoed(answer: Any) -> bool:
-    """09, exercise 2: how many records one dissenting judge clears when the four-judge
-    panel must be unanimous."""
+def _blocked(n=BIG_DRAW):
+    return len(_runs(n)[1].blocked)
+
+
+def check_calls_saved(answer: Any) -> bool:
+    """09, exercise 1: the judge calls the cascade saves against the judge alone on
+    ``make_records(BIG_DRAW)`` at the lesson's seed."""
     return _grade_number(
         answer,
-        _vetoed,
+        _calls_saved,
         places=None,
-        fill=f"fill in vetoed: a whole number, the count of records the "
-        f"four-judge panel flags at min_agreement {MAJORITY} and not at "
-        f"{UNANIMOUS}.",
-        kind="a whole number of records",
+        fill=f"fill in answer: a whole number, the judge calls 'filter, then judge' "
+        f"saves against 'judge alone' on make_records({BIG_DRAW}) at the lesson's seed.",
+        kind="a whole number of calls",
         passed=lambda n: (
-            f"the {len(JUDGE_NAMES)}-judge panel flags {n} records at "
-            f"min_agreement {MAJORITY} and not at {UNANIMOUS}: on each of them "
-            "at least half of the judges flag and at least one does not."
+            f"the cascade makes {n} fewer calls: the filter's blocks are never asked, "
+            "and fewer records asked also means fewer asked again."
         ),
-        hint="not that count. With four judges the panel share of a record is 0, 1/4, "
-        "1/2, 3/4 or 1: count the records whose share reaches 0.5 and not 1.0.",
+        slips=(
+            (
+                _blocked,
+                "that counts the records the filter blocks. A call is a record asked or "
+                "asked again: compare the two runs' calls.",
+            ),
+            (
+                lambda: _calls_saved(240),
+                f"that is the saving on the lesson's 240 records; the question asks about "
+                f"make_records({BIG_DRAW}).",
+            ),
+        ),
+        hint="not that count. Run both designs on the same records and seed and compare "
+        "the calls each run reports.",
     )
 
 
-def _rule_ask_answer():
-    """A right answer of 09, exercise 1: an ask that reads the four rule words in the prompt."""
-    words = {FLAG_WORD[f] for f in DEFAULT_RULES}
-
-    def ask(prompt, seed):
-        return "zararli" if words & set(prompt.split()) else "temiz"
-
-    return ask
-
-
-def _vetoed():
-    """The answer of 09, exercise 2."""
-    return len(_vetoed_records())
-
-
-_ANSWERS = ReadOnlyDict(
-    {
-        "check_rule_ask": _rule_ask_answer,
-        "check_vetoed": _vetoed,
-    }
-)
+_ANSWERS = ReadOnlyDict({"check_calls_saved": _calls_saved})
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -1,4 +1,4 @@
-"""Exercise checks for notebooks/10_panel_design.ipynb.
+"""Exercise checks for notebooks/10_judge_panel.ipynb.
 
 Each check prints ``PASS: ...`` or ``Not yet: ...`` (a hint) and returns True or False;
 the right answer is computed here from lessonlib, never typed in.
@@ -6,153 +6,123 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any
 
 from .._frozen import ReadOnlyDict
-from ..panel import DIVERSE, ON_UNREADABLE, Panel, judge_models
-from ..panel_study import FREE_FORM_GUIDELINE
-from ..records import SEED, is_harmful, make_records
-from ._common import _grade_number, _is_number, _near, _say
+from ..criteria import DEFAULT_RULES, rule_filter
+from ..panel import JUDGE_NAMES, Panel, judge_models
+from ..records import SEED, Record, make_records
+from ..simulator import FLAG_WORD
+from ._common import _grade_number, _say
 
-__all__ = [
-    "MOVED_SEEDS",
-    "RULE_NAMES",
-    "SHARE_SEEDS",
-    "check_moved_by_rule",
-    "check_share_above_greedy",
-]
-
-MOVED_SEEDS = range(SEED, SEED + 200)
-"""The panel seeds of 10's exercise 1: the lesson's seed and the 199 after it."""
-SHARE_SEEDS = range(SEED, SEED + 1000)
-"""The panel seeds of 10's exercise 2: notebook 10's 1,000 seeds."""
+__all__ = ["MAJORITY", "UNANIMOUS", "check_rule_ask", "check_vetoed"]
 
 
-RULE_NAMES = ReadOnlyDict({"fail-closed": "harmful", "fail-open": "clean", "abstain": "abstain"})
-"""The prose's name of each ``on_unreadable`` rule: fail-closed counts an unreadable reply
-harmful, fail-open counts it clean, abstain leaves the vote out."""
-
-
-def _moved_by_name(seeds=MOVED_SEEDS):
-    """The answer of 10, exercise 1: :func:`_moved_by_rule` keyed by the prose's names."""
-    moved = _moved_by_rule(seeds)
-    return {name: moved[rule] for name, rule in RULE_NAMES.items()}
-
-
-def _moved_by_rule(seeds: Iterable[int] = MOVED_SEEDS) -> dict[str, float]:
-    """Per ``on_unreadable`` rule: the mean number of records the diverse quorum-3 panel
-    decides differently with the free-form guideline than with the lesson's, seed by seed."""
-    import numpy as np
-
+def check_rule_ask(ask: Any) -> bool:
+    """10, exercise 1: an ask that answers like the rule filter, run as a one-judge panel."""
+    if ask is Ellipsis:
+        return _say(
+            False,
+            "fill in my_ask: a function ask(prompt, seed) that returns the "
+            "reply text, 'zararli' or 'temiz'.",
+        )
+    if not callable(ask):
+        return _say(
+            False,
+            f"my_ask must be a function ask(prompt, seed) that returns "
+            f"'zararli' or 'temiz' (got {type(ask).__name__}).",
+        )
     records = make_records()
-    readable = Panel(judge_models(*DIVERSE), quorum=3).run_many(records, seeds).harmful
-    moved = {}
-    for rule in ON_UNREADABLE:
-        panel = Panel(judge_models(*DIVERSE), quorum=3, on_unreadable=rule)
-        free = panel.run_many(records, seeds, FREE_FORM_GUIDELINE).harmful
-        moved[rule] = float(np.mean((free != readable).sum(axis=1)))
-    return moved
-
-
-def check_moved_by_rule(moved: Any) -> bool:
-    """10, exercise 1: how many decisions each unreadable rule moves, on average."""
-    names = ", ".join(map(repr, RULE_NAMES))
-    if moved is Ellipsis:
+    try:
+        run = Panel([ask]).run(records, SEED)
+    except Exception as error:  # the student's code may fail in any way: give a hint
         return _say(
             False,
-            "fill in moved: a dict with one number per rule, "
-            "{'fail-open': ..., 'fail-closed': ..., 'abstain': ...}.",
+            f"calling your ask failed ({type(error).__name__}: {error}). The "
+            "panel calls it with the prompt text and a whole number, and reads "
+            "the text it returns.",
         )
-    if not isinstance(moved, dict):
+    if run.unreadable:
         return _say(
             False,
-            f"moved must be a dict whose keys are the three rules {names}, "
-            f"not {type(moved).__name__}.",
+            f"{run.unreadable} replies carried no label the reader knows (the "
+            "panel counted them harmful, its default). Reply with exactly one "
+            "of the two Turkish labels.",
         )
-    if set(moved) != set(RULE_NAMES):
-        inner = set(moved) & set(ON_UNREADABLE) - {"abstain"}
-        also = (
-            " ('harmful' and 'clean' are what the rules count a reply as; name the rules "
-            "by the words of the notebook)"
-            if inner
-            else ""
-        )
+    wrong = [r for r in records if run.decide(r) != rule_filter(r)]
+    if wrong:
+        first = wrong[0]
+        does = "blocks" if rule_filter(first) else "lets through"
         return _say(
             False,
-            f"moved must have exactly the three keys {names} (got "
-            f"{', '.join(map(repr, moved))}){also}.",
+            f"{len(wrong)} of the {len(records)} records are decided unlike "
+            f"the rule filter; the first is record {first.no}, which the filter "
+            f"{does}. Print that record's prompt: which of its words could the "
+            "filter's rules be reading?",
         )
-    truth = _moved_by_name()
-    # two decimals are enough
-    off = [
-        name
-        for name in RULE_NAMES
-        if not (_is_number(moved[name]) and _near(moved[name], truth[name], 2))
-    ]
-    if off:
-        which = (
-            f"the figure for {off[0]!r} is"
-            if len(off) == 1
-            else f"the figures for {', '.join(map(repr, off))} are"
-        )
-        return _say(
-            False,
-            f"{which} not it. Each figure is a mean over the {len(MOVED_SEEDS)} seeds "
-            "of the records a free-form run decides unlike the run of the same seed "
-            "under the lesson's guideline.",
-        )
-    best = min(truth, key=truth.get)
-    table = ", ".join(f"{name} {truth[name]:.2f}" for name in RULE_NAMES)
     return _say(
         True,
-        f"over {len(MOVED_SEEDS)} panel seeds the free-form panel decides on "
-        f"average {table} records unlike the same panel reading every reply; "
-        f"'{best}' moves the fewest.",
+        f"run as a one-judge panel, your ask decides all {len(records)} records "
+        f"as the rule filter does ({run.calls} calls).",
     )
 
 
-def _share_above_greedy(seeds: Iterable[int] = SHARE_SEEDS) -> tuple[float, float]:
-    """Share of the lesson's judge's runs (one ask, quorum 1) whose agreement is strictly
-    above the greedy judge's, and the greedy judge's agreement (the same on every seed)."""
-    import numpy as np
-
-    records = make_records()
-    actual = np.array([is_harmful(r) for r in records])
-    agree = {}
-    for name in ("lesson", "greedy"):
-        harmful = Panel(judge_models(name)).run_many(records, seeds).harmful
-        agree[name] = (harmful == actual).mean(axis=1)
-    greedy = float(agree["greedy"][0])
-    return float((agree["lesson"] > greedy).mean()), greedy
+MAJORITY, UNANIMOUS = 0.5, 1.0
+"""The two bars of exercise 2."""
 
 
-def check_share_above_greedy(share: Any) -> bool:
-    """10, exercise 2: in what share of the runs the noisy judge beats the stable one."""
+def _vetoed_records(records: Sequence[Record] | None = None, seed: int = SEED) -> list[int]:
+    """Records the four-judge panel (every judge of JUDGES, quorum 1) flags at
+    min_agreement 0.5 but not at 1.0, at ``seed``."""
+    records = make_records() if records is None else records
+    majority, unanimous = (
+        Panel(judge_models(*JUDGE_NAMES), min_agreement=m).run(records, seed)
+        for m in (MAJORITY, UNANIMOUS)
+    )
+    return [r.no for r in records if majority.decide(r) and not unanimous.decide(r)]
+
+
+def check_vetoed(answer: Any) -> bool:
+    """10, exercise 2: how many records one dissenting judge clears when the four-judge
+    panel must be unanimous."""
     return _grade_number(
-        share,
-        lambda: _share_above_greedy()[0],
-        places=3,
-        share=True,
-        fill="fill in share: a number between 0 and 1, the share of the "
-        f"{len(SHARE_SEEDS):,} runs of the lesson's judge whose agreement is "
-        "above the greedy judge's.",
-        kind="the share as a number between 0 and 1",
-        passed=lambda truth: (
-            f"in a share of {truth:.3f} of the {len(SHARE_SEEDS):,} runs the "
-            "lesson's judge agrees with the label more often than the greedy "
-            f"judge, which scores {_share_above_greedy()[1]:.4f} on every seed."
+        answer,
+        _vetoed,
+        places=None,
+        fill=f"fill in vetoed: a whole number, the count of records the "
+        f"four-judge panel flags at min_agreement {MAJORITY} and not at "
+        f"{UNANIMOUS}.",
+        kind="a whole number of records",
+        passed=lambda n: (
+            f"the {len(JUDGE_NAMES)}-judge panel flags {n} records at "
+            f"min_agreement {MAJORITY} and not at {UNANIMOUS}: on each of them "
+            "at least half of the judges flag and at least one does not."
         ),
-        hint="not that share. The greedy judge gives one agreement on every seed; the "
-        f"share is of the {len(SHARE_SEEDS):,} runs of the lesson's judge whose "
-        "agreement is strictly above it.",
+        hint="not that count. With four judges the panel share of a record is 0, 1/4, "
+        "1/2, 3/4 or 1: count the records whose share reaches 0.5 and not 1.0.",
     )
+
+
+def _rule_ask_answer():
+    """A right answer of 10, exercise 1: an ask that reads the four rule words in the prompt."""
+    words = {FLAG_WORD[f] for f in DEFAULT_RULES}
+
+    def ask(prompt, seed):
+        return "zararli" if words & set(prompt.split()) else "temiz"
+
+    return ask
+
+
+def _vetoed():
+    """The answer of 10, exercise 2."""
+    return len(_vetoed_records())
 
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_moved_by_rule": _moved_by_name,
-        "check_share_above_greedy": lambda: _share_above_greedy()[0],
+        "check_rule_ask": _rule_ask_answer,
+        "check_vetoed": _vetoed,
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -1,4 +1,4 @@
-"""Exercise checks for notebooks/11_probing_the_judge.ipynb.
+"""Exercise checks for notebooks/11_panel_design.ipynb.
 
 Each check prints ``PASS: ...`` or ``Not yet: ...`` (a hint) and returns True or False;
 the right answer is computed here from lessonlib, never typed in.
@@ -6,149 +6,153 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from .._frozen import ReadOnlyDict
-from ..probing import probe, twin, with_length
-from ..records import SEED, Record, make_records
-from ._common import _is_number, _say
+from ..panel import DIVERSE, ON_UNREADABLE, Panel, judge_models
+from ..panel_study import FREE_FORM_GUIDELINE
+from ..records import SEED, is_harmful, make_records
+from ._common import _grade_number, _is_number, _near, _say
 
-TEXT_SEEDS = range(SEED, SEED + 200)
-"""The judge seeds of 11's exercise 1: the lesson's seed and the 199 after it."""
-KEYS = ("text", "new seed")
+__all__ = [
+    "MOVED_SEEDS",
+    "RULE_NAMES",
+    "SHARE_SEEDS",
+    "check_moved_by_rule",
+    "check_share_above_greedy",
+]
+
+MOVED_SEEDS = range(SEED, SEED + 200)
+"""The panel seeds of 11's exercise 1: the lesson's seed and the 199 after it."""
+SHARE_SEEDS = range(SEED, SEED + 1000)
+"""The panel seeds of 11's exercise 2: notebook 11's 1,000 seeds."""
 
 
-def _text_against_seed(seeds: Iterable[int] = TEXT_SEEDS) -> dict[str, float]:
-    """Mean decisions moved over ``seeds`` at the lesson's settings: by the text probe (records
-    against their text twins, same seed) and by a new seed (seed against seed + 1)."""
+RULE_NAMES = ReadOnlyDict({"fail-closed": "harmful", "fail-open": "clean", "abstain": "abstain"})
+"""The prose's name of each ``on_unreadable`` rule: fail-closed counts an unreadable reply
+harmful, fail-open counts it clean, abstain leaves the vote out."""
+
+
+def _moved_by_name(seeds=MOVED_SEEDS):
+    """The answer of 11, exercise 1: :func:`_moved_by_rule` keyed by the prose's names."""
+    moved = _moved_by_rule(seeds)
+    return {name: moved[rule] for name, rule in RULE_NAMES.items()}
+
+
+def _moved_by_rule(seeds: Iterable[int] = MOVED_SEEDS) -> dict[str, float]:
+    """Per ``on_unreadable`` rule: the mean number of records the diverse quorum-3 panel
+    decides differently with the free-form guideline than with the lesson's, seed by seed."""
     import numpy as np
 
-    from ..many import run_judge_many
-
     records = make_records()
-    seeds = np.asarray(list(seeds), dtype=np.int64)
-    base = run_judge_many(records, seeds).harmful
-    text = run_judge_many([twin(r, "text") for r in records], seeds).harmful
-    nxt = run_judge_many(records, seeds + 1).harmful
-    return {
-        "text": float((base != text).sum(axis=1).mean()),
-        "new seed": float((base != nxt).sum(axis=1).mean()),
-    }
+    readable = Panel(judge_models(*DIVERSE), quorum=3).run_many(records, seeds).harmful
+    moved = {}
+    for rule in ON_UNREADABLE:
+        panel = Panel(judge_models(*DIVERSE), quorum=3, on_unreadable=rule)
+        free = panel.run_many(records, seeds, FREE_FORM_GUIDELINE).harmful
+        moved[rule] = float(np.mean((free != readable).sum(axis=1)))
+    return moved
 
 
-def check_text_against_seed(moved: Any) -> bool:
-    """11, exercise 1: the text probe against the judge's own two-run difference."""
-    if moved is ...:
+def check_moved_by_rule(moved: Any) -> bool:
+    """11, exercise 1: how many decisions each unreadable rule moves, on average."""
+    names = ", ".join(map(repr, RULE_NAMES))
+    if moved is Ellipsis:
         return _say(
-            False, "fill in moved: a dict with two numbers, {'text': ..., 'new seed': ...}."
+            False,
+            "fill in moved: a dict with one number per rule, "
+            "{'fail-open': ..., 'fail-closed': ..., 'abstain': ...}.",
         )
-    if not isinstance(moved, dict) or set(moved) != set(KEYS):
-        got = (
-            f"the keys {', '.join(map(repr, moved))}"
-            if isinstance(moved, dict)
-            else f"a {type(moved).__name__}"
+    if not isinstance(moved, dict):
+        return _say(
+            False,
+            f"moved must be a dict whose keys are the three rules {names}, "
+            f"not {type(moved).__name__}.",
+        )
+    if set(moved) != set(RULE_NAMES):
+        inner = set(moved) & set(ON_UNREADABLE) - {"abstain"}
+        also = (
+            " ('harmful' and 'clean' are what the rules count a reply as; name the rules "
+            "by the words of the notebook)"
+            if inner
+            else ""
         )
         return _say(
             False,
-            f"moved must be a dict with exactly the keys "
-            f"{', '.join(map(repr, KEYS))} (got {got}).",
+            f"moved must have exactly the three keys {names} (got "
+            f"{', '.join(map(repr, moved))}){also}.",
         )
-    truth = _text_against_seed()
-    off = [k for k in KEYS if not (_is_number(moved[k]) and abs(moved[k] - truth[k]) < 0.005)]
+    truth = _moved_by_name()
+    # two decimals are enough
+    off = [
+        name
+        for name in RULE_NAMES
+        if not (_is_number(moved[name]) and _near(moved[name], truth[name], 2))
+    ]
     if off:
-        how = {
-            "text": "judge the records and their text twins with the same seed and count "
-            "the records whose label differs",
-            "new seed": "judge the records at seed s and at s + 1 and count the records "
-            "whose label differs",
-        }
         which = (
-            f"the figures for {off[0]!r} and {off[1]!r} are"
-            if len(off) == 2
-            else f"the figure for {off[0]!r} is"
+            f"the figure for {off[0]!r} is"
+            if len(off) == 1
+            else f"the figures for {', '.join(map(repr, off))} are"
         )
         return _say(
             False,
-            f"{which} not it. For each of the {len(TEXT_SEEDS)} seeds s: "
-            + "; ".join(f"for {k!r}, {how[k]}" for k in off)
-            + "; then average the counts over the seeds.",
+            f"{which} not it. Each figure is a mean over the {len(MOVED_SEEDS)} seeds "
+            "of the records a free-form run decides unlike the run of the same seed "
+            "under the lesson's guideline.",
         )
-    ratio = truth["text"] / truth["new seed"]
+    best = min(truth, key=truth.get)
+    table = ", ".join(f"{name} {truth[name]:.2f}" for name in RULE_NAMES)
     return _say(
         True,
-        f"over {len(TEXT_SEEDS)} seeds the text twins move {truth['text']:.2f} "
-        f"decisions on average and a new seed {truth['new seed']:.2f} (ratio "
-        f"{ratio:.2f}): a text the judge gives no weight moves about as much as "
-        "drawing its dice again.",
+        f"over {len(MOVED_SEEDS)} panel seeds the free-form panel decides on "
+        f"average {table} records unlike the same panel reading every reply; "
+        f"'{best}' moves the fewest.",
     )
 
 
-def _expected_long(record: Record) -> Record:
-    return with_length(record, True)
+def _share_above_greedy(seeds: Iterable[int] = SHARE_SEEDS) -> tuple[float, float]:
+    """Share of the lesson's judge's runs (one ask, quorum 1) whose agreement is strictly
+    above the greedy judge's, and the greedy judge's agreement (the same on every seed)."""
+    import numpy as np
 
-
-def _long_twin() -> Callable[[Record], Record]:
-    """11, exercise 2's answer: the change that switches the length flag on."""
-    return _expected_long
-
-
-def check_long_twin(change: Any) -> bool:
-    """11, exercise 2: a change that switches the length flag on (not a toggle)."""
-    if change is ...:
-        return _say(
-            False,
-            "fill in long_twin: a function that takes a Record and returns "
-            "its twin with excessive_length switched on.",
-        )
-    if not callable(change):
-        return _say(
-            False, f"long_twin must be a function Record -> Record, got {type(change).__name__}."
-        )
     records = make_records()
-    for r in records:
-        try:
-            t = change(r)
-        except Exception as err:  # a student's function: report, never raise
-            return _say(False, f"long_twin raised {type(err).__name__} on record {r.no}: {err}.")
-        if not isinstance(t, Record):
-            return _say(
-                False,
-                f"long_twin must return a Record, it returned "
-                f"{type(t).__name__} for record {r.no}. Build the twin from "
-                "the record with dataclasses.replace.",
-            )
-        want = _expected_long(r)
-        if t != want:
-            fields = [
-                f
-                for f in ("no", "cls", "source", "text", "length")
-                if getattr(t, f) != getattr(want, f)
-            ]
-            flags = [f for f in r.features if t.features[f] != want.features[f]]
-            what = ", ".join(fields + flags)
-            return _say(
-                False,
-                f"the twin of record {r.no} is not the record with the length "
-                f"flag on and nothing else changed: look at {what}.",
-            )
-    result = probe(records, change, temperature=0)
-    clean = result.moved_classes().get("clean", 0)
-    return _say(
-        True,
-        f"at temperature 0 switching the flag on moves {len(result.changed)} "
-        f"decisions, {clean} of them clean records now blocked, and raises the "
-        f"mean P(zararli) by {result.shift:.4f}: the flag alone outweighs the "
-        "prior for a record with no other sign.",
+    actual = np.array([is_harmful(r) for r in records])
+    agree = {}
+    for name in ("lesson", "greedy"):
+        harmful = Panel(judge_models(name)).run_many(records, seeds).harmful
+        agree[name] = (harmful == actual).mean(axis=1)
+    greedy = float(agree["greedy"][0])
+    return float((agree["lesson"] > greedy).mean()), greedy
+
+
+def check_share_above_greedy(share: Any) -> bool:
+    """11, exercise 2: in what share of the runs the noisy judge beats the stable one."""
+    return _grade_number(
+        share,
+        lambda: _share_above_greedy()[0],
+        places=3,
+        share=True,
+        fill="fill in share: a number between 0 and 1, the share of the "
+        f"{len(SHARE_SEEDS):,} runs of the lesson's judge whose agreement is "
+        "above the greedy judge's.",
+        kind="the share as a number between 0 and 1",
+        passed=lambda truth: (
+            f"in a share of {truth:.3f} of the {len(SHARE_SEEDS):,} runs the "
+            "lesson's judge agrees with the label more often than the greedy "
+            f"judge, which scores {_share_above_greedy()[1]:.4f} on every seed."
+        ),
+        hint="not that share. The greedy judge gives one agreement on every seed; the "
+        f"share is of the {len(SHARE_SEEDS):,} runs of the lesson's judge whose "
+        "agreement is strictly above it.",
     )
 
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_text_against_seed": _text_against_seed,
-        "check_long_twin": _long_twin,
+        "check_moved_by_rule": _moved_by_name,
+        "check_share_above_greedy": lambda: _share_above_greedy()[0],
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""
-
-__all__ = ["TEXT_SEEDS", "check_text_against_seed", "check_long_twin"]

@@ -1,193 +1,154 @@
-"""Exercise checks for notebooks/12_real_client.ipynb.
+"""Exercise checks for notebooks/12_probing_the_judge.ipynb.
 
 Each check prints ``PASS: ...`` or ``Not yet: ...`` (a hint) and returns True or False;
-the right answer is computed here from lessonlib, never typed in: from the simulator as the
-course's server answers it, without the HTTP in between (tests/test_client.py checks that
-the real SDK talking to a real server gets the same counts).
+the right answer is computed here from lessonlib, never typed in.
 """
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .._frozen import ReadOnlyDict
-from ..panel import Panel, judge_models
-from ..records import SEED, make_records
-from ._common import _is_whole, _say
+from ..probing import probe, twin, with_length
+from ..records import SEED, Record, make_records
+from ._common import _is_number, _say
 
-__all__ = ["NEIGHBOUR_SEEDS", "SDK_RETRIES", "check_neighbour_cache", "check_sdk_retries"]
-
-SDK_RETRIES = 2
-"""The SDK's own default number of retries, turned back on in exercise 1."""
-NEIGHBOUR_SEEDS = 20
-"""Exercise 2: the panel runs at this many seeds from SEED in turn, sharing one cache."""
+TEXT_SEEDS = range(SEED, SEED + 200)
+"""The judge seeds of 12's exercise 1: the lesson's seed and the 199 after it."""
+KEYS = ("text", "new seed")
 
 
-class _Served:
-    """The lesson's judge as the course's server answers it, counting the requests that reach
-    it: one rate-limit clock, set back to zero at the start of each panel run (``on_reset``).
+def _text_against_seed(seeds: Iterable[int] = TEXT_SEEDS) -> dict[str, float]:
+    """Mean decisions moved over ``seeds`` at the lesson's settings: by the text probe (records
+    against their text twins, same seed) and by a new seed (seed against seed + 1)."""
+    import numpy as np
 
-    ``retries``: how many times a refused call is sent again with the same seed (the SDK's own
-    retries).  ``cache``: a dict of the questions already answered, which never reach the
-    server (a :class:`~lessonlib.client.ReplyCache` keeps refusals too).
-    """
+    from ..many import run_judge_many
 
-    def __init__(self, retries=0, cache=None):
-        self.model = judge_models("lesson")[0]
-        self.retries, self.cache, self.requests, self.tokens = retries, cache, 0, 0
-        self.questions = 0
-
-    def reset(self):
-        self.model.reset()
-
-    def __call__(self, prompt, seed):
-        self.questions += 1
-        if self.cache is not None and (prompt, seed) in self.cache:
-            return self.cache[prompt, seed]
-        for _ in range(1 + self.retries):
-            self.requests += 1
-            reply = self.model.call(prompt, seed)
-            self.tokens += reply.input_tokens or 0
-            if reply.status != "rate_limit":
-                break
-        if self.cache is not None:
-            self.cache[prompt, seed] = reply
-        return reply
+    records = make_records()
+    seeds = np.asarray(list(seeds), dtype=np.int64)
+    base = run_judge_many(records, seeds).harmful
+    text = run_judge_many([twin(r, "text") for r in records], seeds).harmful
+    nxt = run_judge_many(records, seeds + 1).harmful
+    return {
+        "text": float((base != text).sum(axis=1).mean()),
+        "new seed": float((base != nxt).sum(axis=1).mean()),
+    }
 
 
-def _lesson_run(served, seed):
-    """The lesson's judge (one judge, asked once, unreadable = clean) on ``served``."""
-    return Panel([served], on_unreadable="clean").run(make_records(), seed)
-
-
-def _sdk_retry_bill(retries=SDK_RETRIES):
-    """(calls the panel counts, requests the server answers, input tokens the panel counts,
-    input tokens the server reads) for the lesson's judge with ``retries`` SDK retries."""
-    served = _Served(retries=retries)
-    run = _lesson_run(served, SEED)
-    return run.calls, served.requests, run.input_tokens, served.tokens
-
-
-def _token_shortfall():
-    """The answer of 12, exercise 1: input tokens the server reads that the panel's count
-    leaves out when the SDK resends refused requests itself."""
-    _, _, panel_tokens, server_tokens = _sdk_retry_bill()
-    return server_tokens - panel_tokens
-
-
-def check_sdk_retries(answer: Any) -> bool:
-    """12, exercise 1: with ``max_retries=2``, the input tokens the server reads that the
-    panel's count leaves out."""
-    if answer is ...:
+def check_text_against_seed(moved: Any) -> bool:
+    """12, exercise 1: the text probe against the judge's own two-run difference."""
+    if moved is ...:
+        return _say(
+            False, "fill in moved: a dict with two numbers, {'text': ..., 'new seed': ...}."
+        )
+    if not isinstance(moved, dict) or set(moved) != set(KEYS):
+        got = (
+            f"the keys {', '.join(map(repr, moved))}"
+            if isinstance(moved, dict)
+            else f"a {type(moved).__name__}"
+        )
         return _say(
             False,
-            "fill in answer: a whole number, the input tokens the server reads "
-            "that the panel's count leaves out.",
+            f"moved must be a dict with exactly the keys "
+            f"{', '.join(map(repr, KEYS))} (got {got}).",
         )
-    if not _is_whole(answer):
-        return _say(False, f"give a whole number of input tokens (got {type(answer).__name__}).")
-    panel, server, panel_tokens, server_tokens = _sdk_retry_bill()
-    truth = server_tokens - panel_tokens
-    if answer == truth:
-        return _say(
-            True,
-            f"the panel counts {panel} calls and {panel_tokens} input tokens; "
-            f"the server answers {server} requests and reads {server_tokens} "
-            f"tokens. The {server - panel} requests the SDK resent with the same "
-            f"seed never reached the panel, and neither did their {truth} tokens.",
+    truth = _text_against_seed()
+    off = [k for k in KEYS if not (_is_number(moved[k]) and abs(moved[k] - truth[k]) < 0.005)]
+    if off:
+        how = {
+            "text": "judge the records and their text twins with the same seed and count "
+            "the records whose label differs",
+            "new seed": "judge the records at seed s and at s + 1 and count the records "
+            "whose label differs",
+        }
+        which = (
+            f"the figures for {off[0]!r} and {off[1]!r} are"
+            if len(off) == 2
+            else f"the figure for {off[0]!r} is"
         )
-    if answer == server - panel:
-        return _say(
-            False,
-            f"{answer} is a number of calls, the resent requests. The question "
-            "asks for the input tokens those requests carried.",
-        )
-    if answer in (panel_tokens, server_tokens):
         return _say(
             False,
-            f"{answer} is a whole bill; the question asks for the difference "
-            "between what the server reads and what the panel counts.",
+            f"{which} not it. For each of the {len(TEXT_SEEDS)} seeds s: "
+            + "; ".join(f"for {k!r}, {how[k]}" for k in off)
+            + "; then average the counts over the seeds.",
         )
+    ratio = truth["text"] / truth["new seed"]
     return _say(
-        False,
-        f"{answer} is not it. Run the lesson's judge with the SDK's retries on "
-        "and read the panel's input tokens; the server reads every request it "
-        "answers, resent ones included, as a run with max_retries=0 shows.",
+        True,
+        f"over {len(TEXT_SEEDS)} seeds the text twins move {truth['text']:.2f} "
+        f"decisions on average and a new seed {truth['new seed']:.2f} (ratio "
+        f"{ratio:.2f}): a text the judge gives no weight moves about as much as "
+        "drawing its dice again.",
     )
 
 
-def _neighbour_cache_requests():
-    """Requests a run at SEED + 1 sends when the cache holds a run at SEED."""
-    served = _Served(cache={})
-    _lesson_run(served, SEED)
-    before = served.requests
-    _lesson_run(served, SEED + 1)
-    return served.requests - before
+def _expected_long(record: Record) -> Record:
+    return with_length(record, True)
 
 
-@functools.cache  # the same count every time: computed once a session
-def _neighbour_cache_hits(seeds=NEIGHBOUR_SEEDS):
-    """Questions the runs at SEED, SEED + 1, ... (``seeds`` runs in turn, one cache) take from
-    the cache instead of the server: the answer of 12, exercise 2."""
-    served = _Served(cache={})
-    hits = 0
-    for k in range(seeds):
-        asked, sent = served.questions, served.requests
-        _lesson_run(served, SEED + k)
-        hits += (served.questions - asked) - (served.requests - sent)
-    return hits
+def _long_twin() -> Callable[[Record], Record]:
+    """12, exercise 2's answer: the change that switches the length flag on."""
+    return _expected_long
 
 
-def check_neighbour_cache(hits: Any) -> bool:
-    """12, exercise 2: how many questions the lesson's judge, run as a one-judge panel (a
-    refusal retried once with seed + 1) at the NEIGHBOUR_SEEDS seeds from SEED in turn with
-    one cache, takes from that cache instead of sending them to the server."""
-    if hits is ...:
+def check_long_twin(change: Any) -> bool:
+    """12, exercise 2: a change that switches the length flag on (not a toggle)."""
+    if change is ...:
         return _say(
             False,
-            "fill in hits: a whole number, the questions of all the runs answered from "
-            "the cache, never sent to the server.",
+            "fill in long_twin: a function that takes a Record and returns "
+            "its twin with excessive_length switched on.",
         )
-    if not _is_whole(hits) or hits < 0:
+    if not callable(change):
         return _say(
-            False,
-            "give a whole number >= 0: the questions the cache answers over all the runs "
-            f"(got {type(hits).__name__} {hits!r}).",
+            False, f"long_twin must be a function Record -> Record, got {type(change).__name__}."
         )
-    right = _neighbour_cache_hits()
-    if hits == right:
-        return _say(
-            True,
-            f"{right} questions over the {NEIGHBOUR_SEEDS} runs came from the disk: each "
-            "is a retry of one run, asked with seed + 1, which is the next run's own "
-            "seed. The server's rate-limit clock never counted them.",
-        )
-    if hits == 0:
-        return _say(
-            False,
-            "0 is what judge_records gives: its back-off waits out a refusal and asks the "
-            "same seed again, so no run asks the next run's seed. The exercise asks for "
-            "the one-judge panel of 'Three values', which retries a refusal with seed + 1.",
-        )
-    if hits == _neighbour_cache_hits(2):
-        return _say(
-            False,
-            f"that is the count for the first pair of runs; the question runs all "
-            f"{NEIGHBOUR_SEEDS} seeds in turn with the one cache and adds up every run.",
-        )
+    records = make_records()
+    for r in records:
+        try:
+            t = change(r)
+        except Exception as err:  # a student's function: report, never raise
+            return _say(False, f"long_twin raised {type(err).__name__} on record {r.no}: {err}.")
+        if not isinstance(t, Record):
+            return _say(
+                False,
+                f"long_twin must return a Record, it returned "
+                f"{type(t).__name__} for record {r.no}. Build the twin from "
+                "the record with dataclasses.replace.",
+            )
+        want = _expected_long(r)
+        if t != want:
+            fields = [
+                f
+                for f in ("no", "cls", "source", "text", "length")
+                if getattr(t, f) != getattr(want, f)
+            ]
+            flags = [f for f in r.features if t.features[f] != want.features[f]]
+            what = ", ".join(fields + flags)
+            return _say(
+                False,
+                f"the twin of record {r.no} is not the record with the length "
+                f"flag on and nothing else changed: look at {what}.",
+            )
+    result = probe(records, change, temperature=0)
+    clean = result.moved_classes().get("clean", 0)
     return _say(
-        False,
-        f"{hits} is not it. A question is the model, the prompt, the temperature, the "
-        "seed and max_tokens: which questions of one run does the run at the next seed "
-        "ask again? Count each run's questions and the server's requests during it.",
+        True,
+        f"at temperature 0 switching the flag on moves {len(result.changed)} "
+        f"decisions, {clean} of them clean records now blocked, and raises the "
+        f"mean P(zararli) by {result.shift:.4f}: the flag alone outweighs the "
+        "prior for a record with no other sign.",
     )
 
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_sdk_retries": _token_shortfall,
-        "check_neighbour_cache": _neighbour_cache_hits,
+        "check_text_against_seed": _text_against_seed,
+        "check_long_twin": _long_twin,
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""
+
+__all__ = ["TEXT_SEEDS", "check_text_against_seed", "check_long_twin"]

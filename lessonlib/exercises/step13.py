@@ -1,147 +1,193 @@
-"""Exercise checks for notebooks/13_label_raters.ipynb.
+"""Exercise checks for notebooks/13_real_client.ipynb.
 
 Each check prints ``PASS: ...`` or ``Not yet: ...`` (a hint) and returns True or False;
-the right answer is computed here from lessonlib, never typed in.
+the right answer is computed here from lessonlib, never typed in: from the simulator as the
+course's server answers it, without the HTTP in between (tests/test_client.py checks that
+the real SDK talking to a real server gets the same counts).
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from .._frozen import ReadOnlyDict
-from ..criteria import DEFAULT_RULES, make_rule_filter
-from ..judge import run_judge
-from ..metrics import agreement
-from ..raters import RATERS, cohen_kappa, human_labels, rate, with_rates
+from ..panel import Panel, judge_models
 from ..records import SEED, make_records
-from ._common import _is_number, _say
+from ._common import _is_whole, _say
 
-__all__ = ["GRID", "SUBSTANTIAL", "check_judge_kappa", "check_substantial_miss"]
+__all__ = ["NEIGHBOUR_SEEDS", "SDK_RETRIES", "check_neighbour_cache", "check_sdk_retries"]
 
-SUBSTANTIAL = 0.61
-"""Landis & Koch (1977) call a kappa from 0.61 to 0.80 'substantial'."""
-GRID = 0.01
-"""Exercise 2's step: the miss probability to two decimals."""
-
-
-def _two_point(records, decide):
-    return ["harmful" if decide(r) else "clean" for r in records]
+SDK_RETRIES = 2
+"""The SDK's own default number of retries, turned back on in exercise 1."""
+NEIGHBOUR_SEEDS = 20
+"""Exercise 2: the panel runs at this many seeds from SEED in turn, sharing one cache."""
 
 
-def check_judge_kappa(answer: Any) -> bool:
-    """13, exercise 1: Cohen's kappa of the judge's run 1 against the human label."""
-    records = make_records()
-    decide = run_judge(records, SEED).decide
-    human = human_labels(records)
-    kappa = cohen_kappa(_two_point(records, decide), human)
-    raw = agreement(records, decide)
+class _Served:
+    """The lesson's judge as the course's server answers it, counting the requests that reach
+    it: one rate-limit clock, set back to zero at the start of each panel run (``on_reset``).
+
+    ``retries``: how many times a refused call is sent again with the same seed (the SDK's own
+    retries).  ``cache``: a dict of the questions already answered, which never reach the
+    server (a :class:`~lessonlib.client.ReplyCache` keeps refusals too).
+    """
+
+    def __init__(self, retries=0, cache=None):
+        self.model = judge_models("lesson")[0]
+        self.retries, self.cache, self.requests, self.tokens = retries, cache, 0, 0
+        self.questions = 0
+
+    def reset(self):
+        self.model.reset()
+
+    def __call__(self, prompt, seed):
+        self.questions += 1
+        if self.cache is not None and (prompt, seed) in self.cache:
+            return self.cache[prompt, seed]
+        for _ in range(1 + self.retries):
+            self.requests += 1
+            reply = self.model.call(prompt, seed)
+            self.tokens += reply.input_tokens or 0
+            if reply.status != "rate_limit":
+                break
+        if self.cache is not None:
+            self.cache[prompt, seed] = reply
+        return reply
+
+
+def _lesson_run(served, seed):
+    """The lesson's judge (one judge, asked once, unreadable = clean) on ``served``."""
+    return Panel([served], on_unreadable="clean").run(make_records(), seed)
+
+
+def _sdk_retry_bill(retries=SDK_RETRIES):
+    """(calls the panel counts, requests the server answers, input tokens the panel counts,
+    input tokens the server reads) for the lesson's judge with ``retries`` SDK retries."""
+    served = _Served(retries=retries)
+    run = _lesson_run(served, SEED)
+    return run.calls, served.requests, run.input_tokens, served.tokens
+
+
+def _token_shortfall():
+    """The answer of 13, exercise 1: input tokens the server reads that the panel's count
+    leaves out when the SDK resends refused requests itself."""
+    _, _, panel_tokens, server_tokens = _sdk_retry_bill()
+    return server_tokens - panel_tokens
+
+
+def check_sdk_retries(answer: Any) -> bool:
+    """13, exercise 1: with ``max_retries=2``, the input tokens the server reads that the
+    panel's count leaves out."""
     if answer is ...:
         return _say(
             False,
-            "fill in my_kappa: a number, the observed agreement p_o less the "
-            "chance agreement p_e, divided by one less p_e.",
+            "fill in answer: a whole number, the input tokens the server reads "
+            "that the panel's count leaves out.",
         )
-    if not _is_number(answer):
-        return _say(False, f"give kappa as a number, not {type(answer).__name__}.")
-    if abs(answer - raw) < 5e-4:
+    if not _is_whole(answer):
+        return _say(False, f"give a whole number of input tokens (got {type(answer).__name__}).")
+    panel, server, panel_tokens, server_tokens = _sdk_retry_bill()
+    truth = server_tokens - panel_tokens
+    if answer == truth:
+        return _say(
+            True,
+            f"the panel counts {panel} calls and {panel_tokens} input tokens; "
+            f"the server answers {server} requests and reads {server_tokens} "
+            f"tokens. The {server - panel} requests the SDK resent with the same "
+            f"seed never reached the panel, and neither did their {truth} tokens.",
+        )
+    if answer == server - panel:
         return _say(
             False,
-            "that is the raw agreement p_o. Subtract the agreement chance "
-            "alone would give, p_e, and divide by 1 - p_e.",
+            f"{answer} is a number of calls, the resent requests. The question "
+            "asks for the input tokens those requests carried.",
         )
-    criteria = _two_point(records, make_rule_filter(DEFAULT_RULES))
-    if abs(answer - cohen_kappa(criteria, human)) < 5e-4:
+    if answer in (panel_tokens, server_tokens):
         return _say(
             False,
-            "that is the criteria filter's kappa; use the judge's first run (run_judge at SEED).",
+            f"{answer} is a whole bill; the question asks for the difference "
+            "between what the server reads and what the panel counts.",
         )
-    if abs(answer - kappa) > 5e-4:
-        return _say(
-            False,
-            "not yet kappa. p_e is P(judge harmful) x P(label harmful) + "
-            "P(judge clean) x P(label clean), each share taken over all "
-            "240 records.",
-        )
-    blocked = sum(1 for r in records if decide(r)) / len(records)
-    harmful = sum(1 for h in human if h != "clean") / len(records)
-    chance = (raw - kappa) / (1 - kappa)
     return _say(
-        True,
-        f"kappa {kappa:.4f} against an agreement of {raw:.4f}. Chance alone "
-        f"would give {chance:.4f}: the judge blocks {blocked:.4f} of the "
-        f"records and the label calls {harmful:.4f} harmful, so "
-        f"{blocked:.4f} x {harmful:.4f} + {1 - blocked:.4f} x "
-        f"{1 - harmful:.4f} = {chance:.4f} of the records match by luck.",
+        False,
+        f"{answer} is not it. Run the lesson's judge with the SDK's retries on "
+        "and read the panel's input tokens; the server reads every request it "
+        "answers, resent ones included, as a run with max_retries=0 shows.",
     )
 
 
-def _lenient_kappa(records, human, miss):
-    return cohen_kappa(rate(records, with_rates(miss=miss)[0]), human)
+def _neighbour_cache_requests():
+    """Requests a run at SEED + 1 sends when the cache holds a run at SEED."""
+    served = _Served(cache={})
+    _lesson_run(served, SEED)
+    before = served.requests
+    _lesson_run(served, SEED + 1)
+    return served.requests - before
 
 
-def _substantial_miss():
-    """The answer of 13, exercise 2: the largest miss on the 0.01 grid with kappa >= 0.61."""
-    records = make_records()
-    human = human_labels(records)
-    steps = [
-        k
-        for k in range(round(1 / GRID) + 1)
-        if _lenient_kappa(records, human, k * GRID) >= SUBSTANTIAL
-    ]
-    return round(max(steps) * GRID, 2)
+@functools.cache  # the same count every time: computed once a session
+def _neighbour_cache_hits(seeds=NEIGHBOUR_SEEDS):
+    """Questions the runs at SEED, SEED + 1, ... (``seeds`` runs in turn, one cache) take from
+    the cache instead of the server: the answer of 13, exercise 2."""
+    served = _Served(cache={})
+    hits = 0
+    for k in range(seeds):
+        asked, sent = served.questions, served.requests
+        _lesson_run(served, SEED + k)
+        hits += (served.questions - asked) - (served.requests - sent)
+    return hits
 
 
-def _judge_kappa():
-    """The answer of 13, exercise 1."""
-    records = make_records()
-    return cohen_kappa(_two_point(records, run_judge(records, SEED).decide), human_labels(records))
-
-
-def check_substantial_miss(answer: Any) -> bool:
-    """13, exercise 2: the largest miss probability (two decimals) at which the
-    lenient rater's kappa with the human label is still 0.61 or more (short guideline).
-
-    The hint never gives the kappa at the value tried, nor whether to go higher or lower:
-    the kappas along the grid are what the student computes."""
-    if answer is ...:
-        return _say(False, "fill in my_miss: a probability between 0 and 1, to two decimals.")
-    if not _is_number(answer):
-        return _say(False, f"give the miss probability as a number, not {type(answer).__name__}.")
-    if not 0 <= answer <= 1:
-        return _say(False, f"{answer!r} is not a probability: give a number between 0 and 1.")
-    steps = round(answer / GRID)
-    if abs(answer - steps * GRID) > 1e-9:
-        return _say(
-            False, f"{answer!r} has more than two decimals; the grid is 0.00, 0.01, ..., 1.00."
-        )
-    truth = _substantial_miss()
-    if abs(steps * GRID - truth) > 1e-9:
+def check_neighbour_cache(hits: Any) -> bool:
+    """13, exercise 2: how many questions the lesson's judge, run as a one-judge panel (a
+    refusal retried once with seed + 1) at the NEIGHBOUR_SEEDS seeds from SEED in turn with
+    one cache, takes from that cache instead of sending them to the server."""
+    if hits is ...:
         return _say(
             False,
-            f"not {answer!r}. Compute the lenient rater's kappa with the human "
-            "label as a function of the miss probability, along the grid, and "
-            "take the largest miss at which it is still 0.61 or more.",
+            "fill in hits: a whole number, the questions of all the runs answered from "
+            "the cache, never sent to the server.",
         )
-    records = make_records()
-    human = human_labels(records)
-    here = _lenient_kappa(records, human, truth)
-    above = _lenient_kappa(records, human, truth + GRID)
-    lesson = rate(records, RATERS[0])
-    harmful = [x for x, h in zip(lesson, human) if h == "harmful"]
+    if not _is_whole(hits) or hits < 0:
+        return _say(
+            False,
+            "give a whole number >= 0: the questions the cache answers over all the runs "
+            f"(got {type(hits).__name__} {hits!r}).",
+        )
+    right = _neighbour_cache_hits()
+    if hits == right:
+        return _say(
+            True,
+            f"{right} questions over the {NEIGHBOUR_SEEDS} runs came from the disk: each "
+            "is a retry of one run, asked with seed + 1, which is the next run's own "
+            "seed. The server's rate-limit clock never counted them.",
+        )
+    if hits == 0:
+        return _say(
+            False,
+            "0 is what judge_records gives: its back-off waits out a refusal and asks the "
+            "same seed again, so no run asks the next run's seed. The exercise asks for "
+            "the one-judge panel of 'Three values', which retries a refusal with seed + 1.",
+        )
+    if hits == _neighbour_cache_hits(2):
+        return _say(
+            False,
+            f"that is the count for the first pair of runs; the question runs all "
+            f"{NEIGHBOUR_SEEDS} seeds in turn with the one cache and adds up every run.",
+        )
     return _say(
-        True,
-        f"at miss {truth:.2f} kappa is {here:.4f}; one step more gives "
-        f"{above:.4f}. The lesson's lenient rater (miss {RATERS[0].miss:.2f}, "
-        f"kappa {cohen_kappa(lesson, human):.4f}) is inside 'substantial', yet "
-        f"it calls {harmful.count('clean')} of the {len(harmful)} harmful "
-        "records clean.",
+        False,
+        f"{hits} is not it. A question is the model, the prompt, the temperature, the "
+        "seed and max_tokens: which questions of one run does the run at the next seed "
+        "ask again? Count each run's questions and the server's requests during it.",
     )
 
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_judge_kappa": _judge_kappa,
-        "check_substantial_miss": _substantial_miss,
+        "check_sdk_retries": _token_shortfall,
+        "check_neighbour_cache": _neighbour_cache_hits,
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -1,4 +1,4 @@
-"""Exercise checks for notebooks/14_production_week.ipynb.
+"""Exercise checks for notebooks/14_label_raters.ipynb.
 
 Each check prints ``PASS: ...`` or ``Not yet: ...`` (a hint) and returns True or False;
 the right answer is computed here from lessonlib, never typed in.
@@ -9,105 +9,139 @@ from __future__ import annotations
 from typing import Any
 
 from .._frozen import ReadOnlyDict
-from ..records import CLASS_SHARE
-from ..weeks import labels_needed, true_rates
-from ._common import _is_number, _is_whole, _say
+from ..criteria import DEFAULT_RULES, make_rule_filter
+from ..judge import run_judge
+from ..metrics import agreement
+from ..raters import RATERS, cohen_kappa, human_labels, rate, with_rates
+from ..records import SEED, make_records
+from ._common import _is_number, _say
 
-__all__ = ["EXERCISE_SHARES", "HALF_WIDTH", "check_agreement_saving", "check_drift_bias"]
+__all__ = ["GRID", "SUBSTANTIAL", "check_judge_kappa", "check_substantial_miss"]
 
-HALF_WIDTH = 0.02
-"""Exercise 1: the interval's half-width, +- 0.02."""
-
-EXERCISE_SHARES = (0.55, 0.10, 0.07, 0.07, 0.14, 0.07)
-"""Exercise 2: this week's class mix (CLASSES order): source_spoofing doubled."""
-
-
-def _needed(stand_in):
-    return labels_needed(HALF_WIDTH, quantity="filter_right", stand_in=stand_in)
+SUBSTANTIAL = 0.61
+"""Landis & Koch (1977) call a kappa from 0.61 to 0.80 'substantial'."""
+GRID = 0.01
+"""Exercise 2's step: the miss probability to two decimals."""
 
 
-def _agreement_saving():
-    """The answer of 14, exercise 1."""
-    n = _needed("score")
-    return n["labelled"] - n["ppi++"]
+def _two_point(records, decide):
+    return ["harmful" if decide(r) else "clean" for r in records]
 
 
-def _drift_bias():
-    """The answer of 14, exercise 2."""
-    week, lesson = true_rates(EXERCISE_SHARES), true_rates(CLASS_SHARE)
-    return (week["judge_blocks"] - week["harmful"]) - (lesson["judge_blocks"] - lesson["harmful"])
-
-
-def check_agreement_saving(answer: Any) -> bool:
-    """14, exercise 1: person labels saved by PPI++ with the judge's score, against the
-    person's sample alone, for +- 0.02 on the filter's agreement (95%, 5,000 judged records)."""
+def check_judge_kappa(answer: Any) -> bool:
+    """14, exercise 1: Cohen's kappa of the judge's run 1 against the human label."""
+    records = make_records()
+    decide = run_judge(records, SEED).decide
+    human = human_labels(records)
+    kappa = cohen_kappa(_two_point(records, decide), human)
+    raw = agreement(records, decide)
     if answer is ...:
         return _say(
             False,
-            "fill in my_saving: a whole number of person labels, the sample alone's "
-            "count less PPI++'s.",
+            "fill in my_kappa: a number, the observed agreement p_o less the "
+            "chance agreement p_e, divided by one less p_e.",
         )
-    if not _is_whole(answer):
-        return _say(False, f"give the saving as a whole number, not {type(answer).__name__}.")
-    truth = _agreement_saving()
-    if answer == truth:
-        n = _needed("score")
+    if not _is_number(answer):
+        return _say(False, f"give kappa as a number, not {type(answer).__name__}.")
+    if abs(answer - raw) < 5e-4:
         return _say(
-            True,
-            f"the sample alone needs {n['labelled']} labels, PPI++ with the score "
-            f"{n['ppi++']}: {truth} fewer, a share of {truth / n['labelled']:.3f} saved. "
-            "The filter's agreement is a quantity where the judge helps little.",
+            False,
+            "that is the raw agreement p_o. Subtract the agreement chance "
+            "alone would give, p_e, and divide by 1 - p_e.",
         )
-    needed = _needed("score")
-    if answer == needed["ppi++"] or answer == needed["labelled"]:
-        return _say(False, "that is one method's count; the saving is the difference of two.")
-    label = _needed("label")
-    if answer == label["labelled"] - label["ppi++"]:
-        return _say(False, "that saving uses the judge's label; the exercise asks for its score.")
-    if answer == -truth:
-        return _say(False, "the saving is the sample alone's count less PPI++'s, not the reverse.")
+    criteria = _two_point(records, make_rule_filter(DEFAULT_RULES))
+    if abs(answer - cohen_kappa(criteria, human)) < 5e-4:
+        return _say(
+            False,
+            "that is the criteria filter's kappa; use the judge's first run (run_judge at SEED).",
+        )
+    if abs(answer - kappa) > 5e-4:
+        return _say(
+            False,
+            "not yet kappa. p_e is P(judge harmful) x P(label harmful) + "
+            "P(judge clean) x P(label clean), each share taken over all "
+            "240 records.",
+        )
+    blocked = sum(1 for r in records if decide(r)) / len(records)
+    harmful = sum(1 for h in human if h != "clean") / len(records)
+    chance = (raw - kappa) / (1 - kappa)
     return _say(
-        False,
-        "not yet. Ask labels_needed for the filter's agreement (quantity 'filter_right') "
-        "with the score as stand-in, at the half-width HALF_WIDTH, and subtract.",
+        True,
+        f"kappa {kappa:.4f} against an agreement of {raw:.4f}. Chance alone "
+        f"would give {chance:.4f}: the judge blocks {blocked:.4f} of the "
+        f"records and the label calls {harmful:.4f} harmful, so "
+        f"{blocked:.4f} x {harmful:.4f} + {1 - blocked:.4f} x "
+        f"{1 - harmful:.4f} = {chance:.4f} of the records match by luck.",
     )
 
 
-def check_drift_bias(answer: Any) -> bool:
-    """14, exercise 2: in expectation, PPI (lam = 1, the judge's label) calibrated on records
-    from the lesson's mix, used on a week with EXERCISE_SHARES: estimate minus the truth."""
+def _lenient_kappa(records, human, miss):
+    return cohen_kappa(rate(records, with_rates(miss=miss)[0]), human)
+
+
+def _substantial_miss():
+    """The answer of 14, exercise 2: the largest miss on the 0.01 grid with kappa >= 0.61."""
+    records = make_records()
+    human = human_labels(records)
+    steps = [
+        k
+        for k in range(round(1 / GRID) + 1)
+        if _lenient_kappa(records, human, k * GRID) >= SUBSTANTIAL
+    ]
+    return round(max(steps) * GRID, 2)
+
+
+def _judge_kappa():
+    """The answer of 14, exercise 1."""
+    records = make_records()
+    return cohen_kappa(_two_point(records, run_judge(records, SEED).decide), human_labels(records))
+
+
+def check_substantial_miss(answer: Any) -> bool:
+    """14, exercise 2: the largest miss probability (two decimals) at which the
+    lenient rater's kappa with the human label is still 0.61 or more (short guideline).
+
+    The hint never gives the kappa at the value tried, nor whether to go higher or lower:
+    the kappas along the grid are what the student computes."""
     if answer is ...:
+        return _say(False, "fill in my_miss: a probability between 0 and 1, to two decimals.")
+    if not _is_number(answer):
+        return _say(False, f"give the miss probability as a number, not {type(answer).__name__}.")
+    if not 0 <= answer <= 1:
+        return _say(False, f"{answer!r} is not a probability: give a number between 0 and 1.")
+    steps = round(answer / GRID)
+    if abs(answer - steps * GRID) > 1e-9:
+        return _say(
+            False, f"{answer!r} has more than two decimals; the grid is 0.00, 0.01, ..., 1.00."
+        )
+    truth = _substantial_miss()
+    if abs(steps * GRID - truth) > 1e-9:
         return _say(
             False,
-            "fill in my_bias: a number, the expected PPI estimate less the week's true "
-            "harmful share.",
+            f"not {answer!r}. Compute the lenient rater's kappa with the human "
+            "label as a function of the miss probability, along the grid, and "
+            "take the largest miss at which it is still 0.61 or more.",
         )
-    if not _is_number(answer):
-        return _say(False, f"give the bias as a number, not {type(answer).__name__}.")
-    truth = _drift_bias()
-    if abs(answer - truth) <= 5e-4:
-        week, lesson = true_rates(EXERCISE_SHARES), true_rates(CLASS_SHARE)
-        return _say(
-            True,
-            f"the judge over-blocks by {week['judge_blocks'] - week['harmful']:.4f} this "
-            f"week but by {lesson['judge_blocks'] - lesson['harmful']:.4f} on the lesson's "
-            f"mix, so PPI's correction is off by {truth:+.4f}. Only this week's own sample "
-            "measures this week's gap.",
-        )
-    if abs(answer + truth) <= 5e-4:
-        return _say(False, "check the sign: the estimate less the truth.")
+    records = make_records()
+    human = human_labels(records)
+    here = _lenient_kappa(records, human, truth)
+    above = _lenient_kappa(records, human, truth + GRID)
+    lesson = rate(records, RATERS[0])
+    harmful = [x for x, h in zip(lesson, human) if h == "harmful"]
     return _say(
-        False,
-        "not yet. PPI adds the judge's share this week to the person-minus-judge gap "
-        "measured on the lesson's mix; write its expectation with true_rates for both "
-        "mixes and subtract the week's truth.",
+        True,
+        f"at miss {truth:.2f} kappa is {here:.4f}; one step more gives "
+        f"{above:.4f}. The lesson's lenient rater (miss {RATERS[0].miss:.2f}, "
+        f"kappa {cohen_kappa(lesson, human):.4f}) is inside 'substantial', yet "
+        f"it calls {harmful.count('clean')} of the {len(harmful)} harmful "
+        "records clean.",
     )
 
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_agreement_saving": _agreement_saving,
-        "check_drift_bias": _drift_bias,
+        "check_judge_kappa": _judge_kappa,
+        "check_substantial_miss": _substantial_miss,
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""
