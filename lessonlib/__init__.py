@@ -18,7 +18,8 @@ module                 nb     what it holds
 ``criteria``           02     the criteria-based approach (rule filter)
 ``simulator``          03     the language-model simulator (no network)
 ``connections``        13     calls side by side: up to max_connections at once
-``judge``              03     the model-as-judge: prompt, the ask-retry loop, runs
+``judge``              03     the model-as-judge: prompt, the ask-retry loop, runs, and
+                              its settings as one value (``JudgeSettings``)
 ``report``             02-06  the lesson's three printed blocks
 ``figures``            02 05  the step plots of 02 and 05
 ``many``               06     the judge over many seeds at once (numpy)
@@ -49,7 +50,7 @@ module                 nb     what it holds
 ``exercises.stepNN``   NN     the exercise checks of notebook NN
 =====================  =====  ==========================================================
 
-The three contracts every step builds on:
+The four contracts every step builds on:
 
 * **an ask** - ``ask(prompt, seed)`` returns reply text or an object with a str ``.text``
   (optionally ``.input_tokens``, ``.status``): a SimulatedModel, a plain function, a real
@@ -62,6 +63,11 @@ The three contracts every step builds on:
   number, other seed's record) is refused with ValueError.  ``decider(records)`` checks a
   whole record set once and returns the decision without per-record checks: the decision
   protocol ``metrics.trusted`` reads by duck typing (the rule filter offers it too).
+* **the judge's settings** - one value, ``JudgeSettings`` (temperature, guideline, cues,
+  spurious, prior, max_output, unreadable_as).  Every judge entry point takes it whole
+  (``settings=``) or keyword changes (``temperature=0``), makes it once with
+  ``judge.resolve_settings`` and passes the value on whole; helpers take the value, never
+  a list of setting names (tests/test_settings.py runs every entry point with every setting).
 * **the (seeds x records) matrix** - many runs are a boolean array ``harmful`` of shape
   (seeds, records) beside ``actual`` (the human label); ``metrics.four_counts`` gives the
   four counts per run and ``metrics.rates`` the figures, as ``measure`` would one by one.
@@ -93,6 +99,7 @@ from .judge import (
     GUIDELINE,
     Answer,
     JudgeRun,
+    JudgeSettings,
     Run,
     ask_for_label,
     build_prompt,
@@ -219,6 +226,7 @@ __all__ = [
     "CascadeRun",
     "Flags",
     "JudgeRun",
+    "JudgeSettings",
     "JudgeSpec",
     "Lesson",
     "ManyRuns",

@@ -28,6 +28,9 @@ class ReadOnlyDict(dict):
     __setitem__ = __delitem__ = __ior__ = _refuse
     update = pop = popitem = clear = setdefault = _refuse
 
+    def __hash__(self) -> int:  # type: ignore[override]  # read-only, so it can be hashed
+        return hash(frozenset(self.items()))
+
     def __reduce__(self) -> tuple[type, tuple[dict]]:
         return (type(self), (dict(self),))
 

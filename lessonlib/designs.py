@@ -10,25 +10,39 @@ imports no numpy at the top: the helpers that need it import it when called.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from ._checks import check_choice, check_number, check_seed, check_str
+from ._checks import check_choice, check_collection, check_int, check_number, check_seed
 from .criteria import DEFAULT_RULES, make_rule_filter
-from .judge import CLEAN, GUIDELINE, HARMFUL, UNREADABLE_RULES, JudgeRun, run_judge
+from .judge import (
+    CLEAN,
+    HARMFUL,
+    JudgeRun,
+    JudgeSettings,
+    SettingsChanges,
+    resolve_settings,
+    run_judge,
+)
 from .metrics import four_counts, rates
 from .records import SEED, Record, check_record, check_records, is_harmful
 from .score import judge_probabilities
-from .simulator import (
-    CUE_TABLE,
-    MAX_OUTPUT,
-    PRIOR,
-    SPURIOUS,
-    TEMPERATURE,
-    SimulatedModel,
-)
 
-__all__ = ["cascade", "CascadeRun"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = [
+    "cascade",
+    "CascadeRun",
+    "DESIGN_NAMES",
+    "designs",
+    "design_rows",
+    "design_text",
+    "design_shares",
+    "design_comparisons",
+    "comparisons_text",
+]
 
 
 # ----------------------------------------------------------------------------------- a cascade
@@ -99,54 +113,34 @@ def _check_band(low, high):
 def cascade(
     records: Iterable[Record],
     seed: int = SEED,
-    temperature: float = TEMPERATURE,
-    guideline: str = GUIDELINE,
-    cues: Mapping[str, str] = CUE_TABLE,
-    spurious: Mapping[str, str] = SPURIOUS,
-    max_output: int = MAX_OUTPUT,
+    settings: JudgeSettings | None = None,
     *,
-    unreadable_as: str = "clean",
     rules: Iterable[str] = DEFAULT_RULES,
     low: float | None = None,
     high: float | None = None,
-    prior: Mapping[str, float] = PRIOR,
+    **changes: Unpack[SettingsChanges],
 ) -> CascadeRun:
     """The rule filter first, the judge on the rest (notebook 09).
 
     A record the filter (``rules``; ``()`` lets everything through) blocks is harmful, with
     no judge call.  The records it lets through get exactly ``run_judge(passed, seed,
-    temperature, guideline, cues, spurious, max_output, unreadable_as=..., prior=...)``: its
-    labels, calls and input tokens.  With ``low`` and ``high`` the judge keeps only the records
-    where its score is confident, P(zararli) <= low or >= high (``judge_probabilities`` with the
-    same settings); the others are escalated to a person, who gives the human label.  The
-    judge is still called on every record the filter lets through: its score comes with the
-    call.
+    settings)`` (the judge ``settings`` with the keyword ``changes``, as run_judge takes
+    them): its labels, calls and input tokens.  With ``low`` and ``high`` the judge keeps only
+    the records where its score is confident, P(zararli) <= low or >= high
+    (``judge_probabilities`` with the same settings); the others are escalated to a person,
+    who gives the human label.  The judge is still called on every record the filter lets
+    through: its score comes with the call.
     """
     records = check_records(records)
     check_seed(seed)
+    settings = resolve_settings(settings, changes)
     band = _check_band(low, high)
     block = make_rule_filter(rules)
     passed = [r for r in records if not block(r)]
-    judge = None
-    if passed:
-        judge = run_judge(
-            passed,
-            seed,
-            temperature,
-            guideline,
-            cues,
-            spurious,
-            max_output,
-            unreadable_as=unreadable_as,
-            prior=prior,
-        )
-    else:  # no judge call, but its arguments are still checked at the door
-        check_str("guideline", guideline)
-        check_choice("unreadable_as", unreadable_as, UNREADABLE_RULES)
-        SimulatedModel(temperature, cues, spurious, prior, max_output=max_output)
+    judge = run_judge(passed, seed, settings) if passed else None
     escalated: tuple[int, ...] = ()
     if band is not None and passed:
-        probs = judge_probabilities(passed, temperature, guideline, cues, spurious, prior)
+        probs = judge_probabilities(passed, settings)
         escalated = tuple(r.no for r in passed if band[0] < probs[r.no] < band[1])
     sent = set(escalated)
     labels = {}
@@ -175,7 +169,7 @@ DESIGN_NAMES = (
 )
 
 
-def designs(low, high):
+def designs(low: float | None, high: float | None) -> dict[str, dict[str, Any] | None]:
     """The five designs notebook 09 compares: name -> cascade settings (None: the filter
     alone, no judge)."""
     return {
@@ -187,20 +181,20 @@ def designs(low, high):
     }
 
 
-def design_many(records, seeds, settings, **judge_args):
+def design_many(records, seeds, design, settings):
     """One design over many seeds: per seed the decisions (S, N bool), calls, input tokens
-    and the records sent to a person, exactly as :func:`cascade` for each seed.
+    and the records sent to a person, exactly as :func:`cascade` for each seed with the
+    judge ``settings`` (a JudgeSettings, passed on whole).
 
     The judge runs once per seed on the records the filter lets through
     (``run_judge_many``); blocked records are harmful, escalated ones get the human label.
     """
     import numpy as np
 
-    from .many import check_seeds, run_judge_many
+    from .many import run_judge_many
 
-    seeds = check_seeds(seeds)
     truth = np.array([is_harmful(r) for r in records])
-    if settings is None:  # the filter alone: no judge, no spread
+    if design is None:  # the filter alone: no judge, no spread
         block = make_rule_filter()
         row = np.array([block(r) for r in records])
         zeros = np.zeros(len(seeds), dtype=np.int64)
@@ -212,9 +206,8 @@ def design_many(records, seeds, settings, **judge_args):
             "truth": truth,
             "sent": np.zeros(len(records), dtype=bool),
         }
-    settings = dict(settings)
-    band = _check_band(settings.pop("low", None), settings.pop("high", None))
-    block = make_rule_filter(settings.pop("rules", DEFAULT_RULES))
+    band = _check_band(design.get("low"), design.get("high"))
+    block = make_rule_filter(design.get("rules", DEFAULT_RULES))
     passed = np.array([not block(r) for r in records])
     harmful = np.tile(~passed, (len(seeds), 1))
     calls = tokens = np.zeros(len(seeds), dtype=np.int64)
@@ -222,18 +215,11 @@ def design_many(records, seeds, settings, **judge_args):
     sent = np.zeros(len(records), dtype=bool)
     kept = [r for r, p in zip(records, passed) if p]
     if kept:
-        runs = run_judge_many(kept, seeds, **judge_args)
+        runs = run_judge_many(kept, seeds, settings)
         harmful[:, passed] = runs.harmful
         calls, tokens = np.asarray(runs.calls), np.asarray(runs.input_tokens)
         if band is not None:
-            probs = judge_probabilities(
-                kept,
-                **{
-                    k: v
-                    for k, v in judge_args.items()
-                    if k in ("temperature", "guideline", "cues", "spurious", "prior")
-                },
-            )
+            probs = judge_probabilities(kept, settings)
             sent[np.flatnonzero(passed)] = [band[0] < probs[r.no] < band[1] for r in kept]
             harmful[:, sent] = truth[sent]
             people = int(sent.sum())
@@ -247,17 +233,36 @@ def design_many(records, seeds, settings, **judge_args):
     }
 
 
-def design_rows(records, seeds, low, high, **judge_args):
+def _design_door(records, seeds, low, high, settings, changes):
+    """The checks design_rows and design_shares share: records, seeds, the band, the judge."""
+    from .many import check_seeds
+
+    records = check_records(records)
+    seeds = check_seeds(seeds)
+    _check_band(low, high)
+    return records, seeds, resolve_settings(settings, changes)
+
+
+def design_rows(
+    records: Sequence[Record],
+    seeds: Iterable[int],
+    low: float | None,
+    high: float | None,
+    settings: JudgeSettings | None = None,
+    **changes: Unpack[SettingsChanges],
+) -> list[dict[str, Any]]:
     """Per design of :func:`designs`: the lesson's run (the first seed) and the 95% run band
     over ``seeds`` of agreement and false block rate, the calls and input tokens of the
-    first seed (and their mean), and the records sent to a person."""
+    first seed (and their mean), and the records sent to a person (notebook 09).  The judge
+    is ``settings`` with the keyword ``changes``, as :func:`cascade` takes them."""
     import numpy as np
 
     from .variance import run_band
 
+    records, seeds, settings = _design_door(records, seeds, low, high, settings, changes)
     rows = []
-    for name, settings in designs(low, high).items():
-        d = design_many(records, seeds, settings, **judge_args)
+    for name, design in designs(low, high).items():
+        d = design_many(records, seeds, design, settings)
         truth, harmful = d["truth"], d["harmful"]
         f = rates(*four_counts(truth, harmful), rounded=False)
         agree, fbr = f["agreement"], f["false_block_rate"]
@@ -282,11 +287,24 @@ def design_rows(records, seeds, low, high, **judge_args):
     return rows
 
 
-def design_text(rows):
+def _check_rows(rows, keys, maker):
+    """Rows as ``maker`` returns them: a non-empty collection of mappings with ``keys``."""
+    rows = check_collection("rows", rows, f"the rows {maker} returns (a list of dicts)", "row")
+    for row in rows:
+        if not isinstance(row, Mapping) or not set(keys) <= set(row):
+            raise TypeError(
+                f"rows must be what {maker} returns: dicts with the keys "
+                f"{', '.join(map(repr, keys))}, found {type(row).__name__}"
+            )
+    return rows
+
+
+def design_text(rows: Sequence[Mapping[str, Any]]) -> str:
     """The designs as one table (at most 80 columns): judge calls of the first seed's run,
     records sent to a person, the agreement over all records in expectation over the seeds
     (the mean of the runs) and the agreement on the records the design kept (not sent to a
     person), with their number."""
+    rows = _check_rows(rows, ("design", "calls", "people", "kept"), "design_rows")
     lines = [
         f"{'':<26}{'judge':>7}{'sent to':>10}{'agreement':>11}{'agreement':>11}{'records':>9}",
         f"{'design':<26}{'calls':>7}{'a person':>10}{'all':>11}{'kept':>11}{'kept':>9}",
@@ -312,30 +330,63 @@ def _figure_of(truth, x, figure):
 # ----------------------------------- the designs compared on the same records (notebook 09)
 
 
-def design_shares(records, seeds, low, high, **judge_args):
+def design_shares(
+    records: Sequence[Record],
+    seeds: Iterable[int],
+    low: float | None,
+    high: float | None,
+    settings: JudgeSettings | None = None,
+    **changes: Unpack[SettingsChanges],
+) -> dict[str, dict[str, Any]]:
     """Per design of :func:`designs`: each record's seed-averaged decision (its share of the
     runs over ``seeds`` that block it), the per-seed decisions, and which records went to a
-    person (a bool per record)."""
-
+    person (a bool per record); the judge as :func:`design_rows` takes it (notebook 09)."""
+    records, seeds, settings = _design_door(records, seeds, low, high, settings, changes)
     out = {}
-    for name, settings in designs(low, high).items():
-        d = design_many(records, seeds, settings, **judge_args)
+    for name, design in designs(low, high).items():
+        d = design_many(records, seeds, design, settings)
         harmful, sent = d["harmful"], d["sent"]
         out[name] = {"share": harmful.mean(axis=0), "harmful": harmful, "sent": sent}
     return out
 
 
-def design_comparisons(records, shares, pairs, primary, n_resamples=10_000, seed=0):
+def design_comparisons(
+    records: Sequence[Record],
+    shares: Mapping[str, Mapping[str, Any]],
+    pairs: Sequence[tuple[str, str, str]],
+    primary: tuple[str, str, str],
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> list[dict[str, Any]]:
     """Each (design a, design b, figure) of ``pairs``: a minus b on the same records and the
     same seeds.  ``seed band`` is the 95% run band over the seeds of the paired per-seed
     difference (the judge's noise alone); ``records`` is :func:`paired_difference` on the
     seed-averaged decisions (the band the measurable rule reads).  ``primary`` (one of
-    ``pairs``) keeps its p-value; the others get Holm's adjustment among themselves."""
+    ``pairs``) keeps its p-value; the others get Holm's adjustment among themselves
+    (notebook 09)."""
     import numpy as np
 
+    from .metrics import FIGURES as NAMES
     from .sample import holm, paired_difference
     from .variance import run_band
 
+    records = check_records(records)
+    if not isinstance(shares, Mapping):
+        raise TypeError(
+            f"shares must be what design_shares returns (design name -> its shares), "
+            f"got {type(shares).__name__}"
+        )
+    pairs = check_collection("pairs", pairs, "a list of (design a, design b, figure)", "pair")
+    for pair in pairs:
+        if not (isinstance(pair, tuple) and len(pair) == 3):
+            raise TypeError(f"pairs must hold (design a, design b, figure) tuples, got {pair!r}")
+        check_choice("pairs (each design)", pair[0], tuple(shares))
+        check_choice("pairs (each design)", pair[1], tuple(shares))
+        check_choice("pairs (each figure)", pair[2], tuple(NAMES))
+    if tuple(primary) not in [tuple(p) for p in pairs]:
+        raise ValueError(f"primary must be one of pairs, got {primary!r}")
+    check_int("n_resamples", n_resamples, minimum=1)
+    check_seed(seed)
     truth = np.array([is_harmful(r) for r in records])
     rows = []
     for a, b, figure in pairs:
@@ -368,12 +419,13 @@ def design_comparisons(records, shares, pairs, primary, n_resamples=10_000, seed
     return rows
 
 
-def comparisons_text(rows):
+def comparisons_text(rows: Sequence[Mapping[str, Any]]) -> str:
     """The rows of :func:`design_comparisons` as text (at most 80 columns): the figure, the
     difference on these records, its seed band and records' band, and the p-value."""
     from .metrics import FIGURES as NAMES
     from .sample import p_text
 
+    rows = _check_rows(rows, ("a", "b", "figure", "records", "p"), "design_comparisons")
     lines = [f"{'a minus b, figure':<29}{'diff':>8}{'seed band':>18}{'records band':>18}{'p':>7}"]
     pair = None
     for r in rows:

@@ -7,9 +7,19 @@ object with ``.text`` (and optionally ``.input_tokens``, ``.status``), as Simula
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
+from inspect import signature
+from typing import TYPE_CHECKING, TypedDict
 
-from ._checks import check_choice, check_instance, check_int, check_seed, check_str
+from ._checks import (
+    check_choice,
+    check_instance,
+    check_int,
+    check_label_table,
+    check_number,
+    check_seed,
+    check_str,
+)
 from ._frozen import ReadOnlyDict
 from .connections import map_calls
 from .records import FEATURES, SEED, Record, check_record, check_records
@@ -25,8 +35,12 @@ from .simulator import (
     TEMPERATURE,
     Reply,
     SimulatedModel,
+    _check_prior,
     _tokenize,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "GUIDELINE",
@@ -34,8 +48,12 @@ __all__ = [
     "HARMFUL",
     "RETRY_CAUSE",
     "UNREADABLE_RULES",
+    "LESSON_SETTINGS",
+    "SETTINGS",
     "Answer",
     "Ask",
+    "JudgeSettings",
+    "SettingsChanges",
     "JudgeRun",
     "Reader",
     "Run",
@@ -46,6 +64,7 @@ __all__ = [
     "judge_model",
     "read_label",
     "reply_parts",
+    "resolve_settings",
     "run_judge",
     "tally",
 ]
@@ -275,33 +294,114 @@ def tally(answers: Iterable[Answer]) -> Tally:
     return Tally(calls, retries, unreadable, tokens, causes)
 
 
-def judge_model(
-    model: SimulatedModel | None = None,
-    temperature: float = TEMPERATURE,
-    cues: Mapping[str, str] = CUE_TABLE,
-    spurious: Mapping[str, str] = SPURIOUS,
-    prior: Mapping[str, float] = PRIOR,
-    max_output: int = MAX_OUTPUT,
-) -> SimulatedModel:
-    """The model a judge run asks: a fresh copy of ``model`` (its counter at zero, the
-    caller's object untouched), or a new SimulatedModel with the settings given.
+class SettingsChanges(TypedDict, total=False):
+    """The keyword changes a judge entry point takes (``run_judge(records, temperature=0)``):
+    any fields of :class:`JudgeSettings`, each optional (for type checkers)."""
 
-    Where every judge setting enters (run_judge, run_judge_many): give ``model`` or the
-    settings, not both."""
-    if model is None:
-        return SimulatedModel(temperature, cues, spurious, prior, max_output=max_output)
-    check_instance("model", model, SimulatedModel)
-    given = [
-        name
-        for name, value, default in (
-            ("temperature", temperature, TEMPERATURE),
-            ("cues", cues, CUE_TABLE),
-            ("spurious", spurious, SPURIOUS),
-            ("prior", prior, PRIOR),
-            ("max_output", max_output, MAX_OUTPUT),
+    temperature: float
+    guideline: str
+    cues: Mapping[str, str]
+    spurious: Mapping[str, str]
+    prior: Mapping[str, float]
+    max_output: int
+    unreadable_as: str
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """The simulated judge's settings as one value (notebook 03).
+
+    Every judge entry point (``run_judge``, ``run_judge_many``, ``cascade``,
+    ``judge_probabilities``, the designs, the truth, the probes, the sweep, the weeks) takes
+    it whole as ``settings=`` or builds it from keyword changes (``temperature=0``), and
+    passes it on whole, so no setting can be dropped on the way.  The fields:
+
+    * ``temperature``, ``cues``, ``spurious``, ``prior``, ``max_output`` - the model's
+      (:class:`~lessonlib.simulator.SimulatedModel`; :meth:`model` builds it);
+    * ``guideline`` - the prompt's first words (:func:`build_prompt`);
+    * ``unreadable_as`` - the label of a record whose reply stays unreadable after the retry
+      (the lesson: 'clean', fail-open).
+
+    Checked once when made (a bad value raises here, naming the field); tables are kept as
+    read-only copies.  ``dataclasses.replace(settings, temperature=0)`` checks again.
+    """
+
+    temperature: float = TEMPERATURE
+    guideline: str = GUIDELINE
+    cues: Mapping[str, str] = CUE_TABLE
+    spurious: Mapping[str, str] = SPURIOUS
+    prior: Mapping[str, float] = PRIOR
+    max_output: int = MAX_OUTPUT
+    unreadable_as: str = "clean"
+
+    def __post_init__(self) -> None:
+        put = object.__setattr__
+        put(self, "temperature", check_number("temperature", self.temperature, minimum=0.0))
+        check_str("guideline", self.guideline)
+        for name, default in (("cues", CUE_TABLE), ("spurious", SPURIOUS)):
+            value = getattr(self, name)
+            if value is not default:
+                put(self, name, ReadOnlyDict(check_label_table(name, value, LABELS)))
+        if self.prior is not PRIOR:
+            put(self, "prior", ReadOnlyDict(_check_prior(self.prior)))
+        put(self, "max_output", check_int("max_output", self.max_output, minimum=1))
+        check_choice("unreadable_as", self.unreadable_as, UNREADABLE_RULES)
+
+    def changed(self) -> dict[str, object]:
+        """The fields that differ from the lesson's judge, in field order."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if getattr(self, f.name) != f.default
+        }
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={value!r}" for name, value in self.changed().items())
+        return f"JudgeSettings({shown})"
+
+    def model(self) -> SimulatedModel:
+        """A new SimulatedModel with these settings (its counter at zero)."""
+        return SimulatedModel(
+            self.temperature, self.cues, self.spurious, self.prior, max_output=self.max_output
         )
-        if value != default
-    ]
+
+
+SETTINGS = tuple(f.name for f in fields(JudgeSettings))
+"""The names of the judge's settings, read from :class:`JudgeSettings` (never kept by hand)."""
+LESSON_SETTINGS = JudgeSettings()
+"""The lesson's judge: every setting at its default."""
+_MODEL_SETTINGS = tuple(n for n in SETTINGS if n in signature(SimulatedModel).parameters)
+"""The settings the model carries (the rest, guideline and unreadable_as, are the judge's)."""
+
+
+def resolve_settings(
+    settings: JudgeSettings | None, changes: Mapping[str, object]
+) -> JudgeSettings:
+    """The one place where a judge entry point's settings are made: ``settings`` (None: the
+    lesson's judge) with the keyword ``changes`` applied, checked.  An unknown keyword is a
+    TypeError naming the allowed settings."""
+    unknown = [k for k in changes if k not in SETTINGS]
+    if unknown:
+        raise TypeError(
+            f"unknown judge setting(s) {', '.join(map(repr, unknown))}; the judge's "
+            f"settings are {', '.join(SETTINGS)} (or settings=JudgeSettings(...))"
+        )
+    if settings is None:
+        return JudgeSettings(**changes) if changes else LESSON_SETTINGS  # type: ignore[arg-type]
+    check_instance("settings", settings, JudgeSettings)
+    return replace(settings, **changes) if changes else settings  # type: ignore[arg-type]
+
+
+def judge_model(model: SimulatedModel | None, settings: JudgeSettings) -> SimulatedModel:
+    """The model a judge run asks: a fresh copy of ``model`` (its counter at zero, the
+    caller's object untouched), or a new SimulatedModel with ``settings``.
+
+    Give ``model`` or the model's settings (temperature, cues, spurious, prior, max_output),
+    not both; the guideline and unreadable_as apply either way."""
+    if model is None:
+        return settings.model()
+    check_instance("model", model, SimulatedModel)
+    given = [name for name in _MODEL_SETTINGS if name in settings.changed()]
     if given:
         raise ValueError(
             f"model= carries the judge's settings; give either model or "
@@ -313,37 +413,31 @@ def judge_model(
 def run_judge(
     records: Sequence[Record],
     seed: int = SEED,
-    temperature: float = TEMPERATURE,
-    guideline: str = GUIDELINE,
-    cues: Mapping[str, str] = CUE_TABLE,
-    spurious: Mapping[str, str] = SPURIOUS,
-    max_output: int = MAX_OUTPUT,
+    settings: JudgeSettings | None = None,
     *,
-    unreadable_as: str = "clean",
-    prior: Mapping[str, float] = PRIOR,
     model: SimulatedModel | None = None,
+    **changes: Unpack[SettingsChanges],
 ) -> JudgeRun:
     """Ask a fresh SimulatedModel about every record, retrying once if unreadable (notebook 03).
 
-    A record still unreadable is counted as ``unreadable_as`` (the lesson: 'clean', fail-open).
-    The model is built from ``temperature``, ``cues``, ``spurious``, ``prior`` and
-    ``max_output``, or given whole as ``model`` (a SimulatedModel; the run asks a fresh copy
-    of it, so the caller's model is not changed).
+    The judge is ``settings`` (a :class:`JudgeSettings`; default the lesson's) with the
+    keyword ``changes`` (``temperature=0``, ``max_output=1``, ...).  A record still
+    unreadable is counted as ``unreadable_as`` (the lesson: 'clean', fail-open).  ``model``
+    (a SimulatedModel) replaces the model the settings would build; the run asks a fresh copy
+    of it, so the caller's model is not changed.
     """
     records = check_records(records)
     seed = check_seed(seed)
-    check_str("guideline", guideline)
-    check_choice("unreadable_as", unreadable_as, UNREADABLE_RULES)
-    model = judge_model(model, temperature, cues, spurious, prior, max_output)
-    return _run_judge(records, seed, model, guideline, unreadable_as)
+    settings = resolve_settings(settings, changes)
+    return _run_judge(records, seed, judge_model(model, settings), settings)
 
 
-def _run_judge(records, seed, model, guideline=GUIDELINE, unreadable_as="clean"):
+def _run_judge(records, seed, model, settings=LESSON_SETTINGS):
     """:func:`run_judge` for checked arguments and a model with its counter at zero."""
-    fallback = CLEAN if unreadable_as == "clean" else HARMFUL
+    fallback = CLEAN if settings.unreadable_as == "clean" else HARMFUL
     # the model's own loop: prompts and seeds are known to be good, so no check per call
     ask = model._reply if type(model).call is SimulatedModel.call else model.call
-    answers = ask_each(ask, [_build_prompt(r, guideline) for r in records], seed)
+    answers = ask_each(ask, [_build_prompt(r, settings.guideline) for r in records], seed)
     counts = tally(answers)
     labels = {r.no: fallback if a.label is None else a.label for r, a in zip(records, answers)}
     return JudgeRun(

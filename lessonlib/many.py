@@ -9,40 +9,40 @@ of seeds at a time.  Each step says why it equals the judge's own.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._checks import check_choice, check_collection, check_int, check_str
+from ._checks import check_collection, check_int
 from ._rng import FNV_PRIME, LCG_INCREMENT, LCG_MULTIPLIER, M32, MIX_FIRST, MIX_SECOND, trace_id
 from .judge import (
     CLEAN,
-    GUIDELINE,
     HARMFUL,
-    UNREADABLE_RULES,
     JudgeRun,
+    JudgeSettings,
+    SettingsChanges,
     _build_prompt,
     _read_label,
     judge_model,
+    resolve_settings,
 )
 from .metrics import COUNTS, RATES, four_counts, rates
 from .records import Record, check_records, is_harmful
 from .simulator import (
-    CUE_TABLE,
     FREE_FORM,
     FREE_FORM_SHARE,
     LABELS,
-    MAX_OUTPUT,
-    PRIOR,
     SINGLE_LABEL_WORD,
-    SPURIOUS,
-    TEMPERATURE,
     SimulatedModel,
     _tokenize,
     reply_text,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "BARE",
@@ -500,18 +500,14 @@ def confusion_many(
 def run_judge_many(
     records: Sequence[Record],
     seeds: Iterable[int],
-    temperature: float = TEMPERATURE,
-    guideline: str = GUIDELINE,
-    cues: Mapping[str, str] = CUE_TABLE,
-    spurious: Mapping[str, str] = SPURIOUS,
-    max_output: int = MAX_OUTPUT,
+    settings: JudgeSettings | None = None,
     *,
-    unreadable_as: str = "clean",
     chunk: int | None = None,
-    prior: Mapping[str, float] = PRIOR,
     model: SimulatedModel | None = None,
+    **changes: Unpack[SettingsChanges],
 ) -> ManyRuns:
-    """``run_judge(records, seed, ...)`` for every seed in ``seeds``, as one :class:`ManyRuns`.
+    """``run_judge(records, seed, settings, ...)`` for every seed in ``seeds``, as one
+    :class:`ManyRuns`.
 
     Defined in notebook 06.  Same arguments as :func:`~lessonlib.judge.run_judge` except
     ``seeds`` (integers >= 0, e.g. a range or a numpy array) and ``chunk`` (seeds decided at
@@ -519,16 +515,15 @@ def run_judge_many(
     """
     records = check_records(records)
     seeds = check_seeds(seeds)
-    check_str("guideline", guideline)
-    check_choice("unreadable_as", unreadable_as, UNREADABLE_RULES)
+    settings = resolve_settings(settings, changes)
     if chunk is not None:
         check_int("chunk", chunk, minimum=1)
-    model = judge_model(model, temperature, cues, spurious, prior, max_output)
+    model = judge_model(model, settings)
     return run_plans(
-        plan_blocks(records, model, guideline),
+        plan_blocks(records, model, settings.guideline),
         records,
         seeds,
         np.zeros(len(seeds), dtype=np.int64),
-        unreadable_as,
+        settings.unreadable_as,
         chunk,
     )

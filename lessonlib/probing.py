@@ -4,7 +4,8 @@ A **probe** asks the same judge, with the same seed and settings, about every re
 its **twin**: a copy that differs in one thing only.  The decisions that move, and how far the
 probability of *zararli* moves, say what the judge reacts to, without opening the model.
 
-``probe(records, change, seed=SEED, **judge_settings)`` is the door.  ``change`` is a function
+``probe(records, change, seed=SEED, settings=None, **changes)`` is the door (the judge as
+``run_judge`` takes it: a JudgeSettings and keyword changes).  ``change`` is a function
 Record -> Record or one of the names in :data:`CHANGES`:
 
 * ``"length"``: the ``excessive_length`` flag toggled, nothing else (not even ``length``);
@@ -23,11 +24,18 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from ._checks import check_callable, check_choice, check_instance, check_items
+from ._checks import (
+    check_callable,
+    check_choice,
+    check_instance,
+    check_int,
+    check_items,
+    check_seed,
+)
 from ._frozen import ReadOnlyDict
 from .criteria import rule_filter
 from .figures import FIGURE_WIDTH, slide_figure
-from .judge import HARMFUL, run_judge
+from .judge import HARMFUL, JudgeSettings, SettingsChanges, resolve_settings, run_judge
 from .metrics import agreement
 from .records import (
     CLASS_SHARE,
@@ -47,13 +55,12 @@ from .score import judge_probabilities
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+    from typing_extensions import Unpack
 
     from .sample import PairedDifference
 
 __all__ = [
     "CHANGES",
-    "JUDGE_SETTINGS",
-    "SCORE_SETTINGS",
     "LENGTH_SEEDS",
     "Probe",
     "probe",
@@ -77,18 +84,6 @@ __all__ = [
 
 CHANGES = ("length", "text", "source")
 """The changes ``probe`` knows by name (any function Record -> Record works too)."""
-JUDGE_SETTINGS = (
-    "temperature",
-    "guideline",
-    "cues",
-    "spurious",
-    "prior",
-    "max_output",
-    "unreadable_as",
-)
-"""The keyword settings ``probe`` passes on to ``run_judge`` (all optional)."""
-SCORE_SETTINGS = ("temperature", "guideline", "cues", "spurious", "prior")
-"""The ones that shape P(zararli) (``judge_probabilities``); the rest shape only the run."""
 
 
 def _toggle_length(record):
@@ -152,15 +147,6 @@ def _check_yardstick(yardstick):
     return tuple(yardstick)
 
 
-def _check_settings(settings):
-    unknown = [k for k in settings if k not in JUDGE_SETTINGS]
-    if unknown:
-        raise TypeError(
-            f"judge_settings has unknown setting(s) {', '.join(map(repr, unknown))}; "
-            f"allowed: {', '.join(JUDGE_SETTINGS)}"
-        )
-
-
 def _make_twins(records, change):
     if isinstance(change, str):
         check_choice("change", change, CHANGES)
@@ -186,41 +172,44 @@ def _make_twins(records, change):
 
 def _p_harmful(records, settings):
     """P(zararli) of each record, in order: notebook 08's judge_probabilities with the
-    settings that shape the score (the others only shape the run)."""
-    scored = {k: v for k, v in settings.items() if k in SCORE_SETTINGS}
-    probs = judge_probabilities(records, **scored)
+    same settings (max_output and unreadable_as are not part of the score)."""
+    probs = judge_probabilities(records, settings)
     return [probs[r.no] for r in records]
 
 
-def harmful_probability(records: Sequence[Record], **judge_settings: Any) -> dict:
+def harmful_probability(
+    records: Sequence[Record],
+    settings: JudgeSettings | None = None,
+    **changes: Unpack[SettingsChanges],
+) -> dict[int, float]:
     """Record number -> P(zararli) the judge gives the record's prompt (notebook 12): what
     ``probe`` averages into its shift (at temperature 0: 1 or 0)."""
     records = check_records(records)
-    _check_settings(judge_settings)
-    return dict(zip((r.no for r in records), _p_harmful(records, judge_settings)))
+    settings = resolve_settings(settings, changes)
+    return dict(zip((r.no for r in records), _p_harmful(records, settings)))
 
 
 def probe(
     records: Sequence[Record],
     change: str | Callable[[Record], Record],
     seed: int = SEED,
-    **judge_settings: Any,
+    settings: JudgeSettings | None = None,
+    **changes: Unpack[SettingsChanges],
 ) -> Probe:
     """Ask the same judge about every record and its twin under ``change`` (notebook 12).
 
-    ``before`` and ``after`` are what ``run_judge(records, seed, **judge_settings)`` and
-    ``run_judge(twins, seed, **judge_settings)`` give; ``shift`` compares the mean P(zararli)
-    that ``judge_probabilities`` gives for the two sets of records (temperature, guideline,
-    cues, spurious and prior as in ``judge_settings``; at temperature 0 the judge's label
-    has probability 1).
+    ``before`` and ``after`` are what ``run_judge(records, seed, settings, **changes)`` and
+    ``run_judge(twins, seed, settings, **changes)`` give; ``shift`` compares the mean
+    P(zararli) that ``judge_probabilities`` gives for the two sets of records with the same
+    settings (at temperature 0 the judge's label has probability 1).
     """
     records = check_records(records)
-    _check_settings(judge_settings)
+    settings = resolve_settings(settings, changes)
     twins, name = _make_twins(records, change)
-    before = run_judge(records, seed, **judge_settings)
-    after = run_judge(twins, seed, **judge_settings)
+    before = run_judge(records, seed, settings)
+    after = run_judge(twins, seed, settings)
     changed = tuple(r.no for r in records if before.labels[r.no] != after.labels[r.no])
-    p0, p1 = _p_harmful(records, judge_settings), _p_harmful(twins, judge_settings)
+    p0, p1 = _p_harmful(records, settings), _p_harmful(twins, settings)
     shift = (sum(p1) - sum(p0)) / len(records)
     return Probe(
         name,
@@ -234,14 +223,17 @@ def probe(
 
 
 def two_run_difference(
-    records: Sequence[Record], seed: int = SEED, **judge_settings: Any
-) -> tuple:
+    records: Sequence[Record],
+    seed: int = SEED,
+    settings: JudgeSettings | None = None,
+    **changes: Unpack[SettingsChanges],
+) -> tuple[int, ...]:
     """Record numbers the judge decides differently at ``seed`` and ``seed + 1`` (notebook 04's
     two-run difference): the yardstick a probe is compared with (notebook 12)."""
     records = check_records(records)
-    _check_settings(judge_settings)
-    a = run_judge(records, seed, **judge_settings).labels
-    b = run_judge(records, seed + 1, **judge_settings).labels
+    settings = resolve_settings(settings, changes)
+    a = run_judge(records, seed, settings).labels
+    b = run_judge(records, seed + 1, settings).labels
     return tuple(r.no for r in records if a[r.no] != b[r.no])
 
 
@@ -272,20 +264,27 @@ def describe_twin(record: Record, twin_record: Record) -> str:
     return "\n".join(lines) or "no difference"
 
 
-def cue_inside(records: Sequence[Record], seed: int = SEED, **judge_settings: Any) -> tuple:
+def cue_inside(
+    records: Sequence[Record],
+    seed: int = SEED,
+    settings: JudgeSettings | None = None,
+    **changes: Unpack[SettingsChanges],
+) -> tuple[int, ...]:
     """Record numbers whose decision the length cue makes, seen from inside: the judge with its
     spurious table against the same judge with ``spurious={}``, same seed (notebook 12)."""
     records = check_records(records)
-    _check_settings(judge_settings)
-    settings = {k: v for k, v in judge_settings.items() if k != "spurious"}
-    a = run_judge(records, seed, **judge_settings).labels
-    b = run_judge(records, seed, spurious={}, **settings).labels
+    settings = resolve_settings(settings, changes)
+    a = run_judge(records, seed, settings).labels
+    b = run_judge(records, seed, settings, spurious={}).labels
     return tuple(r.no for r in records if a[r.no] != b[r.no])
 
 
 def length_controlled(
-    records: Sequence[Record], seeds: Iterable[int] = LENGTH_SEEDS, **judge_settings: Any
-) -> dict:
+    records: Sequence[Record],
+    seeds: Iterable[int] = LENGTH_SEEDS,
+    settings: JudgeSettings | None = None,
+    **changes: Unpack[SettingsChanges],
+) -> dict[str, float]:
     """Mean agreement with the human label over ``seeds`` with the length flag held fixed
     (notebook 12): every record judged as it is, with ``excessive_length`` off and with it on.
 
@@ -296,14 +295,14 @@ def length_controlled(
 
     records = check_records(records)
     seeds = check_seeds(seeds)
-    _check_settings(judge_settings)
+    settings = resolve_settings(settings, changes)
     out = {}
     for name, recs in (
         ("as is", records),
         ("flag off", [with_length(r, False) for r in records]),
         ("flag on", [with_length(r, True) for r in records]),
     ):
-        out[name] = float(run_judge_many(recs, seeds, **judge_settings).agreement().mean())
+        out[name] = float(run_judge_many(recs, seeds, settings).agreement().mean())
     out["filter"] = agreement(records, rule_filter)
     return out
 
@@ -453,7 +452,8 @@ def length_lead(
     seeds: Iterable[int] = LENGTH_SEEDS,
     n_resamples: int = 10_000,
     seed: int = 0,
-    **judge_settings: Any,
+    settings: JudgeSettings | None = None,
+    **changes: Unpack[SettingsChanges],
 ) -> list[dict[str, Any]]:
     """The judge's lead over the filter and its drop with the length flag off (notebook 12).
 
@@ -470,11 +470,13 @@ def length_lead(
 
     records = check_records(records)
     seeds = check_seeds(seeds)
-    _check_settings(judge_settings)
+    settings = resolve_settings(settings, changes)
+    check_int("n_resamples", n_resamples, minimum=1)
+    check_seed(seed)
     truth = [is_harmful(r) for r in records]
-    as_is = run_judge_many(records, seeds, **judge_settings).harmful.mean(axis=0)
+    as_is = run_judge_many(records, seeds, settings).harmful.mean(axis=0)
     off = [with_length(r, False) for r in records]
-    flag_off = run_judge_many(off, seeds, **judge_settings).harmful.mean(axis=0)
+    flag_off = run_judge_many(off, seeds, settings).harmful.mean(axis=0)
     filt = np.array([float(rule_filter(r)) for r in records])
     rows: list[dict[str, Any]] = []
     for name, a, b in (

@@ -17,31 +17,31 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._checks import (
     check_collection,
     check_int,
-    check_label_table,
     check_number,
-    check_str,
 )
 from .figures import FIGURE_WIDTH, slide_figure
-from .judge import CLEAN, GUIDELINE, HARMFUL, build_prompt
+from .judge import (
+    CLEAN,
+    HARMFUL,
+    JudgeSettings,
+    SettingsChanges,
+    _build_prompt,
+    build_prompt,
+    resolve_settings,
+)
 from .metrics import rates, threshold_counts
 from .records import Record, check_records, is_harmful
-from .simulator import (
-    CUE_TABLE,
-    LABELS,
-    PRIOR,
-    SPURIOUS,
-    TEMPERATURE,
-    label_probabilities,
-    label_scores,
-    tokenize,
-)
+from .simulator import _tokenize, label_probabilities, label_scores, tokenize
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "judge_probabilities",
@@ -51,6 +51,8 @@ __all__ = [
     "CalibrationRow",
     "calibration_levels",
     "LevelRow",
+    "variant_tables",
+    "variants_text",
 ]
 
 
@@ -59,34 +61,41 @@ __all__ = [
 
 def judge_probabilities(
     records: Iterable[Record],
-    temperature: float = TEMPERATURE,
-    guideline: str = GUIDELINE,
-    cues: Mapping[str, str] = CUE_TABLE,
-    spurious: Mapping[str, str] = SPURIOUS,
-    prior: Mapping[str, float] = PRIOR,
+    settings: JudgeSettings | None = None,
+    **changes: Unpack[SettingsChanges],
 ) -> dict[int, float]:
-    """{record number: P(zararli)} for the judge with these settings (notebook 08).
+    """{record number: P(zararli)} for the judge ``settings`` with the keyword ``changes``,
+    as run_judge takes them (notebook 08): the judge's score.
 
     Exactly ``label_probabilities(build_prompt(record, guideline), temperature, cues, spurious,
     prior)['zararli']``: the probability that one call answers 'zararli'.  At temperature 0 it
-    is 1.0 for the label with the higher score and 0.0 for the other.  The context window and
-    the rate limit are not part of the score (they refuse a call, they do not weigh labels).
+    is 1.0 for the label with the higher score and 0.0 for the other.  ``max_output`` and
+    ``unreadable_as`` are not part of the score by its definition (they act on the reply
+    after the label is drawn), nor are the context window and the rate limit (they refuse a
+    call, they do not weigh labels); ``truth.block_chances`` folds them into the chance that
+    a run blocks the record.
     """
     records = check_records(records)
-    check_str("guideline", guideline)
-    relevant = set(check_label_table("cues", cues, LABELS)) | set(
-        check_label_table("spurious", spurious, LABELS)
-    )
+    settings = resolve_settings(settings, changes)
+    relevant = set(settings.cues) | set(settings.spurious)
     out, seen = {}, {}
     for record in records:
         # the weights depend only on the cue tokens, in order: ask once per such sequence
-        # (its tokens are pieces of at most five characters, so they tokenize to themselves;
-        # the first ask checks the settings, before any other work)
-        key = " ".join(t for t in tokenize(build_prompt(record, guideline)) if t in relevant)
+        # (its tokens are pieces of at most five characters, so they tokenize to themselves)
+        key = " ".join(
+            t for t in _tokenize(_build_prompt(record, settings.guideline)) if t in relevant
+        )
         if key not in seen:
-            seen[key] = label_probabilities(key, temperature, cues, spurious, prior)[HARMFUL]
+            seen[key] = _label_probabilities(key, settings)[HARMFUL]
         out[record.no] = seen[key]
     return out
+
+
+def _label_probabilities(prompt, settings):
+    """label_probabilities of ``prompt`` under checked ``settings``."""
+    return label_probabilities(
+        prompt, settings.temperature, settings.cues, settings.spurious, settings.prior
+    )
 
 
 # ------------------------------------------------------------------------- checks of the doors
@@ -322,12 +331,28 @@ def operating_points(records, decides):
     return out
 
 
-def variant_tables(records, variants, n_bins=10):
+def variant_tables(
+    records: Sequence[Record],
+    variants: Mapping[str, JudgeSettings | Mapping[str, Any]],
+    n_bins: int = 10,
+) -> dict[str, tuple[float, float, list[CalibrationRow]]]:
     """name -> (Brier score, AUC, calibration rows) of the judge's score under each variant
-    of the judge settings (e.g. {"no spurious cue": {"spurious": {}}})."""
+    of the judge (notebook 08): a JudgeSettings, or the keyword changes run_judge takes
+    (e.g. ``{"no spurious cue": {"spurious": {}}}``)."""
+    records = check_records(records)
+    if not isinstance(variants, Mapping) or not variants:
+        raise TypeError(
+            "variants must be a non-empty mapping name -> JudgeSettings or a dict of judge "
+            f"settings (e.g. {{'no spurious cue': {{'spurious': {{}}}}}}), got {variants!r}"
+        )
+    judges = {
+        name: v if isinstance(v, JudgeSettings) else resolve_settings(None, _changes(v))
+        for name, v in variants.items()
+    }
+    check_int("n_bins", n_bins, minimum=1)
     out = {}
-    for name, settings in variants.items():
-        truth, scores = aligned(records, judge_probabilities(records, **settings))
+    for name, settings in judges.items():
+        truth, scores = aligned(records, judge_probabilities(records, settings))
         out[name] = (
             brier(truth, scores),
             roc_auc(truth, scores),
@@ -336,8 +361,19 @@ def variant_tables(records, variants, n_bins=10):
     return out
 
 
-def variants_text(tables):
+def _changes(value):
+    if not isinstance(value, Mapping):
+        raise TypeError(
+            f"variants must map each name to a JudgeSettings or a dict of judge settings, "
+            f"got {type(value).__name__} {value!r}"
+        )
+    return value
+
+
+def variants_text(tables: Mapping[str, tuple[float, float, Any]]) -> str:
     """The Brier score and AUC of each variant of :func:`variant_tables` (at most 80 columns)."""
+    if not isinstance(tables, Mapping):
+        raise TypeError(f"tables must be what variant_tables returns, got {type(tables).__name__}")
     lines = [f"{'judge':<32}{'Brier score':>12}{'AUC':>8}"]
     for name, (b, auc, _) in tables.items():
         lines.append(f"{name:<32}{b:>12.4f}{auc:>8.4f}")

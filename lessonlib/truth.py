@@ -3,9 +3,12 @@
 Every record is drawn from a known population (``records``): a class by CLASS_SHARE, a
 source by SOURCE_SHARE[class], each of the seven flags on with PROFILE[class], a text
 uniformly from TEXTS.  The simulated judge's chance of blocking a record depends only on
-its prompt, and over seeds a judge run blocks it with exactly P(zararli) (notebook 08's
+its prompt and the judge's settings, and over seeds a judge run blocks it with a known
+chance, :func:`block_chances`: with the lesson's settings exactly P(zararli) (notebook 08's
 score: a rate-limited call is asked again with the next seed, another draw of the same
-chance).  So every population figure is a finite sum, computed here exactly, not sampled:
+chance); with a capped output or free-form replies, the chance that a reply is read as
+'zararli', asked again when unreadable.  So every population figure is a finite sum,
+computed here exactly, not sampled:
 
 * :func:`population_figures` - agreement, recall, false block rate and precision of the
   judge (in expectation over seeds) and of the rule filter, over the whole population.
@@ -18,9 +21,9 @@ chance).  So every population figure is a finite sum, computed here exactly, not
 
 For 07's two questions, :func:`band_text` prints a difference with its records' band and
 verdict, :func:`expected_figures` scores decisions given as shares by expected counts, and
-:func:`run_percentile_text` places one run among many.  ``profile_table`` is the sum's table
-(one row per class, source, text and flag profile) for the notebooks' simulations; it and
-these helpers trust their caller.
+:func:`run_percentile_text` places one run among many.  :func:`profile_table` is the sum's
+table (one row per class, source, text and flag profile) for the notebooks' simulations.
+The judge is given as run_judge takes it: ``settings`` (a JudgeSettings) and keyword changes.
 """
 
 from __future__ import annotations
@@ -28,18 +31,34 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._checks import check_choice, check_collection, check_int, check_number, check_seed
+from ._checks import (
+    check_choice,
+    check_collection,
+    check_int,
+    check_names,
+    check_number,
+    check_seed,
+)
 from ._frozen import ReadOnlyDict
 from ._rng import LCG_INCREMENT, LCG_MULTIPLIER, M32, MIX_FIRST, MIX_SECOND
 from .criteria import DEFAULT_RULES, make_rule_filter
 from .figures import FIGURE_WIDTH, slide_figure
-from .judge import GUIDELINE
+from .judge import (
+    CLEAN,
+    HARMFUL,
+    LESSON_SETTINGS,
+    JudgeSettings,
+    SettingsChanges,
+    _build_prompt,
+    _read_label,
+    resolve_settings,
+)
 from .metrics import rates
 from .records import (
     CLASS_SHARE,
@@ -52,16 +71,17 @@ from .records import (
     TEXTS,
     Flags,
     Record,
+    check_records,
 )
 from .sample import FIGURES, paired_bootstrap
-from .simulator import CUE_TABLE, PRIOR, SPURIOUS, TEMPERATURE
+from .simulator import FREE_FORM_SHARE, SINGLE_LABEL_WORD, WINDOW, _tokenize, reply_text
 from .variance import run_band
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+    from typing_extensions import Unpack
 
 __all__ = [
-    "JUDGE_SETTINGS",
     "KINDS",
     "Coverage",
     "band_coverage",
@@ -71,10 +91,9 @@ __all__ = [
     "plot_coverage",
     "run_percentile_text",
     "population_figures",
+    "profile_table",
+    "block_chances",
 ]
-
-JUDGE_SETTINGS = ("temperature", "guideline", "cues", "spurious", "prior")
-"""The judge's settings population_figures takes, as judge_probabilities names them."""
 
 FIGURE_NAMES = ("agreement", "recall", "false_block_rate", "precision")
 
@@ -92,39 +111,86 @@ def _check_shares(class_shares):
     return shares
 
 
-def _cell_tables(
-    temperature: float = TEMPERATURE,
-    guideline: str = GUIDELINE,
-    cues: Mapping[str, str] = CUE_TABLE,
-    spurious: Mapping[str, str] = SPURIOUS,
-    prior: Mapping[str, float] = PRIOR,
-    rules: Sequence[str] = DEFAULT_RULES,
-) -> tuple[list[tuple[str, str, tuple[bool, ...]]], list[float], list[bool]]:
-    """The cells (source, text, flags), in SOURCES x TEXTS x flag-profile order (the first
-    flag the most significant bit), with the judge's P(block) and the filter's decision."""
+def block_chances(
+    records: Sequence[Record],
+    settings: JudgeSettings | None = None,
+    **changes: Unpack[SettingsChanges],
+) -> dict[int, float]:
+    """{record number: the chance that a run of the judge blocks the record}, over seeds
+    (notebooks 07 and 15), for the judge ``settings`` with the keyword ``changes``.
+
+    One call answers 'zararli' with the score P(zararli) (``judge_probabilities``); its
+    reply (the bare label when the prompt asks for one, else a free-form sentence with
+    FREE_FORM_SHARE) is cut to ``max_output`` tokens and read; an unreadable reply is asked
+    once more (another draw) and, still unreadable, counted as ``unreadable_as``.  So with
+    ``a`` the chance that a call is read as 'zararli' and ``u`` that it is unreadable,
+    P(block) = a + u * (a + u * [unreadable_as is 'harmful']); a prompt over the context
+    window is refused twice.  With the lesson's settings every reply is read and P(block)
+    is the score.  Left out: the rate limit, which refuses every 37th call of a run whatever
+    its prompt (it moves that call to the next seed's draw).
+    """
+    return _block_chances(check_records(records), resolve_settings(settings, changes))
+
+
+def _block_chances(records, settings):
+    """:func:`block_chances` for checked records and settings."""
     from .score import judge_probabilities
 
+    score = judge_probabilities(records, settings)
+    fallback = float(settings.unreadable_as == "harmful")
+
+    @functools.cache
+    def read(label, single):  # (P(read as 'zararli'), P(unreadable)) of one reply
+        forms = [(None, 1.0)] if single else list(enumerate(FREE_FORM_SHARE))
+        harmful = unreadable = 0.0
+        for form, share in forms:
+            got = _read_label(reply_text(label, form, settings.max_output)[0])
+            harmful += share * (got == HARMFUL)
+            unreadable += share * (got is None)
+        return harmful, unreadable
+
+    out = {}
+    for r in records:
+        tokens = _tokenize(_build_prompt(r, settings.guideline))
+        if len(tokens) > WINDOW:
+            out[r.no] = fallback
+            continue
+        single, p = SINGLE_LABEL_WORD in tokens, score[r.no]
+        (a1, u1), (a0, u0) = read(HARMFUL, single), read(CLEAN, single)
+        a, u = p * a1 + (1 - p) * a0, p * u1 + (1 - p) * u0
+        out[r.no] = a + u * (a + u * fallback)
+    return out
+
+
+def _cell_tables(settings=LESSON_SETTINGS, rules=DEFAULT_RULES):
+    """The cells (source, text, flags), in SOURCES x TEXTS x flag-profile order (the first
+    flag the most significant bit), with the judge's P(block) and the filter's decision."""
     rule = make_rule_filter(rules)
     profiles = list(itertools.product((False, True), repeat=len(FEATURES)))
     # one record per (source, text, flags), asked in one call; the prompt also carries the
     # record's number, which no cue of the course's tables reads
     cells = [(source, text, flags) for source in SOURCES for text in TEXTS for flags in profiles]
     probe = [Record(i + 1, "clean", s, Flags(f), t, 40) for i, (s, t, f) in enumerate(cells)]
-    chance = judge_probabilities(probe, temperature, guideline, cues, spurious, prior)
+    chance = _block_chances(probe, settings)
     return cells, [chance[i + 1] for i in range(len(cells))], [bool(rule(r)) for r in probe]
 
 
 def profile_table(
-    temperature: float = TEMPERATURE,
-    guideline: str = GUIDELINE,
-    cues: Mapping[str, str] = CUE_TABLE,
-    spurious: Mapping[str, str] = SPURIOUS,
-    prior: Mapping[str, float] = PRIOR,
+    settings: JudgeSettings | None = None,
     rules: Sequence[str] = DEFAULT_RULES,
+    **changes: Unpack[SettingsChanges],
 ) -> list[tuple[str, float, float, bool]]:
     """One row (class, probability within the class, judge's P(block), filter blocks) per
-    source, text and flag profile of each class; the rows of a class sum to 1."""
-    cells, chance, blocks = _cell_tables(temperature, guideline, cues, spurious, prior, rules)
+    source, text and flag profile of each class; the rows of a class sum to 1 (notebooks 08
+    and 15).  P(block) is :func:`block_chances` for the judge ``settings`` with ``changes``
+    (with the lesson's settings, the score P(zararli))."""
+    settings = resolve_settings(settings, changes)
+    rules = check_names("rules", rules, FEATURES)
+    return _profile_table(settings, rules)
+
+
+def _profile_table(settings, rules=DEFAULT_RULES):
+    cells, chance, blocks = _cell_tables(settings, rules)
     rows = []
     for cls in CLASSES:
         for i, (source, _text, flags) in enumerate(cells):
@@ -157,25 +223,23 @@ def _figures(shares, rows, which):
 
 
 def population_figures(
-    *, class_shares: Sequence[float] = CLASS_SHARE, **judge_settings: Any
+    settings: JudgeSettings | None = None,
+    *,
+    class_shares: Sequence[float] = CLASS_SHARE,
+    **changes: Unpack[SettingsChanges],
 ) -> dict[str, dict[str, float]]:
     """The population's true figures: ``{"judge": {...}, "filter": {...}}`` (notebook 07).
 
     agreement, recall, false_block_rate and precision, summed exactly over classes, sources,
     texts and flag profiles (not sampled); the judge's in expectation over seeds (each record
-    blocked with its P(zararli)), the rule filter's as they are.  ``judge_settings`` are the
-    judge's settings as judge_probabilities takes them (temperature, guideline, cues, spurious,
-    prior); ``class_shares`` (one share per class, CLASSES order) draws another week's mix.
+    blocked with its P(block), :func:`block_chances`), the rule filter's as they are.  The
+    judge is ``settings`` with the keyword ``changes``, as run_judge takes them;
+    ``class_shares`` (one share per class, CLASSES order) draws another week's mix.
     Precision is the ratio of the expected counts, as any population rate is.
     """
-    unknown = set(judge_settings) - set(JUDGE_SETTINGS)
-    if unknown:
-        raise TypeError(
-            f"population_figures takes the judge settings {', '.join(JUDGE_SETTINGS)}; "
-            f"got {', '.join(sorted(unknown))}"
-        )
+    settings = resolve_settings(settings, changes)
     shares = _check_shares(class_shares)
-    rows = profile_table(**judge_settings)
+    rows = _profile_table(settings)
     return {"judge": _figures(shares, rows, 2), "filter": _figures(shares, rows, 3)}
 
 

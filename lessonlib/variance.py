@@ -31,7 +31,7 @@ from ._checks import check_callable, check_collection, check_instance, check_ite
 from ._frozen import ReadOnlyDict
 from .criteria import rule_filter
 from .figures import FIGURE_WIDTH, slide_figure
-from .judge import Run
+from .judge import JudgeSettings, Run, SettingsChanges, resolve_settings
 from .many import ManyRuns, check_seeds, run_judge_many
 from .metrics import FIGURES, RATES, _measure, _measured, steps, trusted
 from .records import Record, check_records
@@ -39,6 +39,7 @@ from .simulator import TEMPERATURE
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+    from typing_extensions import Unpack
 
 __all__ = [
     "LEVEL",
@@ -304,13 +305,15 @@ def temperature_sweep(
     temperatures: Iterable[float],
     seeds: Iterable[int],
     level: float = LEVEL,
-    **judge_args: Any,
+    settings: JudgeSettings | None = None,
+    **changes: Unpack[SettingsChanges],
 ) -> list[dict[str, float]]:
     """The run band at each temperature: each figure's band and the expected changed records.
 
-    For every temperature the judge runs once per seed (``run_judge_many``); a
-    row holds the temperature, each figure's run band ends and width, and the
-    expected changed records between two runs (:func:`expected_changed`).
+    For every temperature the judge (``settings`` with the keyword ``changes``, as
+    run_judge takes them, its temperature set to each of ``temperatures``) runs once per
+    seed (``run_judge_many``); a row holds the temperature, each figure's run band ends and
+    width, and the expected changed records between two runs (:func:`expected_changed`).
     """
     records = check_records(records)
     temperatures = check_collection(
@@ -320,9 +323,12 @@ def temperature_sweep(
         check_number("temperatures (each temperature)", t, minimum=0.0)
     seeds = check_seeds(seeds)
     level = _share("level", level)
+    if "temperature" in changes:
+        raise TypeError("temperature is what the sweep varies: give the temperatures instead")
+    settings = resolve_settings(settings, changes)
     rows = []
     for t in temperatures:
-        runs = run_judge_many(records, seeds, t, **judge_args)
+        runs = run_judge_many(records, seeds, settings, temperature=t)
         row = {"temperature": t}
         for name, values in figures(runs).items():
             lo, hi = run_band(values, level)

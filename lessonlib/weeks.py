@@ -22,18 +22,21 @@ import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._checks import check_choice, check_collection, check_int, check_number, check_seed
 from .criteria import DEFAULT_RULES, make_rule_filter
 from .figures import FIGURE_WIDTH, slide_figure
-from .judge import run_judge
+from .judge import JudgeSettings, SettingsChanges, resolve_settings, run_judge
 from .production import METHODS, RATIO_METHODS, _estimate, _z, estimate_rate
 from .records import CLASS_SHARE, CLASSES, Record, is_harmful, make_records
 from .score import judge_probabilities
-from .truth import _check_shares, population_figures, profile_table
+from .truth import _check_shares, _profile_table, population_figures
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "DRIFT_SHARES",
@@ -77,15 +80,17 @@ half as many keeps 1,000 weeks under 5 s; its coverage is what the simulation me
 
 
 @functools.lru_cache(maxsize=1)
-def _lesson_rows():
-    """profile_table at the lesson's judge settings, computed once."""
-    return tuple(profile_table())
+@functools.lru_cache(maxsize=4)
+def _rows(settings):
+    """profile_table for one judge's settings (a JudgeSettings), computed once."""
+    return tuple(_profile_table(settings))
 
 
-def _population(class_shares, judge_settings):
-    """Arrays (harmful, P(zararli), filter blocks, weight) over the distinct kinds of record
-    in the population with this class mix; the weights sum to 1."""
-    rows = profile_table(**judge_settings) if judge_settings else _lesson_rows()
+def _population(class_shares, settings):
+    """Arrays (harmful, the judge's P(block), filter blocks, weight) over the distinct kinds of
+    record in the population with this class mix; the weights sum to 1.  P(block) is also
+    the judge's score at the lesson's settings, where every reply is read."""
+    rows = _rows(settings)
     kinds: dict[tuple[bool, float, bool], float] = {}
     for cls, within, p, block in rows:
         key = (cls != "clean", p, block)
@@ -112,7 +117,9 @@ def _check_settings(quantity, stand_in, class_shares):
 
 
 def true_rates(
-    class_shares: Sequence[float] = CLASS_SHARE, **judge_settings: Any
+    class_shares: Sequence[float] = CLASS_SHARE,
+    settings: JudgeSettings | None = None,
+    **changes: Unpack[SettingsChanges],
 ) -> dict[str, float]:
     """The population's true rates under this class mix (notebook 15), exactly.
 
@@ -121,20 +128,18 @@ def true_rates(
     (the judge's block share in expectation over seeds) and ``filter_agrees_with_judge`` (the
     stand-in's mean for the agreement)."""
     shares = _check_shares(class_shares)
-    if not judge_settings:
-        return dict(_lesson_true_rates(shares))
-    return _true_rates(shares, judge_settings)
+    return dict(_cached_true_rates(shares, resolve_settings(settings, changes)))
 
 
 @functools.lru_cache(maxsize=16)
-def _lesson_true_rates(shares):
-    """true_rates at the lesson's judge settings, once per class mix."""
-    return tuple(_true_rates(shares, {}).items())
+def _cached_true_rates(shares, settings):
+    """true_rates once per class mix and judge."""
+    return tuple(_true_rates(shares, settings).items())
 
 
-def _true_rates(shares, judge_settings):
-    figures = population_figures(class_shares=shares, **judge_settings)
-    harmful, chance, blocks, weight = _population(shares, judge_settings)
+def _true_rates(shares, settings):
+    figures = population_figures(settings, class_shares=shares)
+    harmful, chance, blocks, weight = _population(shares, settings)
     return {
         "harmful": 1.0 - shares[CLASSES.index("clean")],
         "filter_right": figures["filter"]["agreement"],
@@ -179,7 +184,8 @@ def simulate_estimates(
     person_shares: Sequence[float] | None = None,
     level: float = 0.95,
     seed: int = 0,
-    **judge_settings: Any,
+    settings: JudgeSettings | None = None,
+    **changes: Unpack[SettingsChanges],
 ) -> dict[str, np.ndarray]:
     """{method: array (weeks, 3) of value, low, high} over simulated weeks (notebook 15).
 
@@ -211,10 +217,11 @@ def simulate_estimates(
     level = check_number("level", level)
     if not 0 < level < 1:
         raise ValueError(f"level must be between 0 and 1 (e.g. 0.95), got {level!r}")
-    week_pop = _population(shares, judge_settings)
+    settings = resolve_settings(settings, changes)
+    week_pop = _population(shares, settings)
     person_pop = None
     if person_shares is not None:
-        person_pop = _population(_check_shares(person_shares), judge_settings)
+        person_pop = _population(_check_shares(person_shares), settings)
     rng = np.random.default_rng(check_seed(seed))
     out: dict[str, list[np.ndarray]] = {m: [] for m in methods}
     for start in range(0, weeks, 100):
@@ -336,7 +343,8 @@ def labels_needed(
     rest: int = 5000,
     level: float = 0.95,
     class_shares: Sequence[float] = CLASS_SHARE,
-    **judge_settings: Any,
+    settings: JudgeSettings | None = None,
+    **changes: Unpack[SettingsChanges],
 ) -> dict[str, int | None]:
     """Person labels each method needs for a ``level`` interval of +- ``half_width`` when the
     judge labels ``rest`` other records (notebook 15), from the population's exact moments.
@@ -355,7 +363,7 @@ def labels_needed(
     if not 0 < level < 1:
         raise ValueError(f"level must be between 0 and 1 (e.g. 0.95), got {level!r}")
     shares = _check_settings(quantity, stand_in, class_shares)
-    harmful, chance, blocks, w = _population(shares, judge_settings)
+    harmful, chance, blocks, w = _population(shares, resolve_settings(settings, changes))
     y, m = _quantity(quantity, harmful, chance, blocks)
     ey, ef = float((w * y).sum()), float((w * m).sum())
     eff = ef if stand_in == "label" else float((w * m * m).sum())

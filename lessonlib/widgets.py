@@ -51,7 +51,7 @@ import ipywidgets as widgets
 from . import variance
 from ._checks import check_choice, check_int, check_names, check_number, check_seed, check_str
 from .criteria import DEFAULT_RULES, make_rule_filter
-from .judge import GUIDELINE, UNREADABLE_RULES, run_judge
+from .judge import GUIDELINE, UNREADABLE_RULES, JudgeSettings, run_judge
 from .many import run_judge_many
 from .metrics import FIGURES, _class_recall, _measured
 from .panel import AGGREGATES, DIVERSE, JUDGE_NAMES, JUDGES, ON_UNREADABLE, Panel, judge_models
@@ -273,14 +273,13 @@ def judge_text(
 
 def _judge_text(records, s):
     """:func:`judge_text` for checked ``records`` and settings ``s`` (from judge_settings)."""
-    many = run_judge_many(
-        records,
-        range(s["seed"], s["seed"] + JUDGE_BAND_RUNS),
-        s["temperature"],
-        GUIDELINES[s["guideline"]],
+    settings = JudgeSettings(
+        temperature=s["temperature"],
+        guideline=GUIDELINES[s["guideline"]],
         spurious=SPURIOUS if s["spurious"] else {},
         unreadable_as=s["unreadable_as"],
     )
+    many = run_judge_many(records, range(s["seed"], s["seed"] + JUDGE_BAND_RUNS), settings)
     runs = (many.run(0), many.run(1))  # exactly run_judge with seed and seed + 1
     rates = many.measure()
     bands = {k: variance.run_band(rates[k]) for k in ("recall", "false_block_rate")}

@@ -1878,6 +1878,224 @@ NOTEBOOK_DOORS = {
 for _module, _rows in NOTEBOOK_DOORS.items():
     ROWS.setdefault(_module, []).extend(_rows)
 
+# ---------------------------------------------------------------- the judge's settings doors
+# (issue 28: one JudgeSettings value, taken whole as settings= or built from keyword changes;
+# an unknown keyword names itself and the settings allowed).  Added to the modules' rows.
+
+PAIR = ("judge alone", "filter, then judge", "agreement")
+
+
+def _shares():
+    from lessonlib import designs
+
+    return designs.design_shares(RECS, [1, 2], 0.1, 0.9)
+
+
+SETTINGS_DOORS = {
+    "lessonlib.judge": [
+        Bad("JudgeSettings", lambda m: m.JudgeSettings(temperature=-1), ValueError, "temperature"),
+        Bad("JudgeSettings", lambda m: m.JudgeSettings(max_output=0), ValueError, "max_output"),
+        Bad("JudgeSettings", lambda m: m.JudgeSettings(guideline=5), TypeError, "guideline"),
+        Bad(
+            "JudgeSettings",
+            lambda m: m.JudgeSettings(cues={"yoner": "bad"}),
+            ValueError,
+            "cues",
+            "temiz",
+        ),
+        Bad("JudgeSettings", lambda m: m.JudgeSettings(prior={"temiz": 1}), ValueError, "prior"),
+        Bad(
+            "JudgeSettings",
+            lambda m: m.JudgeSettings(unreadable_as="skip"),
+            ValueError,
+            "unreadable_as",
+            "'harmful'",
+        ),
+        Bad("run_judge", lambda m: m.run_judge(RECS, settings=0.3), TypeError, "settings"),
+        Bad(
+            "run_judge",
+            lambda m: m.run_judge(RECS, 1, temprature=0),
+            TypeError,
+            "temprature",
+            "temperature",
+            "unknown setting",
+        ),
+        Bad(
+            "resolve_settings",
+            lambda m: m.resolve_settings(None, {"seed": 1}),
+            TypeError,
+            "seed",
+            "unreadable_as",
+        ),
+    ],
+    "lessonlib.many": [
+        Bad("run_judge_many", lambda m: m.run_judge_many(RECS, [1], "x"), TypeError, "settings"),
+        Bad(
+            "run_judge_many",
+            lambda m: m.run_judge_many(RECS, [1], prior={"temiz": 1, "zararli": "a"}),
+            TypeError,
+            "prior['zararli']",
+        ),
+    ],
+    "lessonlib.variance": [
+        Bad(
+            "temperature_sweep",
+            lambda m: m.temperature_sweep(RECS, [0.1], [1], temperature=0.3),
+            TypeError,
+            "temperature",
+            "temperatures",
+        ),
+        Bad(
+            "temperature_sweep",
+            lambda m: m.temperature_sweep(RECS, [0.1], [1], max_output=0),
+            ValueError,
+            "max_output",
+        ),
+    ],
+    "lessonlib.designs": [
+        Bad("cascade", lambda m: m.cascade(RECS, settings={}), TypeError, "settings"),
+        Bad("cascade", lambda m: m.cascade(RECS, spurious=5), TypeError, "spurious"),
+        Bad("design_rows", lambda m: m.design_rows([], [1], 0.1, 0.9), ValueError, "records"),
+        Bad("design_rows", lambda m: m.design_rows(RECS, [], 0.1, 0.9), ValueError, "seeds"),
+        Bad("design_rows", lambda m: m.design_rows(RECS, [1], 0.9, 0.1), ValueError, "low"),
+        Bad(
+            "design_rows",
+            lambda m: m.design_rows(RECS, [1], 0.1, 0.9, temprature=0),
+            TypeError,
+            "temprature",
+        ),
+        Bad("design_shares", lambda m: m.design_shares(RECS, [1], 0.1, 2), ValueError, "high"),
+        Bad(
+            "design_shares",
+            lambda m: m.design_shares(RECS, [1], 0.1, 0.9, settings=1),
+            TypeError,
+            "settings",
+        ),
+        Bad("design_text", lambda m: m.design_text(5), TypeError, "rows"),
+        Bad("design_text", lambda m: m.design_text([{"x": 1}]), TypeError, "rows", "design_rows"),
+        Bad(
+            "design_comparisons",
+            lambda m: m.design_comparisons(RECS, [], [PAIR], PAIR),
+            TypeError,
+            "shares",
+        ),
+        Bad(
+            "design_comparisons",
+            lambda m: m.design_comparisons(RECS, _shares(), [("a", "b", "agreement")], PAIR),
+            ValueError,
+            "pairs",
+            "'judge alone'",
+        ),
+        Bad(
+            "design_comparisons",
+            lambda m: m.design_comparisons(RECS, _shares(), [PAIR], PAIR[::-1]),
+            ValueError,
+            "primary",
+        ),
+        Bad(
+            "design_comparisons",
+            lambda m: m.design_comparisons(RECS, _shares(), [PAIR], PAIR, n_resamples=0),
+            ValueError,
+            "n_resamples",
+        ),
+        Bad("comparisons_text", lambda m: m.comparisons_text([]), ValueError, "rows"),
+    ],
+    "lessonlib.score": [
+        Bad(
+            "judge_probabilities",
+            lambda m: m.judge_probabilities(RECS, 0.3),
+            TypeError,
+            "settings",
+        ),
+        Bad("variant_tables", lambda m: m.variant_tables(RECS, {}), TypeError, "variants"),
+        Bad("variant_tables", lambda m: m.variant_tables(RECS, {"a": 5}), TypeError, "variants"),
+        Bad(
+            "variant_tables",
+            lambda m: m.variant_tables(RECS, {"a": {"temprature": 0}}),
+            TypeError,
+            "temprature",
+        ),
+        Bad("variant_tables", lambda m: m.variant_tables([], {"a": {}}), ValueError, "records"),
+        Bad(
+            "variant_tables",
+            lambda m: m.variant_tables(RECS, {"a": {}}, n_bins=0),
+            ValueError,
+            "n_bins",
+        ),
+        Bad("variants_text", lambda m: m.variants_text(5), TypeError, "tables"),
+    ],
+    "lessonlib.truth": [
+        Bad("population_figures", lambda m: m.population_figures(5), TypeError, "settings"),
+        Bad(
+            "population_figures",
+            lambda m: m.population_figures(temperature=-1),
+            ValueError,
+            "temperature",
+        ),
+        Bad("profile_table", lambda m: m.profile_table(rules=("x",)), ValueError, "rules"),
+        Bad("profile_table", lambda m: m.profile_table(max_output=0), ValueError, "max_output"),
+        Bad("block_chances", lambda m: m.block_chances([]), ValueError, "records"),
+        Bad("block_chances", lambda m: m.block_chances(RECS, guideline=1), TypeError, "guideline"),
+    ],
+    "lessonlib.probing": [
+        Bad("probe", lambda m: m.probe(RECS, "length", temprature=0), TypeError, "temprature"),
+        Bad("probe", lambda m: m.probe(RECS, "size"), ValueError, "change", "'length'"),
+        Bad("harmful_probability", lambda m: m.harmful_probability([]), ValueError, "records"),
+        Bad(
+            "harmful_probability",
+            lambda m: m.harmful_probability(RECS, prior={"temiz": 1}),
+            ValueError,
+            "prior",
+        ),
+        Bad(
+            "two_run_difference",
+            lambda m: m.two_run_difference(RECS, seed=-1),
+            ValueError,
+            "seed",
+        ),
+        Bad(
+            "two_run_difference",
+            lambda m: m.two_run_difference(RECS, unreadable_as="x"),
+            ValueError,
+            "unreadable_as",
+        ),
+        Bad("cue_inside", lambda m: m.cue_inside(RECS, cues=5), TypeError, "cues"),
+        Bad("length_controlled", lambda m: m.length_controlled(RECS, []), ValueError, "seeds"),
+        Bad(
+            "length_controlled",
+            lambda m: m.length_controlled(RECS, [1], guideline=5),
+            TypeError,
+            "guideline",
+        ),
+        Bad(
+            "length_lead",
+            lambda m: m.length_lead(RECS, [1], n_resamples=0),
+            ValueError,
+            "n_resamples",
+        ),
+        Bad(
+            "length_lead", lambda m: m.length_lead(RECS, [1], settings="x"), TypeError, "settings"
+        ),
+    ],
+    "lessonlib.weeks": [
+        Bad("true_rates", lambda m: m.true_rates(settings=5), TypeError, "settings"),
+        Bad(
+            "simulate_estimates",
+            lambda m: m.simulate_estimates(temprature=1),
+            TypeError,
+            "temprature",
+        ),
+        Bad(
+            "labels_needed",
+            lambda m: m.labels_needed(0.05, max_output=0),
+            ValueError,
+            "max_output",
+        ),
+    ],
+}
+for _module, _rows in SETTINGS_DOORS.items():
+    ROWS.setdefault(_module, []).extend(_rows)
+
 
 def _cases():
     for module, rows in ROWS.items():

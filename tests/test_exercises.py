@@ -477,7 +477,9 @@ def _overlap_temperature_by_hand(records):
     harmful = np.array([L.is_harmful(r) for r in records])
     criteria = sum(1 for r in records if L.is_harmful(r) and L.rule_filter(r)) / harmful.sum()
     for k in range(41):
-        runs = L.run_judge_many(records, range(L.SEED, L.SEED + 1000), round(0.05 * k, 2))
+        runs = L.run_judge_many(
+            records, range(L.SEED, L.SEED + 1000), temperature=round(0.05 * k, 2)
+        )
         recall = (runs.harmful & harmful).sum(axis=1) / harmful.sum()
         if np.sort(recall)[24] <= criteria:
             return round(0.05 * k, 2)

@@ -300,10 +300,12 @@ def test_run_judge_takes_a_model_or_its_settings_and_leaves_the_model_alone():
     model.reset(11)
     by_model = L.run_judge(records, 3, model=model)
     assert model.calls == 11  # the caller's counter is not touched
-    assert by_model == L.run_judge(records, 3, 0.7, prior={"temiz": 0.5, "zararli": 0.4})
-    assert by_model != L.run_judge(records, 3, 0.7)
+    assert by_model == L.run_judge(
+        records, 3, temperature=0.7, prior={"temiz": 0.5, "zararli": 0.4}
+    )
+    assert by_model != L.run_judge(records, 3, temperature=0.7)
     with pytest.raises(ValueError, match="model.*temperature"):
-        L.run_judge(records, 3, 0.5, model=model)
+        L.run_judge(records, 3, temperature=0.5, model=model)
     with pytest.raises(TypeError, match="model"):
         L.run_judge(records, 3, model="gpt")
 

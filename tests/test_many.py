@@ -119,11 +119,11 @@ def test_run_judge_many_equals_run_judge(
     runs = L.run_judge_many(
         records,
         seeds,
-        temperature,
-        guideline,
-        cues,
-        spurious,
-        max_output,
+        temperature=temperature,
+        guideline=guideline,
+        cues=cues,
+        spurious=spurious,
+        max_output=max_output,
         unreadable_as=unreadable_as,
         chunk=2,
     )
@@ -136,11 +136,11 @@ def test_run_judge_many_equals_run_judge(
             L.run_judge(
                 records,
                 seed,
-                temperature,
-                guideline,
-                cues,
-                spurious,
-                max_output,
+                temperature=temperature,
+                guideline=guideline,
+                cues=cues,
+                spurious=spurious,
+                max_output=max_output,
                 unreadable_as=unreadable_as,
             ),
         )
@@ -313,9 +313,9 @@ def test_max_output_one_makes_every_harmful_reply_unreadable():
 
 
 def test_temperature_zero_gives_the_same_run_for_every_seed():
-    runs = L.run_judge_many(RECORDS, [0, 1, 2**40, 2**70], 0.0)
+    runs = L.run_judge_many(RECORDS, [0, 1, 2**40, 2**70], temperature=0.0)
     assert (runs.harmful == runs.harmful[0]).all()
-    assert runs.run(3) == L.run_judge(RECORDS, 2**70, 0.0)
+    assert runs.run(3) == L.run_judge(RECORDS, 2**70, temperature=0.0)
 
 
 def test_every_prompt_overflowing_the_window():
@@ -348,8 +348,8 @@ def test_rate_limit_counts_retries_of_free_form_replies():
 
 def test_chunk_size_does_not_change_the_result():
     seeds = list(range(100, 123))
-    a = L.run_judge_many(RECORDS[:30], seeds, 0.7, NO_SINGLE, chunk=1)
-    b = L.run_judge_many(RECORDS[:30], seeds, 0.7, NO_SINGLE)
+    a = L.run_judge_many(RECORDS[:30], seeds, temperature=0.7, guideline=NO_SINGLE, chunk=1)
+    b = L.run_judge_many(RECORDS[:30], seeds, temperature=0.7, guideline=NO_SINGLE)
     assert np.array_equal(a.harmful, b.harmful) and np.array_equal(a.calls, b.calls)
 
 
@@ -399,7 +399,7 @@ def test_confusion_many_by_hand():
 
 
 def test_measure_matches_lessonlib_measure_per_seed():
-    runs = L.run_judge_many(RECORDS, range(30), 1.2)
+    runs = L.run_judge_many(RECORDS, range(30), temperature=1.2)
     m, agree = runs.measure(), runs.agreement()
     for i in range(30):
         run = runs.run(i)

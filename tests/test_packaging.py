@@ -86,12 +86,25 @@ def test_the_students_set_is_what_the_notebooks_need_and_no_maintainers_tool():
     assert {"pytest", "ruff", "mypy", "playwright"} <= extras
 
 
+def runtime_nodes(tree):
+    """Every node of ``tree`` except those under ``if TYPE_CHECKING:`` (imports only a type
+    checker reads, e.g. typing_extensions' Unpack: never imported when the code runs)."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            todo.extend(node.orelse)
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+
+
 def third_party_imports(sources):
     """Top-level module names imported by the Python ``sources`` that are neither the
-    standard library nor lessonlib."""
+    standard library nor lessonlib, when the code runs (not for a type checker)."""
     names = set()
     for source in sources:
-        for node in ast.walk(ast.parse(source)):
+        for node in runtime_nodes(ast.parse(source)):
             if isinstance(node, ast.Import):
                 names |= {a.name.split(".")[0] for a in node.names}
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -106,6 +119,12 @@ def notebook_sources():
             if cell["cell_type"] == "code":
                 src = "".join(cell["source"])
                 yield "\n".join(ln for ln in src.splitlines() if ln.lstrip()[:1] not in "%!")
+
+
+def test_imports_only_a_type_checker_reads_are_left_out():
+    source = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import yaml\nimport numpy"
+    assert third_party_imports([source]) == {"numpy"}
+    assert third_party_imports(["if True:\n    import yaml"]) == {"yaml"}
 
 
 def test_the_students_set_covers_every_import_of_the_notebooks_and_of_lessonlib():

@@ -685,11 +685,11 @@ def test_one_judge_panel_equals_run_judge_for_any_seed(
     want = L.run_judge(
         records,
         seed,
-        temperature,
-        guideline,
-        L.CUE_TABLE,
-        spurious,
-        max_output,
+        temperature=temperature,
+        guideline=guideline,
+        cues=L.CUE_TABLE,
+        spurious=spurious,
+        max_output=max_output,
         unreadable_as=rule,
     )
     assert got.labels == want.labels

@@ -249,7 +249,7 @@ def _returns(value):
         (
             lambda: probe_fn(SMALL, "length", temprature=0),
             TypeError,
-            "judge_settings",
+            "temprature",
             "temperature",
         ),
         (lambda: probe_fn(SMALL, "length", spurious=["asiri"]), TypeError, "spurious", ""),
@@ -423,7 +423,7 @@ def test_harmful_probability_is_the_scoring_rule(temperature):
     assert list(got) == [r.no for r in SMALL]
     for r in SMALL:
         assert got[r.no] == pytest.approx(p_harmful(r, temperature), abs=1e-12)
-    with pytest.raises(TypeError, match="judge_settings"):
+    with pytest.raises(TypeError, match="unknown judge setting"):
         harmful_probability(SMALL, seed=1)
 
 

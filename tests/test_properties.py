@@ -56,11 +56,11 @@ def test_judge_run_accounting(
     run = L.run_judge(
         records,
         seed,
-        temperature,
-        guideline,
-        {k: L.CUE_TABLE[k] for k in cues},
-        L.SPURIOUS if spurious else {},
-        max_output,
+        temperature=temperature,
+        guideline=guideline,
+        cues={k: L.CUE_TABLE[k] for k in cues},
+        spurious=L.SPURIOUS if spurious else {},
+        max_output=max_output,
         unreadable_as=unreadable_as,
     )
     assert run.calls == len(records) + run.retries

@@ -297,7 +297,7 @@ def test_a_cascade_refuses_records_it_did_not_decide():
 def test_design_many_is_cascade_seed_by_seed(name):
     seeds = [L.SEED, L.SEED + 1, 99]
     settings_ = D.designs(0.1, 0.9)[name]
-    d = D.design_many(RECORDS, seeds, settings_)
+    d = D.design_many(RECORDS, seeds, settings_, L.JudgeSettings())
     for i, seed in enumerate(seeds):
         if settings_ is None:
             harmful = [L.rule_filter(r) for r in RECORDS]
@@ -577,8 +577,8 @@ def test_design_comparisons_are_paired_on_seeds_and_records():
     shares = D.design_shares(RECORDS, seeds, 0.1, 0.9)
     pairs = [("filter, then judge", "judge alone", f) for f in ("agreement", "false_block_rate")]
     rows = D.design_comparisons(RECORDS, shares, pairs, pairs[0], n_resamples=500)
-    a = D.design_many(RECORDS, seeds, D.designs(0.1, 0.9)["filter, then judge"])
-    b = D.design_many(RECORDS, seeds, D.designs(0.1, 0.9)["judge alone"])
+    a = D.design_many(RECORDS, seeds, D.designs(0.1, 0.9)["filter, then judge"], L.JudgeSettings())
+    b = D.design_many(RECORDS, seeds, D.designs(0.1, 0.9)["judge alone"], L.JudgeSettings())
     truth = np.array(TRUTH)
     fbr = lambda h: (h & ~truth).sum(axis=1) / (~truth).sum()  # noqa: E731
     assert rows[1]["seed band"] == run_band(fbr(a["harmful"]) - fbr(b["harmful"]))
@@ -604,7 +604,10 @@ def test_escalated_records_agree_by_construction_and_the_kept_ones_are_reported(
     row = rows["judge or a person"]
     assert row["kept"] == len(RECORDS) - len(sent) == len(RECORDS) - row["people"]
     d = D.design_many(
-        RECORDS, range(L.SEED, L.SEED + 20), D.designs(0.1, 0.9)["judge or a person"]
+        RECORDS,
+        range(L.SEED, L.SEED + 20),
+        D.designs(0.1, 0.9)["judge or a person"],
+        L.JudgeSettings(),
     )
     kept = [i for i, r in enumerate(RECORDS) if r.no not in sent]
     by_hand = (d["harmful"][:, kept] == np.array(TRUTH)[kept]).mean()

@@ -89,7 +89,7 @@ def test_population_figures_shape_and_the_issue_figures():
 @pytest.mark.parametrize(
     "kwargs, kind, match",
     [
-        ({"seed": 1}, TypeError, "judge settings"),
+        ({"seed": 1}, TypeError, "unknown judge setting"),
         ({"class_shares": (0.5, 0.5)}, ValueError, "one share per class"),
         ({"class_shares": (0.5, 0.5, 0.5, 0, 0, 0)}, ValueError, "sum to 1"),
         ({"class_shares": "abc"}, TypeError, "class_shares"),

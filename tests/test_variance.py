@@ -87,7 +87,7 @@ def test_flag_stability_single_flag_records_hesitate():
     share = runs.harmful.mean(axis=0)[one]
     assert abs(share.mean() - p) < 0.02
     assert rows[1]["mean flip probability"] > 0.25 > rows[0]["mean flip probability"]
-    zero = L.run_judge_many(RECORDS, range(5), 0.0)
+    zero = L.run_judge_many(RECORDS, range(5), temperature=0.0)
     assert all(r["unstable"] == 0 for r in V.flag_stability(RECORDS, zero))
 
 

@@ -163,14 +163,19 @@ def test_each_setting_reaches_the_judge(records):
 
 
 def test_spurious_off_matches_a_judge_without_the_cue(records):
-    runs = [lessonlib.run_judge(records, lessonlib.SEED + i, 0.30, spurious={}) for i in (0, 1)]
+    runs = [
+        lessonlib.run_judge(records, lessonlib.SEED + i, temperature=0.30, spurious={})
+        for i in (0, 1)
+    ]
     assert lessonlib.comparison_block(records, *runs) in judge_text(records, spurious=False)
 
 
 def test_free_form_table_is_run_judge_seed_by_seed(records):
     # the explorer takes its two runs from the many-seed engine: they must be run_judge's
     runs = [
-        lessonlib.run_judge(records, 7 + i, 1.0, GUIDELINES[FREE], unreadable_as="harmful")
+        lessonlib.run_judge(
+            records, 7 + i, temperature=1.0, guideline=GUIDELINES[FREE], unreadable_as="harmful"
+        )
         for i in (0, 1)
     ]
     text = judge_text(records, 1.0, 7, FREE, unreadable_as="harmful")

@@ -98,7 +98,7 @@ def _cold_fp_steps(records: Sequence[Record] | None = None, temperature: float =
     """Clean records the judge (run at SEED) blocks at ``temperature`` minus the filter's:
     the answer of exercise 2 on ``records`` (default: the first ``BIG_DRAW``)."""
     records = make_records(BIG_DRAW) if records is None else records
-    run = run_judge(records, SEED, temperature)
+    run = run_judge(records, SEED, temperature=temperature)
     return measure(records, run.decide)["fp"] - measure(records, rule_filter)["fp"]
 
 
@@ -117,7 +117,7 @@ def check_cold_judge_steps(answer: Any) -> bool:
     def passed(gap):
         clean = measure(records, rule_filter)
         clean = clean["fp"] + clean["tn"]
-        runs = [run_judge(records, seed, COLD).labels for seed in (SEED, SEED + 1)]
+        runs = [run_judge(records, seed, temperature=COLD).labels for seed in (SEED, SEED + 1)]
         alike = (
             f"decide all {len(records):,} records alike"
             if not disagreements(*runs)

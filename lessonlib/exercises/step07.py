@@ -76,7 +76,7 @@ def _cold_fbr_band(records: Sequence[Record] | None = None, temperature: float =
     """07, exercise 2: the records' band of the false block rate of the judge at
     ``temperature`` (one run, the lesson's seed) minus the filter's, with the defaults."""
     records = make_records() if records is None else records
-    run = run_judge(records, SEED, temperature)
+    run = run_judge(records, SEED, temperature=temperature)
     truth = [is_harmful(r) for r in records]
     return paired_bootstrap(
         truth,
