@@ -6,6 +6,7 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -44,15 +45,15 @@ def _agreement_steps(
     return steps(a1 - agreement(records, rule_filter), n), steps(a2 - a1, n)
 
 
+@functools.lru_cache(maxsize=2)  # the exercise's pair and the lesson's: once a session
+def _lesson_agreement_steps(seeds: tuple[int, int] = PAIR) -> tuple[int, int]:
+    return _agreement_steps(seeds=seeds)
+
+
 def check_agreement_steps(answer: Any) -> bool:
     """04, exercise 1: for the judge's runs at SEED + 2 and SEED + 3, (agreement gap over the
     filter, the two-run difference in agreement), both in steps of 1/240."""
-    found: dict[tuple[int, int], tuple[int, int]] = {}
-
-    def steps_of(seeds=PAIR):
-        if seeds not in found:
-            found[seeds] = _agreement_steps(seeds=seeds)
-        return found[seeds]
+    steps_of = _lesson_agreement_steps
 
     def passed(truth):
         gap, diff = truth
@@ -103,17 +104,18 @@ def _cold_fp_steps(records: Sequence[Record] | None = None, temperature: float =
     return measure(records, run.decide)["fp"] - measure(records, rule_filter)["fp"]
 
 
+@functools.lru_cache(maxsize=4)  # the answer and its slips: once a session
+def _lesson_cold_fp_steps(temperature: float = COLD, lesson: bool = False) -> int:
+    """:func:`_cold_fp_steps` on the first ``BIG_DRAW`` records (``lesson``: the lesson's
+    240)."""
+    return _cold_fp_steps(make_records() if lesson else None, temperature)
+
+
 def check_cold_judge_steps(answer: Any) -> bool:
     """04, exercise 2: on the first ``BIG_DRAW`` records, the judge's false block rate at
     temperature 0 minus the filter's, in steps of 1 / (clean records)."""
     records = make_records(BIG_DRAW)
-    found: dict[tuple[float, bool], int] = {}
-
-    def cold(temperature=COLD, on=None):
-        key = (temperature, on is None)
-        if key not in found:
-            found[key] = _cold_fp_steps(records if on is None else on, temperature)
-        return found[key]
+    cold = _lesson_cold_fp_steps
 
     def passed(gap):
         clean = measure(records, rule_filter)
@@ -145,7 +147,7 @@ def check_cold_judge_steps(answer: Any) -> bool:
                 "again with the temperature at 0.",
             ),
             (
-                lambda: cold(on=make_records()),
+                lambda: cold(lesson=True),
                 "that is the gap on the lesson's 240 records; the question asks about "
                 f"the first {BIG_DRAW:,}, make_records({BIG_DRAW}).",
             ),
@@ -158,8 +160,8 @@ def check_cold_judge_steps(answer: Any) -> bool:
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_agreement_steps": _agreement_steps,
-        "check_cold_judge_steps": _cold_fp_steps,
+        "check_agreement_steps": _lesson_agreement_steps,
+        "check_cold_judge_steps": _lesson_cold_fp_steps,
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

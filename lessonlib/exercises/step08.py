@@ -133,8 +133,8 @@ def check_best_temperature(answer: Any) -> bool:
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_break_even": _break_even_miss_cost,
-        "check_best_temperature": _best_brier_temperature,
+        "check_break_even": _lesson_break_even,
+        "check_best_temperature": _lesson_best_brier_temperature,
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""
