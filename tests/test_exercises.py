@@ -711,3 +711,103 @@ def test_calls_saved_passes_the_difference_of_the_two_runs_and_names_each_slip(c
         assert str(saved) not in hints(capsys, step09.check_calls_saved(wrong))
     for kind in (str(saved), saved + 0.5):  # not a whole number: told so, echoed back
         assert "whole number" in hints(capsys, step09.check_calls_saved(kind))
+
+
+@pytest.mark.parametrize(
+    "answer, options, words",
+    [
+        (-0.1, {"bounds": (0, 1), "outside": "is not a share."}, "-0.1 is not a share."),
+        (-1, {"truth": 3, "places": None, "bounds": (0, math.inf)}, "give a number (got -1)"),
+        (0.123, {"places": 2, "grid": 0.05, "off_grid": "is off the grid."}, "off the grid"),
+        (0.6, {"places": 2, "grid": 0.05}, "the method"),  # 0.60 on a grid: no digit hint
+        (0.3, {"below": (0.5, "below half")}, "below half"),
+        (0.7, {"below": (lambda: 0.5, "below half")}, "the method"),
+        (9, {"truth": 7, "places": None, "slack": 1}, "the method"),
+    ],
+)
+def test_grade_number_bounds_grid_below_and_slack(capsys, answer, options, words):
+    result, out = grade(capsys, answer, **options)
+    assert result is False and out.startswith("Not yet: ") and words in out, out
+
+
+def test_grade_number_passes_within_the_slack_and_on_the_grid_edges(capsys):
+    assert grade(capsys, 8, truth=7, places=None, slack=1)[0]
+    assert grade(capsys, 0.0, truth=0.0, places=2, bounds=(0, 1), grid=0.05)[0]
+    assert grade(capsys, 1.0, truth=1.0, places=2, bounds=(0, 1), grid=0.01)[0]
+
+
+def grade_many(capsys, answer, truth=(0.25, -0.5), **options):
+    settings = dict(fill="fill in x", kind="two numbers, (a, b)", passed="right", hint="method")
+    settings.update(options)
+    result = _common._grade_numbers(answer, lambda: truth, **settings)
+    return result, said(capsys)
+
+
+def test_grade_numbers_passes_a_pair_or_a_dict_element_by_element(capsys):
+    assert grade_many(capsys, (0.25, -0.5)) == (True, "PASS: right")
+    assert grade_many(capsys, [0.25004, -0.49996])[0]
+    assert not grade_many(capsys, (0.2501, -0.5))[0]
+    assert grade_many(capsys, (-0.25, 0.5), either_sign=True)[0]
+    assert grade_many(capsys, (3, 4.0), truth=(3, 4), places=None, element="whole")[0]
+    truth = {"a": 1.5, "b": 2.0}
+    assert grade_many(capsys, {"b": 2.004, "a": 1.5}, truth=truth, keys=("a", "b"), places=2)[0]
+    assert grade_many(capsys, (0.25, -0.5), passed=lambda t: f"{t[0]}")[1] == "PASS: 0.25"
+
+
+@pytest.mark.parametrize(
+    "answer, options, words",
+    [
+        (..., {}, "fill in x"),
+        (0.25, {}, "give two numbers, (a, b); got 0.25"),
+        ("0.25, -0.5", {}, "got '0.25, -0.5'"),
+        ((0.25, "x"), {}, "got tuple"),
+        ((0.25, -0.5, 1), {}, "got tuple"),
+        ((0.5, 0.25), {"unordered": "low first"}, "low first"),
+        ((3.5, 4), {"truth": (3, 4), "places": None, "element": "whole, please"}, "whole, please"),
+        ((-0.5, 0.25), {"slips": [(lambda: (-0.5, 0.25), "swapped")]}, "swapped"),
+        ((-0.25, -0.5), {"sign": "mind the sign"}, "mind the sign"),
+        ((0.26, -0.49), {"close": (0.02, "close")}, "close"),
+        ((0.3, -0.5), {"close": (0.02, "close")}, "method"),
+        ((0.3, -0.5), {"hint": lambda off: f"wrong at {off}"}, "wrong at [0]"),
+    ],
+)
+def test_grade_numbers_hints(capsys, answer, options, words):
+    result, out = grade_many(capsys, answer, **options)
+    assert result is False and out.startswith("Not yet: ") and words in out, out
+
+
+def test_grade_numbers_checks_a_dicts_keys_and_names_the_wrong_ones(capsys):
+    truth, keys = {"a": 1, "b": 2}, ("a", "b")
+    options = dict(truth=truth, keys=keys, places=None, kind="a dict of a and b")
+    assert "got list" in grade_many(capsys, [1, 2], **options)[1]
+    assert "got the keys 'a'" in grade_many(capsys, {"a": 1}, **options)[1]
+    named = grade_many(capsys, {"a": 1}, keys_hint=lambda got: f"missing from {got}", **options)
+    assert "missing from ('a',)" in named[1]
+    off = grade_many(capsys, {"a": 1, "b": "2"}, hint=lambda off: f"off: {off}", **options)
+    assert "off: ['b']" in off[1]  # no element message: a wrong type is a wrong number
+    assert "mind" in grade_many(capsys, {"a": 1, "b": -2}, sign="mind", **options)[1]
+
+
+def test_grade_numbers_computes_the_truth_only_for_an_answer_of_the_right_shape(capsys):
+    calls = []
+
+    def truth():
+        calls.append(1)
+        return (1, 2)
+
+    for wrong in (..., "1, 2", (1,), (2, 1), (1.5, 2)):
+        assert not _common._grade_numbers(
+            wrong,
+            truth,
+            fill="f",
+            kind="k",
+            passed="p",
+            hint="h",
+            places=None,
+            element="whole",
+            unordered="low first",
+        )
+    assert calls == []
+    assert _common._grade_numbers((1, 2), truth, fill="f", kind="k", passed="p", hint="h")
+    assert calls == [1]
+    capsys.readouterr()

@@ -6,6 +6,7 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,7 +16,7 @@ from ..judge import run_judge
 from ..metrics import agreement, disagreements, measure, steps
 from ..records import SEED, Record, make_records
 from ..simulator import TEMPERATURE
-from ._common import _grade_number, _is_whole, _pair, _say
+from ._common import _grade_number, _grade_numbers
 
 __all__ = ["BIG_DRAW", "COLD", "PAIR", "check_agreement_steps", "check_cold_judge_steps"]
 
@@ -44,53 +45,54 @@ def _agreement_steps(
     return steps(a1 - agreement(records, rule_filter), n), steps(a2 - a1, n)
 
 
+@functools.lru_cache(maxsize=2)  # the exercise's pair and the lesson's: once a session
+def _lesson_agreement_steps(seeds: tuple[int, int] = PAIR) -> tuple[int, int]:
+    return _agreement_steps(seeds=seeds)
+
+
 def check_agreement_steps(answer: Any) -> bool:
     """04, exercise 1: for the judge's runs at SEED + 2 and SEED + 3, (agreement gap over the
     filter, the two-run difference in agreement), both in steps of 1/240."""
-    if answer is ...:
-        return _say(
-            False,
-            "fill in answer = (gap, difference): two whole numbers of steps, "
-            "the gap between the run at SEED + 2 and the filter first.",
+    steps_of = _lesson_agreement_steps
+
+    def passed(truth):
+        gap, diff = truth
+        lesson = steps_of((SEED, SEED + 1))
+        verdict = "larger than" if abs(gap) > abs(diff) else "no larger than"
+        return (
+            f"the judge's run at seed {PAIR[0]} agrees with the label on {abs(gap)} "
+            f"records {'more' if gap >= 0 else 'fewer'} than the filter; its run at "
+            f"seed {PAIR[1]} moves its agreement by {abs(diff)} records. This pair's "
+            f"gap is {verdict} its own two-run difference, and the lesson's pair "
+            f"moved by {abs(lesson[1])}: the two-run difference is itself a draw."
         )
-    pair = _pair(answer)
-    if pair is None:
-        return _say(False, f"give two numbers in parentheses, (gap, difference); got {answer!r}.")
-    gap, diff = _agreement_steps()
-    lesson = _agreement_steps(seeds=(SEED, SEED + 1))
-    if not all(_is_whole(x) for x in pair):
-        return _say(
-            False,
-            "give whole numbers of steps, not rates: a step is what one record "
-            "moves the agreement.",
-        )
-    if (abs(pair[0]), abs(pair[1])) == (abs(lesson[0]), abs(lesson[1])) != (abs(gap), abs(diff)):
-        return _say(
-            False,
-            "those are the steps of the lesson's two runs. Run the judge again "
-            "at the two seeds of the exercise.",
-        )
-    if (abs(pair[0]), abs(pair[1])) == (abs(diff), abs(gap)):
-        return _say(
-            False,
-            "the two numbers are the wrong way round: the gap between the "
-            "approaches comes first, the judge's own movement second.",
-        )
-    if abs(pair[0]) != abs(gap) or abs(pair[1]) != abs(diff):
-        return _say(
-            False,
-            "not those steps. Agreement counts every record, clean or harmful, so one "
-            "step is one record of all of them; set the agreement of the filter and of "
-            "each run side by side in that step.",
-        )
-    verdict = "larger than" if abs(gap) > abs(diff) else "no larger than"
-    return _say(
-        True,
-        f"the judge's run at seed {PAIR[0]} agrees with the label on {abs(gap)} "
-        f"records {'more' if gap >= 0 else 'fewer'} than the filter; its run at "
-        f"seed {PAIR[1]} moves its agreement by {abs(diff)} records. This pair's "
-        f"gap is {verdict} its own two-run difference, and the lesson's pair "
-        f"moved by {abs(lesson[1])}: the two-run difference is itself a draw.",
+
+    return _grade_numbers(
+        answer,
+        steps_of,
+        places=None,
+        either_sign=True,
+        fill="fill in answer = (gap, difference): two whole numbers of steps, "
+        "the gap between the run at SEED + 2 and the filter first.",
+        kind="two numbers in parentheses, (gap, difference)",
+        element="give whole numbers of steps, not rates: a step is what one record "
+        "moves the agreement.",
+        passed=passed,
+        slips=[
+            (
+                lambda: steps_of((SEED, SEED + 1)),
+                "those are the steps of the lesson's two runs. Run the judge again "
+                "at the two seeds of the exercise.",
+            ),
+            (
+                lambda: steps_of()[::-1],
+                "the two numbers are the wrong way round: the gap between the "
+                "approaches comes first, the judge's own movement second.",
+            ),
+        ],
+        hint="not those steps. Agreement counts every record, clean or harmful, so one "
+        "step is one record of all of them; set the agreement of the filter and of "
+        "each run side by side in that step.",
     )
 
 
@@ -102,17 +104,18 @@ def _cold_fp_steps(records: Sequence[Record] | None = None, temperature: float =
     return measure(records, run.decide)["fp"] - measure(records, rule_filter)["fp"]
 
 
+@functools.lru_cache(maxsize=4)  # the answer and its slips: once a session
+def _lesson_cold_fp_steps(temperature: float = COLD, lesson: bool = False) -> int:
+    """:func:`_cold_fp_steps` on the first ``BIG_DRAW`` records (``lesson``: the lesson's
+    240)."""
+    return _cold_fp_steps(make_records() if lesson else None, temperature)
+
+
 def check_cold_judge_steps(answer: Any) -> bool:
     """04, exercise 2: on the first ``BIG_DRAW`` records, the judge's false block rate at
     temperature 0 minus the filter's, in steps of 1 / (clean records)."""
     records = make_records(BIG_DRAW)
-    found: dict[tuple[float, bool], int] = {}
-
-    def cold(temperature=COLD, on=None):
-        key = (temperature, on is None)
-        if key not in found:
-            found[key] = _cold_fp_steps(records if on is None else on, temperature)
-        return found[key]
+    cold = _lesson_cold_fp_steps
 
     def passed(gap):
         clean = measure(records, rule_filter)
@@ -144,7 +147,7 @@ def check_cold_judge_steps(answer: Any) -> bool:
                 "again with the temperature at 0.",
             ),
             (
-                lambda: cold(on=make_records()),
+                lambda: cold(lesson=True),
                 "that is the gap on the lesson's 240 records; the question asks about "
                 f"the first {BIG_DRAW:,}, make_records({BIG_DRAW}).",
             ),
@@ -157,8 +160,8 @@ def check_cold_judge_steps(answer: Any) -> bool:
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_agreement_steps": _agreement_steps,
-        "check_cold_judge_steps": _cold_fp_steps,
+        "check_agreement_steps": _lesson_agreement_steps,
+        "check_cold_judge_steps": _lesson_cold_fp_steps,
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -6,7 +6,6 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from .._frozen import ReadOnlyDict
@@ -14,7 +13,7 @@ from ..criteria import DEFAULT_RULES, make_rule_filter
 from ..judge import run_judge
 from ..metrics import class_recall, resolution, steps
 from ..records import CLASSES, SEED, make_records
-from ._common import _is_number, _names, _names_hint, _say
+from ._common import _grade_numbers, _names, _names_hint, _say
 
 __all__ = ["check_class_run_steps", "check_classes_beyond_one_step"]
 
@@ -35,58 +34,45 @@ def _class_run_steps(records=None):
 def check_class_run_steps(answer: Any) -> bool:
     """05, exercise 1: the judge's two-run difference class by class, in steps."""
     records = make_records()
-    truth = _class_run_steps(records)
     counts = _class_counts(records)
-    wanted = list(truth)
-    if answer is ...:
-        return _say(
-            False,
-            "fill in my_steps: a dict from each harmful class name to a whole "
-            "number of steps, recall of run 2 minus recall of run 1.",
+    wanted = [c for c in CLASSES[1:] if c in counts]
+
+    def passed(truth):
+        moved = {c: n for c, n in truth.items() if n}
+        big = max(wanted, key=lambda c: (abs(truth[c]), -counts[c]))
+        detail = ", ".join(f"{c} {n:+d}" for c, n in moved.items()) or "no class"
+        return (
+            f"between run 1 and run 2 recall moves {detail} (in steps); the largest "
+            f"move, {abs(truth[big])} step(s) on {big} ({counts[big]} records), is "
+            f"{abs(truth[big]) * resolution(counts[big]):.4f} of recall: a class "
+            "difference of that size can come from the seed alone."
         )
-    if not isinstance(answer, Mapping):
-        return _say(
-            False,
-            f"give a dict from class name to a whole number of steps, got "
-            f"{type(answer).__name__}.",
-        )
-    hint = _names_hint(
-        tuple(answer),
-        wanted,
-        "unknown or non-harmful class name(s) {}; the harmful classes are: "
-        + ", ".join(wanted)
-        + ".",
-        wanted,
-        "still missing: {}. Every harmful class has its own row.",
-    )
-    if hint:
-        return _say(False, hint)
-    for cls in wanted:
-        value = answer[cls]
-        if not (_is_number(value) and float(value).is_integer()):
-            return _say(
-                False,
-                f"{cls}: give a whole number of steps (one step is one record "
-                f"of the class), got {value!r}.",
-            )
-    off = [c for c in wanted if int(answer[c]) != truth[c]]
-    if off and all(int(answer[c]) == -truth[c] for c in off):
-        return _say(False, "mind the sign: recall of run 2 minus recall of run 1.")
-    if off:
-        return _say(
-            False,
-            "not those steps. Each row is the class's recall in the second run minus its "
-            "recall in the first, counted in steps of that class's own resolution.",
-        )
-    moved = {c: n for c, n in truth.items() if n}
-    big = max(wanted, key=lambda c: (abs(truth[c]), -counts[c]))
-    detail = ", ".join(f"{c} {n:+d}" for c, n in moved.items()) or "no class"
-    return _say(
-        True,
-        f"between run 1 and run 2 recall moves {detail} (in steps); the largest "
-        f"move, {abs(truth[big])} step(s) on {big} ({counts[big]} records), is "
-        f"{abs(truth[big]) * resolution(counts[big]):.4f} of recall: a class "
-        "difference of that size can come from the seed alone.",
+
+    return _grade_numbers(
+        answer,
+        lambda: _class_run_steps(records),
+        keys=wanted,
+        places=None,
+        fill="fill in my_steps: a dict from each harmful class name to a whole "
+        "number of steps, recall of run 2 minus recall of run 1.",
+        kind="a dict from class name to a whole number of steps",
+        keys_hint=lambda names: _names_hint(
+            names,
+            wanted,
+            "unknown or non-harmful class name(s) {}; the harmful classes are: "
+            + ", ".join(wanted)
+            + ".",
+            wanted,
+            "still missing: {}. Every harmful class has its own row.",
+        ),
+        element=lambda cls, value: (
+            f"{cls}: give a whole number of steps (one step is one record "
+            f"of the class), got {value!r}."
+        ),
+        passed=passed,
+        sign="mind the sign: recall of run 2 minus recall of run 1.",
+        hint="not those steps. Each row is the class's recall in the second run minus its "
+        "recall in the first, counted in steps of that class's own resolution.",
     )
 
 

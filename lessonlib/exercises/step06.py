@@ -6,6 +6,8 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -13,7 +15,7 @@ from .._frozen import ReadOnlyDict
 from ..many import run_judge_many
 from ..records import SEED, Record, make_records
 from ..variance import criteria_figures, fbr_comparison, temperature_sweep
-from ._common import _grade_number, _is_number, _say
+from ._common import _grade_number
 
 __all__ = ["EXERCISE_SEEDS", "GRID", "check_fbr_without_spurious", "check_overlap_temperature"]
 
@@ -31,12 +33,17 @@ def _fbr_below_share_without_spurious(
     ]
 
 
+@functools.lru_cache(maxsize=1)  # the same answer for every check: computed once a session
+def _lesson_fbr_below_share() -> float:
+    return _fbr_below_share_without_spurious()
+
+
 def check_fbr_without_spurious(answer: Any) -> bool:
     """06, exercise 1: the share of the 1,000 runs (spurious cue off) with FBR below the
     criteria filter's."""
     return _grade_number(
         answer,
-        _fbr_below_share_without_spurious,
+        _lesson_fbr_below_share,
         places=3,
         share=True,
         fill="fill in answer: a share between 0 and 1 (not a percentage) of the "
@@ -73,15 +80,22 @@ def _lowest_overlap_temperature(
     return None
 
 
+@functools.lru_cache(maxsize=1)  # the same answer for every check: computed once a session
+def _lesson_overlap_temperature() -> float | None:
+    return _lowest_overlap_temperature()
+
+
 def check_overlap_temperature(answer: Any) -> bool:
     """06, exercise 2: lowest temperature (steps of 0.05) where the recall gap is no longer
     clear."""
-    if _is_number(answer) and (answer < 0 or abs(answer / GRID - round(answer / GRID)) > 1e-6):
-        return _say(False, f"{answer!r} is not on the grid: give 0, 0.05, 0.10, ...")
     return _grade_number(
         answer,
-        _lowest_overlap_temperature,
+        _lesson_overlap_temperature,
         places=2,
+        bounds=(0, math.inf),
+        outside="is not on the grid: give 0, 0.05, 0.10, ...",
+        grid=GRID,
+        off_grid="is not on the grid: give 0, 0.05, 0.10, ...",
         fill="fill in answer: a temperature on the grid 0, 0.05, 0.10, ...",
         kind="the temperature as a number (0, 0.05, 0.10, ...)",
         passed=lambda truth: (
@@ -97,8 +111,8 @@ def check_overlap_temperature(answer: Any) -> bool:
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_fbr_without_spurious": _fbr_below_share_without_spurious,
-        "check_overlap_temperature": _lowest_overlap_temperature,
+        "check_fbr_without_spurious": _lesson_fbr_below_share,
+        "check_overlap_temperature": _lesson_overlap_temperature,
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

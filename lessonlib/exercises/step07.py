@@ -7,6 +7,7 @@ registered in ``_ANSWERS``.  A hint names the method, not the steps.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -16,7 +17,7 @@ from ..criteria import rule_filter
 from ..judge import run_judge
 from ..records import SEED, Record, is_harmful, make_records
 from ..sample import paired_bootstrap, records_needed
-from ._common import _is_whole, _pair, _say
+from ._common import _grade_number, _grade_numbers
 
 FBR_GUESS, HALF_WIDTH = 0.16, 0.02
 """Exercise 1: a false block rate near 0.16, to be known to +/- 0.02 (at the 95% level)."""
@@ -40,34 +41,32 @@ def _records_to_label(
 
 def check_records_to_label(answer: Any) -> bool:
     """07, exercise 1: how many records in all a team must label by hand."""
-    if answer is ...:
-        return _say(False, "fill in answer: a whole number of records to label by hand.")
-    if not _is_whole(answer):
-        return _say(False, f"give a whole number of records; got {answer!r}.")
-    truth = _records_to_label()
     clean = records_needed(FBR_GUESS, HALF_WIDTH)
-    if abs(answer - truth) <= 1:
-        return _say(
-            True,
+    return _grade_number(
+        answer,
+        _records_to_label,
+        places=None,
+        slack=1,
+        fill="fill in answer: a whole number of records to label by hand.",
+        kind="a whole number of records",
+        passed=lambda truth: (
             f"about {truth:,} records: {clean:,} clean ones for the false block "
-            f"rate, and only a share of what is labelled turns out clean.",
-        )
-    if answer == clean:
-        return _say(
-            False,
-            "that is how many clean records the rate counts. The team labels "
-            "records before it knows which are clean: how many must it label "
-            "so that enough of them are clean?",
-        )
-    if answer < clean:
-        return _say(
-            False,
+            f"rate, and only a share of what is labelled turns out clean."
+        ),
+        slips=[
+            (
+                clean,
+                "that is how many clean records the rate counts. The team labels "
+                "records before it knows which are clean: how many must it label "
+                "so that enough of them are clean?",
+            )
+        ],
+        below=(
+            clean,
             "too few: the false block rate counts only clean records, and "
             "they are only a share of the records a team labels.",
-        )
-    return _say(
-        False,
-        "not that number. Two ideas meet here: records needed for a rate "
+        ),
+        hint="not that number. Two ideas meet here: records needed for a rate "
         "(the normal approximation), and which records that rate counts.",
     )
 
@@ -86,41 +85,39 @@ def _cold_fbr_band(records: Sequence[Record] | None = None, temperature: float =
     )
 
 
+@functools.lru_cache(maxsize=1)  # the same band for every answer: computed once a session
+def _lesson_cold_fbr_band() -> tuple:
+    return _cold_fbr_band()
+
+
 def check_cold_fbr_band(answer: Any) -> bool:
     """07, exercise 2: (low, high), the records' band of FBR(cold judge) - FBR(filter)."""
-    if answer is ...:
-        return _say(
-            False, "fill in answer = (low, high): the two ends of a records' band, low first."
-        )
-    pair = _pair(answer)
-    if pair is None:
-        return _say(False, f"give two numbers in parentheses, (low, high); got {answer!r}.")
-    low, high = _cold_fbr_band()
-    if pair[0] > pair[1]:
-        return _say(False, "the low end comes first.")
-    if abs(pair[0] + high) < 1e-4 and abs(pair[1] + low) < 1e-4:
-        return _say(
-            False,
-            "the band has the wrong sign: take the judge's rate minus the "
-            "filter's (the judge as a, the filter as b).",
-        )
-    if abs(pair[0] - low) < 1e-4 and abs(pair[1] - high) < 1e-4:
-        return _say(
-            True,
-            f"the band runs from {low:+.4f} to {high:+.4f} and stays above "
+    return _grade_numbers(
+        answer,
+        _lesson_cold_fbr_band,
+        places=4,
+        fill="fill in answer = (low, high): the two ends of a records' band, low first.",
+        kind="two numbers in parentheses, (low, high)",
+        unordered="the low end comes first.",
+        passed=lambda band: (
+            f"the band runs from {band[0]:+.4f} to {band[1]:+.4f} and stays above "
             "zero: the judge at temperature 0 blocks measurably more clean "
             "records than the filter. With no seed noise, its one run is its "
-            "seed-averaged decision: the band answers both questions at once.",
-        )
-    if abs(pair[0] - low) < CLOSE and abs(pair[1] - high) < CLOSE:
-        return _say(
-            False,
+            "seed-averaged decision: the band answers both questions at once."
+        ),
+        slips=[
+            (
+                lambda: tuple(-end for end in reversed(_lesson_cold_fbr_band())),
+                "the band has the wrong sign: take the judge's rate minus the "
+                "filter's (the judge as a, the filter as b).",
+            )
+        ],
+        close=(
+            CLOSE,
             "close, but not the band itself: a band drawn with other "
             "resamples moves a little. Keep paired_bootstrap's defaults.",
-        )
-    return _say(
-        False,
-        "not that band. The question is about one run of the cold judge "
+        ),
+        hint="not that band. The question is about one run of the cold judge "
         "against the filter on the same records: a records' band of the "
         "paired difference, judge minus filter, false block rate.",
     )

@@ -7,6 +7,7 @@ the right answer is computed here from lessonlib, never typed in.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,7 +15,7 @@ from .._frozen import ReadOnlyDict
 from ..records import Record, make_records
 from ..score import aligned, best_threshold, brier, judge_probabilities, threshold_costs
 from ..simulator import TEMPERATURE
-from ._common import _is_number, _say
+from ._common import _grade_number
 
 TEMPERATURES = (0.01, 3.0)
 """Exercise 2's range of temperatures: from 0.01 to 3.00, the answer to two decimals."""
@@ -37,55 +38,49 @@ def _break_even_miss_cost(records: Sequence[Record] | None = None) -> float:
     return min(ratios)
 
 
+@functools.lru_cache(maxsize=1)  # the same answer for every check: computed once a session
+def _lesson_break_even() -> float:
+    return _break_even_miss_cost()
+
+
 def check_break_even(answer: Any) -> bool:
     """08, exercise 1: the miss cost at which blocking the one-flag records becomes as cheap
     as the cost table's best threshold at equal costs."""
-    if answer is ...:
-        return _say(
-            False,
-            "fill in answer: how many false blocks one miss is worth at the "
-            "break-even point (a number, not a threshold).",
-        )
-    if not _is_number(answer):
-        return _say(
-            False,
-            f"give a positive number: the cost of one miss, counted in false "
-            f"blocks; got {answer!r}.",
-        )
-    if answer <= 0:
-        return _say(
-            False, "a cost is a positive number: one miss costs m false blocks, with m above zero."
-        )
-    truth = _break_even_miss_cost()
-    if abs(answer - truth) < 5e-3:  # two decimals are enough
-        return _say(
-            True,
+    positive = "a cost is a positive number: one miss costs m false blocks, with m above zero."
+    return _grade_number(
+        answer,
+        _lesson_break_even,
+        places=2,  # two decimals are enough
+        fill="fill in answer: how many false blocks one miss is worth at the "
+        "break-even point (a number, not a threshold).",
+        kind="a positive number: the cost of one miss, counted in false blocks",
+        bounds=(0, math.inf),
+        outside="is not a cost: " + positive,
+        passed=lambda truth: (
             f"at a miss cost of {truth:.4f} false blocks the two thresholds cost "
-            "the same; above it, blocking the one-flag records is cheaper.",
-        )
-    if abs(answer * truth - 1) < 1e-3:
-        return _say(
-            False,
-            "that is the cost of a false block counted in misses: turn the "
-            "ratio the other way round.",
-        )
-    if abs(answer - 1) < 1e-9:
-        return _say(
-            False,
-            "at a miss cost of 1 the table's cheapest threshold is still the "
-            "only cheapest: make a miss dearer, and solve for the cost at which "
-            "the two thresholds tie.",
-        )
-    if answer < 1:
-        return _say(
-            False,
+            "the same; above it, blocking the one-flag records is cheaper."
+        ),
+        slips=[
+            (0, positive),
+            (
+                lambda: 1 / _lesson_break_even(),
+                "that is the cost of a false block counted in misses: turn the "
+                "ratio the other way round.",
+            ),
+            (
+                1,
+                "at a miss cost of 1 the table's cheapest threshold is still the "
+                "only cheapest: make a miss dearer, and solve for the cost at which "
+                "the two thresholds tie.",
+            ),
+        ],
+        below=(
+            1,
             "a probability is not a cost. Write the cost of each of the two "
             "thresholds as false blocks + m x misses and solve for the m at "
             "which they are equal.",
-        )
-    return _say(
-        False,
-        "not that cost. Take the cheapest threshold of the table and the one "
+        ),
+        hint="not that cost. Take the cheapest threshold of the table and the one "
         "just below it; set false blocks + m x misses equal for the two and "
         "solve for m.",
     )
@@ -111,28 +106,26 @@ def _lesson_best_brier_temperature() -> float:
 def check_best_temperature(answer: Any) -> bool:
     """08, exercise 2: the temperature from 0.01 to 3.00 (two decimals) with the lowest Brier
     score."""
-    if answer is ...:
-        return _say(False, "fill in answer: a temperature from 0.01 to 3.00, to two decimals.")
-    if not _is_number(answer):
-        return _say(False, f"give a number, one temperature from 0.01 to 3.00; got {answer!r}.")
-    if not TEMPERATURES[0] - 1e-9 <= answer <= TEMPERATURES[1] + 1e-9:
-        return _say(False, "that temperature is outside the range: it runs from 0.01 to 3.00.")
-    truth = _lesson_best_brier_temperature()
-    if abs(answer - truth) < STEP / 2 + 1e-9:
-        return _say(
-            True,
+    return _grade_number(
+        answer,
+        _lesson_best_brier_temperature,
+        places=2,
+        fill="fill in answer: a temperature from 0.01 to 3.00, to two decimals.",
+        kind="a number, one temperature from 0.01 to 3.00",
+        bounds=TEMPERATURES,
+        outside="is outside the range: the temperature runs from 0.01 to 3.00.",
+        passed=lambda truth: (
             f"at temperature {truth:.2f} the score is best calibrated by the Brier score; "
-            "its ranking, and so its AUC, is the same at every temperature above 0.",
-        )
-    if abs(answer - TEMPERATURE) < 1e-9:
-        return _say(
-            False,
-            "that is the lesson's temperature. Treat the Brier score as a function of the "
-            "temperature and find where it is lowest.",
-        )
-    return _say(
-        False,
-        "not that temperature. Score the records with judge_probabilities at each "
+            "its ranking, and so its AUC, is the same at every temperature above 0."
+        ),
+        slips=[
+            (
+                TEMPERATURE,
+                "that is the lesson's temperature. Treat the Brier score as a function of "
+                "the temperature and find where it is lowest.",
+            )
+        ],
+        hint="not that temperature. Score the records with judge_probabilities at each "
         "temperature, take the Brier score against the human label, and minimise it over "
         "the range (a fine grid or a one-dimensional minimiser), to two decimals.",
     )
@@ -140,8 +133,8 @@ def check_best_temperature(answer: Any) -> bool:
 
 _ANSWERS = ReadOnlyDict(
     {
-        "check_break_even": _break_even_miss_cost,
-        "check_best_temperature": _best_brier_temperature,
+        "check_break_even": _lesson_break_even,
+        "check_best_temperature": _lesson_best_brier_temperature,
     }
 )
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

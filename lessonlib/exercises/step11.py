@@ -13,7 +13,7 @@ from .._frozen import ReadOnlyDict
 from ..panel import DIVERSE, ON_UNREADABLE, Panel, judge_models
 from ..panel_study import FREE_FORM_GUIDELINE
 from ..records import SEED, is_harmful, make_records
-from ._common import _grade_number, _is_number, _near, _say
+from ._common import _grade_number, _grade_numbers
 
 __all__ = [
     "MOVED_SEEDS",
@@ -58,57 +58,54 @@ def _moved_by_rule(seeds: Iterable[int] = MOVED_SEEDS) -> dict[str, float]:
 def check_moved_by_rule(moved: Any) -> bool:
     """11, exercise 1: how many decisions each unreadable rule moves, on average."""
     names = ", ".join(map(repr, RULE_NAMES))
-    if moved is Ellipsis:
-        return _say(
-            False,
-            "fill in moved: a dict with one number per rule, "
-            "{'fail-open': ..., 'fail-closed': ..., 'abstain': ...}.",
-        )
-    if not isinstance(moved, dict):
-        return _say(
-            False,
-            f"moved must be a dict whose keys are the three rules {names}, "
-            f"not {type(moved).__name__}.",
-        )
-    if set(moved) != set(RULE_NAMES):
-        inner = set(moved) & set(ON_UNREADABLE) - {"abstain"}
+
+    def keys_hint(keys):
+        if set(keys) == set(RULE_NAMES):
+            return None
+        inner = set(keys) & set(ON_UNREADABLE) - {"abstain"}
         also = (
             " ('harmful' and 'clean' are what the rules count a reply as; name the rules "
             "by the words of the notebook)"
             if inner
             else ""
         )
-        return _say(
-            False,
+        return (
             f"moved must have exactly the three keys {names} (got "
-            f"{', '.join(map(repr, moved))}){also}.",
+            f"{', '.join(map(repr, keys))}){also}."
         )
-    truth = _moved_by_name()
-    # two decimals are enough
-    off = [
-        name
-        for name in RULE_NAMES
-        if not (_is_number(moved[name]) and _near(moved[name], truth[name], 2))
-    ]
-    if off:
+
+    def hint(off):
         which = (
             f"the figure for {off[0]!r} is"
             if len(off) == 1
             else f"the figures for {', '.join(map(repr, off))} are"
         )
-        return _say(
-            False,
+        return (
             f"{which} not it. Each figure is a mean over the {len(MOVED_SEEDS)} seeds "
             "of the records a free-form run decides unlike the run of the same seed "
-            "under the lesson's guideline.",
+            "under the lesson's guideline."
         )
-    best = min(truth, key=truth.get)
-    table = ", ".join(f"{name} {truth[name]:.2f}" for name in RULE_NAMES)
-    return _say(
-        True,
-        f"over {len(MOVED_SEEDS)} panel seeds the free-form panel decides on "
-        f"average {table} records unlike the same panel reading every reply; "
-        f"'{best}' moves the fewest.",
+
+    def passed(truth):
+        best = min(truth, key=truth.get)
+        table = ", ".join(f"{name} {truth[name]:.2f}" for name in RULE_NAMES)
+        return (
+            f"over {len(MOVED_SEEDS)} panel seeds the free-form panel decides on "
+            f"average {table} records unlike the same panel reading every reply; "
+            f"'{best}' moves the fewest."
+        )
+
+    return _grade_numbers(
+        moved,
+        _moved_by_name,
+        keys=tuple(RULE_NAMES),
+        keys_hint=keys_hint,
+        places=2,  # two decimals are enough
+        fill="fill in moved: a dict with one number per rule, "
+        "{'fail-open': ..., 'fail-closed': ..., 'abstain': ...}.",
+        kind=f"a dict whose keys are the three rules {names}",
+        passed=passed,
+        hint=hint,
     )
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from .._frozen import ReadOnlyDict
 from ..probing import probe, twin, with_length
 from ..records import SEED, Record, make_records
-from ._common import _is_number, _say
+from ._common import _grade_numbers, _say
 
 TEXT_SEEDS = range(SEED, SEED + 200)
 """The judge seeds of 12's exercise 1: the lesson's seed and the 199 after it."""
@@ -39,48 +39,43 @@ def _text_against_seed(seeds: Iterable[int] = TEXT_SEEDS) -> dict[str, float]:
 
 def check_text_against_seed(moved: Any) -> bool:
     """12, exercise 1: the text probe against the judge's own two-run difference."""
-    if moved is ...:
-        return _say(
-            False, "fill in moved: a dict with two numbers, {'text': ..., 'new seed': ...}."
-        )
-    if not isinstance(moved, dict) or set(moved) != set(KEYS):
-        got = (
-            f"the keys {', '.join(map(repr, moved))}"
-            if isinstance(moved, dict)
-            else f"a {type(moved).__name__}"
-        )
-        return _say(
-            False,
-            f"moved must be a dict with exactly the keys "
-            f"{', '.join(map(repr, KEYS))} (got {got}).",
-        )
-    truth = _text_against_seed()
-    off = [k for k in KEYS if not (_is_number(moved[k]) and abs(moved[k] - truth[k]) < 0.005)]
-    if off:
-        how = {
-            "text": "judge the records and their text twins with the same seed and count "
-            "the records whose label differs",
-            "new seed": "judge the records at seed s and at s + 1 and count the records "
-            "whose label differs",
-        }
+    how = {
+        "text": "judge the records and their text twins with the same seed and count "
+        "the records whose label differs",
+        "new seed": "judge the records at seed s and at s + 1 and count the records "
+        "whose label differs",
+    }
+
+    def hint(off):
         which = (
             f"the figures for {off[0]!r} and {off[1]!r} are"
             if len(off) == 2
             else f"the figure for {off[0]!r} is"
         )
-        return _say(
-            False,
+        return (
             f"{which} not it. For each of the {len(TEXT_SEEDS)} seeds s: "
             + "; ".join(f"for {k!r}, {how[k]}" for k in off)
-            + "; then average the counts over the seeds.",
+            + "; then average the counts over the seeds."
         )
-    ratio = truth["text"] / truth["new seed"]
-    return _say(
-        True,
-        f"over {len(TEXT_SEEDS)} seeds the text twins move {truth['text']:.2f} "
-        f"decisions on average and a new seed {truth['new seed']:.2f} (ratio "
-        f"{ratio:.2f}): a text the judge gives no weight moves about as much as "
-        "drawing its dice again.",
+
+    def passed(truth):
+        ratio = truth["text"] / truth["new seed"]
+        return (
+            f"over {len(TEXT_SEEDS)} seeds the text twins move {truth['text']:.2f} "
+            f"decisions on average and a new seed {truth['new seed']:.2f} (ratio "
+            f"{ratio:.2f}): a text the judge gives no weight moves about as much as "
+            "drawing its dice again."
+        )
+
+    return _grade_numbers(
+        moved,
+        _text_against_seed,
+        keys=KEYS,
+        places=2,
+        fill="fill in moved: a dict with two numbers, {'text': ..., 'new seed': ...}.",
+        kind=f"a dict with exactly the keys {', '.join(map(repr, KEYS))}",
+        passed=passed,
+        hint=hint,
     )
 
 

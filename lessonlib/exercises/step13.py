@@ -9,12 +9,13 @@ the real SDK talking to a real server gets the same counts).
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 from .._frozen import ReadOnlyDict
 from ..panel import Panel, judge_models
 from ..records import SEED, make_records
-from ._common import _is_whole, _say
+from ._common import _grade_number
 
 __all__ = ["NEIGHBOUR_SEEDS", "SDK_RETRIES", "check_neighbour_cache", "check_sdk_retries"]
 
@@ -61,6 +62,7 @@ def _lesson_run(served, seed):
     return Panel([served], on_unreadable="clean").run(make_records(), seed)
 
 
+@functools.cache  # the same bill every time: computed once a session
 def _sdk_retry_bill(retries=SDK_RETRIES):
     """(calls the panel counts, requests the server answers, input tokens the panel counts,
     input tokens the server reads) for the lesson's judge with ``retries`` SDK retries."""
@@ -79,39 +81,36 @@ def _token_shortfall():
 def check_sdk_retries(answer: Any) -> bool:
     """13, exercise 1: with ``max_retries=2``, the input tokens the server reads that the
     panel's count leaves out."""
-    if answer is ...:
-        return _say(
-            False,
-            "fill in answer: a whole number, the input tokens the server reads "
-            "that the panel's count leaves out.",
-        )
-    if not _is_whole(answer):
-        return _say(False, f"give a whole number of input tokens (got {type(answer).__name__}).")
-    panel, server, panel_tokens, server_tokens = _sdk_retry_bill()
-    truth = server_tokens - panel_tokens
-    if answer == truth:
-        return _say(
-            True,
+
+    def passed(truth):
+        panel, server, panel_tokens, server_tokens = _sdk_retry_bill()
+        return (
             f"the panel counts {panel} calls and {panel_tokens} input tokens; "
             f"the server answers {server} requests and reads {server_tokens} "
             f"tokens. The {server - panel} requests the SDK resent with the same "
-            f"seed never reached the panel, and neither did their {truth} tokens.",
+            f"seed never reached the panel, and neither did their {truth} tokens."
         )
-    if answer == server - panel:
-        return _say(
-            False,
-            f"{answer} is a number of calls, the resent requests. The question "
-            "asks for the input tokens those requests carried.",
-        )
-    if answer in (panel_tokens, server_tokens):
-        return _say(
-            False,
-            f"{answer} is a whole bill; the question asks for the difference "
-            "between what the server reads and what the panel counts.",
-        )
-    return _say(
-        False,
-        f"{answer} is not it. Run the lesson's judge with the SDK's retries on "
+
+    bill = "that is a whole bill; the question asks for the difference between what the "
+    bill += "server reads and what the panel counts."
+    return _grade_number(
+        answer,
+        _token_shortfall,
+        places=None,
+        fill="fill in answer: a whole number, the input tokens the server reads "
+        "that the panel's count leaves out.",
+        kind="a whole number of input tokens",
+        passed=passed,
+        slips=[
+            (
+                lambda: _sdk_retry_bill()[1] - _sdk_retry_bill()[0],
+                "that is a number of calls, the resent requests. The question "
+                "asks for the input tokens those requests carried.",
+            ),
+            (lambda: _sdk_retry_bill()[2], bill),
+            (lambda: _sdk_retry_bill()[3], bill),
+        ],
+        hint="that count is not it. Run the lesson's judge with the SDK's retries on "
         "and read the panel's input tokens; the server reads every request it "
         "answers, resent ones included, as a run with max_retries=0 shows.",
     )
@@ -143,42 +142,35 @@ def check_neighbour_cache(hits: Any) -> bool:
     """13, exercise 2: how many questions the lesson's judge, run as a one-judge panel (a
     refusal retried once with seed + 1) at the NEIGHBOUR_SEEDS seeds from SEED in turn with
     one cache, takes from that cache instead of sending them to the server."""
-    if hits is ...:
-        return _say(
-            False,
-            "fill in hits: a whole number, the questions of all the runs answered from "
-            "the cache, never sent to the server.",
-        )
-    if not _is_whole(hits) or hits < 0:
-        return _say(
-            False,
-            "give a whole number >= 0: the questions the cache answers over all the runs "
-            f"(got {type(hits).__name__} {hits!r}).",
-        )
-    right = _neighbour_cache_hits()
-    if hits == right:
-        return _say(
-            True,
+    kind = "a whole number >= 0: the questions the cache answers over all the runs"
+    return _grade_number(
+        hits,
+        _neighbour_cache_hits,
+        places=None,
+        fill="fill in hits: a whole number, the questions of all the runs answered from "
+        "the cache, never sent to the server.",
+        kind=kind,
+        bounds=(0, math.inf),
+        passed=lambda right: (
             f"{right} questions over the {NEIGHBOUR_SEEDS} runs came from the disk: each "
             "is a retry of one run, asked with seed + 1, which is the next run's own "
-            "seed. The server's rate-limit clock never counted them.",
-        )
-    if hits == 0:
-        return _say(
-            False,
-            "0 is what judge_records gives: its back-off waits out a refusal and asks the "
-            "same seed again, so no run asks the next run's seed. The exercise asks for "
-            "the one-judge panel of 'Three values', which retries a refusal with seed + 1.",
-        )
-    if hits == _neighbour_cache_hits(2):
-        return _say(
-            False,
-            f"that is the count for the first pair of runs; the question runs all "
-            f"{NEIGHBOUR_SEEDS} seeds in turn with the one cache and adds up every run.",
-        )
-    return _say(
-        False,
-        f"{hits} is not it. A question is the model, the prompt, the temperature, the "
+            "seed. The server's rate-limit clock never counted them."
+        ),
+        slips=[
+            (
+                0,
+                "0 is what judge_records gives: its back-off waits out a refusal and asks "
+                "the same seed again, so no run asks the next run's seed. The exercise asks "
+                "for the one-judge panel of 'Three values', which retries a refusal with "
+                "seed + 1.",
+            ),
+            (
+                lambda: _neighbour_cache_hits(2),
+                f"that is the count for the first pair of runs; the question runs all "
+                f"{NEIGHBOUR_SEEDS} seeds in turn with the one cache and adds up every run.",
+            ),
+        ],
+        hint="not that count. A question is the model, the prompt, the temperature, the "
         "seed and max_tokens: which questions of one run does the run at the next seed "
         "ask again? Count each run's questions and the server's requests during it.",
     )

@@ -14,7 +14,7 @@ from ..judge import run_judge
 from ..metrics import agreement
 from ..raters import RATERS, cohen_kappa, human_labels, rate, with_rates
 from ..records import SEED, make_records
-from ._common import _is_number, _say
+from ._common import _grade_number
 
 __all__ = ["GRID", "SUBSTANTIAL", "check_judge_kappa", "check_substantial_miss"]
 
@@ -31,47 +31,45 @@ def _two_point(records, decide):
 def check_judge_kappa(answer: Any) -> bool:
     """14, exercise 1: Cohen's kappa of the judge's run 1 against the human label."""
     records = make_records()
-    decide = run_judge(records, SEED).decide
     human = human_labels(records)
-    kappa = cohen_kappa(_two_point(records, decide), human)
-    raw = agreement(records, decide)
-    if answer is ...:
-        return _say(
-            False,
-            "fill in my_kappa: a number, the observed agreement p_o less the "
-            "chance agreement p_e, divided by one less p_e.",
+
+    def passed(kappa):
+        decide = run_judge(records, SEED).decide
+        raw = agreement(records, decide)
+        blocked = sum(1 for r in records if decide(r)) / len(records)
+        harmful = sum(1 for h in human if h != "clean") / len(records)
+        chance = (raw - kappa) / (1 - kappa)
+        return (
+            f"kappa {kappa:.4f} against an agreement of {raw:.4f}. Chance alone "
+            f"would give {chance:.4f}: the judge blocks {blocked:.4f} of the "
+            f"records and the label calls {harmful:.4f} harmful, so "
+            f"{blocked:.4f} x {harmful:.4f} + {1 - blocked:.4f} x "
+            f"{1 - harmful:.4f} = {chance:.4f} of the records match by luck."
         )
-    if not _is_number(answer):
-        return _say(False, f"give kappa as a number, not {type(answer).__name__}.")
-    if abs(answer - raw) < 5e-4:
-        return _say(
-            False,
-            "that is the raw agreement p_o. Subtract the agreement chance "
-            "alone would give, p_e, and divide by 1 - p_e.",
-        )
-    criteria = _two_point(records, make_rule_filter(DEFAULT_RULES))
-    if abs(answer - cohen_kappa(criteria, human)) < 5e-4:
-        return _say(
-            False,
-            "that is the criteria filter's kappa; use the judge's first run (run_judge at SEED).",
-        )
-    if abs(answer - kappa) > 5e-4:
-        return _say(
-            False,
-            "not yet kappa. p_e is P(judge harmful) x P(label harmful) + "
-            "P(judge clean) x P(label clean), each share taken over all "
-            "240 records.",
-        )
-    blocked = sum(1 for r in records if decide(r)) / len(records)
-    harmful = sum(1 for h in human if h != "clean") / len(records)
-    chance = (raw - kappa) / (1 - kappa)
-    return _say(
-        True,
-        f"kappa {kappa:.4f} against an agreement of {raw:.4f}. Chance alone "
-        f"would give {chance:.4f}: the judge blocks {blocked:.4f} of the "
-        f"records and the label calls {harmful:.4f} harmful, so "
-        f"{blocked:.4f} x {harmful:.4f} + {1 - blocked:.4f} x "
-        f"{1 - harmful:.4f} = {chance:.4f} of the records match by luck.",
+
+    return _grade_number(
+        answer,
+        _judge_kappa,
+        places=3,
+        fill="fill in my_kappa: a number, the observed agreement p_o less the "
+        "chance agreement p_e, divided by one less p_e.",
+        kind="kappa as a number",
+        passed=passed,
+        slips=[
+            (
+                lambda: agreement(records, run_judge(records, SEED).decide),
+                "that is the raw agreement p_o. Subtract the agreement chance "
+                "alone would give, p_e, and divide by 1 - p_e.",
+            ),
+            (
+                lambda: cohen_kappa(_two_point(records, make_rule_filter(DEFAULT_RULES)), human),
+                "that is the criteria filter's kappa; use the judge's first run (run_judge at "
+                "SEED).",
+            ),
+        ],
+        hint="not yet kappa. p_e is P(judge harmful) x P(label harmful) + "
+        "P(judge clean) x P(label clean), each share taken over all "
+        "240 records.",
     )
 
 
@@ -103,38 +101,36 @@ def check_substantial_miss(answer: Any) -> bool:
 
     The hint never gives the kappa at the value tried, nor whether to go higher or lower:
     the kappas along the grid are what the student computes."""
-    if answer is ...:
-        return _say(False, "fill in my_miss: a probability between 0 and 1, to two decimals.")
-    if not _is_number(answer):
-        return _say(False, f"give the miss probability as a number, not {type(answer).__name__}.")
-    if not 0 <= answer <= 1:
-        return _say(False, f"{answer!r} is not a probability: give a number between 0 and 1.")
-    steps = round(answer / GRID)
-    if abs(answer - steps * GRID) > 1e-9:
-        return _say(
-            False, f"{answer!r} has more than two decimals; the grid is 0.00, 0.01, ..., 1.00."
+
+    def passed(truth):
+        records = make_records()
+        human = human_labels(records)
+        here = _lenient_kappa(records, human, truth)
+        above = _lenient_kappa(records, human, truth + GRID)
+        lesson = rate(records, RATERS[0])
+        harmful = [x for x, h in zip(lesson, human) if h == "harmful"]
+        return (
+            f"at miss {truth:.2f} kappa is {here:.4f}; one step more gives "
+            f"{above:.4f}. The lesson's lenient rater (miss {RATERS[0].miss:.2f}, "
+            f"kappa {cohen_kappa(lesson, human):.4f}) is inside 'substantial', yet "
+            f"it calls {harmful.count('clean')} of the {len(harmful)} harmful "
+            "records clean."
         )
-    truth = _substantial_miss()
-    if abs(steps * GRID - truth) > 1e-9:
-        return _say(
-            False,
-            f"not {answer!r}. Compute the lenient rater's kappa with the human "
-            "label as a function of the miss probability, along the grid, and "
-            "take the largest miss at which it is still 0.61 or more.",
-        )
-    records = make_records()
-    human = human_labels(records)
-    here = _lenient_kappa(records, human, truth)
-    above = _lenient_kappa(records, human, truth + GRID)
-    lesson = rate(records, RATERS[0])
-    harmful = [x for x, h in zip(lesson, human) if h == "harmful"]
-    return _say(
-        True,
-        f"at miss {truth:.2f} kappa is {here:.4f}; one step more gives "
-        f"{above:.4f}. The lesson's lenient rater (miss {RATERS[0].miss:.2f}, "
-        f"kappa {cohen_kappa(lesson, human):.4f}) is inside 'substantial', yet "
-        f"it calls {harmful.count('clean')} of the {len(harmful)} harmful "
-        "records clean.",
+
+    return _grade_number(
+        answer,
+        _substantial_miss,
+        places=2,
+        fill="fill in my_miss: a probability between 0 and 1, to two decimals.",
+        kind="the miss probability as a number",
+        bounds=(0, 1),
+        outside="is not a probability: give a number between 0 and 1.",
+        grid=GRID,
+        off_grid="has more than two decimals; the grid is 0.00, 0.01, ..., 1.00.",
+        passed=passed,
+        hint="not that miss. Compute the lenient rater's kappa with the human "
+        "label as a function of the miss probability, along the grid, and "
+        "take the largest miss at which it is still 0.61 or more.",
     )
 
 
