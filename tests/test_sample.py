@@ -429,6 +429,7 @@ def test_paired_bootstrap_on_shares_scores_expected_counts():
     )
 
 
+@pytest.mark.slow  # scipy's bootstrap beside ours: about 1.6 s of CPU
 def test_paired_bootstrap_on_shares_matches_scipy(lesson):
     records, truth, crit, _ = lesson
     from lessonlib.score import judge_probabilities
