@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import cast
@@ -99,12 +100,17 @@ def tokenize(text: str) -> list[str]:
     return _tokenize(check_str("text", text))
 
 
+# One pass of one compiled pattern over the lower-cased text: a comma alone, or up to PIECE
+# characters that are neither whitespace nor a comma (a longer word is matched piece by
+# piece, left to right).  The same pieces as the lesson's definition - replace "," by " , ",
+# split on whitespace, cut each word into PIECE-character pieces (tests/test_properties.py
+# checks it on any text) - about 3x faster: the prompts are tokenized on every call.
+_PIECES = re.compile(rf",|[^\s,]{{1,{PIECE}}}")
+
+
 def _tokenize(text):
     """:func:`tokenize` for a checked ``text`` (the library's own prompts)."""
-    pieces = []
-    for word in text.lower().replace(",", " , ").split():
-        pieces += [word[i : i + PIECE] for i in range(0, len(word), PIECE)]
-    return pieces
+    return _PIECES.findall(text.lower())
 
 
 def label_scores(

@@ -1,6 +1,7 @@
 """lessonlib.figures: what the confusion-matrix picture writes, worked by hand."""
 
 import matplotlib
+import pytest
 
 import lessonlib
 from lessonlib.figures import confusion_picture
@@ -197,6 +198,7 @@ def _small_figures():
     ]
 
 
+@pytest.mark.slow  # draws every figure of the course: about 2.4 s of CPU
 def test_every_figure_is_drawn_in_the_slide_style():
     """No text under SMALLEST_POINTS (the explicit sizes 8-10 pt of old are gone), drawn at
     FIGURE_DPI, at least FIGURE_WIDTH wide; and the style leaves matplotlib's own settings

@@ -8,12 +8,12 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, Deferred
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import lab_session as ls  # noqa: E402
 
-playwright = pytest.importorskip("playwright.sync_api")
+playwright = Deferred("playwright.sync_api")  # imported by the tests that read it
 
 
 class Page:

@@ -98,6 +98,7 @@ cues_st = st.sampled_from(
 spurious_st = st.sampled_from([L.SPURIOUS, {}, {"belge": "zararli"}])
 
 
+@pytest.mark.slow  # many-seed runs against the judge loop: about 1.4 s of CPU
 @FAST
 @given(
     records=records_st,

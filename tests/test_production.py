@@ -15,13 +15,14 @@ import numpy as np
 import pytest
 
 import lessonlib as L
+from conftest import Deferred
 from lesson_defs import STRIDE
 from lessonlib import production as P
 from lessonlib import weeks as W
 from lessonlib.exercises import step15
 
-ppi_py = pytest.importorskip("ppi_py")
-judgy = pytest.importorskip("judgy")
+ppi_py = Deferred("ppi_py")  # imported by the first test that compares with it
+judgy = Deferred("judgy")
 
 Z95 = statistics.NormalDist().inv_cdf(0.975)
 
@@ -106,6 +107,7 @@ def test_the_level_widens_the_interval():
 # ---------------------------------------------------------------- against ppi-python and judgy
 
 
+@pytest.mark.slow  # importing ppi_py (numba, scipy, statsmodels, sklearn): about 3 s of CPU
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("scores", [False, True])
 @pytest.mark.parametrize("level", [0.95, 0.9])
@@ -127,6 +129,7 @@ def test_labelled_ppi_and_ppi_plus_plus_match_ppi_python(seed, scores, level):
         assert ours == pytest.approx((point[0], low[0], high[0]), abs=1e-12)
 
 
+@pytest.mark.slow  # judgy's 4,000-resample bootstraps: about 1.2 s of CPU over the six seeds
 @pytest.mark.parametrize("seed", range(6))
 def test_rogan_gladen_matches_judgy(seed):
     """The point estimate exactly; the interval within a tenth of its width (both are
@@ -392,6 +395,7 @@ def test_the_false_block_rate_worked_by_hand():
     assert ppi.value == pytest.approx((1 / 8) / (5 / 8 + 1 / 6))
 
 
+@pytest.mark.slow  # importing ppi_py: about 3 s of CPU
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("method, lam", [("ppi", 1), ("ppi++", None)])
 def test_the_ratio_is_ppi_on_its_linearisation(seed, method, lam):

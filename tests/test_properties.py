@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import lessonlib as L
+from lessonlib.simulator import PIECE
 
 seeds = st.integers(min_value=0, max_value=2**70)
 
@@ -34,6 +35,35 @@ def test_measure_totals_and_rates(n, seed, blocked):
     agree = L.agreement(records, lambda r: r.no in blocked)
     assert 0.0 <= agree <= 1.0
     assert agree == (scores["tp"] + scores["tn"]) / n
+
+
+def lesson_tokenize(text):
+    """The lesson's definition of the tokenizer, word by word (notebook 03): lower-case, set
+    commas apart, split on whitespace, cut each word into PIECE-character pieces."""
+    pieces = []
+    for word in text.lower().replace(",", " , ").split():
+        pieces += [word[i : i + PIECE] for i in range(0, len(word), PIECE)]
+    return pieces
+
+
+# every character str.split() takes for whitespace (and some it does not), commas, letters
+# whose lower case is longer (U+0130) or is another letter, digits and punctuation
+SPACES = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
+TRICKY = SPACES + ",,\u0130I\u00dfA\u03a3z09:.\u200b\ufeff-"
+
+
+@given(
+    text=st.text(max_size=120)
+    | st.text(alphabet=TRICKY, max_size=120)
+    | st.text(alphabet=string.ascii_letters + " ,", max_size=120)
+)
+def test_tokenize_equals_the_lessons_definition(text):
+    assert L.tokenize(text) == lesson_tokenize(text)
+
+
+def test_tokenize_equals_the_lessons_definition_on_every_prompt_of_the_lesson():
+    prompts = [L.build_prompt(r) for r in L.make_records()]
+    assert [L.tokenize(p) for p in prompts] == [lesson_tokenize(p) for p in prompts]
 
 
 guidelines = st.sampled_from([L.GUIDELINE, "kaydi oku : ", "tek etiket : ", "a " * 230, ""])

@@ -475,6 +475,7 @@ def test_judge_kappa_check(capsys):
         assert out.startswith("Not yet: ") and words in out, out
 
 
+@pytest.mark.slow  # the course-read check: about 1.1 s of CPU
 def test_substantial_miss_check(capsys):
     from lessonlib.exercises import step14
 

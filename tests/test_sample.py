@@ -10,13 +10,24 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
-from statsmodels.stats.contingency_tables import mcnemar
-from statsmodels.stats.proportion import samplesize_confint_proportion
 
 import lessonlib as L
+from conftest import Deferred
 from lessonlib import sample as S
 from lessonlib.exercises import step07
+
+# the references, imported by the first test that compares with them (not at collection)
+stats = Deferred("scipy.stats")
+contingency_tables = Deferred("statsmodels.stats.contingency_tables")
+proportion = Deferred("statsmodels.stats.proportion")
+
+
+def mcnemar(*args, **kwargs):
+    return contingency_tables.mcnemar(*args, **kwargs)
+
+
+def samplesize_confint_proportion(*args, **kwargs):
+    return proportion.samplesize_confint_proportion(*args, **kwargs)
 
 
 @pytest.fixture(scope="module")
@@ -418,6 +429,7 @@ def test_paired_bootstrap_on_shares_scores_expected_counts():
     )
 
 
+@pytest.mark.slow  # scipy's bootstrap beside ours: about 1.6 s of CPU
 def test_paired_bootstrap_on_shares_matches_scipy(lesson):
     records, truth, crit, _ = lesson
     from lessonlib.score import judge_probabilities
