@@ -1891,7 +1891,13 @@ def _words(text):
     return re.compile(r"(?<![A-Za-z0-9_])" + re.escape(text) + r"(?![A-Za-z0-9_])")
 
 
-@pytest.mark.parametrize("module, row", list(_cases()))
+def pytest_generate_tests(metafunc):
+    """The rows of the whole table, read once the module has run (every ``ROWS.update``, the
+    last ones below the tests included)."""
+    if metafunc.function is test_bad_argument_meets_a_clear_error:
+        metafunc.parametrize("module, row", list(_cases()))
+
+
 def test_bad_argument_meets_a_clear_error(module, row, tmp_path, monkeypatch):
     try:
         mod = importlib.import_module(module)
@@ -2066,3 +2072,195 @@ def test_a_failing_many_seed_run_raises(bad):
     args.update(bad)
     with pytest.raises((TypeError, ValueError)):
         lessonlib.run_judge_many(**args)
+
+
+# ---------------------------------------------------------------- issue 28's contracts
+# The study helpers the notebooks call (issue 28, "the contracts derived from the notebooks":
+# tests/test_contracts.py asks a row for each): one door check of the first argument's kind
+# at least.  Added to each module's rows, never replacing them.
+
+PROBS = {1: 0.2, 2: 0.9}
+TRUTH, SCORES = [False, True], [0.2, 0.9]
+COST_ROWS = [{"threshold": math.inf, "false blocks": 0, "misses": 1, "cost": 1.0}]
+
+
+CONTRACT_DOORS = {
+    "lessonlib.score": [
+        *[
+            Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r, PROBS), e, "records", note=n)
+            for fn in ("aligned", "score_groups")
+            for r, e, n in BAD_RECORDS
+        ],
+        *[
+            Bad(
+                fn,
+                lambda m, fn=fn, more=more: getattr(m, fn)(RECS, [0.2, 0.9], *more),
+                TypeError,
+                "probs",
+                "mapping",
+            )
+            for fn, more in (("aligned", ()), ("score_groups", ()), ("draw_shares", ([[True]],)))
+        ],
+        Bad(
+            "aligned",
+            lambda m: m.aligned(RECS, {1: 0.2}),
+            ValueError,
+            "probs",
+            "[2]",
+            "a record unscored",
+        ),
+        Bad("draw_shares", lambda m: m.draw_shares([], PROBS, [[True]]), ValueError, "records"),
+        Bad(
+            "draw_shares",
+            lambda m: m.draw_shares(RECS, PROBS, [True, False]),
+            TypeError,
+            "harmful",
+            "(runs, records)",
+            "one row",
+        ),
+        Bad("operating_points", lambda m: m.operating_points(R, {}), TypeError, "records"),
+        Bad(
+            "operating_points",
+            lambda m: m.operating_points(RECS, [lessonlib.rule_filter]),
+            TypeError,
+            "decides",
+            "mapping",
+        ),
+        *[
+            Bad(fn, lambda m, fn=fn, t=t: getattr(m, fn)(t, SCORES), e, "truth", note=n)
+            for fn in ("threshold_costs", "best_threshold", "threshold_folds", "plot_roc")
+            for t, e, n in (
+                ([], ValueError, "empty"),
+                ([1, 0], TypeError, "ints"),
+                ("ab", TypeError, "str"),
+            )
+        ],
+        *[
+            Bad(fn, lambda m, fn=fn: getattr(m, fn)(TRUTH, [0.2]), ValueError, "scores", "unequal")
+            for fn in ("threshold_costs", "best_threshold", "threshold_folds", "plot_roc")
+        ],
+        *[
+            Bad(
+                fn,
+                lambda m, fn=fn: getattr(m, fn)(TRUTH, SCORES, -1),
+                ValueError,
+                "false_block",
+                ">= 0",
+            )
+            for fn in ("threshold_costs", "best_threshold", "threshold_folds")
+        ],
+        Bad(
+            "best_threshold", lambda m: m.best_threshold(TRUTH, SCORES, 1, "2"), TypeError, "miss"
+        ),
+        Bad(
+            "threshold_folds",
+            lambda m: m.threshold_folds(TRUTH, SCORES, folds=1),
+            ValueError,
+            "folds",
+            ">= 2",
+        ),
+        Bad(
+            "threshold_folds",
+            lambda m: m.threshold_folds(TRUTH, SCORES, folds=3),
+            ValueError,
+            "folds",
+            "at most",
+        ),
+        Bad(
+            "threshold_folds",
+            lambda m: m.threshold_folds(TRUTH, SCORES, folds=2, seed=-1),
+            ValueError,
+            "seed",
+        ),
+        Bad(
+            "plot_roc",
+            lambda m: m.plot_roc(TRUTH, SCORES, [(0, 1, 1)]),
+            TypeError,
+            "marks",
+            "mapping",
+        ),
+        *[
+            Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(rows), e, arg, note=n)
+            for fn, arg in (
+                ("groups_text", "groups"),
+                ("cost_text", "rows"),
+                ("folds_text", "rows"),
+            )
+            for rows, e, n in (
+                ([], ValueError, "empty"),
+                ([5], TypeError, "an int row"),
+                ({"a": 1}, TypeError, "one dict"),
+            )
+        ],
+        *[
+            Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(rows), e, "rows", "LevelRow", n)
+            for fn in ("levels_text", "plot_levels")
+            for rows, e, n in (([], ValueError, "empty"), (COST_ROWS, TypeError, "dict rows"))
+        ],
+        Bad(
+            "score_names",
+            lambda m: m.score_names(0.5),
+            TypeError,
+            "values",
+            "real numbers",
+            "one number",
+        ),
+        Bad("score_names", lambda m: m.score_names("0.5"), TypeError, "values", note="str"),
+        Bad(
+            "score_names",
+            lambda m: m.score_names([0.5, "x"]),
+            TypeError,
+            "values",
+            note="a str value",
+        ),
+        Bad(
+            "first_run_percentile",
+            lambda m: m.first_run_percentile(0.5),
+            TypeError,
+            "values",
+            "per run",
+        ),
+        Bad(
+            "first_run_percentile",
+            lambda m: m.first_run_percentile([]),
+            ValueError,
+            "values",
+            "at least one",
+        ),
+        Bad(
+            "first_run_percentile",
+            lambda m: m.first_run_percentile([[0.5]]),
+            TypeError,
+            "values",
+            note="a matrix",
+        ),
+        Bad("population_costs", lambda m: m.population_costs([], [0.5]), ValueError, "table"),
+        Bad(
+            "population_costs",
+            lambda m: m.population_costs([5], [0.5]),
+            TypeError,
+            "table",
+            "profile_table",
+        ),
+        Bad(
+            "population_costs",
+            lambda m: m.population_costs([("clean", 1.0, 0.2, False)], 0.5),
+            TypeError,
+            "thresholds",
+        ),
+        Bad(
+            "population_costs",
+            lambda m: m.population_costs([("clean", 1.0, 0.2, False)], [0.5], n=0),
+            ValueError,
+            "n",
+            ">= 1",
+        ),
+        Bad(
+            "population_costs",
+            lambda m: m.population_costs([("clean", 1.0, 0.2, False)], [0.5], class_shares=[1.0]),
+            ValueError,
+            "class_shares",
+        ),
+    ],
+}
+ROWS.update({name: [*ROWS.get(name, []), *rows] for name, rows in CONTRACT_DOORS.items()})
