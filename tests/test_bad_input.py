@@ -2262,5 +2262,92 @@ CONTRACT_DOORS = {
             "class_shares",
         ),
     ],
+    "lessonlib.client": [
+        *[
+            Bad("run_cost", lambda m, r=r: m.run_cost(r), e, "records", note=n)
+            for r, e, n in BAD_RECORDS
+        ],
+        Bad("run_cost", lambda m: m.run_cost(RECS, 0), ValueError, "judges", ">= 1"),
+        Bad("run_cost", lambda m: m.run_cost(RECS, 1, 1.5), TypeError, "quorum", "integer"),
+        Bad("run_cost", lambda m: m.run_cost(RECS, guideline=None), TypeError, "guideline"),
+        Bad(
+            "plot_wait_minutes", lambda m: m.plot_wait_minutes([240]), TypeError, "runs", "mapping"
+        ),
+        Bad(
+            "plot_wait_minutes", lambda m: m.plot_wait_minutes({}), TypeError, "runs", note="empty"
+        ),
+        Bad(
+            "plot_wait_minutes",
+            lambda m: m.plot_wait_minutes({"one judge": "240"}),
+            TypeError,
+            "runs",
+            "integer",
+            "str calls",
+        ),
+        Bad(
+            "plot_wait_minutes",
+            lambda m: m.plot_wait_minutes({"one judge": 240}, (1, 0)),
+            ValueError,
+            "connections",
+            ">= 1",
+        ),
+        Bad(
+            "plot_wait_minutes",
+            lambda m: m.plot_wait_minutes({"one judge": 240}, reply_seconds=-1),
+            ValueError,
+            "reply_seconds",
+            ">= 0",
+        ),
+    ],
+    "lessonlib.reply_cache": [
+        Bad("ReplyCache", lambda m: m.ReplyCache(5), TypeError, "folder", "path", "an int"),
+        Bad("ReplyCache", lambda m: m.ReplyCache(None), TypeError, "folder", note="None"),
+    ],
+    "lessonlib.sample": [
+        Bad("holm", lambda m: m.holm(0.05), TypeError, "p_values", "sequence", "one number"),
+        Bad("holm", lambda m: m.holm("0.05"), TypeError, "p_values", note="str"),
+        Bad("holm", lambda m: m.holm([]), ValueError, "p_values", "at least one", "empty"),
+        Bad("holm", lambda m: m.holm([0.1, 1.5]), ValueError, "p_values", "[0, 1]", "above 1"),
+        Bad("holm", lambda m: m.holm([0.1, NAN]), ValueError, "p_values[1]", "finite", "NaN"),
+    ],
+    "lessonlib.verdict": [
+        Bad("first_label", lambda m: m.first_label(None), TypeError, "text", "str", "None"),
+        Bad("first_label", lambda m: m.first_label(b"temiz"), TypeError, "text", note="bytes"),
+    ],
+    "lessonlib.figures": [
+        *[
+            Bad(fn, lambda m, c=call, fn=fn, r=r: c(m, fn, r), e, "records", note=n)
+            for fn, call in (
+                ("confusion_picture", lambda m, fn, r: m.confusion_picture(r, bool)),
+                ("class_recall_bars", lambda m, fn, r: m.class_recall_bars(r, {"x": bool})),
+                ("plot_class_sources", lambda m, fn, r: m.plot_class_sources(r)),
+                ("plot_harmful_probability", lambda m, fn, r: m.plot_harmful_probability(r)),
+            )
+            for r, e, n in BAD_RECORDS
+        ],
+        Bad("confusion_picture", lambda m: m.confusion_picture(RECS, 5), TypeError, "decide"),
+        Bad(
+            "confusion_picture",
+            lambda m: m.confusion_picture(RECS, lessonlib.run_judge(RECS[:1]).decide),
+            ValueError,
+            "record",
+            "does not belong",
+            "a run on fewer records",
+        ),
+        Bad(
+            "class_recall_bars",
+            lambda m: m.class_recall_bars(RECS, [bool]),
+            TypeError,
+            "decisions",
+            "mapping",
+        ),
+        Bad(
+            "plot_harmful_probability",
+            lambda m: m.plot_harmful_probability(RECS, [-1.0]),
+            ValueError,
+            "temperatures",
+            gap="judge.harmful_probability_curves names it 'temperature'",
+        ),
+    ],
 }
 ROWS.update({name: [*ROWS.get(name, []), *rows] for name, rows in CONTRACT_DOORS.items()})
