@@ -2349,5 +2349,84 @@ CONTRACT_DOORS = {
             gap="judge.harmful_probability_curves names it 'temperature'",
         ),
     ],
+    "lessonlib.variance": [
+        *[
+            Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(rows), e, "rows", note=n)
+            for fn in ("plot_gap_steps", "plot_sweep")
+            for rows, e, n in (([], ValueError, "empty"), ([5], TypeError, "an int row"))
+        ],
+        *[
+            Bad(
+                "plot_figures",
+                lambda m, r=r: m.plot_figures(r, _many_runs()),
+                e,
+                "records",
+                note=n,
+            )
+            for r, e, n in BAD_RECORDS
+        ],
+        Bad("plot_figures", lambda m: m.plot_figures(RECS, RUN), TypeError, "runs", "ManyRuns"),
+        Bad(
+            "plot_figures",
+            lambda m: m.plot_figures(RECS[:1], _many_runs()),
+            ValueError,
+            "records",
+            "the runs judged",
+            "other records",
+        ),
+        Bad(
+            "plot_figures",
+            lambda m: m.plot_figures(RECS, _many_runs(), marks=(0, 5)),
+            ValueError,
+            "marks",
+            "below 2",
+            "a run that is not there",
+        ),
+        Bad("plot_changes", lambda m: m.plot_changes(3), TypeError, "changes", "counts", "an int"),
+        Bad("plot_changes", lambda m: m.plot_changes([0.5]), TypeError, "changes", note="floats"),
+        Bad("plot_changes", lambda m: m.plot_changes([]), ValueError, "changes", "at least one"),
+        Bad("plot_changes", lambda m: m.plot_changes([1, -1]), ValueError, "changes", ">= 0"),
+        Bad("plot_changes", lambda m: m.plot_changes([1, 2], mark=1.5), TypeError, "mark"),
+    ],
+    "lessonlib.panel": [
+        Bad(
+            "plot_quorum_noise",
+            lambda m: m.plot_quorum_noise([]),
+            ValueError,
+            "rows",
+            "at least one",
+        ),
+        Bad("plot_quorum_noise", lambda m: m.plot_quorum_noise([5]), TypeError, "rows", "Mapping"),
+        Bad(
+            "plot_quorum_noise",
+            lambda m: m.plot_quorum_noise({"judge": "x"}),
+            TypeError,
+            "rows",
+            note="one dict",
+        ),
+    ],
+    "lessonlib.panel_study": [
+        Bad("plot_band_against_cost", lambda m: m.plot_band_against_cost([]), ValueError, "rows"),
+        Bad(
+            "plot_band_against_cost",
+            lambda m: m.plot_band_against_cost([{"setup": 1}]),
+            TypeError,
+            "rows",
+            "SetupResult",
+        ),
+        Bad(
+            "plot_band_against_cost",
+            lambda m: m.plot_band_against_cost(_study_rows(), metric="kappa"),
+            ValueError,
+            "metric",
+            "agreement",
+        ),
+        Bad(
+            "plot_band_against_cost",
+            lambda m: m.plot_band_against_cost(_study_rows(), beside=5),
+            ValueError,
+            "beside",
+        ),
+    ],
 }
 ROWS.update({name: [*ROWS.get(name, []), *rows] for name, rows in CONTRACT_DOORS.items()})
