@@ -2084,6 +2084,22 @@ TRUTH, SCORES = [False, True], [0.2, 0.9]
 COST_ROWS = [{"threshold": math.inf, "false blocks": 0, "misses": 1, "cost": 1.0}]
 
 
+def _rater_table():
+    from lessonlib import raters
+
+    return raters.rating_table(RECS)
+
+
+def _labels():
+    from lessonlib import raters
+
+    return raters.label_sets(RECS, _rater_table())
+
+
+def _panel_run():
+    return lessonlib.Panel([lessonlib.SimulatedModel(), lessonlib.SimulatedModel(0.0)]).run(RECS)
+
+
 CONTRACT_DOORS = {
     "lessonlib.score": [
         *[
@@ -2427,6 +2443,126 @@ CONTRACT_DOORS = {
             ValueError,
             "beside",
         ),
+    ],
+    "lessonlib.raters": [
+        *[
+            Bad(fn, lambda m, c=call, r=r: c(m, r), e, "records", note=n)
+            for fn, call in (
+                ("rate", lambda m, r: m.rate(r, m.RATERS[0])),
+                ("rating_table", lambda m, r: m.rating_table(r)),
+                ("human_labels", lambda m, r: m.human_labels(r)),
+                ("scale_rows", lambda m, r: m.scale_rows(r)),
+                ("label_sets", lambda m, r: m.label_sets(r, _rater_table())),
+                ("class_text", lambda m, r: m.class_text(r, _rater_table())),
+                ("rescore_rows", lambda m, r: m.rescore_rows(r, {"x": bool}, _labels())),
+                ("claim_rows", lambda m, r: m.claim_rows(r, _many_runs(), _labels(), bool)),
+                ("claim_bands", lambda m, r: m.claim_bands(r, _many_runs(), _labels(), bool)),
+                ("spread_rows", lambda m, r: m.spread_rows(r, _many_runs(), _labels(), bool)),
+                ("judge_rows", lambda m, r: m.judge_rows(_panel_run(), r)),
+            )
+            for r, e, n in BAD_RECORDS
+        ],
+        Bad("rate", lambda m: m.rate(RECS, "careful"), TypeError, "rater", "Rater"),
+        Bad("rate", lambda m: m.rate(RECS, m.RATERS[0], "five"), ValueError, "scale", "graded"),
+        Bad(
+            "rating_table",
+            lambda m: m.rating_table(RECS, guideline="long"),
+            ValueError,
+            "guideline",
+        ),
+        Bad("rating_table", lambda m: m.rating_table(RECS, raters=[5]), TypeError, "raters[0]"),
+        Bad("scale_rows", lambda m: m.scale_rows(RECS, seed=-1), ValueError, "seed"),
+        *[
+            Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(RECS, rows), e, arg, note=n)
+            for fn, arg in (("label_sets", "scale_rows"), ("class_text", "rows"))
+            for rows, e, n in (
+                ([], ValueError, "empty"),
+                (["clean", "harmful"], TypeError, "one row of str"),
+                (5, TypeError, "an int"),
+            )
+        ],
+        *[
+            Bad(fn, lambda m, c=call: c(m), TypeError, arg, "mapping", note)
+            for fn, arg, note, call in (
+                (
+                    "rescore_rows",
+                    "decisions",
+                    "a list",
+                    lambda m: m.rescore_rows(RECS, [bool], _labels()),
+                ),
+                (
+                    "rescore_rows",
+                    "labels",
+                    "a list",
+                    lambda m: m.rescore_rows(RECS, {"x": bool}, []),
+                ),
+                (
+                    "claim_rows",
+                    "labels",
+                    "empty",
+                    lambda m: m.claim_rows(RECS, _many_runs(), {}, bool),
+                ),
+                ("pair_rows", "named", "a list", lambda m: m.pair_rows([("a", "b")])),
+            )
+        ],
+        *[
+            Bad(
+                fn,
+                lambda m, fn=fn: getattr(m, fn)(RECS, RUN, _labels(), bool),
+                TypeError,
+                "runs",
+                "ManyRuns",
+            )
+            for fn in ("claim_rows", "claim_bands", "spread_rows")
+        ],
+        *[
+            Bad(
+                fn,
+                lambda m, fn=fn: getattr(m, fn)(RECS[:1], _many_runs(), _labels(), bool),
+                ValueError,
+                "records",
+                "the runs judged",
+                "other records",
+            )
+            for fn in ("claim_rows", "claim_bands", "spread_rows")
+        ],
+        *[
+            Bad(
+                fn,
+                lambda m, fn=fn: getattr(m, fn)(RECS, _many_runs(), _labels(), 5),
+                TypeError,
+                "criteria",
+            )
+            for fn in ("claim_rows", "claim_bands", "spread_rows")
+        ],
+        Bad("judge_rows", lambda m: m.judge_rows(RUN, RECS), TypeError, "panel_run", "PanelRun"),
+        Bad(
+            "judge_rows",
+            lambda m: m.judge_rows(_panel_run(), [record(no=3)]),
+            ValueError,
+            "records",
+            "judged",
+            "other records",
+        ),
+        *[
+            Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(rows), e, "rows", note=n)
+            for fn in (
+                "rescore_text",
+                "claim_text",
+                "bands_text",
+                "spread_text",
+                "plot_pairs",
+                "plot_scales",
+            )
+            for rows, e, n in (
+                ([], ValueError, "empty"),
+                ([5], TypeError, "an int row"),
+                ({"a": 1}, TypeError, "one dict"),
+            )
+        ],
+        Bad("with_rates", lambda m: m.with_rates(miss=1.5), ValueError, "miss", "[0, 1]"),
+        Bad("with_rates", lambda m: m.with_rates(false_alarm="0.1"), TypeError, "false_alarm"),
+        Bad("with_rates", lambda m: m.with_rates(careless=NAN), ValueError, "careless", "finite"),
     ],
 }
 ROWS.update({name: [*ROWS.get(name, []), *rows] for name, rows in CONTRACT_DOORS.items()})
