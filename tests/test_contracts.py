@@ -83,12 +83,6 @@ ALLOWED: dict[str, str] = {
     "lessonlib.truth.population_figures: bad-input": OPEN,
     "lessonlib.truth.profile_table: __all__": OPEN,
     "lessonlib.truth.profile_table: bad-input": OPEN,
-    "lessonlib.weeks.coverage_rows: bad-input": OPEN,
-    "lessonlib.weeks.coverage_text: bad-input": OPEN,
-    "lessonlib.weeks.estimates_text: bad-input": OPEN,
-    "lessonlib.weeks.labels_needed_text: bad-input": OPEN,
-    "lessonlib.weeks.plot_widths: bad-input": OPEN,
-    "lessonlib.weeks.width_rows: bad-input": OPEN,
 }
 
 
