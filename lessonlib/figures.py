@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from .metrics import _checked, class_recall, confusion
-from .records import CLASSES, Record, check_records
+from .records import CLASSES, Record
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -262,7 +262,6 @@ def class_recall_bars(
     """
     import matplotlib.pyplot as plt
 
-    records = check_records(records)
     if not isinstance(decisions, Mapping) or not decisions:
         raise TypeError(
             "decisions must be a non-empty mapping legend name -> decide function, got "

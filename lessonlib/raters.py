@@ -285,7 +285,10 @@ def rating_table(
 
 def human_labels(records: Iterable[Record]) -> tuple[str, ...]:
     """Notebook 14: the human label of each record as 'clean' / 'harmful'."""
-    records = check_records(records)
+    return _human_labels(check_records(records))
+
+
+def _human_labels(records):
     return tuple(ANSWER_HARMFUL if is_harmful(r) else ANSWER_CLEAN for r in records)
 
 
@@ -352,7 +355,7 @@ def label_sets(
     """Notebook 14: {name: labels} - the human label, each rater's two-point row, the majority."""
     records = check_records(records)
     scale_rows = _label_rows("scale_rows", scale_rows)
-    out: dict[str, Sequence[str]] = {"human": human_labels(records)}
+    out: dict[str, Sequence[str]] = {"human": _human_labels(records)}
     out.update(zip(RATER_NAMES, scale_rows))
     out["majority"] = majority(scale_rows)
     return out
@@ -371,6 +374,11 @@ def rescore_rows(
     records = check_records(records)
     _mapping("decisions", decisions, "approach name -> decide function")
     _mapping("labels", labels, "label name -> labels (e.g. label_sets(...))")
+    return _rescore_rows(records, decisions, labels)
+
+
+def _rescore_rows(records, decisions, labels):
+    """:func:`rescore_rows` for checked arguments."""
     actual = {name: _truth(truth) for name, truth in labels.items()}
     flagged = {
         approach: [bool(decide(r)) for r in records] for approach, decide in decisions.items()
@@ -577,7 +585,9 @@ def spread_rows(
 
     records = _study(records, runs, labels, criteria)
     per_run = figures(runs)
-    rows = rescore_rows(records, {"criteria": criteria, "judge run 1": runs.run(0).decide}, labels)
+    rows = _rescore_rows(
+        records, {"criteria": criteria, "judge run 1": runs.run(0).decide}, labels
+    )
     out = []
     for figure in FIGURES:
         moved = {}
