@@ -244,6 +244,7 @@ __all__ = [
     "paired_difference",
     "brier",
     "build_prompt",
+    "calibration_levels",
     "calibration_table",
     "cascade",
     "class_block",

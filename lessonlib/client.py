@@ -19,11 +19,18 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._checks import check_choice, check_int, check_number, check_seed, check_str
+from ._checks import (
+    check_choice,
+    check_collection,
+    check_int,
+    check_number,
+    check_seed,
+    check_str,
+)
 from .backoff import DEFAULT_BACKOFF, NO_BACKOFF, TRANSIENT, Backoff, Patient, WaitedReply
 from .connections import Progress, check_connections
 from .figures import FIGURE_WIDTH, slide_figure
@@ -231,6 +238,10 @@ def run_cost(
     its own tokenizer; its ``usage.prompt_tokens`` on a few records tells
     how far that count is from the course's.
     """
+    records = check_records(records)
+    judges = check_int("judges", judges, minimum=1)
+    quorum = check_int("quorum", quorum, minimum=1)
+    check_str("guideline", guideline)
     prompts = [build_prompt(r, guideline) for r in records]
     times = judges * quorum
     return {
@@ -262,6 +273,16 @@ def plot_wait_minutes(
     both axes on a log scale, from :func:`wait_minutes`.  Returns the Axes."""
     import matplotlib.pyplot as plt
 
+    if not isinstance(runs, Mapping) or not runs:
+        raise TypeError(
+            f"runs must be a non-empty mapping run name -> calls, got {type(runs).__name__}"
+        )
+    for calls in runs.values():
+        check_int("runs (each run's calls)", calls, minimum=0)
+    connections = check_collection("connections", connections, "a list of counts", "count")
+    for n in connections:
+        check_int("connections", n, minimum=1)
+    check_number("reply_seconds", reply_seconds, minimum=0.0)
     _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
     values = []
     for name, calls in runs.items():

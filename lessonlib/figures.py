@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from .metrics import class_recall, confusion
+from .metrics import _checked, class_recall, confusion
 from .records import CLASSES, Record
 
 if TYPE_CHECKING:
@@ -194,6 +194,7 @@ def confusion_picture(
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
+    records, decide = _checked(records, decide)
     tp, fp, fn, tn = confusion(records, decide)
     if ax is None:
         _, ax = plt.subplots(figsize=(FIGURE_WIDTH * 0.75, 4.6))
@@ -261,6 +262,11 @@ def class_recall_bars(
     """
     import matplotlib.pyplot as plt
 
+    if not isinstance(decisions, Mapping) or not decisions:
+        raise TypeError(
+            "decisions must be a non-empty mapping legend name -> decide function, got "
+            f"{type(decisions).__name__}"
+        )
     recalls = {name: class_recall(records, decide) for name, decide in decisions.items()}
     first = next(iter(recalls.values()))
     classes = [c for c in CLASSES[1:] if c in first]

@@ -469,6 +469,8 @@ def harmful_probability_curves(
 
     records = check_records(records)
     temps = [round(0.05 * k, 2) for k in range(61)] if temperatures is None else list(temperatures)
+    for t in temps:
+        check_number("temperatures (each temperature)", t, minimum=0.0)
     curves = {}
     for count in flags:
         count = check_int("flags", count, minimum=0)

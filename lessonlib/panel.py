@@ -18,6 +18,7 @@ from ._checks import (
     check_choice,
     check_collection,
     check_int,
+    check_items,
     check_names,
     check_number,
     check_seed,
@@ -567,6 +568,7 @@ def plot_quorum_noise(rows: Sequence[Mapping[str, Any]], ax: Axes | None = None)
     :func:`quorum_noise`.  Returns the Axes."""
     import matplotlib.pyplot as plt
 
+    rows = check_items("rows", rows, Mapping)  # type: ignore[type-abstract]
     if ax is None:
         _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
     styles = ("-", "--", ":", "-.")

@@ -24,7 +24,14 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from ._checks import check_collection, check_items, check_names, check_seed, check_str
+from ._checks import (
+    check_choice,
+    check_collection,
+    check_items,
+    check_names,
+    check_seed,
+    check_str,
+)
 from .figures import FIGURE_WIDTH, slide_figure
 from .judge import GUIDELINE
 from .metrics import FIGURES, RATES, _measured, four_counts, rates
@@ -338,6 +345,9 @@ def plot_band_against_cost(
     """
     import matplotlib.pyplot as plt
 
+    rows = check_items("rows", rows, SetupResult)
+    check_choice("metric", metric, METRICS)
+    check_choice("beside", beside, METRICS)
     fig, (left, right) = plt.subplots(1, 2, figsize=(FIGURE_WIDTH, 4.6))
     series: dict[str, list[SetupResult]] = {}
     for r in rows:

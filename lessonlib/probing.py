@@ -497,6 +497,7 @@ def lead_text(rows: Sequence[Mapping[str, Any]]) -> str:
     band and its p-value (the primary as it is, the others Holm-adjusted)."""
     from .sample import p_text
 
+    rows = check_items("rows", rows, Mapping)  # type: ignore[type-abstract]
     lines = [
         f"{'agreement difference':<22}{'on these records':>17}{'95% records band':>20}{'p':>8}"
     ]

@@ -27,7 +27,16 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ._checks import check_choice, check_instance, check_names, check_seed
+from ._checks import (
+    check_callable,
+    check_choice,
+    check_collection,
+    check_instance,
+    check_items,
+    check_names,
+    check_number,
+    check_seed,
+)
 from ._frozen import ReadOnlyDict
 from ._rng import generator, trace_id
 from .agreement_stats import (
@@ -160,6 +169,43 @@ RATERS = (
 RATER_NAMES = tuple(r.name for r in RATERS)
 
 
+# The doors' checks of the study helpers (notebook 14): each argument's kind, once a call.
+
+
+def _mapping(name, value, what):
+    if not isinstance(value, Mapping) or not value:
+        raise TypeError(f"{name} must be a non-empty mapping {what}, got {type(value).__name__}")
+    return value
+
+
+def _table_rows(rows):
+    """A table's rows (what a ``*_rows`` helper returns): a non-empty collection of dicts."""
+    return check_items("rows", rows, Mapping)
+
+
+def _label_rows(name, rows):
+    """A ratings table: a non-empty collection of label rows (one a rater), not one row."""
+    rows = check_collection(
+        name, rows, "one row of labels per rater (e.g. a tuple of rows)", "row"
+    )
+    if any(isinstance(row, (str, bytes)) or not hasattr(row, "__len__") for row in rows):
+        raise TypeError(f"{name} must hold rows of labels (one per rater), found {rows[0]!r}")
+    return rows
+
+
+def _study(records, runs, labels, criteria):
+    """The door check of (records, runs, labels, criteria) of the many-run helpers."""
+    from .many import ManyRuns
+
+    records = check_records(records)
+    check_instance("runs", runs, ManyRuns)
+    if tuple(r.no for r in records) != runs.record_nos:
+        raise ValueError("records must be the records the runs judged, in the same order")
+    _mapping("labels", labels, "label name -> labels (e.g. label_sets(...))")
+    check_callable("criteria", criteria, "a decide function record -> bool")
+    return records
+
+
 def severity(record: Record) -> int:
     """Notebook 14: the reference grade of ``record`` (SEVERITY; 2 for a clean one with a flag)."""
     grade = SEVERITY[record.cls]
@@ -239,6 +285,10 @@ def rating_table(
 
 def human_labels(records: Iterable[Record]) -> tuple[str, ...]:
     """Notebook 14: the human label of each record as 'clean' / 'harmful'."""
+    return _human_labels(check_records(records))
+
+
+def _human_labels(records):
     return tuple(ANSWER_HARMFUL if is_harmful(r) else ANSWER_CLEAN for r in records)
 
 
@@ -260,6 +310,9 @@ def with_rates(
     careless: float = RATERS[2].careless,
 ) -> tuple[Rater, Rater, Rater]:
     """Notebook 14: the three raters with other error probabilities (what the explorer turns)."""
+    for name, value in (("miss", miss), ("false_alarm", false_alarm), ("careless", careless)):
+        if not 0 <= check_number(name, value) <= 1:
+            raise ValueError(f"{name} must be a probability in [0, 1], got {value!r}")
     return (
         replace(RATERS[0], miss=miss),
         replace(RATERS[1], false_alarm=false_alarm),
@@ -300,7 +353,9 @@ def label_sets(
     records: Sequence[Record], scale_rows: Sequence[Sequence[str]]
 ) -> dict[str, Sequence[str]]:
     """Notebook 14: {name: labels} - the human label, each rater's two-point row, the majority."""
-    out: dict[str, Sequence[str]] = {"human": human_labels(records)}
+    records = check_records(records)
+    scale_rows = _label_rows("scale_rows", scale_rows)
+    out: dict[str, Sequence[str]] = {"human": _human_labels(records)}
     out.update(zip(RATER_NAMES, scale_rows))
     out["majority"] = majority(scale_rows)
     return out
@@ -316,6 +371,14 @@ def rescore_rows(
     ``decisions`` maps an approach name to its decide function; ``labels``
     maps a label name to its labels (e.g. :func:`label_sets`).
     """
+    records = check_records(records)
+    _mapping("decisions", decisions, "approach name -> decide function")
+    _mapping("labels", labels, "label name -> labels (e.g. label_sets(...))")
+    return _rescore_rows(records, decisions, labels)
+
+
+def _rescore_rows(records, decisions, labels):
+    """:func:`rescore_rows` for checked arguments."""
     actual = {name: _truth(truth) for name, truth in labels.items()}
     flagged = {
         approach: [bool(decide(r)) for r in records] for approach, decide in decisions.items()
@@ -330,6 +393,7 @@ def rescore_rows(
 
 def rescore_text(rows: Sequence[Mapping[str, Any]]) -> str:
     """Notebook 14: the rows of :func:`rescore_rows` as a fixed-width table (under 80 columns)."""
+    rows = _table_rows(rows)
     lines = [
         f"{'label':<10}{'approach':<12}{'precision':>10}{'recall':>9}"
         f"{'false block':>13}{'agreement':>11}"
@@ -362,6 +426,8 @@ def claim_rows(
     import numpy as np
 
     from .many import confusion_many
+
+    records = _study(records, runs, labels, criteria)
     from .variance import run_band
 
     rows = []
@@ -385,6 +451,7 @@ def claim_rows(
 
 def claim_text(rows: Sequence[Mapping[str, Any]]) -> str:
     """Notebook 14: the rows of :func:`claim_rows` as a table: does each claim hold per label?"""
+    rows = _table_rows(rows)
     lines = [
         f"{'label':<10}{'recall gain':>12}{'95% run band':>19}{'FBR diff':>10}{'95% run band':>19}"
     ]
@@ -418,12 +485,14 @@ def claim_bands(
     """
     from .sample import holm, paired_difference
 
+    _mapping("labels", labels, "label name -> labels (e.g. label_sets(...))")
     figures = check_names("figures", figures, tuple(FIGURES))
     if tuple(primary) not in {(f, name) for f in figures for name in labels}:
         raise ValueError(
             f"primary must be one (figure, label) of figures and labels, named before "
             f"looking; got {primary!r}"
         )
+    records = _study(records, runs, labels, criteria)
     share = runs.harmful.mean(axis=0).tolist()
     crit = [bool(criteria(r)) for r in records]
     rows: list[dict[str, Any]] = []
@@ -451,6 +520,7 @@ def bands_text(rows: Sequence[Mapping[str, Any]]) -> str:
     minus criteria per figure and label, its records' band and p-value."""
     from .sample import p_text
 
+    rows = _table_rows(rows)
     lines = [f"{'figure':<8}{'label':<10}{'judge - criteria':>17}{'95% records band':>20}{'p':>8}"]
     for row in rows:
         d = row["difference"]
@@ -470,6 +540,8 @@ def class_text(records: Sequence[Record], rows: Sequence[Sequence[str]]) -> str:
     each rater's rater agreement with the human label; Fleiss' kappa of the
     raters within the class ('n/a' where every rating in it is the same, 0/0).
     """
+    records = check_records(records)
+    rows = _label_rows("rows", rows)
     names = [f"row {i}" for i in range(len(rows))] if len(rows) != len(RATERS) else RATER_NAMES
     lines = [
         f"{'class':<22}{'records':>8}{'all agree':>10}"
@@ -511,8 +583,11 @@ def spread_rows(
     """
     from .variance import figures, run_band
 
+    records = _study(records, runs, labels, criteria)
     per_run = figures(runs)
-    rows = rescore_rows(records, {"criteria": criteria, "judge run 1": runs.run(0).decide}, labels)
+    rows = _rescore_rows(
+        records, {"criteria": criteria, "judge run 1": runs.run(0).decide}, labels
+    )
     out = []
     for figure in FIGURES:
         moved = {}
@@ -534,6 +609,7 @@ def spread_rows(
 
 def spread_text(rows: Sequence[Mapping[str, Any]]) -> str:
     """Notebook 14: the rows of :func:`spread_rows` as a table (under 80 columns)."""
+    rows = _table_rows(rows)
     lines = [
         f"{'':<18}{'moved by the label only':^26}{'the judge on the human label':^32}",
         f"{'figure':<18}{'criteria':>12}{'judge':>12}{'two-run diff':>16}{'95% band width':>16}",
@@ -556,6 +632,12 @@ def judge_rows(
     A judge flags a record when its score is >= 0.5 (the panel's own rule);
     an abstaining judge's rating is None (only krippendorff_alpha takes it).
     """
+    from .panel import PanelRun
+
+    check_instance("panel_run", panel_run, PanelRun)
+    records = check_records(records)
+    if any(r.no not in panel_run.judge_scores for r in records):
+        raise ValueError("records must be records the panel run judged")
     scores = panel_run.judge_scores
     judges = len(next(iter(scores.values())))
     return tuple(
@@ -578,6 +660,7 @@ def judge_rows(
 
 def pair_rows(named: Mapping[str, Sequence[Hashable]]) -> list[dict[str, Any]]:
     """Notebook 14: rater agreement and Cohen's kappa for every pair of ``named`` label rows."""
+    _mapping("named", named, "name -> labels (e.g. label_sets(...))")
     names = list(named)
     return [
         {
@@ -617,6 +700,7 @@ def plot_pairs(rows: Sequence[Mapping[str, Any]]) -> Figure:
     as crosses on the zero line, named by the other rater."""
     import matplotlib.pyplot as plt
 
+    rows = _table_rows(rows)
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
     always = [row for row in rows if "always" in row["pair"]]
     real = sorted((row for row in rows if "always" not in row["pair"]), key=lambda r: r["kappa"])
@@ -667,6 +751,7 @@ def plot_scales(rows: Sequence[Mapping[str, Any]]) -> Figure:
     """Notebook 14: bars per guideline: two-point kappa, graded alpha at three levels."""
     import matplotlib.pyplot as plt
 
+    rows = _table_rows(rows)
     keys = [k for k in rows[0] if k != "guideline"]
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.2))
     width = 0.8 / len(keys)

@@ -48,6 +48,11 @@ class ReplyCache:
     """
 
     def __init__(self, folder: str | os.PathLike[str] = CACHE_FOLDER) -> None:
+        if not isinstance(folder, (str, os.PathLike)):
+            raise TypeError(
+                f"folder must be a path (a str or a pathlib.Path), got {type(folder).__name__} "
+                f"{folder!r}"
+            )
         self.folder = Path(folder)
 
     def __repr__(self) -> str:

@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ._checks import (
     check_collection,
     check_int,
+    check_items,
     check_number,
+    check_seed,
 )
 from .figures import FIGURE_WIDTH, slide_figure
 from .judge import (
@@ -41,6 +43,8 @@ from .records import Record, check_records, is_harmful
 from .simulator import _tokenize, label_probabilities, label_scores, tokenize
 
 if TYPE_CHECKING:
+    import numpy as np
+    from matplotlib.figure import Figure
     from typing_extensions import Unpack
 
 __all__ = [
@@ -53,6 +57,23 @@ __all__ = [
     "LevelRow",
     "variant_tables",
     "variants_text",
+    # the study helpers notebook 08 calls (tables, texts, figures)
+    "aligned",
+    "best_threshold",
+    "cost_text",
+    "draw_shares",
+    "first_run_percentile",
+    "folds_text",
+    "groups_text",
+    "levels_text",
+    "operating_points",
+    "plot_levels",
+    "plot_roc",
+    "population_costs",
+    "score_groups",
+    "score_names",
+    "threshold_costs",
+    "threshold_folds",
 ]
 
 
@@ -253,18 +274,58 @@ def _mean(values):
 
 
 # ------------------------------------------------------------------ study helpers (notebook 08)
+# Each checks its first argument's kind once at the door (records and their scores, truth
+# and scores, a table of rows); the helpers they call trust them.
 
 
-def aligned(records, probs):
+def _scored(records, probs):
+    """The door's check of (records, probs): Records, and a mapping that scores each of them."""
+    records = check_records(records)
+    if not isinstance(probs, Mapping):
+        raise TypeError(
+            "probs must be a mapping record number -> P(zararli) (what judge_probabilities "
+            f"returns), got {type(probs).__name__}"
+        )
+    missing = [r.no for r in records if r.no not in probs]
+    if missing:
+        raise ValueError(
+            f"probs must score every record: no P(zararli) for record(s) {missing[:5]}"
+            + (" ..." if len(missing) > 5 else "")
+        )
+    return records
+
+
+def _scores(truth, scores):
+    """The door's check of (truth, scores): bools and as many finite scores."""
+    truth = _check_truth(truth)
+    return truth, _check_values("scores", scores, len(truth))
+
+
+def _costs(false_block, miss):
+    return check_number("false_block", false_block, minimum=0.0), check_number(
+        "miss", miss, minimum=0.0
+    )
+
+
+def _rows(name, rows, kind=Mapping):
+    """A table's rows: a non-empty collection of ``kind`` (a dict a row, or a LevelRow)."""
+    return check_items(name, rows, kind)
+
+
+def aligned(
+    records: Iterable[Record], probs: Mapping[int, float]
+) -> tuple[list[bool], list[float]]:
     """(truth, scores) as two lists in the order of ``records``: the human label (True =
     harmful) and ``probs[record.no]``."""
+    records = _scored(records, probs)
     return [is_harmful(r) for r in records], [probs[r.no] for r in records]
 
 
-def score_groups(records, probs):
+def score_groups(records: Iterable[Record], probs: Mapping[int, float]) -> list[dict[str, Any]]:
     """One row per distinct score, highest first: the score, its records, how many of them
     are harmful, the margin (the harmful label's weight minus the clean one's at the lesson's
     settings) and the flag sets behind it (each as a tuple of flag names)."""
+    records = _scored(records, probs)
     rows: dict[float, dict[str, Any]] = {}
     for r in records:
         scores = label_scores(tokenize(build_prompt(r)))
@@ -287,10 +348,11 @@ def score_groups(records, probs):
     ]
 
 
-def groups_text(groups):
+def groups_text(groups: Sequence[Mapping[str, Any]]) -> str:
     """The rows of :func:`score_groups` as text (at most 80 columns): each distinct score,
     its margin, its records, how many are harmful, and the flags its flag sets carry."""
-    names = score_names([g["score"] for g in groups])
+    groups = _rows("groups", groups)
+    names = _score_names([g["score"] for g in groups])
     lines = [
         f"{'P(zararli)':>10}  {'margin':>6}  {'records':>7}  {'harmful':>7}  "
         f"{'flags on':>8}  length flag"
@@ -306,11 +368,21 @@ def groups_text(groups):
     return "\n".join(lines)
 
 
-def draw_shares(records, probs, harmful):
+def draw_shares(
+    records: Iterable[Record], probs: Mapping[int, float], harmful: np.ndarray
+) -> list[tuple[float, float]]:
     """Per distinct score: the score and the share of (run, record) decisions that block,
     over the runs of a (runs, records) decision matrix (e.g. ``run_judge_many(...).harmful``)."""
     import numpy as np
 
+    n = len(_scored(records, probs))
+    matrix = np.asarray(harmful) if hasattr(harmful, "__len__") else None
+    if matrix is None or matrix.ndim != 2 or matrix.shape[1] != n:
+        raise TypeError(
+            f"harmful must be a (runs, records) array of decisions, one column per record "
+            f"({n} records; e.g. ManyRuns.harmful), got {type(harmful).__name__}"
+            + ("" if matrix is None else f" with shape {matrix.shape}")
+        )
     scores = np.array([probs[r.no] for r in records])
     blocked = np.asarray(harmful, dtype=bool).mean(axis=0)
     return [
@@ -319,11 +391,18 @@ def draw_shares(records, probs, harmful):
     ]
 
 
-def operating_points(records, decides):
+def operating_points(
+    records: Iterable[Record], decides: Mapping[str, Callable[[Record], bool]]
+) -> dict[str, tuple[float, float, float]]:
     """name -> (false block rate, recall, precision) of each decide function, as ``measure``
     gives them: the points drawn on the ROC and precision-recall curves."""
     from .metrics import measure
 
+    records = check_records(records)
+    if not isinstance(decides, Mapping):
+        raise TypeError(
+            f"decides must be a mapping name -> decide function, got {type(decides).__name__}"
+        )
     out = {}
     for name, decide in decides.items():
         m = measure(records, decide)
@@ -396,9 +475,15 @@ def roc_points(truth, scores):
     ]
 
 
-def threshold_costs(truth, scores, false_block=1.0, miss=1.0):
+def threshold_costs(
+    truth: Iterable[bool], scores: Iterable[float], false_block: float = 1.0, miss: float = 1.0
+) -> list[dict[str, float]]:
     """The cost table: for each threshold (each distinct score, and 'block nothing'), the
     false blocks, the misses and their cost ``false_block * fp + miss * fn``."""
+    return _threshold_costs(*_scores(truth, scores), *_costs(false_block, miss))
+
+
+def _threshold_costs(truth, scores, false_block, miss):
     thresholds, (_, fp, fn, _) = threshold_counts(truth, scores)
     return [
         {"threshold": t, "false blocks": f, "misses": m, "cost": false_block * f + miss * m}
@@ -408,16 +493,23 @@ def threshold_costs(truth, scores, false_block=1.0, miss=1.0):
     ]
 
 
-def best_threshold(truth, scores, false_block=1.0, miss=1.0):
+def best_threshold(
+    truth: Iterable[bool], scores: Iterable[float], false_block: float = 1.0, miss: float = 1.0
+) -> dict[str, float]:
     """The row of :func:`threshold_costs` with the lowest cost (the highest threshold on a
     tie: fewer blocks for the same cost)."""
-    rows = threshold_costs(truth, scores, false_block, miss)
+    return _best_threshold(*_scores(truth, scores), *_costs(false_block, miss))
+
+
+def _best_threshold(truth, scores, false_block, miss):
+    rows = _threshold_costs(truth, scores, false_block, miss)
     return min(rows, key=lambda row: row["cost"])
 
 
-def cost_text(rows, best=None):
+def cost_text(rows: Sequence[Mapping[str, Any]], best: Mapping[str, Any] | None = None) -> str:
     """The cost table as text (at most 80 columns); the row equal to ``best`` is marked."""
-    names = score_names([row["threshold"] for row in rows])
+    rows = _rows("rows", rows)
+    names = _score_names([row["threshold"] for row in rows])
     lines = [f"{'block when P(zararli) >=':>24}  {'false blocks':>12}  {'misses':>6}  {'cost':>7}"]
     for row in rows:
         t = "(block nothing)" if math.isinf(row["threshold"]) else names[row["threshold"]]
@@ -429,12 +521,22 @@ def cost_text(rows, best=None):
 
 
 @slide_figure
-def plot_roc(truth, scores, marks=None):
+def plot_roc(
+    truth: Iterable[bool],
+    scores: Iterable[float],
+    marks: Mapping[str, tuple[float, float, float]] | None = None,
+) -> Figure:
     """The ROC curve of a score: recall against false block rate at every threshold; ``marks``
     maps a name to a decide function's (false block rate, recall, precision), drawn as a
     point labelled with its name."""
     import matplotlib.pyplot as plt
 
+    truth, scores = _scores(truth, scores)
+    if marks is not None and not isinstance(marks, Mapping):
+        raise TypeError(
+            "marks must be None or a mapping name -> (false block rate, recall, precision) "
+            f"(what operating_points returns), got {type(marks).__name__}"
+        )
     points = roc_points(truth, scores)
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 5))
     ax.plot([p[1] for p in points], [p[2] for p in points], marker=".", color="0.3")
@@ -523,9 +625,21 @@ def calibration_levels(
     ]
 
 
-def score_names(values):
+def score_names(values: Iterable[float]) -> dict[float, str]:
     """Each distinct finite value as text: four decimals, more (up to 8) only for values that
     would otherwise print alike (two scores just below 1 both read 1.0000 at four)."""
+    if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__"):
+        raise TypeError(
+            f"values must be a collection of real numbers (scores), got {type(values).__name__}"
+        )
+    values = list(values)
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise TypeError(f"values must hold real numbers, found {type(v).__name__} {v!r}")
+    return _score_names(values)
+
+
+def _score_names(values):
     values = sorted({v for v in values if math.isfinite(v)})
     names = {v: f"{v:.4f}" for v in values}
     for places in range(5, 9):
@@ -540,10 +654,11 @@ def score_names(values):
     return names
 
 
-def levels_text(rows):
+def levels_text(rows: Sequence[LevelRow]) -> str:
     """The rows of :func:`calibration_levels` as text (at most 80 columns): each level's
     score, records, harmful records, their share and its interval."""
-    names = score_names([r.score for r in rows])
+    rows = _rows("rows", rows, LevelRow)
+    names = _score_names([r.score for r in rows])
     lines = [f"{'P(zararli)':>12}  {'records':>7}  {'harmful':>7}  {'share':>6}  95% interval"]
     for r in rows:
         mark = "" if r.low <= r.score <= r.high else "  score outside"
@@ -555,11 +670,12 @@ def levels_text(rows):
 
 
 @slide_figure
-def plot_levels(rows):
+def plot_levels(rows: Sequence[LevelRow]) -> Figure:
     """Calibration per score level: each level's share harmful (dot, area by its records) with
     its interval (bar) against its score; a calibrated level touches the diagonal."""
     import matplotlib.pyplot as plt
 
+    rows = _rows("rows", rows, LevelRow)
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 5.2))
     ax.plot([0, 1], [0, 1], linestyle=":", color="0.5")
     ax.annotate("calibrated", (0.55, 0.55), rotation=25, color="0.4", ha="center", va="bottom")
@@ -592,11 +708,21 @@ def plot_levels(rows):
 # --------------------------------------------- a paired difference with its p (notebook 08)
 
 
-def first_run_percentile(values) -> float:
+def first_run_percentile(values: Sequence[float] | np.ndarray) -> float:
     """The share of runs whose figure lies below the first run's (the lesson's run 1), in
     percent: run 1's percentile among its seeds."""
     import numpy as np
 
+    array = np.asarray(values) if hasattr(values, "__len__") else None
+    if array is None or isinstance(values, (str, bytes)) or array.ndim != 1:
+        raise TypeError(
+            "values must be one figure per run (a sequence of numbers, e.g. "
+            f"ManyRuns.agreement()), got {type(values).__name__}"
+        )
+    if array.size == 0 or array.dtype.kind not in "iuf":
+        raise ValueError(
+            f"values must hold at least one number, got {array.size} of {array.dtype}"
+        )
     values = np.asarray(values, dtype=float)
     return float(100 * (values < values[0]).mean())
 
@@ -604,19 +730,32 @@ def first_run_percentile(values) -> float:
 # ------------------------------------------- a threshold chosen on other records (notebook 08)
 
 
-def threshold_folds(truth, scores, false_block=1.0, miss=1.0, folds=5, seed=0):
+def threshold_folds(
+    truth: Iterable[bool],
+    scores: Iterable[float],
+    false_block: float = 1.0,
+    miss: float = 1.0,
+    folds: int = 5,
+    seed: int = 0,
+) -> list[dict[str, Any]]:
     """Cross-validated threshold: the records split into ``folds`` parts at random (``seed``);
     for each part the cheapest threshold is chosen on the other parts and its false blocks and
     misses are counted on this part.  Returns one dict per part (threshold, records, false
     blocks, misses, cost) and, last, the totals over all records (threshold None)."""
     import numpy as np
 
-    truth, scores = np.asarray(truth, dtype=bool), np.asarray(scores, dtype=float)
+    checked, values = _scores(truth, scores)
+    false_block, miss = _costs(false_block, miss)
+    folds = check_int("folds", folds, minimum=2)
+    if folds > len(checked):
+        raise ValueError(f"folds must be at most the {len(checked)} records, got {folds}")
+    seed = check_seed(seed)
+    truth, scores = np.asarray(checked, dtype=bool), np.asarray(values, dtype=float)
     order = np.random.default_rng(seed).permutation(len(truth))
     rows = []
     for part in np.array_split(order, folds):
         rest = np.setdiff1d(order, part)
-        best = best_threshold(truth[rest].tolist(), scores[rest].tolist(), false_block, miss)
+        best = _best_threshold(truth[rest].tolist(), scores[rest].tolist(), false_block, miss)
         block = scores[part] >= best["threshold"]
         fp = int((block & ~truth[part]).sum())
         fn = int((~block & truth[part]).sum())
@@ -633,9 +772,10 @@ def threshold_folds(truth, scores, false_block=1.0, miss=1.0, folds=5, seed=0):
     return [*rows, {"threshold": None, **total}]
 
 
-def folds_text(rows):
+def folds_text(rows: Sequence[Mapping[str, Any]]) -> str:
     """The rows of :func:`threshold_folds` as text (at most 80 columns)."""
-    names = score_names([r["threshold"] for r in rows if r["threshold"] is not None])
+    rows = _rows("rows", rows)
+    names = _score_names([r["threshold"] for r in rows if r["threshold"] is not None])
     lines = [
         f"{'part':<6}{'threshold chosen':>17}{'records':>9}{'false blocks':>14}"
         f"{'misses':>8}{'cost':>7}"
@@ -650,12 +790,42 @@ def folds_text(rows):
     return "\n".join(lines)
 
 
-def population_costs(table, thresholds, false_block=1.0, miss=1.0, n=240, class_shares=None):
+def population_costs(
+    table: Sequence[tuple[str, float, float, bool]],
+    thresholds: Iterable[float],
+    false_block: float = 1.0,
+    miss: float = 1.0,
+    n: int = 240,
+    class_shares: Sequence[float] | None = None,
+) -> dict[float, float]:
     """The expected cost per ``n`` records of blocking at each threshold, over the population:
     ``table`` is ``truth.profile_table()`` (class, probability within the class, P(zararli),
     filter blocks).  threshold -> expected cost."""
     from .records import CLASS_SHARE, CLASSES
 
+    table = check_collection(
+        "table",
+        table,
+        "the rows of truth.profile_table() (class, share, P(zararli), blocks)",
+        "row",
+    )
+    if not all(isinstance(row, tuple) and len(row) == 4 for row in table[:1]):
+        raise TypeError(
+            "table must hold (class, share, P(zararli), filter blocks) rows, as "
+            f"truth.profile_table() returns; found {table[0]!r}"
+        )
+    thresholds = check_collection("thresholds", thresholds, "a collection of scores", "score")
+    false_block, miss = _costs(false_block, miss)
+    check_int("n", n, minimum=1)
+    if class_shares is not None:
+        class_shares = check_collection(
+            "class_shares", class_shares, "one share per class (as CLASS_SHARE)", "share"
+        )
+        if len(class_shares) != len(CLASSES):
+            raise ValueError(
+                f"class_shares must hold one share per class ({len(CLASSES)}), "
+                f"got {len(class_shares)}"
+            )
     shares = dict(zip(CLASSES, class_shares or CLASS_SHARE))
     out = {}
     for t in thresholds:

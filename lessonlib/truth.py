@@ -33,17 +33,20 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._checks import (
     check_choice,
     check_collection,
+    check_instance,
     check_int,
+    check_items,
     check_names,
     check_number,
     check_seed,
+    check_str,
 )
 from ._frozen import ReadOnlyDict
 from ._rng import LCG_INCREMENT, LCG_MULTIPLIER, M32, MIX_FIRST, MIX_SECOND
@@ -73,13 +76,15 @@ from .records import (
     Record,
     check_records,
 )
-from .sample import FIGURES, paired_bootstrap
+from .sample import FIGURES, _decisions, paired_bootstrap
 from .simulator import FREE_FORM_SHARE, SINGLE_LABEL_WORD, WINDOW, _tokenize, reply_text
 from .variance import run_band
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from typing_extensions import Unpack
+
+    from .many import ManyRuns
 
 __all__ = [
     "KINDS",
@@ -521,6 +526,7 @@ def band_coverage(
 def coverage_text(results: Sequence[Coverage]) -> str:
     """The coverage table notebook 07 prints (at most 80 columns): per kind of band, its
     coverage of the population's difference, its mean width and how often it clears zero."""
+    results = check_items("results", results, Coverage)
     first = results[0]
     lines = [
         f"{int(100 * first.level)}% records' band of {first.figure.replace('_', ' ')}, "
@@ -542,6 +548,7 @@ def plot_coverage(results: Sequence[Coverage]) -> Figure:
     the level it promises, and its mean width; one row per kind, labelled on the axis."""
     import matplotlib.pyplot as plt
 
+    results = check_items("results", results, Coverage)
     fig, (left, right) = plt.subplots(
         1, 2, figsize=(FIGURE_WIDTH, 3.6), sharey=True, gridspec_kw={"width_ratios": [3, 2]}
     )
@@ -570,9 +577,15 @@ def plot_coverage(results: Sequence[Coverage]) -> Figure:
     return fig
 
 
-def run_percentile_text(runs: Any, run: int = 0) -> str:
+def run_percentile_text(runs: ManyRuns, run: int = 0) -> str:
     """Run ``run`` among ``runs`` (a ManyRuns on one record set; notebook 07): per figure its
     value, the runs' mean and its percentile among them (ties count half)."""
+    from .many import ManyRuns
+
+    check_instance("runs", runs, ManyRuns)
+    run = check_int("run", run, minimum=0)
+    if run >= len(runs):
+        raise ValueError(f"run must be a run number below {len(runs)}, got {run}")
     lines = [
         f"run {run + 1} among {len(runs):,} runs of the judge on the same records",
         f"{'figure':<18}{'run ' + str(run + 1):>8}{'mean of runs':>14}{'percentile':>12}",
@@ -592,6 +605,17 @@ def run_percentile_text(runs: Any, run: int = 0) -> str:
 def expected_figures(truth: Sequence[bool], decisions: Sequence[float]) -> dict[str, float]:
     """The four figures of ``decisions`` (bools, or a share of runs per record) against
     ``truth``, from expected counts, not rounded (notebook 07)."""
+    _decisions("truth", truth)
+    shape = _decisions("decisions", decisions, shares=True).shape
+    if shape != (len(truth),):
+        raise ValueError(
+            f"decisions must hold one decision per entry of truth: got shape {shape} for "
+            f"{len(truth)} records"
+        )
+    return _expected_figures(truth, decisions)
+
+
+def _expected_figures(truth, decisions):
     tp = float(sum(d for d, t in zip(decisions, truth) if t))
     fp = float(sum(d for d, t in zip(decisions, truth) if not t))
     harmful = sum(1 for t in truth if t)
@@ -610,7 +634,17 @@ def band_text(
     """Two lines for notebook 07: ``figure`` of the judge's decisions (bools, or shares)
     minus the filter's on these records, and its 95% records' band (paired_bootstrap's
     defaults) with its verdict under the course's rule."""
-    a, b = expected_figures(truth, judge)[figure], expected_figures(truth, crit)[figure]
+    n = len(_decisions("truth", truth))
+    for arg, values in (("judge", judge), ("crit", crit)):
+        shape = _decisions(arg, values, shares=True).shape
+        if shape != (n,):
+            raise ValueError(
+                f"{arg} must hold one decision per entry of truth: got shape {shape} for "
+                f"{n} records"
+            )
+    check_choice("figure", figure, FIGURES)
+    check_str("name", name)
+    a, b = _expected_figures(truth, judge)[figure], _expected_figures(truth, crit)[figure]
     low, high = paired_bootstrap(truth, judge, crit, figure)
     verdict = "clear of zero: measurable" if low > 0 or high < 0 else "holds zero: not measured"
     return (

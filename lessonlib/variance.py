@@ -27,7 +27,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._checks import check_callable, check_collection, check_instance, check_items, check_number
+from ._checks import (
+    check_callable,
+    check_collection,
+    check_instance,
+    check_int,
+    check_items,
+    check_number,
+)
 from ._frozen import ReadOnlyDict
 from .criteria import rule_filter
 from .figures import FIGURE_WIDTH, slide_figure
@@ -467,6 +474,7 @@ def plot_gap_steps(rows: Sequence[Mapping[str, Any]]) -> Figure:
     difference, both in steps."""
     import matplotlib.pyplot as plt
 
+    rows = check_items("rows", rows, Mapping)  # type: ignore[type-abstract]
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 3.6))
     y = np.arange(len(rows))
     gaps = [abs(r["gap"]) for r in rows]
@@ -503,8 +511,13 @@ def plot_figures(
     """Histograms of the four figures over the runs, with the marked runs and the criteria."""
     import matplotlib.pyplot as plt
 
-    _matched(records, runs)
-    values, crit = figures(runs), criteria_figures(records)
+    records = _runs(records, runs)
+    marks = check_collection("marks", marks, "two run numbers (e.g. (0, 1))", "run number")
+    for i in marks:
+        check_int("marks (each run number)", i, minimum=0)
+        if i >= len(runs):
+            raise ValueError(f"marks must be run numbers below {len(runs)}, got {i}")
+    values, crit = figures(runs), _criteria_figures(records)
     fig, axes = plt.subplots(2, 2, figsize=(FIGURE_WIDTH, 5.8))
     for ax, name in zip(axes.ravel(), FIGURES):
         v = values[name]
@@ -550,6 +563,18 @@ def plot_changes(changes: Sequence[int] | np.ndarray, mark: int | None = None) -
     """Histogram of changed records between two runs; ``mark`` draws the lesson's count."""
     import matplotlib.pyplot as plt
 
+    array = np.asarray(changes) if hasattr(changes, "__len__") else None
+    if array is not None and array.ndim == 1 and array.size == 0:
+        raise ValueError("changes must hold at least one count, got none")
+    if array is None or array.ndim != 1 or array.dtype.kind not in "iu":
+        raise TypeError(
+            "changes must be a sequence of counts of changed records (whole numbers, e.g. "
+            f"pair_changes(...)), got {type(changes).__name__}"
+        )
+    if (array < 0).any():
+        raise ValueError("changes must hold counts >= 0, found a negative one")
+    if mark is not None:
+        check_int("mark", mark, minimum=0)
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 3.8))
     counts = np.bincount(changes)
     ax.bar(np.arange(len(counts)), counts / counts.sum(), color="0.6", width=0.9)
@@ -573,6 +598,7 @@ def plot_sweep(
     the expected changed records between two runs (right), against temperature."""
     import matplotlib.pyplot as plt
 
+    rows = check_items("rows", rows, Mapping)  # type: ignore[type-abstract]
     crit = None if records is None else criteria_figures(records)
     t = [r["temperature"] for r in rows]
     fig, (left, right) = plt.subplots(1, 2, figsize=(FIGURE_WIDTH * 1.1, 5.0))

@@ -26,7 +26,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._checks import check_choice, check_collection, check_int, check_number, check_seed
+from ._checks import (
+    check_choice,
+    check_collection,
+    check_int,
+    check_items,
+    check_number,
+    check_seed,
+)
 from .criteria import DEFAULT_RULES, make_rule_filter
 from .figures import FIGURE_WIDTH, slide_figure
 from .judge import JudgeSettings, SettingsChanges, resolve_settings, run_judge
@@ -240,6 +247,17 @@ def simulate_estimates(
 def coverage_rows(estimates: Mapping[str, np.ndarray], truth: float) -> list[dict[str, Any]]:
     """One row per method: how often its interval holds ``truth``, its mean value, the mean
     and the middle width of its interval (notebook 15)."""
+    if not isinstance(estimates, Mapping) or not estimates:
+        raise TypeError(
+            "estimates must be a non-empty mapping method -> (weeks, 3) array of (estimate, "
+            f"low, high), as simulate_estimates returns; got {type(estimates).__name__}"
+        )
+    for method, est in estimates.items():
+        if getattr(est, "ndim", None) != 2 or est.shape[1] < 3:
+            raise TypeError(
+                f"estimates[{method!r}] must be a (weeks, 3) array of (estimate, low, high), "
+                f"as simulate_estimates returns; got {type(est).__name__}"
+            )
     truth = check_number("truth", truth)
     rows = []
     for method, est in estimates.items():
@@ -260,6 +278,7 @@ def coverage_rows(estimates: Mapping[str, np.ndarray], truth: float) -> list[dic
 
 def coverage_text(rows: Sequence[Mapping[str, Any]]) -> str:
     """The coverage table, at most 80 columns (notebook 15)."""
+    rows = check_items("rows", rows, Mapping)  # type: ignore[type-abstract]
     lines = [
         f"{'method':<14}{'covers truth':>13}{'mean estimate':>15}{'bias':>9}{'mean width':>12}"
     ]
@@ -283,8 +302,11 @@ def width_rows(
 ) -> list[dict[str, Any]]:
     """Mean interval width per method against the number of person labels, over simulated
     weeks (notebook 15): one row per count, ``{"labelled": n, method: width, ...}``."""
+    counts = check_collection("counts", counts, "a list of counts", "count")
+    for n in counts:
+        check_int("counts (each count of person labels)", n, minimum=2)
     rows = []
-    for i, n in enumerate(check_collection("counts", counts, "a list of counts", "count")):
+    for i, n in enumerate(counts):
         est = simulate_estimates(
             weeks=weeks,
             size=size,
@@ -306,6 +328,7 @@ def plot_widths(rows: Sequence[Mapping[str, Any]]) -> Any:
     labelled at its start, where the lines lie furthest apart (notebook 15)."""
     import matplotlib.pyplot as plt
 
+    rows = check_items("rows", rows, Mapping)  # type: ignore[type-abstract]
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, FIGURE_WIDTH * 0.5))
     counts = [r["labels"] for r in rows]
     methods = [k for k in rows[0] if k != "labels"]
@@ -505,6 +528,18 @@ def estimates_text(
 ) -> str:
     """The five estimates side by side with their intervals (notebook 15); with ``truth``,
     whether each interval holds it.  Rogan-Gladen is left out for scores."""
+    for name, values in (
+        ("person", person),
+        ("judge_labelled", judge_labelled),
+        ("judge_rest", judge_rest),
+    ):
+        if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__"):
+            raise TypeError(
+                f"{name} must be a sequence of labels (bools) or scores, got "
+                f"{type(values).__name__}"
+            )
+    if truth is not None:
+        check_number("truth", truth)
     person, judge_labelled, judge_rest = list(person), list(judge_labelled), list(judge_rest)
     scores = any(v not in (0, 1) for v in list(judge_labelled) + list(judge_rest))
     pct = f"{level:.0%}"

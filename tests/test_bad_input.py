@@ -2109,7 +2109,13 @@ def _words(text):
     return re.compile(r"(?<![A-Za-z0-9_])" + re.escape(text) + r"(?![A-Za-z0-9_])")
 
 
-@pytest.mark.parametrize("module, row", list(_cases()))
+def pytest_generate_tests(metafunc):
+    """The rows of the whole table, read once the module has run (every ``ROWS.update``, the
+    last ones below the tests included)."""
+    if metafunc.function is test_bad_argument_meets_a_clear_error:
+        metafunc.parametrize("module, row", list(_cases()))
+
+
 def test_bad_argument_meets_a_clear_error(module, row, tmp_path, monkeypatch):
     try:
         mod = importlib.import_module(module)
@@ -2284,3 +2290,682 @@ def test_a_failing_many_seed_run_raises(bad):
     args.update(bad)
     with pytest.raises((TypeError, ValueError)):
         lessonlib.run_judge_many(**args)
+
+
+# ---------------------------------------------------------------- issue 28's contracts
+# The study helpers the notebooks call (issue 28, "the contracts derived from the notebooks":
+# tests/test_contracts.py asks a row for each): one door check of the first argument's kind
+# at least.  Added to each module's rows, never replacing them.
+
+PROBS = {1: 0.2, 2: 0.9}
+TRUTH, SCORES = [False, True], [0.2, 0.9]
+COST_ROWS = [{"threshold": math.inf, "false blocks": 0, "misses": 1, "cost": 1.0}]
+
+
+def _rater_table():
+    from lessonlib import raters
+
+    return raters.rating_table(RECS)
+
+
+def _labels():
+    from lessonlib import raters
+
+    return raters.label_sets(RECS, _rater_table())
+
+
+def _probes():
+    from lessonlib import probing
+
+    return [probing.Probe("length", {1: "temiz"}, {1: "temiz"}, (), 0.0, (R,), (R,))]
+
+
+def _panel_run():
+    return lessonlib.Panel([lessonlib.SimulatedModel(), lessonlib.SimulatedModel(0.0)]).run(RECS)
+
+
+CONTRACT_DOORS = {
+    "lessonlib.score": [
+        *[
+            Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r, PROBS), e, "records", note=n)
+            for fn in ("aligned", "score_groups")
+            for r, e, n in BAD_RECORDS
+        ],
+        *[
+            Bad(
+                fn,
+                lambda m, fn=fn, more=more: getattr(m, fn)(RECS, [0.2, 0.9], *more),
+                TypeError,
+                "probs",
+                "mapping",
+            )
+            for fn, more in (("aligned", ()), ("score_groups", ()), ("draw_shares", ([[True]],)))
+        ],
+        Bad(
+            "aligned",
+            lambda m: m.aligned(RECS, {1: 0.2}),
+            ValueError,
+            "probs",
+            "[2]",
+            "a record unscored",
+        ),
+        Bad("draw_shares", lambda m: m.draw_shares([], PROBS, [[True]]), ValueError, "records"),
+        Bad(
+            "draw_shares",
+            lambda m: m.draw_shares(RECS, PROBS, [True, False]),
+            TypeError,
+            "harmful",
+            "(runs, records)",
+            "one row",
+        ),
+        Bad("operating_points", lambda m: m.operating_points(R, {}), TypeError, "records"),
+        Bad(
+            "operating_points",
+            lambda m: m.operating_points(RECS, [lessonlib.rule_filter]),
+            TypeError,
+            "decides",
+            "mapping",
+        ),
+        *[
+            Bad(fn, lambda m, fn=fn, t=t: getattr(m, fn)(t, SCORES), e, "truth", note=n)
+            for fn in ("threshold_costs", "best_threshold", "threshold_folds", "plot_roc")
+            for t, e, n in (
+                ([], ValueError, "empty"),
+                ([1, 0], TypeError, "ints"),
+                ("ab", TypeError, "str"),
+            )
+        ],
+        *[
+            Bad(fn, lambda m, fn=fn: getattr(m, fn)(TRUTH, [0.2]), ValueError, "scores", "unequal")
+            for fn in ("threshold_costs", "best_threshold", "threshold_folds", "plot_roc")
+        ],
+        *[
+            Bad(
+                fn,
+                lambda m, fn=fn: getattr(m, fn)(TRUTH, SCORES, -1),
+                ValueError,
+                "false_block",
+                ">= 0",
+            )
+            for fn in ("threshold_costs", "best_threshold", "threshold_folds")
+        ],
+        Bad(
+            "best_threshold", lambda m: m.best_threshold(TRUTH, SCORES, 1, "2"), TypeError, "miss"
+        ),
+        Bad(
+            "threshold_folds",
+            lambda m: m.threshold_folds(TRUTH, SCORES, folds=1),
+            ValueError,
+            "folds",
+            ">= 2",
+        ),
+        Bad(
+            "threshold_folds",
+            lambda m: m.threshold_folds(TRUTH, SCORES, folds=3),
+            ValueError,
+            "folds",
+            "at most",
+        ),
+        Bad(
+            "threshold_folds",
+            lambda m: m.threshold_folds(TRUTH, SCORES, folds=2, seed=-1),
+            ValueError,
+            "seed",
+        ),
+        Bad(
+            "plot_roc",
+            lambda m: m.plot_roc(TRUTH, SCORES, [(0, 1, 1)]),
+            TypeError,
+            "marks",
+            "mapping",
+        ),
+        *[
+            Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(rows), e, arg, note=n)
+            for fn, arg in (
+                ("groups_text", "groups"),
+                ("cost_text", "rows"),
+                ("folds_text", "rows"),
+            )
+            for rows, e, n in (
+                ([], ValueError, "empty"),
+                ([5], TypeError, "an int row"),
+                ({"a": 1}, TypeError, "one dict"),
+            )
+        ],
+        *[
+            Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(rows), e, "rows", "LevelRow", n)
+            for fn in ("levels_text", "plot_levels")
+            for rows, e, n in (([], ValueError, "empty"), (COST_ROWS, TypeError, "dict rows"))
+        ],
+        Bad(
+            "score_names",
+            lambda m: m.score_names(0.5),
+            TypeError,
+            "values",
+            "real numbers",
+            "one number",
+        ),
+        Bad("score_names", lambda m: m.score_names("0.5"), TypeError, "values", note="str"),
+        Bad(
+            "score_names",
+            lambda m: m.score_names([0.5, "x"]),
+            TypeError,
+            "values",
+            note="a str value",
+        ),
+        Bad(
+            "first_run_percentile",
+            lambda m: m.first_run_percentile(0.5),
+            TypeError,
+            "values",
+            "per run",
+        ),
+        Bad(
+            "first_run_percentile",
+            lambda m: m.first_run_percentile([]),
+            ValueError,
+            "values",
+            "at least one",
+        ),
+        Bad(
+            "first_run_percentile",
+            lambda m: m.first_run_percentile([[0.5]]),
+            TypeError,
+            "values",
+            note="a matrix",
+        ),
+        Bad("population_costs", lambda m: m.population_costs([], [0.5]), ValueError, "table"),
+        Bad(
+            "population_costs",
+            lambda m: m.population_costs([5], [0.5]),
+            TypeError,
+            "table",
+            "profile_table",
+        ),
+        Bad(
+            "population_costs",
+            lambda m: m.population_costs([("clean", 1.0, 0.2, False)], 0.5),
+            TypeError,
+            "thresholds",
+        ),
+        Bad(
+            "population_costs",
+            lambda m: m.population_costs([("clean", 1.0, 0.2, False)], [0.5], n=0),
+            ValueError,
+            "n",
+            ">= 1",
+        ),
+        Bad(
+            "population_costs",
+            lambda m: m.population_costs([("clean", 1.0, 0.2, False)], [0.5], class_shares=[1.0]),
+            ValueError,
+            "class_shares",
+        ),
+    ],
+    "lessonlib.client": [
+        *[
+            Bad("run_cost", lambda m, r=r: m.run_cost(r), e, "records", note=n)
+            for r, e, n in BAD_RECORDS
+        ],
+        Bad("run_cost", lambda m: m.run_cost(RECS, 0), ValueError, "judges", ">= 1"),
+        Bad("run_cost", lambda m: m.run_cost(RECS, 1, 1.5), TypeError, "quorum", "integer"),
+        Bad("run_cost", lambda m: m.run_cost(RECS, guideline=None), TypeError, "guideline"),
+        Bad(
+            "plot_wait_minutes", lambda m: m.plot_wait_minutes([240]), TypeError, "runs", "mapping"
+        ),
+        Bad(
+            "plot_wait_minutes", lambda m: m.plot_wait_minutes({}), TypeError, "runs", note="empty"
+        ),
+        Bad(
+            "plot_wait_minutes",
+            lambda m: m.plot_wait_minutes({"one judge": "240"}),
+            TypeError,
+            "runs",
+            "integer",
+            "str calls",
+        ),
+        Bad(
+            "plot_wait_minutes",
+            lambda m: m.plot_wait_minutes({"one judge": 240}, (1, 0)),
+            ValueError,
+            "connections",
+            ">= 1",
+        ),
+        Bad(
+            "plot_wait_minutes",
+            lambda m: m.plot_wait_minutes({"one judge": 240}, reply_seconds=-1),
+            ValueError,
+            "reply_seconds",
+            ">= 0",
+        ),
+    ],
+    "lessonlib.reply_cache": [
+        Bad("ReplyCache", lambda m: m.ReplyCache(5), TypeError, "folder", "path", "an int"),
+        Bad("ReplyCache", lambda m: m.ReplyCache(None), TypeError, "folder", note="None"),
+    ],
+    "lessonlib.sample": [
+        Bad("holm", lambda m: m.holm(0.05), TypeError, "p_values", "sequence", "one number"),
+        Bad("holm", lambda m: m.holm("0.05"), TypeError, "p_values", note="str"),
+        Bad("holm", lambda m: m.holm([]), ValueError, "p_values", "at least one", "empty"),
+        Bad("holm", lambda m: m.holm([0.1, 1.5]), ValueError, "p_values", "[0, 1]", "above 1"),
+        Bad("holm", lambda m: m.holm([0.1, NAN]), ValueError, "p_values[1]", "finite", "NaN"),
+    ],
+    "lessonlib.verdict": [
+        Bad("first_label", lambda m: m.first_label(None), TypeError, "text", "str", "None"),
+        Bad("first_label", lambda m: m.first_label(b"temiz"), TypeError, "text", note="bytes"),
+    ],
+    "lessonlib.figures": [
+        *[
+            Bad(fn, lambda m, c=call, fn=fn, r=r: c(m, fn, r), e, "records", note=n)
+            for fn, call in (
+                ("confusion_picture", lambda m, fn, r: m.confusion_picture(r, bool)),
+                ("class_recall_bars", lambda m, fn, r: m.class_recall_bars(r, {"x": bool})),
+                ("plot_class_sources", lambda m, fn, r: m.plot_class_sources(r)),
+                ("plot_harmful_probability", lambda m, fn, r: m.plot_harmful_probability(r)),
+            )
+            for r, e, n in BAD_RECORDS
+        ],
+        Bad("confusion_picture", lambda m: m.confusion_picture(RECS, 5), TypeError, "decide"),
+        Bad(
+            "confusion_picture",
+            lambda m: m.confusion_picture(RECS, lessonlib.run_judge(RECS[:1]).decide),
+            ValueError,
+            "record",
+            "does not belong",
+            "a run on fewer records",
+        ),
+        Bad(
+            "class_recall_bars",
+            lambda m: m.class_recall_bars(RECS, [bool]),
+            TypeError,
+            "decisions",
+            "mapping",
+        ),
+        Bad(
+            "plot_harmful_probability",
+            lambda m: m.plot_harmful_probability(RECS, [-1.0]),
+            ValueError,
+            "temperatures",
+        ),
+    ],
+    "lessonlib.variance": [
+        *[
+            Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(rows), e, "rows", note=n)
+            for fn in ("plot_gap_steps", "plot_sweep")
+            for rows, e, n in (([], ValueError, "empty"), ([5], TypeError, "an int row"))
+        ],
+        *[
+            Bad(
+                "plot_figures",
+                lambda m, r=r: m.plot_figures(r, _many_runs()),
+                e,
+                "records",
+                note=n,
+            )
+            for r, e, n in BAD_RECORDS
+        ],
+        Bad("plot_figures", lambda m: m.plot_figures(RECS, RUN), TypeError, "runs", "ManyRuns"),
+        Bad(
+            "plot_figures",
+            lambda m: m.plot_figures(RECS[:1], _many_runs()),
+            ValueError,
+            "records",
+            "the runs judged",
+            "other records",
+        ),
+        Bad(
+            "plot_figures",
+            lambda m: m.plot_figures(RECS, _many_runs(), marks=(0, 5)),
+            ValueError,
+            "marks",
+            "below 2",
+            "a run that is not there",
+        ),
+        Bad("plot_changes", lambda m: m.plot_changes(3), TypeError, "changes", "counts", "an int"),
+        Bad("plot_changes", lambda m: m.plot_changes([0.5]), TypeError, "changes", note="floats"),
+        Bad("plot_changes", lambda m: m.plot_changes([]), ValueError, "changes", "at least one"),
+        Bad("plot_changes", lambda m: m.plot_changes([1, -1]), ValueError, "changes", ">= 0"),
+        Bad("plot_changes", lambda m: m.plot_changes([1, 2], mark=1.5), TypeError, "mark"),
+    ],
+    "lessonlib.panel": [
+        Bad(
+            "plot_quorum_noise",
+            lambda m: m.plot_quorum_noise([]),
+            ValueError,
+            "rows",
+            "at least one",
+        ),
+        Bad("plot_quorum_noise", lambda m: m.plot_quorum_noise([5]), TypeError, "rows", "Mapping"),
+        Bad(
+            "plot_quorum_noise",
+            lambda m: m.plot_quorum_noise({"judge": "x"}),
+            TypeError,
+            "rows",
+            note="one dict",
+        ),
+    ],
+    "lessonlib.panel_study": [
+        Bad("plot_band_against_cost", lambda m: m.plot_band_against_cost([]), ValueError, "rows"),
+        Bad(
+            "plot_band_against_cost",
+            lambda m: m.plot_band_against_cost([{"setup": 1}]),
+            TypeError,
+            "rows",
+            "SetupResult",
+        ),
+        Bad(
+            "plot_band_against_cost",
+            lambda m: m.plot_band_against_cost(_study_rows(), metric="kappa"),
+            ValueError,
+            "metric",
+            "agreement",
+        ),
+        Bad(
+            "plot_band_against_cost",
+            lambda m: m.plot_band_against_cost(_study_rows(), beside=5),
+            ValueError,
+            "beside",
+        ),
+    ],
+    "lessonlib.raters": [
+        *[
+            Bad(fn, lambda m, c=call, r=r: c(m, r), e, "records", note=n)
+            for fn, call in (
+                ("rate", lambda m, r: m.rate(r, m.RATERS[0])),
+                ("rating_table", lambda m, r: m.rating_table(r)),
+                ("human_labels", lambda m, r: m.human_labels(r)),
+                ("scale_rows", lambda m, r: m.scale_rows(r)),
+                ("label_sets", lambda m, r: m.label_sets(r, _rater_table())),
+                ("class_text", lambda m, r: m.class_text(r, _rater_table())),
+                ("rescore_rows", lambda m, r: m.rescore_rows(r, {"x": bool}, _labels())),
+                ("claim_rows", lambda m, r: m.claim_rows(r, _many_runs(), _labels(), bool)),
+                ("claim_bands", lambda m, r: m.claim_bands(r, _many_runs(), _labels(), bool)),
+                ("spread_rows", lambda m, r: m.spread_rows(r, _many_runs(), _labels(), bool)),
+                ("judge_rows", lambda m, r: m.judge_rows(_panel_run(), r)),
+            )
+            for r, e, n in BAD_RECORDS
+        ],
+        Bad("rate", lambda m: m.rate(RECS, "careful"), TypeError, "rater", "Rater"),
+        Bad("rate", lambda m: m.rate(RECS, m.RATERS[0], "five"), ValueError, "scale", "graded"),
+        Bad(
+            "rating_table",
+            lambda m: m.rating_table(RECS, guideline="long"),
+            ValueError,
+            "guideline",
+        ),
+        Bad("rating_table", lambda m: m.rating_table(RECS, raters=[5]), TypeError, "raters[0]"),
+        Bad("scale_rows", lambda m: m.scale_rows(RECS, seed=-1), ValueError, "seed"),
+        *[
+            Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(RECS, rows), e, arg, note=n)
+            for fn, arg in (("label_sets", "scale_rows"), ("class_text", "rows"))
+            for rows, e, n in (
+                ([], ValueError, "empty"),
+                (["clean", "harmful"], TypeError, "one row of str"),
+                (5, TypeError, "an int"),
+            )
+        ],
+        *[
+            Bad(fn, lambda m, c=call: c(m), TypeError, arg, "mapping", note)
+            for fn, arg, note, call in (
+                (
+                    "rescore_rows",
+                    "decisions",
+                    "a list",
+                    lambda m: m.rescore_rows(RECS, [bool], _labels()),
+                ),
+                (
+                    "rescore_rows",
+                    "labels",
+                    "a list",
+                    lambda m: m.rescore_rows(RECS, {"x": bool}, []),
+                ),
+                (
+                    "claim_rows",
+                    "labels",
+                    "empty",
+                    lambda m: m.claim_rows(RECS, _many_runs(), {}, bool),
+                ),
+                ("pair_rows", "named", "a list", lambda m: m.pair_rows([("a", "b")])),
+            )
+        ],
+        *[
+            Bad(
+                fn,
+                lambda m, fn=fn: getattr(m, fn)(RECS, RUN, _labels(), bool),
+                TypeError,
+                "runs",
+                "ManyRuns",
+            )
+            for fn in ("claim_rows", "claim_bands", "spread_rows")
+        ],
+        *[
+            Bad(
+                fn,
+                lambda m, fn=fn: getattr(m, fn)(RECS[:1], _many_runs(), _labels(), bool),
+                ValueError,
+                "records",
+                "the runs judged",
+                "other records",
+            )
+            for fn in ("claim_rows", "claim_bands", "spread_rows")
+        ],
+        *[
+            Bad(
+                fn,
+                lambda m, fn=fn: getattr(m, fn)(RECS, _many_runs(), _labels(), 5),
+                TypeError,
+                "criteria",
+            )
+            for fn in ("claim_rows", "claim_bands", "spread_rows")
+        ],
+        Bad("judge_rows", lambda m: m.judge_rows(RUN, RECS), TypeError, "panel_run", "PanelRun"),
+        Bad(
+            "judge_rows",
+            lambda m: m.judge_rows(_panel_run(), [record(no=3)]),
+            ValueError,
+            "records",
+            "judged",
+            "other records",
+        ),
+        *[
+            Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(rows), e, "rows", note=n)
+            for fn in (
+                "rescore_text",
+                "claim_text",
+                "bands_text",
+                "spread_text",
+                "plot_pairs",
+                "plot_scales",
+            )
+            for rows, e, n in (
+                ([], ValueError, "empty"),
+                ([5], TypeError, "an int row"),
+                ({"a": 1}, TypeError, "one dict"),
+            )
+        ],
+        Bad("with_rates", lambda m: m.with_rates(miss=1.5), ValueError, "miss", "[0, 1]"),
+        Bad("with_rates", lambda m: m.with_rates(false_alarm="0.1"), TypeError, "false_alarm"),
+        Bad("with_rates", lambda m: m.with_rates(careless=NAN), ValueError, "careless", "finite"),
+    ],
+    "lessonlib.truth": [
+        *[
+            Bad("band_text", lambda m, a=a: m.band_text(*a), e, arg, note=n)
+            for a, e, arg, n in (
+                ((5, TRUTH, TRUTH), TypeError, "truth", "an int"),
+                (([], TRUTH, TRUTH), ValueError, "truth", "empty"),
+                ((TRUTH, "ab", TRUTH), TypeError, "judge", "str"),
+                ((TRUTH, [0.5, 1.5], TRUTH), ValueError, "judge", "a share above 1"),
+                ((TRUTH, TRUTH, [True]), ValueError, "crit", "fewer decisions"),
+                ((TRUTH, TRUTH, TRUTH, "kappa"), ValueError, "figure", "unknown figure"),
+                ((TRUTH, TRUTH, TRUTH, "agreement", 5), TypeError, "name", "int name"),
+            )
+        ],
+        Bad("expected_figures", lambda m: m.expected_figures(None, TRUTH), TypeError, "truth"),
+        Bad(
+            "expected_figures", lambda m: m.expected_figures(TRUTH, [0.5]), ValueError, "decisions"
+        ),
+        Bad(
+            "expected_figures",
+            lambda m: m.expected_figures(TRUTH, ["a", "b"]),
+            TypeError,
+            "decisions",
+        ),
+        *[
+            Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r), e, "results", "Coverage", n)
+            for fn in ("coverage_text", "plot_coverage")
+            for r, e, n in (([5], TypeError, "an int"), ([], ValueError, "empty"))
+        ],
+        Bad(
+            "run_percentile_text",
+            lambda m: m.run_percentile_text(RUN),
+            TypeError,
+            "runs",
+            "ManyRuns",
+        ),
+        Bad(
+            "run_percentile_text",
+            lambda m: m.run_percentile_text(_many_runs(), 2),
+            ValueError,
+            "run",
+            "below 2",
+        ),
+        Bad(
+            "run_percentile_text",
+            lambda m: m.run_percentile_text(_many_runs(), 1.0),
+            TypeError,
+            "run",
+        ),
+    ],
+    "lessonlib.weeks": [
+        Bad(
+            "coverage_rows",
+            lambda m: m.coverage_rows([1, 2], 0.1),
+            TypeError,
+            "estimates",
+            "mapping",
+        ),
+        Bad(
+            "coverage_rows",
+            lambda m: m.coverage_rows({}, 0.1),
+            TypeError,
+            "estimates",
+            note="empty",
+        ),
+        Bad(
+            "coverage_rows",
+            lambda m: m.coverage_rows({"ppi": [0.1, 0.2]}, 0.1),
+            TypeError,
+            "estimates['ppi']",
+            "(weeks, 3)",
+            "a list",
+        ),
+        *[
+            Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(rows), e, "rows", note=n)
+            for fn in ("coverage_text", "plot_widths")
+            for rows, e, n in (
+                ([], ValueError, "empty"),
+                ([5], TypeError, "an int row"),
+                ({"a": 1}, TypeError, "one dict"),
+            )
+        ],
+        Bad("width_rows", lambda m: m.width_rows(5), TypeError, "counts", "list of counts"),
+        Bad("width_rows", lambda m: m.width_rows([0]), ValueError, "counts", ">= 2"),
+        Bad("width_rows", lambda m: m.width_rows([50.5]), TypeError, "counts", "integer"),
+        Bad("width_rows", lambda m: m.width_rows([50], weeks=0), ValueError, "weeks", ">= 1"),
+        Bad("labels_needed_text", lambda m: m.labels_needed_text(-1), ValueError, "half_width"),
+        Bad("labels_needed_text", lambda m: m.labels_needed_text("a"), TypeError, "half_width"),
+        Bad(
+            "labels_needed_text",
+            lambda m: m.labels_needed_text(0.03, quantity="x"),
+            ValueError,
+            "quantity",
+        ),
+        *[
+            Bad("estimates_text", lambda m, a=a: m.estimates_text(*a), TypeError, arg, note=n)
+            for a, arg, n in (
+                ((5, [1], [0]), "person", "an int"),
+                (([1, 0], "1", [0]), "judge_labelled", "str"),
+                (([1, 0], [1, 0], None), "judge_rest", "None"),
+            )
+        ],
+        Bad(
+            "estimates_text",
+            lambda m: m.estimates_text([1, 0], [1, 0], [0], truth="x"),
+            TypeError,
+            "truth",
+        ),
+        Bad(
+            "estimates_text",
+            lambda m: m.estimates_text([1, 0], [1, 0], [0], level=2),
+            ValueError,
+            "level",
+        ),
+    ],
+    "lessonlib.probing": [
+        Bad("twin", lambda m: m.twin(5, "length"), TypeError, "record", "Record"),
+        Bad("twin", lambda m: m.twin(R, "colour"), ValueError, "change", "length"),
+        Bad("describe_twin", lambda m: m.describe_twin("x", R), TypeError, "record", "Record"),
+        Bad("describe_twin", lambda m: m.describe_twin(R, None), TypeError, "twin_record"),
+        Bad("fair_table", lambda m: m.fair_table([0.5]), TypeError, "scores", "length_controlled"),
+        Bad(
+            "fair_table", lambda m: m.fair_table({"as is": 0.5}), TypeError, "scores", note="keys"
+        ),
+        *[
+            Bad("length_evidence", lambda m, r=r: m.length_evidence(r), e, "records", note=n)
+            for r, e, n in BAD_RECORDS
+            if r is not None  # None: the population only
+        ],
+        *[
+            Bad(fn, lambda m, c=call, p=p: c(m, p), e, "probes", "Probe", n)
+            for fn, call in (
+                ("moved_counts", lambda m, p: m.moved_counts(p, ())),
+                ("moved_table", lambda m, p: m.moved_table(p)),
+            )
+            for p, e, n in (
+                ([5], TypeError, "an int"),
+                ("ab", TypeError, "str"),
+                ([], ValueError, "empty"),
+            )
+        ],
+        Bad("moved_counts", lambda m: m.moved_counts(_probes(), 5), TypeError, "yardstick"),
+        Bad("moved_table", lambda m: m.moved_table(_probes(), "12"), TypeError, "yardstick"),
+        Bad("plot_moved", lambda m: m.plot_moved([1]), TypeError, "counts", "moved_counts"),
+        Bad("plot_moved", lambda m: m.plot_moved({}), TypeError, "counts", note="empty"),
+        Bad(
+            "plot_moved",
+            lambda m: m.plot_moved({"0.3": {"length": 1}, "0.0": {"text": 1}}),
+            TypeError,
+            "counts",
+            note="other changes",
+        ),
+        Bad(
+            "probability_table",
+            lambda m: m.probability_table([0.5], {}),
+            TypeError,
+            "probabilities",
+        ),
+        Bad(
+            "probability_table",
+            lambda m: m.probability_table(PROBS, [1]),
+            TypeError,
+            "rows",
+            "mapping",
+        ),
+        Bad(
+            "probability_table",
+            lambda m: m.probability_table(PROBS, {"a": [3]}),
+            TypeError,
+            "rows",
+            note="a number not scored",
+        ),
+        *[
+            Bad("lead_text", lambda m, rows=rows: m.lead_text(rows), e, "rows", note=n)
+            for rows, e, n in (
+                ([], ValueError, "empty"),
+                ([5], TypeError, "an int row"),
+                ({"a": 1}, TypeError, "one dict"),
+            )
+        ],
+    ],
+}
+ROWS.update({name: [*ROWS.get(name, []), *rows] for name, rows in CONTRACT_DOORS.items()})

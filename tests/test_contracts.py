@@ -10,8 +10,8 @@ modules (``L.variance.run_band``).  A name "takes input" when one of its paramet
 less than anything (an annotation other than ``Any`` or ``object``): an exercise check's
 ``answer: Any`` takes every answer and grades it, so it is no door to refuse at.
 
-The problems the course has not yet fixed are listed, one entry a problem, in :data:`ALLOWED`
-(issue 28 stays open for them): a new problem fails, and so does an entry that is no longer one.
+A problem the course has not yet fixed would be listed, one entry a problem, in :data:`ALLOWED`
+(empty: none is left): a new problem fails, and so does an entry that is no longer one.
 """
 
 from __future__ import annotations
@@ -36,118 +36,11 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted(
 )
 ANYTHING = {"Any", "object", "typing.Any", typing.Any, object}
 
-# Why a problem is allowed: issue 28 asks every name a notebook calls to be a typed door in its
-# module's __all__; the study helpers below (tables, texts, plots a notebook calls) are not yet.
-# The list is exact: a new problem fails, and so does an entry that is no longer one.
-OPEN = "issue 28, open: a study helper a notebook calls, not yet a typed door with bad-input rows"
-
-# problem -> why it is allowed.  A problem reads "<module>.<name>: <contract>",
-# the contract one of "__all__", "hints", "bad-input".
-ALLOWED: dict[str, str] = {
-    "lessonlib.calibration_levels: __all__": OPEN,
-    "lessonlib.client.plot_wait_minutes: bad-input": OPEN,
-    "lessonlib.client.run_cost: bad-input": OPEN,
-    "lessonlib.figures.class_recall_bars: bad-input": OPEN,
-    "lessonlib.figures.confusion_picture: bad-input": OPEN,
-    "lessonlib.figures.plot_class_sources: bad-input": OPEN,
-    "lessonlib.figures.plot_harmful_probability: bad-input": OPEN,
-    "lessonlib.panel.plot_quorum_noise: bad-input": OPEN,
-    "lessonlib.panel_study.plot_band_against_cost: bad-input": OPEN,
-    "lessonlib.probing.describe_twin: bad-input": OPEN,
-    "lessonlib.probing.fair_table: bad-input": OPEN,
-    "lessonlib.probing.lead_text: bad-input": OPEN,
-    "lessonlib.probing.length_evidence: bad-input": OPEN,
-    "lessonlib.probing.moved_counts: bad-input": OPEN,
-    "lessonlib.probing.moved_table: bad-input": OPEN,
-    "lessonlib.probing.plot_moved: bad-input": OPEN,
-    "lessonlib.probing.probability_table: bad-input": OPEN,
-    "lessonlib.probing.twin: bad-input": OPEN,
-    "lessonlib.raters.bands_text: bad-input": OPEN,
-    "lessonlib.raters.claim_bands: bad-input": OPEN,
-    "lessonlib.raters.claim_rows: bad-input": OPEN,
-    "lessonlib.raters.claim_text: bad-input": OPEN,
-    "lessonlib.raters.class_text: bad-input": OPEN,
-    "lessonlib.raters.human_labels: bad-input": OPEN,
-    "lessonlib.raters.judge_rows: bad-input": OPEN,
-    "lessonlib.raters.label_sets: bad-input": OPEN,
-    "lessonlib.raters.pair_rows: bad-input": OPEN,
-    "lessonlib.raters.plot_pairs: bad-input": OPEN,
-    "lessonlib.raters.plot_scales: bad-input": OPEN,
-    "lessonlib.raters.rate: bad-input": OPEN,
-    "lessonlib.raters.rating_table: bad-input": OPEN,
-    "lessonlib.raters.rescore_rows: bad-input": OPEN,
-    "lessonlib.raters.rescore_text: bad-input": OPEN,
-    "lessonlib.raters.scale_rows: bad-input": OPEN,
-    "lessonlib.raters.spread_rows: bad-input": OPEN,
-    "lessonlib.raters.spread_text: bad-input": OPEN,
-    "lessonlib.raters.with_rates: bad-input": OPEN,
-    "lessonlib.reply_cache.ReplyCache: bad-input": OPEN,
-    "lessonlib.sample.holm: bad-input": OPEN,
-    "lessonlib.score.aligned: __all__": OPEN,
-    "lessonlib.score.aligned: bad-input": OPEN,
-    "lessonlib.score.aligned: hints": OPEN,
-    "lessonlib.score.best_threshold: __all__": OPEN,
-    "lessonlib.score.best_threshold: bad-input": OPEN,
-    "lessonlib.score.best_threshold: hints": OPEN,
-    "lessonlib.score.cost_text: __all__": OPEN,
-    "lessonlib.score.cost_text: bad-input": OPEN,
-    "lessonlib.score.cost_text: hints": OPEN,
-    "lessonlib.score.draw_shares: __all__": OPEN,
-    "lessonlib.score.draw_shares: bad-input": OPEN,
-    "lessonlib.score.draw_shares: hints": OPEN,
-    "lessonlib.score.first_run_percentile: __all__": OPEN,
-    "lessonlib.score.first_run_percentile: bad-input": OPEN,
-    "lessonlib.score.first_run_percentile: hints": OPEN,
-    "lessonlib.score.folds_text: __all__": OPEN,
-    "lessonlib.score.folds_text: bad-input": OPEN,
-    "lessonlib.score.folds_text: hints": OPEN,
-    "lessonlib.score.groups_text: __all__": OPEN,
-    "lessonlib.score.groups_text: bad-input": OPEN,
-    "lessonlib.score.groups_text: hints": OPEN,
-    "lessonlib.score.levels_text: __all__": OPEN,
-    "lessonlib.score.levels_text: bad-input": OPEN,
-    "lessonlib.score.levels_text: hints": OPEN,
-    "lessonlib.score.operating_points: __all__": OPEN,
-    "lessonlib.score.operating_points: bad-input": OPEN,
-    "lessonlib.score.operating_points: hints": OPEN,
-    "lessonlib.score.plot_levels: __all__": OPEN,
-    "lessonlib.score.plot_levels: bad-input": OPEN,
-    "lessonlib.score.plot_levels: hints": OPEN,
-    "lessonlib.score.plot_roc: __all__": OPEN,
-    "lessonlib.score.plot_roc: bad-input": OPEN,
-    "lessonlib.score.plot_roc: hints": OPEN,
-    "lessonlib.score.population_costs: __all__": OPEN,
-    "lessonlib.score.population_costs: bad-input": OPEN,
-    "lessonlib.score.population_costs: hints": OPEN,
-    "lessonlib.score.score_groups: __all__": OPEN,
-    "lessonlib.score.score_groups: bad-input": OPEN,
-    "lessonlib.score.score_groups: hints": OPEN,
-    "lessonlib.score.score_names: __all__": OPEN,
-    "lessonlib.score.score_names: bad-input": OPEN,
-    "lessonlib.score.score_names: hints": OPEN,
-    "lessonlib.score.threshold_costs: __all__": OPEN,
-    "lessonlib.score.threshold_costs: bad-input": OPEN,
-    "lessonlib.score.threshold_costs: hints": OPEN,
-    "lessonlib.score.threshold_folds: __all__": OPEN,
-    "lessonlib.score.threshold_folds: bad-input": OPEN,
-    "lessonlib.score.threshold_folds: hints": OPEN,
-    "lessonlib.truth.band_text: bad-input": OPEN,
-    "lessonlib.truth.coverage_text: bad-input": OPEN,
-    "lessonlib.truth.expected_figures: bad-input": OPEN,
-    "lessonlib.truth.plot_coverage: bad-input": OPEN,
-    "lessonlib.truth.run_percentile_text: bad-input": OPEN,
-    "lessonlib.variance.plot_changes: bad-input": OPEN,
-    "lessonlib.variance.plot_figures: bad-input": OPEN,
-    "lessonlib.variance.plot_gap_steps: bad-input": OPEN,
-    "lessonlib.variance.plot_sweep: bad-input": OPEN,
-    "lessonlib.verdict.first_label: bad-input": OPEN,
-    "lessonlib.weeks.coverage_rows: bad-input": OPEN,
-    "lessonlib.weeks.coverage_text: bad-input": OPEN,
-    "lessonlib.weeks.estimates_text: bad-input": OPEN,
-    "lessonlib.weeks.labels_needed_text: bad-input": OPEN,
-    "lessonlib.weeks.plot_widths: bad-input": OPEN,
-    "lessonlib.weeks.width_rows: bad-input": OPEN,
-}
+# problem -> why it is allowed.  A problem reads "<module>.<name>: <contract>", the contract
+# one of "__all__", "hints", "bad-input".  Empty since issue 28: every name a notebook calls
+# keeps all three.  The list is exact: a new problem fails, and so does an entry that is no
+# longer one.
+ALLOWED: dict[str, str] = {}
 
 
 # ---------------------------------------------------------------- what the notebooks call
