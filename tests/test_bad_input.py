@@ -1532,11 +1532,6 @@ NOTEBOOK_DOORS = {
         ),
         Bad("is_harmful", lambda m: m.is_harmful("x"), TypeError, "record", "Record", "str"),
         Bad("is_harmful", lambda m: m.is_harmful(None), TypeError, "record", note="None"),
-        *[
-            Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r), error, "records", note=note)
-            for fn in ("flag_rates", "records_frame")
-            for r, error, note in BAD_RECORDS
-        ],
     ],
     "lessonlib.metrics": [
         Bad("resolution", lambda m: m.resolution(0), ValueError, "count", ">= 1", "zero"),
