@@ -12,8 +12,8 @@ run) or on plain arrays of per-run figures:
 * the lesson's two claims re-read over the runs (:func:`recall_gap`,
   :func:`fbr_comparison`) and the band at other temperatures
   (:func:`temperature_sweep`);
-* for notebook 04, each gap between the approaches against the judge's
-  two-run difference, counted in steps (:func:`gap_steps`, :func:`plot_gap_steps`).
+* for notebook 04, the bars of each gap between the approaches against the judge's
+  two-run difference, counted in steps (:func:`plot_gap_steps`; the notebook counts them).
 
 The names the notebooks call are doors: each checks its arguments first and names the
 parameter at fault (tests/test_bad_input.py); the helpers behind them trust their callers.
@@ -38,9 +38,9 @@ from ._checks import (
 from ._frozen import ReadOnlyDict
 from .criteria import rule_filter
 from .figures import FIGURE_WIDTH, slide_figure
-from .judge import JudgeSettings, Run, SettingsChanges, resolve_settings
+from .judge import JudgeSettings, SettingsChanges, resolve_settings
 from .many import ManyRuns, check_seeds, run_judge_many
-from .metrics import FIGURES, RATES, _measure, _measured, steps, trusted
+from .metrics import FIGURES, RATES, _measured, trusted
 from .records import Record, check_records
 from .simulator import TEMPERATURE
 
@@ -58,7 +58,6 @@ __all__ = [
     "figures",
     "flag_stability",
     "flip_probability",
-    "gap_steps",
     "key_figures",
     "pair_changes",
     "plot_changes",
@@ -438,40 +437,11 @@ def key_figures(
 # ---------------------------------------------------------------------------------------------
 
 
-def gap_steps(
-    records: Sequence[Record], run1: Run, run2: Run, decide: Callable[[Record], bool] = rule_filter
-) -> list[dict[str, Any]]:
-    """Notebook 04: recall and false block rate of judge run 1 minus the filter's, and run 2
-    minus run 1 (the two-run difference), both in steps of the rate (one record's worth).
-
-    One row per rate: its name, the records it counts (93 harmful, 147 clean on
-    the lesson's set), the gap and the two-run difference in steps (signed).
-    """
-    records = check_records(records)
-    check_instance("run1", run1, Run)
-    check_instance("run2", run2, Run)
-    decide = check_callable("decide", decide, "a function record -> bool")
-    m1, m2, crit = (
-        _measure(records, trusted(records, d)) for d in (run1.decide, run2.decide, decide)
-    )
-    harmful, clean = crit["tp"] + crit["fn"], crit["fp"] + crit["tn"]
-    rows = []
-    for name, count in (("recall", harmful), ("false_block_rate", clean)):
-        rows.append(
-            {
-                "figure": name,
-                "count": count,
-                "gap": steps(m1[name] - crit[name], count) if count else 0,
-                "two-run difference": steps(m2[name] - m1[name], count) if count else 0,
-            }
-        )
-    return rows
-
-
 @slide_figure
 def plot_gap_steps(rows: Sequence[Mapping[str, Any]]) -> Figure:
-    """Notebook 04: the rows of :func:`gap_steps` as bars - the gap next to the two-run
-    difference, both in steps."""
+    """Notebook 04: the gap next to the two-run difference, both in steps, as bars.  A row a
+    figure: ``{"figure": name in FIGURES, "count": records it counts, "gap": steps,
+    "two-run difference": steps}`` (the notebook computes them from two ``measure``)."""
     import matplotlib.pyplot as plt
 
     rows = check_items("rows", rows, Mapping)  # type: ignore[type-abstract]

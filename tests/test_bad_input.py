@@ -1765,10 +1765,6 @@ NOTEBOOK_DOORS = {
             "does not belong",
             "a run on fewer records",
         ),
-        Bad("gap_steps", lambda m: m.gap_steps(RECS, None, RUN), TypeError, "run1", "Run"),
-        Bad("gap_steps", lambda m: m.gap_steps(RECS, RUN, "run"), TypeError, "run2", "Run"),
-        Bad("gap_steps", lambda m: m.gap_steps(RECS, RUN, RUN, 5), TypeError, "decide"),
-        Bad("gap_steps", lambda m: m.gap_steps([], RUN, RUN), ValueError, "records", "at least"),
         Bad(
             "temperature_sweep",
             lambda m: m.temperature_sweep(RECS, [0.3, -1.0], [1, 2]),
