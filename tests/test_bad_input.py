@@ -1707,12 +1707,12 @@ NOTEBOOK_DOORS = {
         ],
         *[
             Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r, _many_runs()), e, "records", note=n)
-            for fn in ("flag_stability", "recall_gap", "fbr_comparison", "key_figures")
+            for fn in ("recall_gap", "fbr_comparison", "key_figures")
             for r, e, n in BAD_RECORDS
         ],
         *[
             Bad(fn, lambda m, fn=fn: getattr(m, fn)(RECS, RUN), TypeError, "runs", "ManyRuns")
-            for fn in ("flag_stability", "recall_gap", "fbr_comparison", "key_figures")
+            for fn in ("recall_gap", "fbr_comparison", "key_figures")
         ],
         *[
             Bad(
@@ -1723,7 +1723,7 @@ NOTEBOOK_DOORS = {
                 "the runs judged",
                 "other records",
             )
-            for fn in ("flag_stability", "recall_gap", "fbr_comparison", "key_figures")
+            for fn in ("recall_gap", "fbr_comparison", "key_figures")
         ],
         *[
             Bad(
@@ -1736,14 +1736,6 @@ NOTEBOOK_DOORS = {
             )
             for fn in ("recall_gap", "fbr_comparison", "key_figures")
         ],
-        Bad(
-            "flag_stability",
-            lambda m: m.flag_stability(RECS, _many_runs(), threshold=-0.1),
-            ValueError,
-            "threshold",
-            "[0, 1]",
-            "negative",
-        ),
         Bad(
             "key_figures",
             lambda m: m.key_figures(RECS, _many_runs(), marks=(0, 5)),
@@ -1796,16 +1788,6 @@ NOTEBOOK_DOORS = {
             "level",
             "between",
             "zero",
-        ),
-        Bad("sweep_text", lambda m: m.sweep_text([5]), TypeError, "rows", "Mapping", "an int"),
-        Bad("sweep_text", lambda m: m.sweep_text([]), ValueError, "rows", "at least", "empty"),
-        Bad(
-            "sweep_text",
-            lambda m: m.sweep_text([{"temperature": 0.3}], temperatures="0.3"),
-            TypeError,
-            "temperatures",
-            "collection",
-            "a string",
         ),
     ],
     "lessonlib.panel_study": [
