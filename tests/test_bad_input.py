@@ -2649,7 +2649,6 @@ CONTRACT_DOORS = {
                 ("human_labels", lambda m, r: m.human_labels(r)),
                 ("scale_rows", lambda m, r: m.scale_rows(r)),
                 ("label_sets", lambda m, r: m.label_sets(r, _rater_table())),
-                ("class_text", lambda m, r: m.class_text(r, _rater_table())),
                 ("rescore_rows", lambda m, r: m.rescore_rows(r, {"x": bool}, _labels())),
                 ("claim_rows", lambda m, r: m.claim_rows(r, _many_runs(), _labels(), bool)),
                 ("claim_bands", lambda m, r: m.claim_bands(r, _many_runs(), _labels(), bool)),
@@ -2670,7 +2669,7 @@ CONTRACT_DOORS = {
         Bad("scale_rows", lambda m: m.scale_rows(RECS, seed=-1), ValueError, "seed"),
         *[
             Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(RECS, rows), e, arg, note=n)
-            for fn, arg in (("label_sets", "scale_rows"), ("class_text", "rows"))
+            for fn, arg in (("label_sets", "scale_rows"),)
             for rows, e, n in (
                 ([], ValueError, "empty"),
                 (["clean", "harmful"], TypeError, "one row of str"),
@@ -2743,10 +2742,7 @@ CONTRACT_DOORS = {
         *[
             Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(rows), e, "rows", note=n)
             for fn in (
-                "rescore_text",
-                "claim_text",
                 "bands_text",
-                "spread_text",
                 "plot_pairs",
                 "plot_scales",
             )
