@@ -93,7 +93,6 @@ __all__ = [
     "rescore_rows",
     "scale_rows",
     "severity",
-    "spread_rows",
     "with_rates",
     "claim_bands",
     "bands_text",
@@ -493,46 +492,6 @@ def bands_text(rows: Sequence[Mapping[str, Any]]) -> str:
             f"{f'{d.low:+.4f} .. {d.high:+.4f}':>20}{p:>8}{tag}"
         )
     return "\n".join(lines)
-
-
-def spread_rows(
-    records: Sequence[Record],
-    runs: ManyRuns,
-    labels: Mapping[str, Sequence[str]],
-    criteria: Callable[[Record], bool],
-) -> list[dict[str, Any]]:
-    """Notebook 14: per figure, how far it moves when only the label changes, next to the judge.
-
-    The range (highest - lowest) of each figure over ``labels`` (a dict name
-    -> labels), for the ``criteria`` decide function and for the judge's first
-    run (run 0 of ``runs``); beside it the judge's own two-run difference (runs 0
-    and 1 of ``runs``, human label, as in notebook 04) and the width of its 95% run band over
-    ``runs`` (notebook 06).
-    """
-    from .variance import figures, run_band
-
-    records = _study(records, runs, labels, criteria)
-    per_run = figures(runs)
-    rows = _rescore_rows(
-        records, {"criteria": criteria, "judge run 1": runs.run(0).decide}, labels
-    )
-    out = []
-    for figure in FIGURES:
-        moved = {}
-        for approach in ("criteria", "judge run 1"):
-            values = [row[figure] for row in rows if row["approach"] == approach]
-            moved[approach] = max(values) - min(values)
-        low, high = run_band(per_run[figure])
-        out.append(
-            {
-                "figure": figure,
-                "criteria across labels": moved["criteria"],
-                "judge across labels": moved["judge run 1"],
-                "judge two-run difference": abs(float(per_run[figure][1] - per_run[figure][0])),
-                "judge run band width": high - low,
-            }
-        )
-    return out
 
 
 def judge_rows(

@@ -2652,7 +2652,6 @@ CONTRACT_DOORS = {
                 ("rescore_rows", lambda m, r: m.rescore_rows(r, {"x": bool}, _labels())),
                 ("claim_rows", lambda m, r: m.claim_rows(r, _many_runs(), _labels(), bool)),
                 ("claim_bands", lambda m, r: m.claim_bands(r, _many_runs(), _labels(), bool)),
-                ("spread_rows", lambda m, r: m.spread_rows(r, _many_runs(), _labels(), bool)),
                 ("judge_rows", lambda m, r: m.judge_rows(_panel_run(), r)),
             )
             for r, e, n in BAD_RECORDS
@@ -2708,7 +2707,7 @@ CONTRACT_DOORS = {
                 "runs",
                 "ManyRuns",
             )
-            for fn in ("claim_rows", "claim_bands", "spread_rows")
+            for fn in ("claim_rows", "claim_bands")
         ],
         *[
             Bad(
@@ -2719,7 +2718,7 @@ CONTRACT_DOORS = {
                 "the runs judged",
                 "other records",
             )
-            for fn in ("claim_rows", "claim_bands", "spread_rows")
+            for fn in ("claim_rows", "claim_bands")
         ],
         *[
             Bad(
@@ -2728,7 +2727,7 @@ CONTRACT_DOORS = {
                 TypeError,
                 "criteria",
             )
-            for fn in ("claim_rows", "claim_bands", "spread_rows")
+            for fn in ("claim_rows", "claim_bands")
         ],
         Bad("judge_rows", lambda m: m.judge_rows(RUN, RECS), TypeError, "panel_run", "PanelRun"),
         Bad(
