@@ -25,6 +25,11 @@ The filter's false block rate is a ratio, P(blocks and clean) / P(clean), not a 
 :func:`estimate_false_block_rate` estimates both parts from the same records (the labelled
 sample alone, PPI or PPI++) and takes its interval by the delta method.
 
+A sample too uniform for the classical interval (all person labels one class, the judge
+agreeing with the person on every labelled record, a Rogan-Gladen rate seen at 0 or 1) would
+get an interval of no width; the small-sample rule (``_unseen``) gives that part Wilson's
+room instead, so no interval collapses; elsewhere the intervals are ppi-python's.
+
 Every estimator here is written once for many weeks at a time (arrays of shape (weeks, records));
 the door calls the same code with one week, ``weeks.simulate_estimates`` with many.
 """
