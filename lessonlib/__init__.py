@@ -45,7 +45,9 @@ module                 nb     what it holds
                               a few; five estimates of a rate (estimate_rate) and the
                               false block rate as a ratio
 ``weeks``              15     weeks of traffic, simulated, with their truth known: true
-                              rates, coverage, widths, labels_needed, a week of traffic
+                              rates (a shift within a class too), coverage with its
+                              Monte Carlo error and against the labels, widths, the
+                              tuned and best lam, labels_needed, a week of traffic
 ``widgets``            02-14  every explorer (ipywidgets), the top layer
 ``exercises.stepNN``   NN     the exercise checks of notebook NN
 =====================  =====  ==========================================================

@@ -2960,3 +2960,125 @@ CONTRACT_DOORS = {
     ],
 }
 ROWS.update({name: [*ROWS.get(name, []), *rows] for name, rows in CONTRACT_DOORS.items()})
+
+
+# notebook 15, the second pass (issue 35): a shift within a class, the tuned and best lam, the
+# Monte Carlo error and coverage against the number of person labels
+TRUTH15_DOORS: dict[str, list[Bad]] = {
+    "lessonlib.production": [
+        Bad(
+            "estimate_rate",
+            lambda m: m.estimate_rate([1], [1], [1, 0]),
+            ValueError,
+            "person",
+            "at least 2",
+            "one label: no interval",
+        ),
+        Bad(
+            "estimate_rate",
+            lambda m: m.estimate_rate([], [], [1, 0]),
+            ValueError,
+            "person",
+            note="no labels",
+        ),
+    ],
+    "lessonlib.weeks": [
+        Bad(
+            "true_rates",
+            lambda m: m.true_rates(flag_shares=[("clean", 0.2)]),
+            TypeError,
+            "flag_shares",
+            "{class: {flag: share}}",
+        ),
+        Bad(
+            "true_rates",
+            lambda m: m.true_rates(flag_shares={"spam": {"instruction_mode": 0.2}}),
+            ValueError,
+            "flag_shares",
+            "clean",
+            "unknown class",
+        ),
+        Bad(
+            "true_rates",
+            lambda m: m.true_rates(flag_shares={"clean": {"length": 0.2}}),
+            ValueError,
+            "flag_shares['clean']",
+            "instruction_mode",
+            "unknown flag",
+        ),
+        Bad(
+            "true_rates",
+            lambda m: m.true_rates(flag_shares={"clean": {"instruction_mode": 1.2}}),
+            ValueError,
+            "flag_shares['clean']['instruction_mode']",
+            "between 0 and 1",
+        ),
+        Bad(
+            "true_rates",
+            lambda m: m.true_rates(flag_shares={"clean": 0.2}),
+            TypeError,
+            "flag_shares['clean']",
+            "{flag: share}",
+            "a number for a class",
+        ),
+        Bad(
+            "simulate_estimates",
+            lambda m: m.simulate_estimates(weeks=1, flag_shares={"clean": {"x": 0.1}}),
+            ValueError,
+            "flag_shares['clean']",
+            "instruction_mode",
+        ),
+        Bad(
+            "simulate_estimates",
+            lambda m: m.simulate_estimates(weeks=1, lams=[0.5]),
+            TypeError,
+            "lams",
+            "mapping",
+        ),
+        Bad(
+            "simulate_estimates",
+            lambda m: m.simulate_estimates(weeks=1, lams={"ppi": 0.5}),
+            ValueError,
+            "lams",
+            "new row names",
+            "a method's name",
+        ),
+        Bad(
+            "simulate_estimates",
+            lambda m: m.simulate_estimates(weeks=1, lams={"best": "high"}),
+            TypeError,
+            "lams['best']",
+        ),
+        Bad(
+            "simulate_estimates",
+            lambda m: m.simulate_estimates(weeks=1, quantity="false_block_rate", lams={"b": 1}),
+            ValueError,
+            "lams",
+            "a mean",
+            "the ratio",
+        ),
+        Bad("tuned_lams", lambda m: m.tuned_lams(weeks=0), ValueError, "weeks", ">= 1"),
+        Bad("tuned_lams", lambda m: m.tuned_lams(quantity="x"), ValueError, "quantity"),
+        Bad(
+            "tuned_lams",
+            lambda m: m.tuned_lams(size=10, labelled=10),
+            ValueError,
+            "labelled",
+            "fewer than size",
+        ),
+        Bad("best_lam", lambda m: m.best_lam(stand_in="vote"), ValueError, "stand_in", "score"),
+        Bad("best_lam", lambda m: m.best_lam(labelled=1), ValueError, "labelled", ">= 2"),
+        Bad("mc_error", lambda m: m.mc_error(1.5, 100), ValueError, "coverage", "0 and 1"),
+        Bad("mc_error", lambda m: m.mc_error(0.9, 0), ValueError, "weeks", ">= 1"),
+        Bad("mc_error", lambda m: m.mc_error("0.9", 10), TypeError, "coverage"),
+        Bad(
+            "coverage_by_labels",
+            lambda m: m.coverage_by_labels([1]),
+            ValueError,
+            "counts",
+            ">= 2",
+        ),
+        Bad("coverage_by_labels", lambda m: m.coverage_by_labels(10), TypeError, "counts"),
+    ],
+}
+ROWS.update({name: [*ROWS.get(name, []), *rows] for name, rows in TRUTH15_DOORS.items()})
