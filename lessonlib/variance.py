@@ -142,9 +142,9 @@ def percentile(values: Sequence[float] | np.ndarray, x: float) -> float:
 
 
 def _position(values, x):
-    """:func:`percentile` for checked arguments (counted in whole numbers, then divided)."""
-    below, equal = int(np.count_nonzero(values < x)), int(np.count_nonzero(values == x))
-    return 100.0 * (2 * below + equal) / (2 * len(values))
+    """:func:`percentile` for checked arguments."""
+    below, equal = float(np.mean(values < x)), float(np.mean(values == x))
+    return 100.0 * (below + equal / 2)
 
 
 def figures(runs: ManyRuns) -> dict[str, np.ndarray]:

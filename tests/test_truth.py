@@ -388,3 +388,68 @@ def test_cluster_coverage_of_near_duplicates_against_the_design_effect():
     assert T.cluster_coverage(n_sets=3, n_resamples=50) == T.cluster_coverage(
         n_sets=3, n_resamples=50
     )
+
+
+# ------------------------------- what 07 (and 06, 08, 14) print, read from the stored outputs
+
+
+def _printed(name):
+    import json
+
+    from conftest import ROOT
+
+    nb = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))
+    out = []
+    for cell in nb["cells"]:
+        for o in cell.get("outputs", []):
+            plain = o.get("data", {}).get("text/plain", "")
+            out.append("".join(o.get("text", "")) + "".join(plain))
+    return out
+
+
+def test_every_coverage_table_07_prints_shows_its_monte_carlo_error():
+    tables = [o for o in _printed("07_records_sample") if "coverage" in o]
+    assert len(tables) >= 2  # the coverage check and the near-duplicates
+    for table in tables:
+        assert "MC" in table or "mc_error" in table, table
+    # the coverage table's error column is the binomial error of its coverage column
+    text = next(t for t in tables if "+/- MC" in t)
+    for line in text.splitlines():
+        if line.startswith(tuple(T.KINDS.values())):
+            cover, error = float(line.split()[-4].rstrip("%")), float(line.split()[-3])
+            assert error == pytest.approx(100 * T.mc_error(cover / 100, 1000), abs=0.051)
+
+
+def test_the_power_07_prints_is_the_populations():
+    import re
+
+    text = next(o for o in _printed("07_records_sample") if "power at 240" in o)
+    w, judge, crit = T.agreement_cells()
+    delta = w @ (judge - crit)
+    sds = {
+        "one run": math.sqrt(w @ (judge + crit - 2 * judge * crit) - delta**2),
+        "seed-averaged": math.sqrt(w @ (judge - crit) ** 2 - delta**2),
+    }
+    for name, sd in sds.items():
+        row = next(line for line in text.splitlines() if line.startswith(name))
+        numbers = re.findall(r"\d+\.?\d*", row[len(name) :])
+        assert float(numbers[1]) == round(L.paired_power(delta, sd, 240), 4)
+        assert int(numbers[3]) == L.paired_records_needed(delta, sd)
+    assert 0.05 < L.paired_power(delta, sds["seed-averaged"], 240) < 0.07
+
+
+def test_06_07_08_and_14_print_one_percentile_for_run_1s_agreement():
+    import re
+
+    patterns = {
+        "06_many_seeds": r"agreement\s+[\d.]+\s+[\d.]+ \.\. [\d.]+\s+0\.8833 \(\s*([\d.]+)\)",
+        "07_records_sample": r"agreement\s+0\.8833\s+[\d.]+\s+([\d.]+)",
+        "08_judge_score": r"run 1's agreement: percentile ([\d.]+)",
+        "14_label_raters": r"run 1's agreement: percentile ([\d.]+)",
+    }
+    found = {}
+    for name, pattern in patterns.items():
+        hits = [m.group(1) for o in _printed(name) for m in re.finditer(pattern, o)]
+        assert hits, f"{name} prints no percentile of run 1's agreement"
+        found[name] = set(hits)
+    assert len(set().union(*found.values())) == 1, found
