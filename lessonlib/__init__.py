@@ -23,12 +23,15 @@ module                 nb     what it holds
 ``report``             02-06  the lesson's three printed blocks
 ``figures``            02 05  the step plots of 02 and 05
 ``many``               06     the judge over many seeds at once (numpy)
-``variance``           04 06  run bands, changed records, the temperature sweep
-``sample``             07     the records as a sample: paired test, records' band
+``variance``           04 06  run bands, changed records, the temperature sweep, the
+                              one percentile of a run among runs (06 07 08 14)
+``sample``             07     the records as a sample: paired test, records' band, the
+                              power of a paired difference and the records it needs
 ``score``              08     the judge's score: ROC/AUC, threshold, calibration
 ``designs``            09     the cascade and judge-or-escalate, compared paired
 ``truth``              07 15  the population's true figures, summed exactly, and how
-                              often a records' band holds them (band_coverage)
+                              often a records' band holds them (band_coverage, with its
+                              Monte Carlo error; cluster_coverage for near-duplicates)
 ``panel``              10     a panel of judges: quorum, aggregate, min_agreement
 ``panel_study``        11     panel designs over many panel seeds
 ``probing``            12     probing the judge from outside (door: ``probe``)
@@ -183,6 +186,9 @@ _LAZY = (
     ("mcnemar_p", "sample"),
     ("paired_bootstrap", "sample"),
     ("records_needed", "sample"),
+    ("paired_power", "sample"),
+    ("paired_records_needed", "sample"),
+    ("percentile", "variance"),
     ("holm", "sample"),
     ("Estimate", "production"),
     ("estimate_false_block_rate", "production"),
@@ -273,7 +279,10 @@ __all__ = [
     "mcnemar_p",
     "measure",
     "paired_bootstrap",
+    "paired_power",
+    "paired_records_needed",
     "paired_table",
+    "percentile",
     "pick",
     "population_figures",
     "probe",

@@ -52,7 +52,7 @@ from .records import (
     make_records,
 )
 from .score import judge_probabilities
-from .truth import _cell_tables, _check_shares, _profile_table, population_figures
+from .truth import _cell_tables, _check_shares, _profile_table, mc_error, population_figures
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -71,7 +71,6 @@ __all__ = [
     "estimates_text",
     "labels_needed",
     "labels_needed_text",
-    "mc_error",
     "plot_widths",
     "simulate_estimates",
     "true_rates",
@@ -453,17 +452,6 @@ def coverage_rows(estimates: Mapping[str, np.ndarray], truth: float) -> list[dic
             }
         )
     return rows
-
-
-def mc_error(coverage: float, weeks: int) -> float:
-    """The Monte Carlo error of a coverage counted over ``weeks`` simulated weeks: 1.96
-    binomial standard errors, 1.96 * sqrt(c (1 - c) / weeks) (notebook 15).  About 0.0135
-    for a coverage of 0.95 over 1,000 weeks."""
-    coverage = check_number("coverage", coverage)
-    if not 0 <= coverage <= 1:
-        raise ValueError(f"coverage must be a share between 0 and 1, got {coverage!r}")
-    weeks = check_int("weeks", weeks, minimum=1)
-    return 1.96 * math.sqrt(coverage * (1 - coverage) / weeks)
 
 
 def coverage_text(rows: Sequence[Mapping[str, Any]]) -> str:

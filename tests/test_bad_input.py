@@ -3068,9 +3068,6 @@ TRUTH15_DOORS: dict[str, list[Bad]] = {
         ),
         Bad("best_lam", lambda m: m.best_lam(stand_in="vote"), ValueError, "stand_in", "score"),
         Bad("best_lam", lambda m: m.best_lam(labelled=1), ValueError, "labelled", ">= 2"),
-        Bad("mc_error", lambda m: m.mc_error(1.5, 100), ValueError, "coverage", "0 and 1"),
-        Bad("mc_error", lambda m: m.mc_error(0.9, 0), ValueError, "weeks", ">= 1"),
-        Bad("mc_error", lambda m: m.mc_error("0.9", 10), TypeError, "coverage"),
         Bad(
             "coverage_by_labels",
             lambda m: m.coverage_by_labels([1]),
@@ -3082,3 +3079,81 @@ TRUTH15_DOORS: dict[str, list[Bad]] = {
     ],
 }
 ROWS.update({name: [*ROWS.get(name, []), *rows] for name, rows in TRUTH15_DOORS.items()})
+# Issue 35 (notebook 07): the paired power, the one percentile, the Monte Carlo error, the
+# cluster band's coverage.
+POWER_DOORS = {
+    "lessonlib.sample": [
+        *[
+            Bad(fn, lambda m, fn=fn, a=a: getattr(m, fn)(*a), e, param, allowed, note=n)
+            for fn, tail in (("paired_power", (240,)), ("paired_records_needed", ()))
+            for a, e, param, allowed, n in (
+                (("0.01", 0.3, *tail), TypeError, "difference", "real number", "str"),
+                ((0.0, 0.3, *tail), ValueError, "difference", "other than 0", "zero"),
+                ((NAN, 0.3, *tail), ValueError, "difference", "finite", "NaN"),
+                ((0.01, 0.0, *tail), ValueError, "sd", "> 0", "sd zero"),
+                ((0.01, -0.3, *tail), ValueError, "sd", "> 0", "sd negative"),
+                ((0.01, None, *tail), TypeError, "sd", "real number", "sd None"),
+            )
+        ],
+        Bad("paired_power", lambda m: m.paired_power(0.01, 0.3, 0), ValueError, "n_records"),
+        Bad("paired_power", lambda m: m.paired_power(0.01, 0.3, 2.5), TypeError, "n_records"),
+        Bad(
+            "paired_power",
+            lambda m: m.paired_power(0.01, 0.3, 240, 1.0),
+            ValueError,
+            "level",
+            "between 0 and 1",
+        ),
+        Bad(
+            "paired_records_needed",
+            lambda m: m.paired_records_needed(0.01, 0.3, 1.0),
+            ValueError,
+            "power",
+            "[0.5, 1)",
+            "power 1",
+        ),
+        Bad(
+            "paired_records_needed",
+            lambda m: m.paired_records_needed(0.01, 0.3, 0.2),
+            ValueError,
+            "power",
+            "[0.5, 1)",
+            "power below a half",
+        ),
+        Bad(
+            "paired_records_needed",
+            lambda m: m.paired_records_needed(0.01, 0.3, level=0.0),
+            ValueError,
+            "level",
+            "between 0 and 1",
+        ),
+    ],
+    "lessonlib.variance": [
+        Bad("percentile", lambda m: m.percentile(0.5, 0.5), TypeError, "values", "one figure"),
+        Bad("percentile", lambda m: m.percentile("ab", 0.5), TypeError, "values", note="str"),
+        Bad("percentile", lambda m: m.percentile([[0.5]], 0.5), TypeError, "values", note="2-D"),
+        Bad("percentile", lambda m: m.percentile([], 0.5), ValueError, "values", "at least one"),
+        Bad("percentile", lambda m: m.percentile([0.5], "x"), TypeError, "x", "real number"),
+        Bad("percentile", lambda m: m.percentile([0.5], NAN), ValueError, "x", "finite"),
+    ],
+    "lessonlib.truth": [
+        Bad("mc_error", lambda m: m.mc_error("0.9", 100), TypeError, "share", "real number"),
+        Bad("mc_error", lambda m: m.mc_error(1.5, 100), ValueError, "share", "[0, 1]"),
+        Bad("mc_error", lambda m: m.mc_error(0.9, 0), ValueError, "n", ">= 1"),
+        Bad("mc_error", lambda m: m.mc_error(0.9, 10.0), TypeError, "n", "integer"),
+        Bad("mc_error", lambda m: m.mc_error(0.9, 10, 1.0), ValueError, "level", "between"),
+        *[
+            Bad("cluster_coverage", lambda m, k=k: m.cluster_coverage(**k), e, p, a, note=n)
+            for k, e, p, a, n in (
+                ({"n_groups": 1}, ValueError, "n_groups", ">= 2", "one group"),
+                ({"n_groups": 4.0}, TypeError, "n_groups", "integer", "float"),
+                ({"copies": 0}, ValueError, "copies", ">= 1", "no copies"),
+                ({"n_sets": 0}, ValueError, "n_sets", ">= 1", "no sets"),
+                ({"n_resamples": 0}, ValueError, "n_resamples", ">= 1", "no resamples"),
+                ({"level": 1.5}, ValueError, "level", "between 0 and 1", "level above 1"),
+                ({"seed": -1}, ValueError, "seed", ">= 0", "negative seed"),
+            )
+        ],
+    ],
+}
+ROWS.update({name: [*ROWS.get(name, []), *rows] for name, rows in POWER_DOORS.items()})

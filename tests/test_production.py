@@ -18,6 +18,7 @@ import lessonlib as L
 from conftest import Deferred
 from lesson_defs import STRIDE
 from lessonlib import production as P
+from lessonlib import truth as T
 from lessonlib import weeks as W
 from lessonlib.exercises import step15
 
@@ -598,10 +599,11 @@ def test_rogan_gladen_with_old_rates_is_biased_after_a_shift_within_clean():
 
 
 def test_the_monte_carlo_error_is_the_binomial_one():
-    assert W.mc_error(0.95, 1000) == pytest.approx(1.96 * math.sqrt(0.95 * 0.05 / 1000))
+    z = statistics.NormalDist().inv_cdf(0.975)
+    assert T.mc_error(0.95, 1000) == pytest.approx(z * math.sqrt(0.95 * 0.05 / 1000))
     est = W.simulate_estimates(weeks=100, methods=("ppi",), seed=2)
     (row,) = W.coverage_rows(est, W.true_rates()["harmful"])
-    assert row["error"] == pytest.approx(W.mc_error(row["coverage"], 100))
+    assert row["error"] == pytest.approx(T.mc_error(row["coverage"], 100))
     assert "±" in W.coverage_text([row]) and "100 weeks" in W.coverage_text([row])
 
 
