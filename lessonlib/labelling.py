@@ -52,6 +52,7 @@ __all__ = [
     "design_labels_needed",
     "estimate_with_slips",
     "plot_dashboard",
+    "score_levels",
     "simulate_dashboard",
     "simulate_designs",
     "simulate_slips",
@@ -164,6 +165,25 @@ def simulate_designs(
                 np.stack(_design_weeks(population, design, k, size, budget, rng, z), 1)
             )
     return {d: np.concatenate(parts) for d, parts in out.items()}
+
+
+def score_levels(
+    class_shares: Sequence[float] = CLASS_SHARE,
+    settings: JudgeSettings | None = None,
+    **changes: Unpack[SettingsChanges],
+) -> list[dict[str, float]]:
+    """The population's score levels, exactly (notebook 16): one row per distinct score
+    P(zararli), lowest first, with its ``share`` of the traffic and the ``harmful`` share of
+    its records (what a person would find there: the level's calibration)."""
+    shares = _check_shares(class_shares)
+    harmful, chance, _, weight = _population(shares, resolve_settings(settings, changes))
+    levels, where = np.unique(chance, return_inverse=True)
+    share = np.bincount(where, weight)
+    truth = np.bincount(where, weight * harmful) / share
+    return [
+        {"score": float(s), "share": float(w), "harmful": float(p)}
+        for s, w, p in zip(levels, share, truth)
+    ]
 
 
 def design_labels_needed(
@@ -436,8 +456,9 @@ def plot_dashboard(
     level: float = 0.95,
     planned: int = PLANNED_LOOK,
 ) -> Figure:
-    """One stream of labels read at each look: the running share, its fixed-n interval and
-    the confidence sequence, the truth as a line (notebook 16)."""
+    """One stream of labels read at each look: the running share, its fixed-n interval (a
+    cross where it misses the truth) and the confidence sequence, the truth as a line
+    (notebook 16)."""
     import matplotlib.pyplot as plt
 
     y = _values("labels", labels, zero_one=True)
@@ -451,20 +472,21 @@ def plot_dashboard(
     t, mean, var = _running(y)
     at = np.array(looks) - 1
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, FIGURE_WIDTH * 0.5))
-    for kind, color, name in (
-        ("sequence", "C1", "confidence sequence"),
-        ("interval", "C0", f"{level:.0%} interval"),
-    ):
-        half = _radii(t[at], var[at], level, kind, planned)
-        ax.fill_between(
-            t[at], mean[at] - half, mean[at] + half, color=color, alpha=0.3, label=name
-        )
-    ax.plot(t[at], mean[at], color="black", label="running share")
+    x, m = t[at], mean[at]
+    half = _radii(x, var[at], level, "sequence", planned)
+    ax.fill_between(x, m - half, m + half, color="C1", alpha=0.3, label="confidence sequence")
+    half = _radii(x, var[at], level, "interval", planned)
+    ax.plot(x, m - half, color="C0", linewidth=2, label=f"{level:.0%} interval")
+    ax.plot(x, m + half, color="C0", linewidth=2)
+    ax.plot(x, m, color="black", label="running share")
     ax.axhline(truth, color="C3", linestyle="--", label="truth")
+    missed = np.abs(m - truth) > half
+    if missed.any():
+        ax.plot(x[missed], m[missed], "X", color="C3", markersize=9, label="interval misses")
     ax.set_ylim(max(0.0, truth - 0.3), min(1.0, truth + 0.3))
     ax.set_xlabel("labels so far")
     ax.set_ylabel("harmful share")
     ax.set_title("One stream of labels, read at every look")
-    ax.legend(loc="upper right", ncol=2)
+    ax.legend(loc="lower right", ncol=3)
     ax.grid(alpha=0.3)
     return fig

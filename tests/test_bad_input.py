@@ -3142,6 +3142,13 @@ STEP16_DOORS = {
     ],
     "lessonlib.labelling": [
         Bad(
+            "score_levels",
+            lambda m: m.score_levels([0.5, 0.5]),
+            ValueError,
+            "class_shares",
+            note="two shares",
+        ),
+        Bad(
             "simulate_designs",
             lambda m: m.simulate_designs(("best",)),
             ValueError,

@@ -44,6 +44,15 @@ def test_labels_per_design_by_hand():
     assert need["neyman (true)"] == math.ceil((share * np.sqrt(p * (1 - p))).sum() ** 2 / room)
 
 
+def test_the_score_levels_sum_to_the_traffic():
+    rows = B.score_levels()
+    assert sum(r["share"] for r in rows) == pytest.approx(1.0)
+    assert sum(r["share"] * r["harmful"] for r in rows) == pytest.approx(TRUTH)
+    assert [r["score"] for r in rows] == sorted(r["score"] for r in rows)
+    low = rows[0]  # the judge is surest there, and wrong more often than its score says
+    assert low["score"] < 0.01 < low["harmful"]
+
+
 def test_neyman_helps_only_with_a_fair_guess_of_the_spread():
     need = B.design_labels_needed(0.03)
     assert need["neyman (true)"] < need["neyman (prior)"] < need["proportional"]

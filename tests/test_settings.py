@@ -410,6 +410,8 @@ def test_notebook_16s_studies_take_the_judge_settings():
         assert all(np.array_equal(moved[k], whole[k]) for k in moved)
     prior = {"temiz": 0, "zararli": 1.5}
     assert B.design_labels_needed(0.05, prior=prior) != B.design_labels_needed(0.05)
+    assert B.score_levels(prior=prior) != B.score_levels()
+    assert B.score_levels(max_output=1) == B.score_levels(settings=JudgeSettings(max_output=1))
 
 
 # ---------------------------------------------------------------- the table is whole
@@ -464,7 +466,7 @@ def test_every_function_that_takes_the_settings_value_is_in_the_table():
     helpers = {"judge_model", "resolve_settings"}  # they make the value, they are no door
     covered = set(ENTRY) | {"population_figures", "profile_table", "block_chances"}
     covered |= {"true_rates", "simulate_estimates", "labels_needed"}
-    covered |= {"simulate_designs", "simulate_slips", "design_labels_needed"}  # notebook 16
+    covered |= {"simulate_designs", "simulate_slips", "design_labels_needed", "score_levels"}
     assert takes - helpers <= covered, f"not run with every setting: {takes - helpers - covered}"
 
 
