@@ -44,6 +44,9 @@ module                 nb     what it holds
 ``client``             13     a real judge over the records, its cost; re-exports 13's rooms
 ``agreement_stats``    14     Cohen's and Fleiss' kappa, Krippendorff's alpha
 ``raters``             14     simulated raters and the lesson re-scored
+``strata``             16     which records a person labels: strata by the judge's score
+                              (score_strata), random/proportional/Neyman (choose_records);
+                              the stratified difference estimator behind estimate_rate
 ``production``         15     a week in production: the judge on every record, a person on
                               a few; five estimates of a rate (estimate_rate) and the
                               false block rate as a ratio
@@ -51,6 +54,11 @@ module                 nb     what it holds
                               rates (a shift within a class too), coverage with its
                               Monte Carlo error and against the labels, widths, the
                               tuned and best lam, labels_needed, a week of traffic
+                              rates, coverage, widths, labels_needed, a week of traffic
+``labelling``          16     a person's labels spent well (designs over simulated weeks,
+                              labels per design), a person who slips (slip_rate,
+                              estimate_with_slips), a dashboard read every day
+                              (confidence_sequence)
 ``widgets``            02-14  every explorer (ipywidgets), the top layer
 ``exercises.stepNN``   NN     the exercise checks of notebook NN
 =====================  =====  ==========================================================
@@ -201,6 +209,11 @@ _LAZY = (
     ("paired_difference", "sample"),
     ("population_figures", "truth"),
     ("band_coverage", "truth"),
+    ("choose_records", "strata"),
+    ("score_strata", "strata"),
+    ("confidence_sequence", "labelling"),
+    ("estimate_with_slips", "labelling"),
+    ("slip_rate", "labelling"),
 )
 
 __all__ = [
@@ -256,15 +269,18 @@ __all__ = [
     "calibration_levels",
     "calibration_table",
     "cascade",
+    "choose_records",
     "class_block",
     "class_recall",
     "cohen_kappa",
     "comparison_block",
     "comparison_rows",
+    "confidence_sequence",
     "confusion",
     "disagreements",
     "estimate_false_block_rate",
     "estimate_rate",
+    "estimate_with_slips",
     "fleiss_kappa",
     "generator",
     "holm",
@@ -295,7 +311,9 @@ __all__ = [
     "run_judge",
     "run_judge_many",
     "sample_call_block",
+    "score_strata",
     "simulate_estimates",
+    "slip_rate",
     "tokenize",
     "trace_id",
     "true_rates",

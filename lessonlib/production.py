@@ -39,12 +39,13 @@ from __future__ import annotations
 import math
 import statistics
 import warnings
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from typing import NamedTuple
 
 import numpy as np
 
 from ._checks import check_choice, check_collection, check_int, check_number, check_seed
+from .strata import _check_strata, _stratified
 
 __all__ = [
     "METHODS",
@@ -55,6 +56,8 @@ __all__ = [
 
 METHODS = ("judge", "labelled", "rogan_gladen", "ppi", "ppi++")
 """The five estimates, in the order the notebook shows them."""
+STRATIFIED = "stratified"
+"""The stratified difference estimator (notebook 16, lessonlib.strata): it needs the strata."""
 RATIO_METHODS = ("judge", "labelled", "ppi", "ppi++")
 """The estimates of the ratio (Rogan-Gladen corrects a share, not a ratio)."""
 
@@ -311,6 +314,8 @@ def estimate_rate(
     level: float = 0.95,
     resamples: int = RESAMPLES,
     seed: int = 0,
+    strata_labelled: Iterable[Hashable] | None = None,
+    strata_rest: Iterable[Hashable] | None = None,
 ) -> Estimate:
     """A rate of this week's traffic with its ``level`` interval (notebook 15).
 
@@ -328,8 +333,17 @@ def estimate_rate(
     ``"labelled"``, ``"ppi"`` and ``"ppi++"`` are ppi-python's intervals.  Below about 50
     person labels every method covers less than ``level`` (notebook 15's table): the rule
     removes the zero widths, not the small sample's error.
+
+    ``method="stratified"`` (notebook 16) is the stratified difference estimator of
+    :mod:`lessonlib.strata`: ``strata_labelled`` and ``strata_rest`` give the stratum (any
+    hashable value) of each labelled and each unlabelled record; the other methods take none.
     """
-    check_choice("method", method, METHODS)
+    check_choice("method", method, METHODS + (STRATIFIED,))
+    if method != STRATIFIED and (strata_labelled is not None or strata_rest is not None):
+        raise ValueError(
+            "strata_labelled and strata_rest are for method='stratified' only; "
+            f"method {method!r} takes no strata"
+        )
     level = check_number("level", level)
     if not 0 < level < 1:
         raise ValueError(f"level must be between 0 and 1 (e.g. 0.95), got {level!r}")
@@ -347,6 +361,9 @@ def estimate_rate(
         raise ValueError(f"person must hold at least 2 labels for an interval, got {len(y)}")
     if method == "rogan_gladen":
         _check_rogan_gladen(y, f, g)
+    if method == STRATIFIED:
+        sl, sr, count = _check_strata(strata_labelled, strata_rest, len(y), len(g))
+        return Estimate(*_stratified(y, f, g, sl, sr, count, _z(level)))
     rng = np.random.default_rng(seed)
     value, low, high = _estimate(method, y[None], f[None], g[None], level, resamples, rng)
     return Estimate(float(value[0]), float(low[0]), float(high[0]))
