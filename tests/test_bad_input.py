@@ -1642,26 +1642,6 @@ NOTEBOOK_DOORS = {
             "unknown",
         ),
         Bad("judge_models", lambda m: m.judge_models("gpt"), ValueError, "names", "lesson"),
-        Bad(
-            "quorum_noise",
-            lambda m: m.quorum_noise(RECS, names=("gpt",)),
-            ValueError,
-            "names",
-            "greedy",
-            "unknown judge",
-        ),
-        Bad(
-            "quorum_noise",
-            lambda m: m.quorum_noise(RECS, quorums=(0,)),
-            ValueError,
-            "quorums",
-            ">= 1",
-            "zero",
-        ),
-        *[
-            Bad("quorum_noise", lambda m, r=r: m.quorum_noise(r), e, "records", note=n)
-            for r, e, n in BAD_RECORDS
-        ],
     ],
     "lessonlib.agreement_stats": [
         Bad("cohen_kappa", lambda m: m.cohen_kappa(None, ["a"]), TypeError, "a", note="None"),
