@@ -1220,7 +1220,6 @@ ROWS.update(
             Bad("planted_twins", lambda m: m.planted_twins([]), ValueError, "records"),
             Bad("planted_twins", lambda m: m.planted_twins(RECS, 5), TypeError, "line", "str"),
             Bad("planted_reading", lambda m: m.planted_reading(RECS, -1), ValueError, "seed"),
-            Bad("planted_text", lambda m: m.planted_text({}), TypeError, "reading"),
             Bad(
                 "quoting_reply",
                 lambda m: m.quoting_reply(R, "clean"),
