@@ -1806,45 +1806,6 @@ NOTEBOOK_DOORS = {
         Bad("study", lambda m: m.study(RECS, m.COMPARISON, [1, -2]), ValueError, "seeds"),
         Bad("study", lambda m: m.study(RECS, m.COMPARISON, seed=-1), ValueError, "seed"),
         Bad("study", lambda m: m.study(RECS, m.COMPARISON, guideline=5), TypeError, "guideline"),
-        *[
-            Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r), e, "rows", note=n)
-            for fn in ("seed_table", "band_table", "quote")
-            for r, e, n in (
-                ([5], TypeError, "an int"),
-                ([], ValueError, "empty"),
-                (None, TypeError, "None"),
-            )
-        ],
-        Bad(
-            "band_table",
-            lambda m: m.band_table(_study_rows(), ("accuracy",)),
-            ValueError,
-            "metrics",
-            "agreement",
-            "unknown figure",
-        ),
-        Bad(
-            "quote",
-            lambda m: m.quote(_study_rows(), "speed"),
-            ValueError,
-            "keys",
-            "mean_calls",
-            "unknown key",
-        ),
-        *[
-            Bad("cue_groups", lambda m, r=r: m.cue_groups(r), e, "records", note=n)
-            for r, e, n in BAD_RECORDS
-        ],
-        Bad("cue_text", lambda m: m.cue_text([], _study_rows()), ValueError, "records"),
-        Bad("cue_text", lambda m: m.cue_text(RECS, [5]), TypeError, "rows", "SetupResult"),
-        Bad(
-            "cue_text",
-            lambda m: m.cue_text(RECS[:1], _study_rows()),
-            ValueError,
-            "records",
-            "studied on",
-            "other records",
-        ),
     ],
     "lessonlib.widgets": [
         *[
