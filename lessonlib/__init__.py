@@ -79,8 +79,8 @@ Where a new step's parts go:
   it takes figure names and titles from ``metrics.FIGURES``, never its own copy; pure Python
   unless it needs numpy, and then it is lazy here (``_LAZY``) so that the core path
   (records to report) imports without numpy.
-* **a text table** - a ``*_text(...) -> str`` function in the step's module, lines of at
-  most 80 columns; the notebook prints it.
+* **a table** - a pandas DataFrame the notebook builds from the step's data, rounded
+  (``.round(4)``), no Styler; the lesson's three printed blocks stay in ``report``.
 * **a plot** - a ``plot_*(...) -> Figure`` function in the step's module (matplotlib imported
   inside it); the notebook ends the cell with ``plt.show()``.
 * **an explorer** - a text function and an ``Explorer`` in ``widgets`` (see its docstring).

@@ -1988,26 +1988,6 @@ SETTINGS_DOORS = {
             "prior",
         ),
         Bad(
-            "two_run_difference",
-            lambda m: m.two_run_difference(RECS, seed=-1),
-            ValueError,
-            "seed",
-        ),
-        Bad(
-            "two_run_difference",
-            lambda m: m.two_run_difference(RECS, unreadable_as="x"),
-            ValueError,
-            "unreadable_as",
-        ),
-        Bad("cue_inside", lambda m: m.cue_inside(RECS, cues=5), TypeError, "cues"),
-        Bad("length_controlled", lambda m: m.length_controlled(RECS, []), ValueError, "seeds"),
-        Bad(
-            "length_controlled",
-            lambda m: m.length_controlled(RECS, [1], guideline=5),
-            TypeError,
-            "guideline",
-        ),
-        Bad(
             "length_lead",
             lambda m: m.length_lead(RECS, [1], n_resamples=0),
             ValueError,
@@ -2252,12 +2232,6 @@ def _labels():
     from lessonlib import raters
 
     return raters.label_sets(RECS, _rater_table())
-
-
-def _probes():
-    from lessonlib import probing
-
-    return [probing.Probe("length", {1: "temiz"}, {1: "temiz"}, (), 0.0, (R,), (R,))]
 
 
 def _panel_run():
@@ -2844,32 +2818,9 @@ CONTRACT_DOORS = {
     "lessonlib.probing": [
         Bad("twin", lambda m: m.twin(5, "length"), TypeError, "record", "Record"),
         Bad("twin", lambda m: m.twin(R, "colour"), ValueError, "change", "length"),
-        Bad("describe_twin", lambda m: m.describe_twin("x", R), TypeError, "record", "Record"),
-        Bad("describe_twin", lambda m: m.describe_twin(R, None), TypeError, "twin_record"),
-        Bad("fair_table", lambda m: m.fair_table([0.5]), TypeError, "scores", "length_controlled"),
-        Bad(
-            "fair_table", lambda m: m.fair_table({"as is": 0.5}), TypeError, "scores", note="keys"
-        ),
-        *[
-            Bad("length_evidence", lambda m, r=r: m.length_evidence(r), e, "records", note=n)
-            for r, e, n in BAD_RECORDS
-            if r is not None  # None: the population only
-        ],
-        *[
-            Bad(fn, lambda m, c=call, p=p: c(m, p), e, "probes", "Probe", n)
-            for fn, call in (
-                ("moved_counts", lambda m, p: m.moved_counts(p, ())),
-                ("moved_table", lambda m, p: m.moved_table(p)),
-            )
-            for p, e, n in (
-                ([5], TypeError, "an int"),
-                ("ab", TypeError, "str"),
-                ([], ValueError, "empty"),
-            )
-        ],
-        Bad("moved_counts", lambda m: m.moved_counts(_probes(), 5), TypeError, "yardstick"),
-        Bad("moved_table", lambda m: m.moved_table(_probes(), "12"), TypeError, "yardstick"),
-        Bad("plot_moved", lambda m: m.plot_moved([1]), TypeError, "counts", "moved_counts"),
+        Bad("with_length", lambda m: m.with_length("x", True), TypeError, "record", "Record"),
+        Bad("with_length", lambda m: m.with_length(R, 1), TypeError, "on", "True or False"),
+        Bad("plot_moved", lambda m: m.plot_moved([1]), TypeError, "counts", "decisions"),
         Bad("plot_moved", lambda m: m.plot_moved({}), TypeError, "counts", note="empty"),
         Bad(
             "plot_moved",
@@ -2878,34 +2829,6 @@ CONTRACT_DOORS = {
             "counts",
             note="other changes",
         ),
-        Bad(
-            "probability_table",
-            lambda m: m.probability_table([0.5], {}),
-            TypeError,
-            "probabilities",
-        ),
-        Bad(
-            "probability_table",
-            lambda m: m.probability_table(PROBS, [1]),
-            TypeError,
-            "rows",
-            "mapping",
-        ),
-        Bad(
-            "probability_table",
-            lambda m: m.probability_table(PROBS, {"a": [3]}),
-            TypeError,
-            "rows",
-            note="a number not scored",
-        ),
-        *[
-            Bad("lead_text", lambda m, rows=rows: m.lead_text(rows), e, "rows", note=n)
-            for rows, e, n in (
-                ([], ValueError, "empty"),
-                ([5], TypeError, "an int row"),
-                ({"a": 1}, TypeError, "one dict"),
-            )
-        ],
     ],
 }
 ROWS.update({name: [*ROWS.get(name, []), *rows] for name, rows in CONTRACT_DOORS.items()})
