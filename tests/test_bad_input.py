@@ -1220,7 +1220,6 @@ ROWS.update(
             Bad("planted_twins", lambda m: m.planted_twins([]), ValueError, "records"),
             Bad("planted_twins", lambda m: m.planted_twins(RECS, 5), TypeError, "line", "str"),
             Bad("planted_reading", lambda m: m.planted_reading(RECS, -1), ValueError, "seed"),
-            Bad("planted_text", lambda m: m.planted_text({}), TypeError, "reading"),
             Bad(
                 "quoting_reply",
                 lambda m: m.quoting_reply(R, "clean"),
@@ -1637,26 +1636,6 @@ NOTEBOOK_DOORS = {
             "unknown",
         ),
         Bad("judge_models", lambda m: m.judge_models("gpt"), ValueError, "names", "lesson"),
-        Bad(
-            "quorum_noise",
-            lambda m: m.quorum_noise(RECS, names=("gpt",)),
-            ValueError,
-            "names",
-            "greedy",
-            "unknown judge",
-        ),
-        Bad(
-            "quorum_noise",
-            lambda m: m.quorum_noise(RECS, quorums=(0,)),
-            ValueError,
-            "quorums",
-            ">= 1",
-            "zero",
-        ),
-        *[
-            Bad("quorum_noise", lambda m, r=r: m.quorum_noise(r), e, "records", note=n)
-            for r, e, n in BAD_RECORDS
-        ],
     ],
     "lessonlib.agreement_stats": [
         Bad("cohen_kappa", lambda m: m.cohen_kappa(None, ["a"]), TypeError, "a", note="None"),
@@ -1818,45 +1797,6 @@ NOTEBOOK_DOORS = {
         Bad("study", lambda m: m.study(RECS, m.COMPARISON, [1, -2]), ValueError, "seeds"),
         Bad("study", lambda m: m.study(RECS, m.COMPARISON, seed=-1), ValueError, "seed"),
         Bad("study", lambda m: m.study(RECS, m.COMPARISON, guideline=5), TypeError, "guideline"),
-        *[
-            Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r), e, "rows", note=n)
-            for fn in ("seed_table", "band_table", "quote")
-            for r, e, n in (
-                ([5], TypeError, "an int"),
-                ([], ValueError, "empty"),
-                (None, TypeError, "None"),
-            )
-        ],
-        Bad(
-            "band_table",
-            lambda m: m.band_table(_study_rows(), ("accuracy",)),
-            ValueError,
-            "metrics",
-            "agreement",
-            "unknown figure",
-        ),
-        Bad(
-            "quote",
-            lambda m: m.quote(_study_rows(), "speed"),
-            ValueError,
-            "keys",
-            "mean_calls",
-            "unknown key",
-        ),
-        *[
-            Bad("cue_groups", lambda m, r=r: m.cue_groups(r), e, "records", note=n)
-            for r, e, n in BAD_RECORDS
-        ],
-        Bad("cue_text", lambda m: m.cue_text([], _study_rows()), ValueError, "records"),
-        Bad("cue_text", lambda m: m.cue_text(RECS, [5]), TypeError, "rows", "SetupResult"),
-        Bad(
-            "cue_text",
-            lambda m: m.cue_text(RECS[:1], _study_rows()),
-            ValueError,
-            "records",
-            "studied on",
-            "other records",
-        ),
     ],
     "lessonlib.widgets": [
         *[
@@ -2037,26 +1977,6 @@ SETTINGS_DOORS = {
             lambda m: m.harmful_probability(RECS, prior={"temiz": 1}),
             ValueError,
             "prior",
-        ),
-        Bad(
-            "two_run_difference",
-            lambda m: m.two_run_difference(RECS, seed=-1),
-            ValueError,
-            "seed",
-        ),
-        Bad(
-            "two_run_difference",
-            lambda m: m.two_run_difference(RECS, unreadable_as="x"),
-            ValueError,
-            "unreadable_as",
-        ),
-        Bad("cue_inside", lambda m: m.cue_inside(RECS, cues=5), TypeError, "cues"),
-        Bad("length_controlled", lambda m: m.length_controlled(RECS, []), ValueError, "seeds"),
-        Bad(
-            "length_controlled",
-            lambda m: m.length_controlled(RECS, [1], guideline=5),
-            TypeError,
-            "guideline",
         ),
         Bad(
             "length_lead",
@@ -2303,12 +2223,6 @@ def _labels():
     from lessonlib import raters
 
     return raters.label_sets(RECS, _rater_table())
-
-
-def _probes():
-    from lessonlib import probing
-
-    return [probing.Probe("length", {1: "temiz"}, {1: "temiz"}, (), 0.0, (R,), (R,))]
 
 
 def _panel_run():
@@ -2895,32 +2809,9 @@ CONTRACT_DOORS = {
     "lessonlib.probing": [
         Bad("twin", lambda m: m.twin(5, "length"), TypeError, "record", "Record"),
         Bad("twin", lambda m: m.twin(R, "colour"), ValueError, "change", "length"),
-        Bad("describe_twin", lambda m: m.describe_twin("x", R), TypeError, "record", "Record"),
-        Bad("describe_twin", lambda m: m.describe_twin(R, None), TypeError, "twin_record"),
-        Bad("fair_table", lambda m: m.fair_table([0.5]), TypeError, "scores", "length_controlled"),
-        Bad(
-            "fair_table", lambda m: m.fair_table({"as is": 0.5}), TypeError, "scores", note="keys"
-        ),
-        *[
-            Bad("length_evidence", lambda m, r=r: m.length_evidence(r), e, "records", note=n)
-            for r, e, n in BAD_RECORDS
-            if r is not None  # None: the population only
-        ],
-        *[
-            Bad(fn, lambda m, c=call, p=p: c(m, p), e, "probes", "Probe", n)
-            for fn, call in (
-                ("moved_counts", lambda m, p: m.moved_counts(p, ())),
-                ("moved_table", lambda m, p: m.moved_table(p)),
-            )
-            for p, e, n in (
-                ([5], TypeError, "an int"),
-                ("ab", TypeError, "str"),
-                ([], ValueError, "empty"),
-            )
-        ],
-        Bad("moved_counts", lambda m: m.moved_counts(_probes(), 5), TypeError, "yardstick"),
-        Bad("moved_table", lambda m: m.moved_table(_probes(), "12"), TypeError, "yardstick"),
-        Bad("plot_moved", lambda m: m.plot_moved([1]), TypeError, "counts", "moved_counts"),
+        Bad("with_length", lambda m: m.with_length("x", True), TypeError, "record", "Record"),
+        Bad("with_length", lambda m: m.with_length(R, 1), TypeError, "on", "True or False"),
+        Bad("plot_moved", lambda m: m.plot_moved([1]), TypeError, "counts", "decisions"),
         Bad("plot_moved", lambda m: m.plot_moved({}), TypeError, "counts", note="empty"),
         Bad(
             "plot_moved",
@@ -2929,34 +2820,6 @@ CONTRACT_DOORS = {
             "counts",
             note="other changes",
         ),
-        Bad(
-            "probability_table",
-            lambda m: m.probability_table([0.5], {}),
-            TypeError,
-            "probabilities",
-        ),
-        Bad(
-            "probability_table",
-            lambda m: m.probability_table(PROBS, [1]),
-            TypeError,
-            "rows",
-            "mapping",
-        ),
-        Bad(
-            "probability_table",
-            lambda m: m.probability_table(PROBS, {"a": [3]}),
-            TypeError,
-            "rows",
-            note="a number not scored",
-        ),
-        *[
-            Bad("lead_text", lambda m, rows=rows: m.lead_text(rows), e, "rows", note=n)
-            for rows, e, n in (
-                ([], ValueError, "empty"),
-                ([5], TypeError, "an int row"),
-                ({"a": 1}, TypeError, "one dict"),
-            )
-        ],
     ],
 }
 ROWS.update({name: [*ROWS.get(name, []), *rows] for name, rows in CONTRACT_DOORS.items()})

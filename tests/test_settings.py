@@ -188,32 +188,6 @@ ENTRY = {
             ref_labels([P.twin(r, "length") for r in RECS], 5, s),
         ),
     ),
-    "two_run_difference": (
-        lambda **c: P.two_run_difference(RECS, 5, **c),
-        lambda s: (lambda a, b: tuple(r.no for r in RECS if a[r.no] != b[r.no]))(
-            ref_labels(RECS, 5, s), ref_labels(RECS, 6, s)
-        ),
-    ),
-    "cue_inside": (
-        lambda **c: P.cue_inside(RECS, 5, **c),
-        lambda s: (lambda a, b: tuple(r.no for r in RECS if a[r.no] != b[r.no]))(
-            ref_labels(RECS, 5, s), ref_labels(RECS, 5, dataclasses.replace(s, spurious={}))
-        ),
-    ),
-    "length_controlled": (
-        lambda **c: round(P.length_controlled(RECS, SEEDS, **c)["flag on"], 12),
-        lambda s: round(
-            float(
-                np.mean(
-                    [
-                        agreement_of(ref_blocks([P.with_length(r, True) for r in RECS], k, s))
-                        for k in SEEDS
-                    ]
-                )
-            ),
-            12,
-        ),
-    ),
     "length_lead": (
         lambda **c: round(P.length_lead(RECS, SEEDS, 200, **c)[0]["difference"].estimate, 12),
         lambda s: round(
