@@ -36,7 +36,7 @@ from .figures import FIGURE_WIDTH, slide_figure
 from .judge import JudgeSettings, SettingsChanges, resolve_settings
 from .production import Estimate, _estimate, _values, _z, estimate_rate
 from .records import CLASS_SHARE
-from .strata import DESIGNS, _allocate, _merge, prior_spread
+from .strata import DESIGNS, _allocate, _merge, _person_part, prior_spread
 from .truth import _check_shares
 from .weeks import _population
 
@@ -118,11 +118,10 @@ def _design_weeks(population, design, k, size, budget, rng, z):
         d_var = (np.bincount(stratum, lab * d2_kind) - n_h * d_mean**2) / (n_h - 1)
         corrected = chance + d_mean[stratum]
         value[w] = (c * corrected).sum() / size
-        share = sizes / size
-        person[w] = (share**2 * np.maximum(d_var, 0.0) / n_h).sum()
+        person[w] = _person_part(sizes / size, d_var, n_h, z)
         week[w] = (c * (corrected - value[w]) ** 2).sum() / (size - 1) / size
     half = z * np.sqrt(person + week)
-    return value, value - half, value + half
+    return value, np.maximum(value - half, 0.0), np.minimum(value + half, 1.0)
 
 
 def simulate_designs(

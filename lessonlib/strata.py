@@ -31,6 +31,8 @@ variance has two parts: the person's (Cochran's stratified variance of the corre
 sum W_h^2 s_h^2 / n_h) and the week's own (the week is one draw of the traffic, as in PPI's
 interval: the variance of the corrected judge value over the week's records, over N), so the
 interval aims at the traffic's share, the truth of notebook 15, not at this week's count.
+A stratum whose corrections are all alike gets the small-sample rule's variance
+(``_person_part``), so no interval has zero width.
 """
 
 from __future__ import annotations
@@ -264,9 +266,20 @@ def _stratified(y, f, g, sl, sr, count, z):
     d_var = (np.bincount(sl, d * d, minlength=count) - n_h * d_mean**2) / (n_h - 1)
     judge_sum = np.bincount(sl, f, minlength=count) + np.bincount(sr, g, minlength=count)
     value = float((judge_sum + size * d_mean).sum() / total)
-    share = size / total
-    person_part = float((share**2 * np.maximum(d_var, 0.0) / n_h).sum())
+    person_part = _person_part(size / total, d_var, n_h, z)
     corrected = np.concatenate([f + d_mean[sl], g + d_mean[sr]])
     week_part = float(corrected.var(ddof=1)) / total if total > 1 else 0.0
     half = z * math.sqrt(person_part + week_part)
-    return value, value - half, value + half
+    return value, max(value - half, 0.0), min(value + half, 1.0)
+
+
+def _person_part(share, d_var, n_h, z):
+    """The person's part of the stratified variance, sum W_h^2 s_h^2 / n_h, over the last
+    axis, with the small-sample rule of ``estimate_rate``: a stratum whose corrections are all
+    alike (the person agreeing with the judge's value on every labelled record there) has
+    s_h^2 = 0, and the interval would lose that stratum's error; it gets the variance of a
+    label of the other class seen in none of its n_h records at Wilson's bound
+    u = z^2 / (n_h + z^2), u (1 - u), instead.  Shared by the door and the simulations."""
+    u = z * z / (n_h + z * z)
+    s2 = np.where(d_var <= 1e-12, u * (1 - u), np.maximum(d_var, 0.0))
+    return (share**2 * s2 / n_h).sum(axis=-1)

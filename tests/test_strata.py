@@ -138,7 +138,32 @@ def test_the_stratified_estimate_by_hand():
     corrected = [0.5] * 4 + [2 / 3] * 4
     week = statistics.variance(corrected) / 8
     half = Z95 * math.sqrt(person + week)
-    assert (e.low, e.high) == pytest.approx((e.value - half, e.value + half))
+    # a share's interval stays inside [0, 1]
+    assert (e.low, e.high) == pytest.approx((max(e.value - half, 0), min(e.value + half, 1)))
+
+
+@pytest.mark.parametrize(
+    "person, judge",
+    [
+        ([1, 1, 1, 1], [1, 1, 1, 1]),  # every label harmful, the judge agreeing: no spread
+        ([0, 0, 1, 1], [0, 0, 1, 1]),  # each stratum one class, the judge right on every one
+    ],
+)
+def test_no_stratified_interval_collapses(person, judge):
+    # the small-sample rule of estimate_rate: a stratum whose corrections are all alike gets
+    # the variance of a label of the other class unseen in its n_h at Wilson's bound u
+    e = L.estimate_rate(
+        person,
+        judge,
+        [judge[0]] * 3 + [judge[-1]] * 3,
+        method="stratified",
+        strata_labelled=["a", "a", "b", "b"],
+        strata_rest=["a"] * 3 + ["b"] * 3,
+    )
+    u = Z95**2 / (2 + Z95**2)
+    person_part = 2 * 0.5**2 * u * (1 - u) / 2
+    assert e.high - e.low >= min(Z95 * math.sqrt(person_part), e.value) - 1e-12
+    assert 0 <= e.low <= e.value <= e.high <= 1
 
 
 def test_with_score_level_strata_it_is_the_stratified_mean():
