@@ -126,3 +126,37 @@ def test_every_notebook_has_the_current_launch_cell(path):
     assert launch_cell.is_current(nb), (
         f"{path.name}: run python scripts/launch_cell.py, then make notebooks NB={path}"
     )
+
+
+@pytest.mark.slow
+def test_an_install_from_the_repository_holds_every_module(tmp_path):
+    """The launch cell installs the repository, not an editable clone: the wheel must hold
+    every module of lessonlib, its subpackages (lessonlib.exercises) included."""
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0, r.stderr
+    (wheel,) = tmp_path.glob("lessonlib-*.whl")
+    import zipfile
+
+    held = {n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".py")}
+    source = {
+        p.relative_to(ROOT).as_posix()
+        for p in (ROOT / "lessonlib").rglob("*.py")
+        if "__pycache__" not in p.parts
+    }
+    assert source - held == set()
