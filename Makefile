@@ -28,6 +28,8 @@ help:
 	@echo "make notebooks - re-execute every notebook in place (maintainers, after a change)"
 	@echo "make bench   - run every benchmark in benchmarks/ (speed targets are checked there)"
 	@echo "make slides  - build build/slides/NN_name.slides.html for every notebook that changed (offline reveal.js; npm ci if needed)"
+	@echo "make site    - the course as a static site in build/site/ (index.html), offline, from the stored outputs; its decks from make slides"
+	@echo "make test-site - make site, then check it in headless Chromium, offline (links, loads, images, widgets, maths, axe-core)"
 	@echo "make test-slides - build the decks that changed and check in headless Chromium, offline, every deck that changed since its last pass: fit, type and figure text, code lines and four-decimal figures a slide, slide numbers, ?print-pdf pages whole (FORCE=1: every deck; installs chromium if missing)"
 
 # A clear message, not npm's 'enoent ... mkdir', when the clone is read-only:
@@ -97,6 +99,7 @@ pytest = env -u PYTHONDONTWRITEBYTECODE timeout -k 10 $(TEST_TIMEOUT) $(1) -m py
 # The decks are built and checked beside pytest (its workers wait on their kernels, the
 # browser on its pages: together they keep both cores busy); their report follows pytest's.
 test: $(TEST_READY)
+	@$(MAKE) --no-print-directory site || exit 1
 	@log=$$(mktemp); $(MAKE) --no-print-directory test-slides >$$log 2>&1 & slides=$$!; \
 	echo "== make lint"; $(lint); echo "== pytest"; $(call pytest,$(BIN)/python); \
 	wait $$slides; src=$$?; echo "== make test-slides (ran beside pytest)"; cat $$log; rm -f $$log; \
@@ -115,8 +118,10 @@ $(OLDEST)/.ready: requirements.txt requirements-test.txt requirements-oldest.txt
 	$(OLDEST)/bin/python -c "import matplotlib.pyplot"
 	@touch $@
 
+# the site's tests (tests/test_site.py: a build from stored outputs, a browser) do not depend on
+# numpy, pandas or matplotlib, so they run in make test only
 test-oldest: $(OLDEST)/.ready
-	@$(call pytest,$(OLDEST)/bin/python); exit $$rc
+	@$(call pytest,$(OLDEST)/bin/python,--nbval notebooks tests --ignore=tests/test_site.py); exit $$rc
 
 # JupyterLab refuses to start as root unless told; a normal user does not need the flag
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
@@ -193,3 +198,14 @@ test-slides: $(TEST_READY)
 	if [ $$rc -eq 3 ]; then echo "test-slides: SKIPPED - no Chromium and it cannot be installed here"; exit 0; fi; \
 	[ $$rc -eq 0 ] || exit $$rc; \
 	$(MAKE) --no-print-directory slides && $(if $(FORCE),SLIDES_RECHECK=1 )$(BIN)/python scripts/check_slides.py
+
+# The course site: Jupyter Book 1 (requirements-test.txt) over a copy of notebooks/ laid out by
+# scripts/build_site.py, from the stored outputs (nothing executed), offline: MathJax,
+# require.js and the widget manager from node_modules/, the decks from make slides.
+# tests/test_site.py checks it (slow: make test, which builds it first; or make test-site).
+.PHONY: site test-site
+site: $(TEST_READY) slides
+	$(BIN)/python scripts/build_site.py
+
+test-site: site
+	@$(call pytest,$(BIN)/python,-n 0 tests/test_site.py); exit $$rc

@@ -8,6 +8,8 @@ run) or on plain arrays of per-run figures:
 * how many records two runs decide differently: for every pair of runs
   (:func:`pair_changes`), per record (:func:`flip_probability`) and as the
   **expected changed records** (:func:`expected_changed`, the one definition);
+* a run's **percentile** among the runs, the mid-rank (:func:`percentile`, the one
+  definition: 06, 07, 08 and 14 print it);
 * the lesson's two claims re-read over the runs (:func:`recall_gap`,
   :func:`fbr_comparison`) and the band at other temperatures
   (:func:`temperature_sweep`);
@@ -58,6 +60,7 @@ __all__ = [
     "flip_probability",
     "key_figures",
     "pair_changes",
+    "percentile",
     "plot_changes",
     "plot_figures",
     "plot_gap_steps",
@@ -115,7 +118,27 @@ def _matrix(harmful):
     return array
 
 
+def percentile(values: Sequence[float] | np.ndarray, x: float) -> float:
+    """The course's one **percentile** of ``x`` among ``values`` (GLOSSARY.md#percentile;
+    notebooks 06, 07, 08, 14): the share of the values, in %, strictly below ``x``, plus half
+    the share equal to it (the mid-rank: a tie counts half).  ``values`` are one figure per
+    run; 50 is a typical run, near 100 one that few runs reach."""
+    array = np.asarray(values) if hasattr(values, "__len__") else None
+    if array is None or isinstance(values, (str, bytes)) or array.ndim != 1:
+        raise TypeError(
+            "values must be one figure per run (a sequence of numbers, e.g. "
+            f"ManyRuns.agreement()), got {type(values).__name__}"
+        )
+    if array.size == 0 or array.dtype.kind not in "iuf":
+        raise ValueError(
+            f"values must hold at least one number, got {array.size} of {array.dtype}"
+        )
+    x = check_number("x", x)
+    return _position(array.astype(float), x)
+
+
 def _position(values, x):
+    """:func:`percentile` for checked arguments."""
     below, equal = float(np.mean(values < x)), float(np.mean(values == x))
     return 100.0 * (below + equal / 2)
 

@@ -79,6 +79,8 @@ def notebooks():
             "".join(c["source"])
             for c in json.loads(path.read_text())["cells"]
             if c["cell_type"] == "code"
+            # the launch cell (scripts/launch_cell.py) does nothing where lessonlib is installed
+            and "launch-cell" not in c["metadata"].get("tags", [])
         ]
         kernel = Kernel(path.parent)
         try:

@@ -59,6 +59,7 @@ MAINTAINERS = {
     "krippendorff",
     "ppi-python",
     "judgy",
+    "jupyter-book",
 }
 # import name -> distribution name, where they differ
 DISTRIBUTION = {"sklearn": "scikit-learn", "ppi_py": "ppi-python", "PIL": "pillow"}

@@ -246,6 +246,7 @@ def test_package_json_and_lock_pin_the_same_local_assets():
         "jquery",
         "mathjax",
         "@jupyter-widgets/html-manager",
+        "axe-core",  # the accessibility check of the site and its decks (tests/test_site.py)
     }
     assert deps["reveal.js"].startswith("4.")  # reveal 5+ moved the notes plugin
     for name, version in deps.items():

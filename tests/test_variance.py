@@ -169,3 +169,16 @@ def test_foreign_records_or_no_seeds_are_refused_naming_the_parameter(name, call
     with pytest.raises(error) as info:
         call()
     assert word in str(info.value), str(info.value)
+
+
+def test_percentile_is_the_share_below_plus_half_the_ties():
+    values = [0.5, 0.1, 0.5, 0.9, 0.2]
+    assert V.percentile(values, 0.5) == pytest.approx(60.0)  # 2 below, 2 equal of 5
+    assert V.percentile(values, 0.05) == 0.0 and V.percentile(values, 1.0) == 100.0
+    assert V.percentile([0.3] * 4, 0.3) == 50.0  # all tied: a typical run
+    # the percentiles 06 and 07 print are this one function's
+    records = L.make_records(40)
+    runs = L.run_judge_many(records, range(30))
+    agreement = runs.figures()["agreement"]
+    line = next(s for s in V.key_figures(records, runs).splitlines() if s.startswith("agree"))
+    assert f"({V.percentile(agreement, agreement[0]):4.1f})" in line
