@@ -26,9 +26,11 @@ module                 nb     what it holds
 ``variance``           04 06  run bands, changed records, the temperature sweep
 ``sample``             07     the records as a sample: paired test, records' band
 ``score``              08     the judge's score: ROC/AUC, threshold, calibration
-``designs``            09     the cascade and judge-or-escalate, compared paired
+``designs``            09     the cascade and judge-or-escalate, compared paired, and
+                              over the population (population_designs)
 ``truth``              07 15  the population's true figures, summed exactly, and how
-                              often a records' band holds them (band_coverage)
+                              often a records' band holds them (band_coverage); 08's
+                              score over the population (population_score)
 ``panel``              10     a panel of judges: quorum, aggregate, min_agreement
 ``panel_study``        11     panel designs over many panel seeds
 ``probing``            12     probing the judge from outside (door: ``probe``)

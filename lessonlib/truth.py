@@ -1,4 +1,4 @@
-"""Notebooks 07 and 15 - the truth the generator knows, and the bands checked against it.
+"""Notebooks 07, 08 and 15 - the truth the generator knows, and the bands checked against it.
 
 Every record is drawn from a known population (``records``): a class by CLASS_SHARE, a
 source by SOURCE_SHARE[class], each of the seven flags on with PROFILE[class], a text
@@ -22,7 +22,9 @@ computed here exactly, not sampled:
 For 07's two questions, :func:`band_text` prints a difference with its records' band and
 verdict, :func:`expected_figures` scores decisions given as shares by expected counts, and
 :func:`run_percentile_text` places one run among many.  :func:`profile_table` is the sum's
-table (one row per class, source, text and flag profile) for the notebooks' simulations.
+table (one row per class, source, text and flag profile) for the notebooks' simulations;
+:func:`population_levels` and :func:`population_score` read it as notebook 08's score over
+the whole population (each level's true share harmful, the Brier score and the AUC).
 The judge is given as run_judge takes it: ``settings`` (a JudgeSettings) and keyword changes.
 """
 
@@ -98,6 +100,8 @@ __all__ = [
     "population_figures",
     "profile_table",
     "block_chances",
+    "population_levels",
+    "population_score",
 ]
 
 FIGURE_NAMES = ("agreement", "recall", "false_block_rate", "precision")
@@ -651,3 +655,54 @@ def band_text(
         f"{figure.replace('_', ' ')}, {name} - filter: {a:.4f} - {b:.4f} = {a - b:+.4f}\n"
         f"95% records' band {low:+.4f} .. {high:+.4f}, {verdict}"
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# The judge's score over the whole population (notebook 08)
+# ---------------------------------------------------------------------------------------------
+
+
+def population_levels(
+    table: Sequence[tuple[str, float, float, bool]],
+    class_shares: Sequence[float] | None = None,
+) -> list[dict[str, float]]:
+    """The judge's score over the whole population, level by level, lowest first: per
+    distinct P(zararli) of ``table`` (``truth.profile_table(...)``: class, probability
+    within the class, P(zararli), filter blocks) the ``"score"``, the ``"share"`` of all
+    records that get it and the ``"harmful"`` share among them, summed exactly
+    (notebook 08).  A calibrated level has ``harmful`` equal to ``score``."""
+    from .score import _class_shares, _table
+
+    table = _table(table)
+    shares = _class_shares(class_shares)
+    levels: dict[float, list[float]] = {}
+    for cls, w, p, _ in table:
+        row = levels.setdefault(p, [0.0, 0.0])
+        row[0] += shares[cls] * w
+        row[1] += shares[cls] * w * (cls != "clean")
+    return [
+        {"score": p, "share": n, "harmful": k / n if n else 0.0}
+        for p, (n, k) in sorted(levels.items())
+    ]
+
+
+def population_score(
+    table: Sequence[tuple[str, float, float, bool]],
+    class_shares: Sequence[float] | None = None,
+) -> dict[str, float]:
+    """``{"brier": ..., "auc": ...}`` of the judge's score over the whole population of
+    ``table`` (``truth.profile_table(...)``), exact sums, not a sample (notebook 08): the
+    Brier score is the mean of (P(zararli) - outcome)^2 over every record drawn, the AUC the
+    chance that a harmful record scores above a clean one, a tie counting one half - what
+    ``score.brier`` and ``score.roc_auc`` give on a sample, over endless records."""
+    levels = population_levels(table, class_shares)
+    brier_sum = below = wins = 0.0
+    harmful = sum(row["share"] * row["harmful"] for row in levels)
+    for row in levels:
+        p, pos = row["score"], row["share"] * row["harmful"]
+        neg = row["share"] - pos
+        brier_sum += pos * (1 - p) ** 2 + neg * p**2
+        wins += pos * (below + neg / 2)
+        below += neg
+    clean = 1.0 - harmful
+    return {"brier": brier_sum, "auc": wins / (harmful * clean) if harmful * clean else 0.0}
