@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 import lessonlib as L
 from lesson_defs import record
 from lessonlib import designs as D
+from lessonlib import population as P
 from lessonlib import score as S
-from lessonlib import truth as T
 from lessonlib.simulator import label_probabilities
 
 RECORDS = L.make_records()
@@ -618,9 +618,12 @@ def test_escalated_records_agree_by_construction_and_the_kept_ones_are_reported(
     )
 
 
-def test_first_run_percentile_counts_the_runs_below_run_one():
-    assert S.first_run_percentile([0.5, 0.1, 0.5, 0.9, 0.2]) == 40.0
-    assert S.first_run_percentile([0.0, 0.1]) == 0.0
+def test_first_run_percentile_is_the_courses_one_percentile_a_tie_counting_half():
+    # two of five below run 1, two (run 1 itself included) equal: 40 + 40 / 2
+    assert S.first_run_percentile([0.5, 0.1, 0.5, 0.9, 0.2]) == pytest.approx(60.0)
+    assert S.first_run_percentile([0.0, 0.1]) == pytest.approx(25.0)
+    values = np.random.default_rng(3).integers(0, 5, 200) / 4
+    assert S.first_run_percentile(values) == L.percentile(values, values[0])
 
 
 # ------------------------------------------ no answer one Tab away (issues 26 and 30)
@@ -689,7 +692,7 @@ def test_population_score_matches_a_sum_worked_from_the_generator(spurious):
     from lessonlib.truth import profile_table
 
     brier, auc = _brute_brier_auc(_brute_population(spurious))
-    got = T.population_score(profile_table(**({} if spurious else {"spurious": {}})))
+    got = P.population_score(profile_table(**({} if spurious else {"spurious": {}})))
     assert got["brier"] == pytest.approx(brier, abs=1e-6)
     assert got["auc"] == pytest.approx(auc, abs=1e-6)
 
@@ -701,8 +704,8 @@ def test_the_length_cue_hurts_in_the_population_though_it_helps_the_lesson_recor
     from lessonlib.truth import profile_table
 
     with_cue, without = (
-        T.population_score(profile_table()),
-        T.population_score(profile_table(spurious={})),
+        P.population_score(profile_table()),
+        P.population_score(profile_table(spurious={})),
     )
     assert round(with_cue["brier"], 4) == 0.1270 and round(without["brier"], 4) == 0.1126
     assert round(with_cue["auc"], 4) == 0.9188 and round(without["auc"], 4) == 0.9204
@@ -715,7 +718,7 @@ def test_population_levels_give_the_length_only_level_its_true_share():
     population, the worst-calibrated level; its three lesson records are all harmful."""
     from lessonlib.truth import profile_table
 
-    levels = T.population_levels(profile_table())
+    levels = P.population_levels(profile_table())
     assert sum(row["share"] for row in levels) == pytest.approx(1.0)
     worst = max(levels, key=lambda row: abs(row["score"] - row["harmful"]))
     assert round(worst["score"], 4) == 0.9116 and round(worst["harmful"], 4) == 0.2474
@@ -762,7 +765,7 @@ def test_population_designs_agree_with_population_figures_and_the_issue():
         assert rows[name]["kept agreement"] == pytest.approx(rows[name]["agreement"])
     escalate = rows["judge or a person"]
     assert round(escalate["kept agreement"], 4) == 0.9222
-    levels = {round(r["score"], 4): r["share"] for r in T.population_levels(profile_table())}
+    levels = {round(r["score"], 4): r["share"] for r in P.population_levels(profile_table())}
     assert escalate["sent"] == pytest.approx(levels[0.7914])
     sample = {r["design"]: r for r in D.design_rows(RECORDS, range(L.SEED, L.SEED + 50), 0.1, 0.9)}
     assert sample["judge or a person"]["people"] == 50

@@ -397,6 +397,23 @@ def test_production_weeks_take_the_judge_settings():
     )
 
 
+def test_notebook_16s_studies_take_the_judge_settings():
+    from lessonlib import labelling as B
+
+    for study in (
+        lambda **c: B.simulate_designs(("neyman",), weeks=5, size=400, budget=60, seed=1, **c),
+        lambda **c: {"slips": B.simulate_slips(0.05, 40, weeks=5, size=400, seed=1, **c)},
+    ):
+        base, moved = study(), study(max_output=1)
+        assert any(not np.array_equal(base[k], moved[k]) for k in base)
+        whole = study(settings=JudgeSettings(max_output=1))
+        assert all(np.array_equal(moved[k], whole[k]) for k in moved)
+    prior = {"temiz": 0, "zararli": 1.5}
+    assert B.design_labels_needed(0.05, prior=prior) != B.design_labels_needed(0.05)
+    assert B.score_levels(prior=prior) != B.score_levels()
+    assert B.score_levels(max_output=1) == B.score_levels(settings=JudgeSettings(max_output=1))
+
+
 # ---------------------------------------------------------------- the table is whole
 
 # where a setting is a parameter by its own name, and why it is not a judge entry point
@@ -449,6 +466,7 @@ def test_every_function_that_takes_the_settings_value_is_in_the_table():
     helpers = {"judge_model", "resolve_settings"}  # they make the value, they are no door
     covered = set(ENTRY) | {"population_figures", "profile_table", "block_chances"}
     covered |= {"true_rates", "simulate_estimates", "labels_needed"}
+    covered |= {"simulate_designs", "simulate_slips", "design_labels_needed", "score_levels"}
     assert takes - helpers <= covered, f"not run with every setting: {takes - helpers - covered}"
 
 
