@@ -27,6 +27,7 @@ import json
 import math
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -280,10 +281,90 @@ def _kill_group(client: Any) -> None:
             os.killpg(pgid, signal.SIGKILL)
 
 
-def execute(nb: Any, timeout: float, student: Path = STUDENT) -> Run:
-    """Run ``nb`` in a fresh kernel that imports the student's lessonlib; ``timeout`` s in all."""
+def _can_hide() -> bool:
+    """Whether this machine lets an unprivileged process cover folders in its own view of the
+    files (a user and mount namespace: util-linux's unshare)."""
+    if not shutil.which("unshare"):
+        return False
+    empty = tempfile.mkdtemp(prefix="grade-probe-")
+    try:
+        probe = [
+            "unshare",
+            "--user",
+            "--map-root-user",
+            "--mount",
+            "sh",
+            "-c",
+            f"mount --bind {shlex.quote(empty)} {shlex.quote(empty)}",
+        ]
+        return subprocess.run(probe, capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+    finally:
+        os.rmdir(empty)
+
+
+def _kernel_manager(hidden: list[Path], empty: Path) -> Any:
+    """An AsyncKernelManager (nbclient's own kind: its time limits need it) whose kernel
+    starts with the ``hidden`` folders covered by ``empty``."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class HidingKernelManager(AsyncKernelManager):  # type: ignore[misc]
+        def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+            cmd = super().format_kernel_cmd(extra_arguments)
+            mounts = " && ".join(
+                f"mount --bind {shlex.quote(str(empty))} {shlex.quote(str(h))}" for h in hidden
+            )
+            script = f'{mounts} && exec "$@"' if mounts else 'exec "$@"'
+            return [
+                "unshare",
+                "--user",
+                "--map-root-user",
+                "--mount",
+                "sh",
+                "-c",
+                script,
+                "kernel",
+                *cmd,
+            ]
+
+    return HidingKernelManager
+
+
+HIDE = None
+"""Whether kernels run with the answer folders covered (decided once, by _can_hide)."""
+
+
+def hidden_folders(student: Path, submissions: Path | None) -> list[Path]:
+    """What a submission's kernel must not read: the course's checks and answer functions,
+    the worked solutions, the grader's folder and the other submissions."""
+    grader = student.parent / "grader"
+    found = [
+        ROOT / "lessonlib" / "exercises",
+        ROOT / "notebooks" / "solutions",
+        grader,
+        OUT / "grader",
+    ]
+    if submissions is not None:
+        found.append(submissions)
+    unique = []
+    for path in found:
+        if path.is_dir() and path.resolve() not in [u.resolve() for u in unique]:
+            unique.append(path)
+    return unique
+
+
+def execute(
+    nb: Any, timeout: float, student: Path = STUDENT, submissions: Path | None = None
+) -> Run:
+    """Run ``nb`` in a fresh kernel that imports the student's lessonlib; ``timeout`` s in all.
+    Where the machine allows it, the kernel sees the answer folders empty (hidden_folders)."""
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+    global HIDE
+    if HIDE is None:
+        HIDE = _can_hide()
 
     run = Run()
     start = time.monotonic()
@@ -296,6 +377,13 @@ def execute(nb: Any, timeout: float, student: Path = STUDENT) -> Run:
         )
         env["LESSONLIB_HANDIN"] = str(handin)
         env["MPLBACKEND"] = "Agg"
+        extra = {}
+        if HIDE:
+            empty = Path(tmp) / "hidden"
+            empty.mkdir()
+            extra["kernel_manager_class"] = _kernel_manager(
+                hidden_folders(student, submissions), empty
+            )
         client = NotebookClient(
             nb,
             timeout=int(math.ceil(timeout)),
@@ -305,6 +393,7 @@ def execute(nb: Any, timeout: float, student: Path = STUDENT) -> Run:
             startup_timeout=120,
             shutdown_kernel="immediate",
             resources={"metadata": {"path": tmp}},
+            **extra,
         )
         deadline = start + timeout
         try:
@@ -537,7 +626,7 @@ def grade_one(
             f"the code names the answer key or the grading record "
             f"({', '.join(key)}): no exercise earns a point."
         )
-    run = execute(nb, timeout, student)
+    run = execute(nb, timeout, student, path.parent)
     if run.timed_out is not None:
         grade.notes.append(
             f"stopped after the time limit of {timeout:g} s (GRADE_TIMEOUT) while "
@@ -617,6 +706,12 @@ def grade(folder: Path, timeout: float, forced: str | None = None, out: Path = O
         raise SystemExit(f"make grade: SUBMISSIONS={str(folder)!r} is not a folder")
     paths = sorted(p for p in folder.glob("*.ipynb") if p.is_file())
     grades = []
+    if paths and not _can_hide():
+        print(
+            "make grade: WARNING this machine cannot give a kernel its own view of the files "
+            "(unshare), so a submission could read the course's answer files and the other "
+            "submissions; grade hostile work as a user who cannot read them"
+        )
     for path in paths:
         started = time.monotonic()
         g = grade_one(path, manifest, timeout, forced, out / "student")
@@ -654,25 +749,32 @@ def grade(folder: Path, timeout: float, forced: str | None = None, out: Path = O
     return grades
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise SystemExit(
+            f"make grade: GRADE_TIMEOUT must be a number of seconds > 0, got {text!r}"
+        )
+    return value
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("build", help="write build/assignments/student/ and grader/")
     g = sub.add_parser("grade", help="grade a folder of submitted notebooks")
     g.add_argument("folder", type=Path)
-    g.add_argument(
-        "--timeout", type=float, default=float(os.environ.get("GRADE_TIMEOUT") or DEFAULT_TIMEOUT)
-    )
+    g.add_argument("--timeout", default=os.environ.get("GRADE_TIMEOUT") or str(DEFAULT_TIMEOUT))
     g.add_argument("--assignment", default=os.environ.get("ASSIGNMENT") or None)
+    g.add_argument("--out", type=Path, default=OUT, help="the folder make assignments wrote")
     args = parser.parse_args(argv)
     if args.command == "build":
         build()
     else:
-        if not args.timeout > 0:
-            raise SystemExit(
-                f"make grade: GRADE_TIMEOUT must be a number of seconds > 0, got {args.timeout!r}"
-            )
-        grade(args.folder, args.timeout, args.assignment)
+        grade(args.folder, _seconds(args.timeout), args.assignment, args.out)
 
 
 if __name__ == "__main__":

@@ -207,8 +207,9 @@ def _solved(out: Path) -> nbformat.NotebookNode:
     return nbformat.read(out / "grader" / "solved" / f"{STEM}.ipynb", as_version=4)
 
 
-def _exercise_index(nb: nbformat.NotebookNode, check: str) -> int:
-    return next(i for i, name in A.exercise_cells(nb) if name == check)
+def _exercise_index(nb: nbformat.NotebookNode, check: str, last: bool = False) -> int:
+    found = [i for i, name in A.exercise_cells(nb) if name == check]
+    return found[-1] if last else found[0]
 
 
 def _short(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
@@ -274,6 +275,22 @@ def _hostile(out: Path) -> dict[str, nbformat.NotebookNode]:
     del nb.cells[_exercise_index(nb, two)]
     subs["deletes"] = nb
 
+    nb = _short(_solved(out))
+    nb.cells.insert(
+        _exercise_index(nb, two),
+        nbformat.v4.new_code_cell(
+            "import sys\n"
+            f"sys.path.insert(0, {str(ROOT)!r})\n"
+            "for name in [m for m in sys.modules if m.startswith('lessonlib')]:\n"
+            "    del sys.modules[name]\n"
+            "import lessonlib.exercises.step03 as real\n"
+            f"answer = getattr(real, '_ANS' + 'WERS')['{two}']()\n"
+            f"passed = ex.{two}(answer)"
+        ),
+    )
+    del nb.cells[_exercise_index(nb, two, last=True)]
+    subs["reaches_the_course"] = nb  # the course's own module, by its path, name unwritten
+
     nb = _solved(out)
     nb.cells.insert(0, nb.cells.pop(_exercise_index(nb, two)))
     subs["reorders"] = nb  # exercise 2 now runs before what it needs
@@ -334,6 +351,7 @@ def test_grades_csv_has_a_header_then_one_row_per_notebook(graded: dict[str, obj
             "raises",
             "deletes",
             "reorders",
+            "reaches_the_course",
             "bad_json",
             "png",
         ]
@@ -362,6 +380,7 @@ def test_honest_gets_full_credit_and_partial_gets_part(graded: dict[str, object]
         ("raises", ["0", "1", "1"], "raised ValueError: my own error"),
         ("deletes", ["1", "0", "1"], "its exercise cell is missing"),
         ("reorders", ["1", "0", "1"], "not in their order"),
+        ("reaches_the_course", ["1", "0", "1"], "raised ModuleNotFoundError"),
         ("bad_json", ["0", "0", "0"], "not valid JSON"),
         ("png", ["0", "0", "0"], "PNG image"),
     ],
@@ -369,6 +388,8 @@ def test_honest_gets_full_credit_and_partial_gets_part(graded: dict[str, object]
 def test_a_hostile_submission_earns_only_what_it_did_and_is_told_why(
     graded: dict[str, object], name: str, points: list[str], why: str
 ) -> None:
+    if name == "reaches_the_course" and not A._can_hide():
+        pytest.skip("this machine cannot cover folders in a kernel's view (unshare)")
     assert _row(graded, name)[1:] == points
     assert why in _note(graded, name)
 
@@ -378,3 +399,23 @@ def test_the_endless_loop_is_cut_at_the_time_limit(graded: dict[str, object]) ->
     limit of that one plus the others' own time (a generous bound for a loaded machine)."""
     assert "cells after it were not run" in _note(graded, "loops")
     assert graded["seconds"] < TIMEOUT + 240
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--timeout", "0"], "GRADE_TIMEOUT must be a number of seconds > 0, got '0'"),
+        (["--timeout", "soon"], "GRADE_TIMEOUT must be a number of seconds > 0, got 'soon'"),
+        (["--assignment", "99_nothing"], "ASSIGNMENT='99_nothing' is none of: 01_records"),
+        (["--missing-folder"], "SUBMISSIONS="),
+    ],
+)
+def test_make_grade_says_what_is_wrong_with_its_arguments(
+    out: Path, tmp_path: Path, args: list[str], message: str
+) -> None:
+    folder = tmp_path / "nothing" if args == ["--missing-folder"] else tmp_path
+    extra = [] if args == ["--missing-folder"] else args
+    with pytest.raises(SystemExit) as stop:
+        A.main(["grade", str(folder), "--out", str(out), *extra])
+    assert message in str(stop.value)
+    assert not (tmp_path / "grades.csv").exists()
