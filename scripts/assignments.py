@@ -46,6 +46,8 @@ OUT = ROOT / "build" / "assignments"
 STUDENT, GRADER = OUT / "student", OUT / "grader"
 HANDIN = Path(__file__).with_name("assignment_handin.py")
 CHECK_CALL = re.compile(r"\bex\.(check_\w+)\s*\(")
+RECORD_BYTES = 20_000_000
+"""Bytes of a notebook's grading record read at most (one answer is 2 MB at most)."""
 DEFAULT_TIMEOUT = 300
 """Seconds a submission's whole notebook may run (GRADE_TIMEOUT); notebook 13 takes ~30 s."""
 
@@ -224,8 +226,13 @@ def build(out: Path = OUT) -> None:
             "answer_functions": _answer_function_names(module),
         }
     _student_lessonlib(STUDENT / "lessonlib", stubs)
-    for name in ("pyproject.toml", "requirements.txt"):
-        shutil.copy(ROOT / name, STUDENT / name)
+    shutil.copy(ROOT / "requirements.txt", STUDENT / "requirements.txt")
+    project = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    if 'readme = "README.md"' not in project:
+        raise SystemExit("assignments: pyproject.toml no longer names README.md as its readme")
+    (STUDENT / "pyproject.toml").write_text(
+        project.replace('readme = "README.md"', 'readme = "README.txt"'), encoding="utf-8"
+    )
     (STUDENT / "README.txt").write_text(
         "The course's exercises as an assignment.\n\n"
         "  python3 -m venv .venv && .venv/bin/pip install -r requirements.txt -e .\n"
@@ -426,11 +433,13 @@ def execute(
                 if re.search(r"^\s*PASS\b", str(text), re.M):
                     run.printed_pass = True
         if handin.exists():
-            for line in handin.read_text(encoding="utf-8", errors="replace").splitlines():
+            with open(handin, "rb") as record:  # at most RECORD_BYTES: a notebook may write it
+                text = record.read(RECORD_BYTES).decode("utf-8", errors="replace")
+            for line in text.splitlines():
                 try:
                     item = json.loads(line)
                     run.records[str(item["check"])] = item["answer"]
-                except (ValueError, KeyError, TypeError):
+                except Exception:  # not JSON, too deep, no check: not an answer
                     run.broken_records += 1
     run.seconds = time.monotonic() - start
     return run

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.slow
 
 STEM = "03_judge_simulator"
 CHECKS = ["check_flagless_probability", "check_output_cap_unreadable"]
-TIMEOUT = 40
+TIMEOUT = 30
 """GRADE_TIMEOUT of the grading tests: a short notebook runs in a few seconds."""
 
 
