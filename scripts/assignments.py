@@ -677,6 +677,8 @@ def grade_one(
                 why = f"its cell raised {run.errors[where]}"
             elif run.timed_out is not None and where >= run.timed_out:
                 why = "the time limit ran out before its cell"
+            elif run.died is not None and where >= run.died:
+                why = "the kernel died before its cell"
             else:
                 why = "its check was not called (replaced or the call removed)"
             grade.lines.append(f"{head}: 0 of {ex['points']} - no answer was recorded: {why}.")

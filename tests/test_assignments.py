@@ -276,6 +276,10 @@ def _hostile(out: Path) -> dict[str, nbformat.NotebookNode]:
     subs["deletes"] = nb
 
     nb = _short(_solved(out))
+    nb.cells.insert(_exercise_index(nb, two), nbformat.v4.new_code_cell("import os\nos._exit(3)"))
+    subs["kills_kernel"] = nb
+
+    nb = _short(_solved(out))
     nb.cells.insert(
         _exercise_index(nb, two),
         nbformat.v4.new_code_cell(
@@ -350,6 +354,7 @@ def test_grades_csv_has_a_header_then_one_row_per_notebook(graded: dict[str, obj
             "loops",
             "raises",
             "deletes",
+            "kills_kernel",
             "reorders",
             "reaches_the_course",
             "bad_json",
@@ -379,6 +384,7 @@ def test_honest_gets_full_credit_and_partial_gets_part(graded: dict[str, object]
         ("loops", ["1", "0", "1"], f"time limit of {TIMEOUT} s"),
         ("raises", ["0", "1", "1"], "raised ValueError: my own error"),
         ("deletes", ["1", "0", "1"], "its exercise cell is missing"),
+        ("kills_kernel", ["1", "0", "1"], "the kernel died in cell"),
         ("reorders", ["1", "0", "1"], "not in their order"),
         ("reaches_the_course", ["1", "0", "1"], "raised ModuleNotFoundError"),
         ("bad_json", ["0", "0", "0"], "not valid JSON"),
