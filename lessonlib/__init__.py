@@ -23,12 +23,15 @@ module                 nb     what it holds
 ``report``             02-06  the lesson's three printed blocks
 ``figures``            02 05  the step plots of 02 and 05
 ``many``               06     the judge over many seeds at once (numpy)
-``variance``           04 06  run bands, changed records, the temperature sweep
-``sample``             07     the records as a sample: paired test, records' band
+``variance``           04 06  run bands, changed records, the temperature sweep, the
+                              one percentile of a run among runs (06 07 08 14)
+``sample``             07     the records as a sample: paired test, records' band, the
+                              power of a paired difference and the records it needs
 ``score``              08     the judge's score: ROC/AUC, threshold, calibration
 ``designs``            09     the cascade and judge-or-escalate, compared paired
 ``truth``              07 15  the population's true figures, summed exactly, and how
-                              often a records' band holds them (band_coverage)
+                              often a records' band holds them (band_coverage, with its
+                              Monte Carlo error; cluster_coverage for near-duplicates)
 ``panel``              10     a panel of judges: quorum, aggregate, min_agreement
 ``panel_study``        11     panel designs over many panel seeds
 ``probing``            12     probing the judge from outside (door: ``probe``)
@@ -41,11 +44,21 @@ module                 nb     what it holds
 ``client``             13     a real judge over the records, its cost; re-exports 13's rooms
 ``agreement_stats``    14     Cohen's and Fleiss' kappa, Krippendorff's alpha
 ``raters``             14     simulated raters and the lesson re-scored
+``strata``             16     which records a person labels: strata by the judge's score
+                              (score_strata), random/proportional/Neyman (choose_records);
+                              the stratified difference estimator behind estimate_rate
 ``production``         15     a week in production: the judge on every record, a person on
                               a few; five estimates of a rate (estimate_rate) and the
                               false block rate as a ratio
 ``weeks``              15     weeks of traffic, simulated, with their truth known: true
+                              rates (a shift within a class too), coverage with its
+                              Monte Carlo error and against the labels, widths, the
+                              tuned and best lam, labels_needed, a week of traffic
                               rates, coverage, widths, labels_needed, a week of traffic
+``labelling``          16     a person's labels spent well (designs over simulated weeks,
+                              labels per design), a person who slips (slip_rate,
+                              estimate_with_slips), a dashboard read every day
+                              (confidence_sequence)
 ``widgets``            02-14  every explorer (ipywidgets), the top layer
 ``exercises.stepNN``   NN     the exercise checks of notebook NN
 =====================  =====  ==========================================================
@@ -79,8 +92,9 @@ Where a new step's parts go:
   it takes figure names and titles from ``metrics.FIGURES``, never its own copy; pure Python
   unless it needs numpy, and then it is lazy here (``_LAZY``) so that the core path
   (records to report) imports without numpy.
-* **a text table** - a ``*_text(...) -> str`` function in the step's module, lines of at
-  most 80 columns; the notebook prints it.
+* **a table** - a pandas DataFrame the notebook builds from the step's data, rounded, as the
+  cell's last expression (CONTRIBUTING, *Rules for cells*); no ``*_text`` formatter, except
+  the lesson's printed blocks (``report``).
 * **a plot** - a ``plot_*(...) -> Figure`` function in the step's module (matplotlib imported
   inside it); the notebook ends the cell with ``plt.show()``.
 * **an explorer** - a text function and an ``Explorer`` in ``widgets`` (see its docstring).
@@ -180,6 +194,9 @@ _LAZY = (
     ("mcnemar_p", "sample"),
     ("paired_bootstrap", "sample"),
     ("records_needed", "sample"),
+    ("paired_power", "sample"),
+    ("paired_records_needed", "sample"),
+    ("percentile", "variance"),
     ("holm", "sample"),
     ("Estimate", "production"),
     ("estimate_false_block_rate", "production"),
@@ -192,6 +209,11 @@ _LAZY = (
     ("paired_difference", "sample"),
     ("population_figures", "truth"),
     ("band_coverage", "truth"),
+    ("choose_records", "strata"),
+    ("score_strata", "strata"),
+    ("confidence_sequence", "labelling"),
+    ("estimate_with_slips", "labelling"),
+    ("slip_rate", "labelling"),
 )
 
 __all__ = [
@@ -247,15 +269,18 @@ __all__ = [
     "calibration_levels",
     "calibration_table",
     "cascade",
+    "choose_records",
     "class_block",
     "class_recall",
     "cohen_kappa",
     "comparison_block",
     "comparison_rows",
+    "confidence_sequence",
     "confusion",
     "disagreements",
     "estimate_false_block_rate",
     "estimate_rate",
+    "estimate_with_slips",
     "fleiss_kappa",
     "generator",
     "holm",
@@ -270,7 +295,10 @@ __all__ = [
     "mcnemar_p",
     "measure",
     "paired_bootstrap",
+    "paired_power",
+    "paired_records_needed",
     "paired_table",
+    "percentile",
     "pick",
     "population_figures",
     "probe",
@@ -283,7 +311,9 @@ __all__ = [
     "run_judge",
     "run_judge_many",
     "sample_call_block",
+    "score_strata",
     "simulate_estimates",
+    "slip_rate",
     "tokenize",
     "trace_id",
     "true_rates",

@@ -50,7 +50,6 @@ __all__ = [
     "PanelRun",
     "judge_models",
     "plot_quorum_noise",
-    "quorum_noise",
 ]
 
 AGGREGATES = ("median", "mean", "min")
@@ -524,48 +523,12 @@ def judge_models(*names: str) -> list[SimulatedModel]:
     return [JUDGES[JUDGE_NAMES.index(n)].model() for n in names]
 
 
-def quorum_noise(
-    records: Sequence[Record],
-    names: Iterable[str] = ("lesson", "greedy"),
-    quorums: Iterable[int] = (1, 3, 5),
-    seeds: Iterable[int] | None = None,
-) -> list[dict[str, Any]]:
-    """Notebook 10: what quorum costs and what it buys, per judge of :data:`JUDGES`.
-
-    One row per judge name and quorum: ``judge``, ``quorum``, ``calls`` (the mean calls of
-    a run over ``seeds``, rate-limit retries included) and ``changed`` (the expected changed
-    records between two of those runs, :func:`lessonlib.variance.expected_changed`).
-    ``seeds`` defaults to the lesson's seed and the 999 after it.
-    """
-    from .variance import expected_changed
-
-    records = check_records(records)
-    names = check_names("names", names, JUDGE_NAMES)
-    quorums = [
-        check_int("quorums", q, minimum=1)
-        for q in check_collection("quorums", quorums, "a collection of whole numbers", "quorum")
-    ]
-    seeds = range(SEED, SEED + 1000) if seeds is None else seeds
-    rows = []
-    for name in names:
-        for quorum in quorums:
-            many = Panel(judge_models(name), quorum=quorum).run_many(records, seeds)
-            rows.append(
-                {
-                    "judge": name,
-                    "quorum": quorum,
-                    "calls": float(many.calls.mean()),
-                    "changed": expected_changed(many.harmful),
-                }
-            )
-    return rows
-
-
 @slide_figure
 def plot_quorum_noise(rows: Sequence[Mapping[str, Any]], ax: Axes | None = None) -> Axes:
     """Notebook 10: expected changed records (noise) against the mean calls of a run (cost),
-    one line per judge, each point marked with its quorum; ``rows`` from
-    :func:`quorum_noise`.  Returns the Axes."""
+    one line per judge, each point marked with its quorum; ``rows`` are mappings with the
+    keys ``judge``, ``quorum``, ``calls`` and ``changed`` (notebook 10 builds them from
+    ``Panel.run_many`` and ``variance.expected_changed``).  Returns the Axes."""
     import matplotlib.pyplot as plt
 
     rows = check_items("rows", rows, Mapping)  # type: ignore[type-abstract]

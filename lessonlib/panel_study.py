@@ -26,15 +26,13 @@ from typing import TYPE_CHECKING, Any
 
 from ._checks import (
     check_choice,
-    check_collection,
     check_items,
-    check_names,
     check_seed,
     check_str,
 )
 from .figures import FIGURE_WIDTH, slide_figure
 from .judge import GUIDELINE
-from .metrics import FIGURES, RATES, _measured, four_counts, rates
+from .metrics import RATES, _measured, four_counts, rates
 from .panel import DIVERSE, Panel, PanelMany, judge_models
 from .records import SEED, Record, check_records, is_harmful
 from .variance import expected_changed, run_band
@@ -50,20 +48,14 @@ __all__ = [
     "DIVERSE_PANEL",
     "FREE_FORM_GUIDELINE",
     "GREEDY",
-    "LENGTH_FLAG",
     "METRICS",
     "RULE_NAMES",
     "SINGLE",
     "UNREADABLE",
     "Setup",
     "SetupResult",
-    "band_table",
-    "cue_groups",
-    "cue_text",
     "plot_band_against_cost",
-    "quote",
     "rates_many",
-    "seed_table",
     "study",
 ]
 
@@ -77,7 +69,6 @@ BAND_SEEDS = 1000
 """How many panel seeds :func:`study` runs by default (from the lesson's seed on)."""
 METRICS = ("agreement", *RATES)
 """The figures of :data:`lessonlib.metrics.FIGURES` a setup is scored on, agreement first."""
-LENGTH_FLAG = "excessive_length"
 
 
 @dataclass(frozen=True)
@@ -228,101 +219,6 @@ def study(
     return tuple(rows)
 
 
-def _name_width(rows):
-    return max(12, *(len(r.name) for r in rows)) + 1
-
-
-def _rows(rows):
-    """The door's check of ``rows``: what :func:`study` returned (SetupResult objects)."""
-    return check_items("rows", rows, SetupResult)
-
-
-def seed_table(rows: Sequence[SetupResult]) -> str:
-    """The figures at the lesson's seed: calls, input tokens and the four rates.
-
-    One line a setup, at most 80 columns.  Notebook 11 defined it.
-    """
-    rows = _rows(rows)
-    w = _name_width(rows)
-    lines = [
-        f"{'setup':<{w}}{'calls':>6}{'tokens':>8}{'agree':>8}{'prec':>8}{'recall':>8}{'FBR':>8}"
-    ]
-    for r in rows:
-        s = r.scores
-        lines.append(
-            f"{r.name:<{w}}{r.calls:>6}{r.input_tokens:>8}{s['agreement']:>8.4f}"
-            f"{s['precision']:>8.4f}{s['recall']:>8.4f}{s['false_block_rate']:>8.4f}"
-        )
-    return "\n".join(lines)
-
-
-def band_table(
-    rows: Sequence[SetupResult], metrics: Sequence[str] = ("agreement", "false_block_rate")
-) -> str:
-    """Over the panel seeds: mean calls per run, the 95% run band (low - high) of each of
-    ``metrics`` (at most two) and the expected changed records.
-
-    One line a setup, at most 80 columns.  Notebook 11 defined it.
-    """
-    rows = _rows(rows)
-    metrics = check_names("metrics", metrics, METRICS)
-    if not 1 <= len(metrics) <= 2:
-        raise ValueError(f"metrics must name one or two figures, got {len(metrics)}")
-    w = _name_width(rows)
-    lines = [
-        f"{'setup':<{w}}{'calls/run':>10}"
-        + "".join(f"{FIGURES[m].short + ' band':>17}" for m in metrics)
-        + f"{'changed':>9}"
-    ]
-    for r in rows:
-        lines.append(
-            f"{r.name:<{w}}{r.mean_calls:>10.1f}"
-            + "".join(f"{r.bands[m][0]:>8.4f} -{r.bands[m][1]:>7.4f}" for m in metrics)
-            + f"{r.changed:>9.2f}"
-        )
-    return "\n".join(lines)
-
-
-# --- the spurious length cue ----------------------------------------------------
-
-
-def cue_groups(records: Iterable[Record]) -> tuple[tuple[Record, ...], tuple[Record, ...]]:
-    """The records the length cue can move: clean ones that carry the length flag, and
-    harmful ones whose only flag is the length flag.  Notebook 11 defined it."""
-    records = check_records(records)
-    clean_long = tuple(r for r in records if not is_harmful(r) and r.features[LENGTH_FLAG])
-    only_long = tuple(r for r in records if is_harmful(r) and r.features.on() == (LENGTH_FLAG,))
-    return clean_long, only_long
-
-
-def cue_text(records: Sequence[Record], rows: Sequence[SetupResult]) -> str:
-    """Mean number of blocks per run, over the panel seeds, in the two cue groups.
-
-    Notebook 11 defined it.
-    """
-    import numpy as np
-
-    records, rows = check_records(records), _rows(rows)
-    for row in rows:
-        if tuple(r.no for r in row.many.records) != tuple(r.no for r in records):
-            raise ValueError(
-                f"records must be the records the rows were studied on (row {row.name!r} "
-                f"was studied on other records)"
-            )
-    clean_long, only_long = cue_groups(records)
-    index = {r.no: i for i, r in enumerate(records)}
-    w = _name_width(rows)
-    lines = [f"{'setup':<{w}}{'clean, long (false blocks)':>28}{'harmful, only long (hits)':>27}"]
-    for row in rows:
-        cells = []
-        for group in (clean_long, only_long):
-            cols = [index[r.no] for r in group]
-            mean = float(np.asarray(row.many.harmful)[:, cols].sum(axis=1).mean()) if cols else 0
-            cells.append(f"{mean:.2f} of {len(group)}")
-        lines.append(f"{row.name:<{w}}{cells[0]:>28}{cells[1]:>27}")
-    return "\n".join(lines)
-
-
 # --- the picture ------------------------------------------------------------------
 
 
@@ -387,41 +283,3 @@ def plot_band_against_cost(
     left.legend()
     fig.tight_layout()
     return fig
-
-
-def quote(rows: Sequence[SetupResult], *keys: str) -> str:
-    """The figures the notebook's prose quotes, one line a setup ('false_block_rate'
-    shows as 'FBR').
-
-    Keys: calls, mean_calls, input_tokens, unreadable, changed; agreement, precision,
-    recall, false_block_rate (at the lesson's seed); '<metric> band' (width of the 95%
-    run band), '<metric> range' (its low - high) and '<metric> mean' (over the seeds).
-    Notebook 11 defined it.
-    """
-    rows = _rows(rows)
-    keys = check_collection("keys", keys, "names of figures (e.g. 'calls')", "key")
-    plain = ("calls", "mean_calls", "input_tokens", "unreadable", "changed", *METRICS)
-    allowed = (*plain, *(f"{m} {part}" for m in METRICS for part in ("band", "range", "mean")))
-    check_names("keys", keys, allowed)
-    lines = []
-    for r in rows:
-        cells = []
-        for key in keys:
-            if key.endswith(" band"):
-                value = f"{r.width(key[:-5]):.4f}"
-            elif key.endswith(" range"):
-                low, high = r.bands[key[:-6]]
-                value = f"{low:.4f} - {high:.4f}"
-            elif key.endswith(" mean"):
-                value = f"{r.means[key[:-5]]:.4f}"
-            elif key in ("calls", "input_tokens", "unreadable"):
-                value = str(getattr(r, key))
-            elif key in ("changed", "mean_calls"):
-                value = f"{getattr(r, key):.2f}"
-            else:
-                value = f"{r.scores[key]:.4f}"
-            cells.append(
-                f"{key.replace('false_block_rate', FIGURES['false_block_rate'].short)} {value}"
-            )
-        lines.append(f"{r.name}: " + ", ".join(cells))
-    return "\n".join(lines)

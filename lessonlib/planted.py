@@ -26,7 +26,6 @@ __all__ = [
     "READINGS",
     "PlantedReading",
     "planted_reading",
-    "planted_text",
     "planted_twins",
     "quoting_reply",
 ]
@@ -111,19 +110,3 @@ def planted_reading(
         tables[name] = paired_table(truth, decided[0], decided[1])
         p_values[name] = mcnemar_p(tables[name])
     return PlantedReading(len(records), sum(truth), wrong_clean, wrong_planted, tables, p_values)
-
-
-def planted_text(reading: PlantedReading) -> str:
-    """Notebook 13 - the table of a :class:`PlantedReading`: one row per reading."""
-    if not isinstance(reading, PlantedReading):
-        raise TypeError(f"reading must be a PlantedReading, got {type(reading).__name__}")
-    lines = [
-        f"{reading.records} records, {reading.harmful_verdicts} judged zararli by the judge",
-        f"{'reading':<13}{'wrong, clean':>14}{'wrong, planted':>16}{'McNemar p':>12}",
-    ]
-    for name in READINGS:
-        lines.append(
-            f"{name:<13}{reading.wrong_clean[name]:>14}{reading.wrong_planted[name]:>16}"
-            f"{reading.p_values[name]:>12.2g}"
-        )
-    return "\n".join(lines)

@@ -25,6 +25,11 @@ The filter's false block rate is a ratio, P(blocks and clean) / P(clean), not a 
 :func:`estimate_false_block_rate` estimates both parts from the same records (the labelled
 sample alone, PPI or PPI++) and takes its interval by the delta method.
 
+A sample too uniform for the classical interval (all person labels one class, the judge
+agreeing with the person on every labelled record, a Rogan-Gladen rate seen at 0 or 1) would
+get an interval of no width; the small-sample rule (``_unseen``) gives that part Wilson's
+room instead, so no interval collapses; elsewhere the intervals are ppi-python's.
+
 Every estimator here is written once for many weeks at a time (arrays of shape (weeks, records));
 the door calls the same code with one week, ``weeks.simulate_estimates`` with many.
 """
@@ -33,12 +38,14 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Iterable
+import warnings
+from collections.abc import Hashable, Iterable
 from typing import NamedTuple
 
 import numpy as np
 
 from ._checks import check_choice, check_collection, check_int, check_number, check_seed
+from .strata import _check_strata, _stratified
 
 __all__ = [
     "METHODS",
@@ -49,6 +56,8 @@ __all__ = [
 
 METHODS = ("judge", "labelled", "rogan_gladen", "ppi", "ppi++")
 """The five estimates, in the order the notebook shows them."""
+STRATIFIED = "stratified"
+"""The stratified difference estimator (notebook 16, lessonlib.strata): it needs the strata."""
 RATIO_METHODS = ("judge", "labelled", "ppi", "ppi++")
 """The estimates of the ratio (Rogan-Gladen corrects a share, not a ratio)."""
 
@@ -71,17 +80,40 @@ def _z(level):
     return statistics.NormalDist().inv_cdf(0.5 + level / 2)
 
 
+def _unseen(n, z):
+    """Wilson's bound on a share seen in none of ``n`` records: z^2 / (n + z^2).
+
+    The small-sample rule: a part of an interval whose values are all alike on the records
+    (every person label one class; the person and the judge agreeing on every labelled
+    record) has a sample variance of 0, and the classical interval around it has no width.
+    Over the records not seen, another value may have a share up to this bound, so that
+    part's mean c, in a range [a, b], is given [c - u (c - a), c + u (b - c)]: for a 0/1
+    share seen k = 0 or k = n times, exactly Wilson's interval."""
+    return z * z / (n + z * z)
+
+
 def _mean_ci(x, z):
-    """The classical interval of each row's mean: mean +- z * sd / sqrt(n) (sd with ddof 0)."""
+    """The classical interval of each row's mean: mean +- z * sd / sqrt(n) (sd with ddof 0);
+    a row whose values are all alike gets the small-sample rule's (``_unseen``) instead."""
+    n = x.shape[1]
     mean = x.mean(axis=1)
-    half = z * x.std(axis=1) / math.sqrt(x.shape[1])
-    return mean, mean - half, mean + half
+    half = z * x.std(axis=1) / math.sqrt(n)
+    alike = x.min(axis=1) == x.max(axis=1)
+    u = _unseen(n, z)
+    low = np.where(alike, np.maximum(mean - u * mean, 0.0), mean - half)
+    high = np.where(alike, np.minimum(mean + u * (1 - mean), 1.0), mean + half)
+    return mean, low, high
 
 
 def _tuned_lam(y, f, g):
     """PPI++'s weight of the judge, one per row: cov(person, judge) on the labelled records
     over (1 + n/N) times the judge's variance on all records, clipped to [0, 1]; 0 when the
     judge gives every record the same value (it then carries no information)."""
+    return np.clip(_raw_lam(y, f, g), 0.0, 1.0)
+
+
+def _raw_lam(y, f, g):
+    """:func:`_tuned_lam` before it is clipped to [0, 1]."""
     n, big_n = y.shape[1], g.shape[1]
     cov = ((y - y.mean(axis=1, keepdims=True)) * (f - f.mean(axis=1, keepdims=True))).mean(axis=1)
     total = f.sum(axis=1) + g.sum(axis=1)
@@ -89,8 +121,7 @@ def _tuned_lam(y, f, g):
     m = n + big_n
     var = (squares - total * total / m) / (m - 1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        lam = np.where(var > 1e-15, cov / ((1 + n / big_n) * var), 0.0)
-    return np.clip(lam, 0.0, 1.0)
+        return np.where(var > 1e-15, cov / ((1 + n / big_n) * var), 0.0)
 
 
 def _ppi(y, f, g, z, lam):
@@ -101,6 +132,29 @@ def _ppi(y, f, g, z, lam):
     rectifier = y - lam[:, None] * f
     value = lam * g.mean(axis=1) + rectifier.mean(axis=1)
     half = z * np.sqrt(lam**2 * g.var(axis=1) / big_n + rectifier.var(axis=1) / n)
+    # the small-sample rule (_unseen): a rectifier alike on every labelled record (the
+    # judge agrees with the person on all of them) has no variance; its mean c lies in
+    # [-lam, 1], and the records not seen may hold another value with a share up to u;
+    # such an interval is also kept inside [0, 1], where a share lies
+    # a rectifier that varies only through the person's labels (the judge agreeing on every
+    # labelled record, lam < 1) keeps the part lam * (person - judge) at no width: that
+    # part gets lam * u on each side
+    alike = rectifier.min(axis=1) == rectifier.max(axis=1)
+    agree = (y == f).all(axis=1) & ~alike
+    if alike.any() or agree.any():
+        u, c = _unseen(n, z), rectifier.mean(axis=1)
+        judge_half = z * np.sqrt(lam**2 * g.var(axis=1) / big_n)
+        below = np.sqrt(judge_half**2 + (u * (c + lam)) ** 2)
+        above = np.sqrt(judge_half**2 + (u * (1 - c)) ** 2)
+        wider = np.sqrt(half**2 + (lam * u) ** 2)
+        low = np.where(alike, value - below, np.where(agree, value - wider, value - half))
+        high = np.where(alike, value + above, np.where(agree, value + wider, value + half))
+        ruled = alike | agree
+        return (
+            value,
+            np.where(ruled, np.maximum(low, 0.0), low),
+            np.where(ruled, np.minimum(high, 1.0), high),
+        )
     return value, value - half, value + half
 
 
@@ -135,8 +189,38 @@ def _rogan_gladen(y, f, g, level, resamples, rng):
         keep = (pos_star > 0) & (neg_star > 0) & (tpr + tnr > 1)
         theta = np.where(keep, _corrected(q_star, tpr, tnr), np.nan)
     tail = (1 - level) / 2 * 100
-    low, high = np.nanpercentile(theta, [tail, 100 - tail], axis=0)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a row without one valid resample
+        low, high = np.nanpercentile(theta, [tail, 100 - tail], axis=0)
+    # the small-sample rule (_unseen): a rate seen at 0 or 1 on the labelled records (the
+    # judge right on every harmful one, say) is never moved by a resample, so the bootstrap
+    # holds it fixed; such a row's interval also spans the correction at the ends of the
+    # rates' Wilson intervals
+    neg = n - pos
+    stuck = (tp == 0) | (tp == pos) | (tn == 0) | (tn == neg)
+    if stuck.any():
+        z = _z(level)
+        corners = []
+        for tpr_end in _wilson(tp, pos, z):
+            for tnr_end in _wilson(tn, neg, z):
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    corner = _corrected(q, tpr_end, tnr_end)
+                corners.append(np.where(tpr_end + tnr_end > 1, corner, np.nan))
+        ends = np.stack(corners + [low, high])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a row with no valid corner
+            low = np.where(stuck, np.nanmin(ends, axis=0), low)
+            high = np.where(stuck, np.nanmax(ends, axis=0), high)
     return value, low, high
+
+
+def _wilson(k, n, z):
+    """Wilson's interval (low, high) of k successes in n, row by row (n = 0: NaN)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = k / n
+        centre = (k + z * z / 2) / (n + z * z)
+        half = z / (n + z * z) * np.sqrt(n * p * (1 - p) + z * z / 4)
+    return centre - half, centre + half
 
 
 def _ratio(method, y, f, g, z):
@@ -230,6 +314,8 @@ def estimate_rate(
     level: float = 0.95,
     resamples: int = RESAMPLES,
     seed: int = 0,
+    strata_labelled: Iterable[Hashable] | None = None,
+    strata_rest: Iterable[Hashable] | None = None,
 ) -> Estimate:
     """A rate of this week's traffic with its ``level`` interval (notebook 15).
 
@@ -238,8 +324,26 @@ def estimate_rate(
     labels, or scores in [0, 1] except for ``"rogan_gladen"``).  ``method`` is one of
     METHODS (see the module's docstring); ``resamples`` and ``seed`` drive the Rogan-Gladen
     bootstrap only.  Returns an :class:`Estimate` ``(value, low, high)``.
+
+    Small samples: ``person`` needs at least 2 labels (fewer is refused).  A sample too
+    uniform for the classical interval (every person label one class; the judge agreeing
+    with the person on every labelled record; a rate of Rogan-Gladen seen at 0 or 1) would
+    give an interval of no width; it gets the small-sample rule's instead (Wilson's bounds for
+    the shares involved, ``_unseen``), so no interval collapses.  Everywhere else
+    ``"labelled"``, ``"ppi"`` and ``"ppi++"`` are ppi-python's intervals.  Below about 50
+    person labels every method covers less than ``level`` (notebook 15's table): the rule
+    removes the zero widths, not the small sample's error.
+
+    ``method="stratified"`` (notebook 16) is the stratified difference estimator of
+    :mod:`lessonlib.strata`: ``strata_labelled`` and ``strata_rest`` give the stratum (any
+    hashable value) of each labelled and each unlabelled record; the other methods take none.
     """
-    check_choice("method", method, METHODS)
+    check_choice("method", method, METHODS + (STRATIFIED,))
+    if method != STRATIFIED and (strata_labelled is not None or strata_rest is not None):
+        raise ValueError(
+            "strata_labelled and strata_rest are for method='stratified' only; "
+            f"method {method!r} takes no strata"
+        )
     level = check_number("level", level)
     if not 0 < level < 1:
         raise ValueError(f"level must be between 0 and 1 (e.g. 0.95), got {level!r}")
@@ -257,6 +361,9 @@ def estimate_rate(
         raise ValueError(f"person must hold at least 2 labels for an interval, got {len(y)}")
     if method == "rogan_gladen":
         _check_rogan_gladen(y, f, g)
+    if method == STRATIFIED:
+        sl, sr, count = _check_strata(strata_labelled, strata_rest, len(y), len(g))
+        return Estimate(*_stratified(y, f, g, sl, sr, count, _z(level)))
     rng = np.random.default_rng(seed)
     value, low, high = _estimate(method, y[None], f[None], g[None], level, resamples, rng)
     return Estimate(float(value[0]), float(low[0]), float(high[0]))

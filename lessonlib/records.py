@@ -5,14 +5,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ._checks import check_instance, check_int, check_items, check_seed
 from ._frozen import ReadOnlyDict
 from ._rng import M32, generator, mix32, trace_id
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = [
     "CLASSES",
@@ -33,13 +29,11 @@ __all__ = [
     "check_record",
     "check_records",
     "draw_record",
-    "flag_rates",
     "generator",
     "is_harmful",
     "make_records",
     "mix32",
     "pick",
-    "records_frame",
     "trace_id",
     "write_records_csv",
 ]
@@ -232,23 +226,6 @@ def by_class(records: Iterable[Record]) -> dict[str, list[Record]]:
     for record in records:
         groups[record.cls].append(record)
     return {cls: members for cls, members in groups.items() if members}
-
-
-def flag_rates(records: Iterable[Record]) -> dict[str, dict[str, float]]:
-    """Per class present, the share of its records carrying each flag, not rounded
-    (notebook 01)."""
-    return {
-        cls: {f: sum(1 for r in members if r.features[f]) / len(members) for f in FEATURES}
-        for cls, members in by_class(check_records(records)).items()
-    }
-
-
-def records_frame(records: Iterable[Record]) -> pd.DataFrame:
-    """The records as a pandas DataFrame indexed by ``no``, one column a flag (notebook 01)."""
-    records = check_records(records)  # before pandas is imported: a refusal costs nothing
-    import pandas as pd
-
-    return pd.DataFrame([r.as_row() for r in records]).set_index("no")
 
 
 def class_source_counts(records: Sequence[Record]) -> dict[str, dict[str, int]]:

@@ -12,6 +12,9 @@ just as a judge's figure can come from which seed was drawn.  Here:
   of the difference kept;
 * :func:`records_needed` - how many labelled records a rate needs to be known
   to +/- a half-width;
+* :func:`paired_power` and :func:`paired_records_needed` - for a paired difference: the
+  chance that its band clears zero (its power) with a given number of records, and the
+  records it needs for a given power;
 * :func:`bootstrap_p` - the p-value that goes with the records' band: the share of
   resampled differences on the far side of zero, doubled;
 * :func:`holm` - Holm's adjustment of p-values when more than one figure is tested.
@@ -41,6 +44,8 @@ __all__ = [
     "PairedDifference",
     "p_text",
     "records_needed",
+    "paired_power",
+    "paired_records_needed",
     "holm",
 ]
 
@@ -306,6 +311,58 @@ def records_needed(p: float, half_width: float, level: float = 0.95) -> int:
     z = NormalDist().inv_cdf(1 - (1 - level) / 2)
     # round away the last-bit noise before taking the ceiling (0.5**2 * 4 must give 1, not 2)
     return max(1, math.ceil(round(z * z * p * (1 - p) / half_width**2, 9)))
+
+
+def _power_inputs(difference, sd, level):
+    """The door's checks shared by :func:`paired_power` and :func:`paired_records_needed`."""
+    difference = check_number("difference", difference)
+    if difference == 0:
+        raise ValueError(
+            "difference must be a true difference other than 0 (with none to find, the band "
+            "clears zero with chance 1 - level whatever the records), got 0"
+        )
+    sd = check_number("sd", sd)
+    if sd <= 0:
+        raise ValueError(
+            f"sd must be the standard deviation of the per-record difference, > 0, got {sd!r}"
+        )
+    return abs(difference), sd, NormalDist().inv_cdf(1 - (1 - _level(level)) / 2)
+
+
+def paired_power(difference: float, sd: float, n_records: int, level: float = 0.95) -> float:
+    """The chance that the ``level`` band of a paired difference clears zero (notebook 07).
+
+    ``difference`` is the true difference (the population's, e.g. judge - filter agreement)
+    and ``sd`` the standard deviation of the per-record difference (for agreement, judge
+    right minus filter right on one record: a number in -1 .. 1).  With ``n_records``
+    records the estimate is about normal with standard error ``sd / sqrt(n_records)``, so
+    the band clears zero with chance Phi(e - z) + Phi(-e - z), e = |difference| /
+    standard error, z the normal quantile of the level (1.96 for 0.95): the **power**.  The
+    second term is a band clear of zero on the wrong side (tiny unless the power is).
+    """
+    difference, sd, z = _power_inputs(difference, sd, level)
+    n_records = check_int("n_records", n_records, minimum=1)
+    e, phi = difference * math.sqrt(n_records) / sd, NormalDist().cdf
+    return phi(e - z) + phi(-e - z)
+
+
+def paired_records_needed(
+    difference: float, sd: float, power: float = 0.8, level: float = 0.95
+) -> int:
+    """Records a paired comparison needs so that its ``level`` band clears zero with chance
+    ``power`` when the true difference is ``difference`` (notebook 07).
+
+    n = (z + z_power)**2 sd**2 / difference**2, rounded up: z the normal quantile of the
+    level (1.96 for 0.95), z_power that of the power (0.8416 for 0.8), ``sd`` the standard
+    deviation of the per-record difference (see :func:`paired_power`).  It leaves out the
+    wrong side's tiny share, so :func:`paired_power` at the answer is at least ``power``.
+    """
+    difference, sd, z = _power_inputs(difference, sd, level)
+    power = check_number("power", power)
+    if not 0.5 <= power < 1:
+        raise ValueError(f"power must be a share in [0.5, 1), got {power!r}")
+    z_power = NormalDist().inv_cdf(power)
+    return max(1, math.ceil(round((z + z_power) ** 2 * sd * sd / difference**2, 9)))
 
 
 def holm(p_values: Sequence[float]) -> list[float]:

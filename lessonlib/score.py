@@ -709,9 +709,12 @@ def plot_levels(rows: Sequence[LevelRow]) -> Figure:
 
 
 def first_run_percentile(values: Sequence[float] | np.ndarray) -> float:
-    """The share of runs whose figure lies below the first run's (the lesson's run 1), in
-    percent: run 1's percentile among its seeds."""
+    """The first run's (the lesson's run 1) percentile among its seeds, in percent: the
+    course's one definition, :func:`lessonlib.variance.percentile` (the share of runs below
+    it, a tie counting half; GLOSSARY.md#percentile)."""
     import numpy as np
+
+    from .variance import percentile
 
     array = np.asarray(values) if hasattr(values, "__len__") else None
     if array is None or isinstance(values, (str, bytes)) or array.ndim != 1:
@@ -723,8 +726,7 @@ def first_run_percentile(values: Sequence[float] | np.ndarray) -> float:
         raise ValueError(
             f"values must hold at least one number, got {array.size} of {array.dtype}"
         )
-    values = np.asarray(values, dtype=float)
-    return float(100 * (values < values[0]).mean())
+    return percentile(array, float(array[0]))
 
 
 # ------------------------------------------- a threshold chosen on other records (notebook 08)

@@ -12,6 +12,8 @@ computed here exactly, not sampled:
 
 * :func:`population_figures` - agreement, recall, false block rate and precision of the
   judge (in expectation over seeds) and of the rule filter, over the whole population.
+* :func:`cluster_coverage` - the same check when the records come as groups of
+  near-duplicates: the records' band against a cluster band over the groups.
 * :func:`band_coverage` - how often the 95% records' band of judge minus filter, computed on
   fresh record sets drawn as ``make_records`` draws them, holds the population's difference
   (its *coverage*), how wide it is, and how often it clears zero; for one run's decisions
@@ -89,9 +91,12 @@ if TYPE_CHECKING:
 __all__ = [
     "KINDS",
     "Coverage",
+    "agreement_cells",
     "band_coverage",
     "band_text",
+    "cluster_coverage",
     "coverage_text",
+    "mc_error",
     "expected_figures",
     "plot_coverage",
     "run_percentile_text",
@@ -285,6 +290,30 @@ class Coverage:
     n_records: int
     n_resamples: int
     level: float
+
+    @property
+    def mc_error(self) -> float:
+        """The Monte Carlo error of ``coverage``: :func:`mc_error` over ``n_sets`` sets."""
+        return mc_error(self.coverage, self.n_sets)
+
+
+def mc_error(share: float, n: int, level: float = 0.95) -> float:
+    """The **Monte Carlo error** of a share counted over ``n`` simulated sets (notebooks 07
+    and 15; GLOSSARY.md#monte-carlo-error): the half-width z * sqrt(share (1 - share) / n)
+    of its normal interval, z the normal quantile of ``level`` (1.96 for 0.95).  A coverage
+    of 0.944 over 1,000 sets is 0.944 +/- 0.014: a gap to 0.95 smaller than that is noise of
+    the simulation, not of the band."""
+    share = check_number("share", share)
+    if not 0 <= share <= 1:
+        raise ValueError(f"share must be a share in [0, 1], got {share!r}")
+    n = check_int("n", n, minimum=1)
+    level = check_number("level", level)
+    if not 0 < level < 1:
+        raise ValueError(f"level must be a share strictly between 0 and 1, got {level!r}")
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(1 - (1 - level) / 2)
+    return z * math.sqrt(share * (1 - share) / n)
 
 
 @functools.lru_cache(maxsize=1)
@@ -523,22 +552,94 @@ def band_coverage(
     )
 
 
+@functools.lru_cache(maxsize=1)
+def _agreement_cells():
+    """:func:`agreement_cells`, computed once (read-only arrays)."""
+    rows = _profile_table(LESSON_SETTINGS)
+    weight = np.array([CLASS_SHARE[CLASSES.index(c)] * p for c, p, _, _ in rows])
+    harmful = np.array([c != "clean" for c, *_ in rows])
+    judge = np.where(harmful, [row[2] for row in rows], [1 - row[2] for row in rows])
+    crit = (np.array([row[3] for row in rows]) == harmful).astype(float)
+    for array in (weight, judge, crit):
+        array.flags.writeable = False
+    return weight, judge, crit
+
+
+def agreement_cells() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per cell of :func:`profile_table` (the course's settings; notebook 07): its share of
+    the population, the chance that a run of the judge is right on it (its P(zararli) if
+    harmful, else 1 - P(zararli)) and whether the filter is right (1.0 or 0.0).
+
+    ``weight @ (judge - crit)`` is the population's difference in agreement, judge - filter;
+    ``judge - crit`` is the per-record difference D with the seed-averaged decision, whose
+    spread sets the paired band's width and power (:func:`lessonlib.paired_power`).  Copies,
+    so a caller may change them."""
+    weight, judge, crit = _agreement_cells()
+    return weight.copy(), judge.copy(), crit.copy()
+
+
+def cluster_coverage(
+    n_groups: int = 48,
+    copies: int = 5,
+    *,
+    n_sets: int = 200,
+    n_resamples: int = 1000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> dict[str, float]:
+    """How often the band of agreement, judge (seed-averaged) - filter, holds the
+    population's difference when the records are ``n_groups`` distinct records drawn from
+    the population, each present ``copies`` times (near-duplicates: the same class, source
+    and flags, so the same decisions; notebook 07).
+
+    On each of ``n_sets`` such sets: the **records' band** resamples the
+    ``n_groups * copies`` records as if independent; the **cluster band** resamples the
+    ``n_groups`` groups (Cochran 1977; Efron & Tibshirani 1993), each drawn group bringing
+    its copies.  The band is :func:`lessonlib.variance.run_band` of ``n_resamples``
+    resampled means of the per-record difference.
+    Returns ``{"records": coverage, "groups": coverage}`` (shares of the sets).
+    """
+    n_groups = check_int("n_groups", n_groups, minimum=2)
+    copies = check_int("copies", copies, minimum=1)
+    n_sets = check_int("n_sets", n_sets, minimum=1)
+    n_resamples = check_int("n_resamples", n_resamples, minimum=1)
+    level = check_number("level", level)
+    if not 0 < level < 1:
+        raise ValueError(f"level must be a share strictly between 0 and 1, got {level!r}")
+    seed = check_seed(seed)
+    weight, judge, crit = _agreement_cells()
+    d = judge - crit
+    delta = weight @ d
+    rng = np.random.default_rng(seed)
+    hit = np.zeros(2)
+    for _ in range(n_sets):
+        groups = d[rng.choice(len(d), size=n_groups, p=weight)]
+        records = np.repeat(groups, copies)
+        for j, x in enumerate((records, groups)):
+            means = x[rng.integers(0, len(x), (n_resamples, len(x)))].mean(axis=1)
+            low, high = run_band(means, level)
+            hit[j] += low <= delta <= high
+    return {"records": float(hit[0] / n_sets), "groups": float(hit[1] / n_sets)}
+
+
 def coverage_text(results: Sequence[Coverage]) -> str:
     """The coverage table notebook 07 prints (at most 80 columns): per kind of band, its
-    coverage of the population's difference, its mean width and how often it clears zero."""
+    coverage of the population's difference with its Monte Carlo error (:func:`mc_error`,
+    95%), its mean width and how often it clears zero (the power against the truth)."""
     results = check_items("results", results, Coverage)
     first = results[0]
     lines = [
         f"{int(100 * first.level)}% records' band of {first.figure.replace('_', ' ')}, "
         f"judge - filter, on {first.n_sets:,} fresh sets",
         f"of {first.n_records} records; the population's difference: {first.truth:+.4f}",
-        f"{'band on':<32}{'coverage':>10}{'mean width':>13}{'clears zero':>13}",
+        f"{'band on':<31}{'coverage':>9}{'+/- MC':>8}{'mean width':>12}{'clears zero':>13}",
     ]
     for r in results:
         lines.append(
-            f"{KINDS[r.kind]:<32}{100 * r.coverage:>9.1f}%{r.mean_width:>13.3f}"
-            f"{100 * r.excludes_zero:>12.1f}%"
+            f"{KINDS[r.kind]:<31}{100 * r.coverage:>8.1f}%{100 * r.mc_error:>8.1f}"
+            f"{r.mean_width:>12.3f}{100 * r.excludes_zero:>12.1f}%"
         )
+    lines.append("+/- MC: the 95% Monte Carlo error of the coverage, in points")
     return "\n".join(lines)
 
 
@@ -554,7 +655,7 @@ def plot_coverage(results: Sequence[Coverage]) -> Figure:
     )
     ys = list(range(len(results)))
     level = results[0].level
-    errors = [1.96 * math.sqrt(r.coverage * (1 - r.coverage) / r.n_sets) for r in results]
+    errors = [r.mc_error for r in results]
     for y, r, error in zip(ys, results, errors):
         colour = "C3" if r.kind == "records_and_runs" else "C0"
         left.errorbar(r.coverage, y, xerr=error, fmt="o", color=colour, capsize=4)
@@ -579,8 +680,10 @@ def plot_coverage(results: Sequence[Coverage]) -> Figure:
 
 def run_percentile_text(runs: ManyRuns, run: int = 0) -> str:
     """Run ``run`` among ``runs`` (a ManyRuns on one record set; notebook 07): per figure its
-    value, the runs' mean and its percentile among them (ties count half)."""
+    value, the runs' mean and its percentile among them (:func:`lessonlib.variance.percentile`,
+    ties count half)."""
     from .many import ManyRuns
+    from .variance import percentile
 
     check_instance("runs", runs, ManyRuns)
     run = check_int("run", run, minimum=0)
@@ -594,10 +697,9 @@ def run_percentile_text(runs: ManyRuns, run: int = 0) -> str:
         if name == "precision":
             continue
         x = values[run]
-        below, equal = np.mean(values < x), np.mean(values == x)
         lines.append(
             f"{name.replace('_', ' '):<18}{x:>8.4f}{values.mean():>14.4f}"
-            f"{100 * (below + equal / 2):>12.1f}"
+            f"{percentile(values, x):>12.1f}"
         )
     return "\n".join(lines)
 

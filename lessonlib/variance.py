@@ -8,12 +8,14 @@ run) or on plain arrays of per-run figures:
 * how many records two runs decide differently: for every pair of runs
   (:func:`pair_changes`), per record (:func:`flip_probability`) and as the
   **expected changed records** (:func:`expected_changed`, the one definition);
+* a run's **percentile** among the runs, the mid-rank (:func:`percentile`, the one
+  definition: 06, 07, 08 and 14 print it);
 * per number of flags, how many records are unstable (:func:`flag_stability`);
 * the lesson's two claims re-read over the runs (:func:`recall_gap`,
   :func:`fbr_comparison`) and the band at other temperatures
   (:func:`temperature_sweep`);
-* for notebook 04, each gap between the approaches against the judge's
-  two-run difference, counted in steps (:func:`gap_steps`, :func:`plot_gap_steps`).
+* for notebook 04, the bars of each gap between the approaches against the judge's
+  two-run difference, counted in steps (:func:`plot_gap_steps`; the notebook counts them).
 
 The names the notebooks call are doors: each checks its arguments first and names the
 parameter at fault (tests/test_bad_input.py); the helpers behind them trust their callers.
@@ -38,9 +40,9 @@ from ._checks import (
 from ._frozen import ReadOnlyDict
 from .criteria import rule_filter
 from .figures import FIGURE_WIDTH, slide_figure
-from .judge import JudgeSettings, Run, SettingsChanges, resolve_settings
+from .judge import JudgeSettings, SettingsChanges, resolve_settings
 from .many import ManyRuns, check_seeds, run_judge_many
-from .metrics import FIGURES, RATES, _measure, _measured, steps, trusted
+from .metrics import FIGURES, RATES, _measured, trusted
 from .records import Record, check_records
 from .simulator import TEMPERATURE
 
@@ -58,9 +60,9 @@ __all__ = [
     "figures",
     "flag_stability",
     "flip_probability",
-    "gap_steps",
     "key_figures",
     "pair_changes",
+    "percentile",
     "plot_changes",
     "plot_figures",
     "plot_gap_steps",
@@ -119,7 +121,27 @@ def _matrix(harmful):
     return array
 
 
+def percentile(values: Sequence[float] | np.ndarray, x: float) -> float:
+    """The course's one **percentile** of ``x`` among ``values`` (GLOSSARY.md#percentile;
+    notebooks 06, 07, 08, 14): the share of the values, in %, strictly below ``x``, plus half
+    the share equal to it (the mid-rank: a tie counts half).  ``values`` are one figure per
+    run; 50 is a typical run, near 100 one that few runs reach."""
+    array = np.asarray(values) if hasattr(values, "__len__") else None
+    if array is None or isinstance(values, (str, bytes)) or array.ndim != 1:
+        raise TypeError(
+            "values must be one figure per run (a sequence of numbers, e.g. "
+            f"ManyRuns.agreement()), got {type(values).__name__}"
+        )
+    if array.size == 0 or array.dtype.kind not in "iuf":
+        raise ValueError(
+            f"values must hold at least one number, got {array.size} of {array.dtype}"
+        )
+    x = check_number("x", x)
+    return _position(array.astype(float), x)
+
+
 def _position(values, x):
+    """:func:`percentile` for checked arguments."""
     below, equal = float(np.mean(values < x)), float(np.mean(values == x))
     return 100.0 * (below + equal / 2)
 
@@ -438,40 +460,11 @@ def key_figures(
 # ---------------------------------------------------------------------------------------------
 
 
-def gap_steps(
-    records: Sequence[Record], run1: Run, run2: Run, decide: Callable[[Record], bool] = rule_filter
-) -> list[dict[str, Any]]:
-    """Notebook 04: recall and false block rate of judge run 1 minus the filter's, and run 2
-    minus run 1 (the two-run difference), both in steps of the rate (one record's worth).
-
-    One row per rate: its name, the records it counts (93 harmful, 147 clean on
-    the lesson's set), the gap and the two-run difference in steps (signed).
-    """
-    records = check_records(records)
-    check_instance("run1", run1, Run)
-    check_instance("run2", run2, Run)
-    decide = check_callable("decide", decide, "a function record -> bool")
-    m1, m2, crit = (
-        _measure(records, trusted(records, d)) for d in (run1.decide, run2.decide, decide)
-    )
-    harmful, clean = crit["tp"] + crit["fn"], crit["fp"] + crit["tn"]
-    rows = []
-    for name, count in (("recall", harmful), ("false_block_rate", clean)):
-        rows.append(
-            {
-                "figure": name,
-                "count": count,
-                "gap": steps(m1[name] - crit[name], count) if count else 0,
-                "two-run difference": steps(m2[name] - m1[name], count) if count else 0,
-            }
-        )
-    return rows
-
-
 @slide_figure
 def plot_gap_steps(rows: Sequence[Mapping[str, Any]]) -> Figure:
-    """Notebook 04: the rows of :func:`gap_steps` as bars - the gap next to the two-run
-    difference, both in steps."""
+    """Notebook 04: the gap next to the two-run difference, both in steps, as bars.  A row a
+    figure: ``{"figure": name in FIGURES, "count": records it counts, "gap": steps,
+    "two-run difference": steps}`` (the notebook computes them from two ``measure``)."""
     import matplotlib.pyplot as plt
 
     rows = check_items("rows", rows, Mapping)  # type: ignore[type-abstract]

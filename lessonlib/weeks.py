@@ -34,13 +34,25 @@ from ._checks import (
     check_number,
     check_seed,
 )
+from ._frozen import ReadOnlyDict
 from .criteria import DEFAULT_RULES, make_rule_filter
 from .figures import FIGURE_WIDTH, slide_figure
 from .judge import JudgeSettings, SettingsChanges, resolve_settings, run_judge
-from .production import METHODS, RATIO_METHODS, _estimate, _z, estimate_rate
-from .records import CLASS_SHARE, CLASSES, Record, is_harmful, make_records
+from .production import METHODS, RATIO_METHODS, _estimate, _ppi, _raw_lam, _z, estimate_rate
+from .records import (
+    CLASS_SHARE,
+    CLASSES,
+    FEATURES,
+    PROFILE,
+    SOURCE_SHARE,
+    SOURCES,
+    TEXTS,
+    Record,
+    is_harmful,
+    make_records,
+)
 from .score import judge_probabilities
-from .truth import _check_shares, _profile_table, population_figures
+from .truth import _cell_tables, _check_shares, _profile_table, mc_error, population_figures
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -50,7 +62,10 @@ __all__ = [
     "QUANTITIES",
     "STAND_INS",
     "WEEK_SEED",
+    "WITHIN_SHIFT",
     "Week",
+    "best_lam",
+    "coverage_by_labels",
     "coverage_rows",
     "coverage_text",
     "estimates_text",
@@ -59,6 +74,7 @@ __all__ = [
     "plot_widths",
     "simulate_estimates",
     "true_rates",
+    "tuned_lams",
     "week_of_traffic",
     "width_rows",
 ]
@@ -78,6 +94,10 @@ DRIFT_SHARES = (0.47, 0.10, 0.07, 0.07, 0.07, 0.22)
 """A drifting week's class mix (CLASSES order): 15 points of clean traffic became
 corrupted_input."""
 
+WITHIN_SHIFT = ReadOnlyDict({"clean": ReadOnlyDict({"instruction_mode": 0.18})})
+"""A shift within a class (``flag_shares``): clean records carrying instruction_mode three
+times as often as the generator draws them (0.06), the class mix unchanged."""
+
 SIM_RESAMPLES = 1000
 """Bootstrap resamples of each simulated week's Rogan-Gladen interval (simulate_estimates):
 half as many keeps 1,000 weeks under 5 s; its coverage is what the simulation measures."""
@@ -93,11 +113,62 @@ def _rows(settings):
     return tuple(_profile_table(settings))
 
 
-def _population(class_shares, settings):
+@functools.lru_cache(maxsize=4)
+def _cells(settings):
+    """truth's cell tables (source, text, flags; P(block); filter blocks), computed once."""
+    return _cell_tables(settings)
+
+
+def _check_flag_shares(flag_shares):
+    """``{class: {flag: share}}`` -> a sorted tuple of (class, flag index, share); None -> ()."""
+    if not isinstance(flag_shares, Mapping | None):
+        raise TypeError(
+            "flag_shares must be a mapping {class: {flag: share}}, e.g. "
+            f"{{'clean': {{'instruction_mode': 0.18}}}}; got {type(flag_shares).__name__}"
+        )
+    out = []
+    for cls, flags in (flag_shares or {}).items():
+        check_choice("flag_shares (each class)", cls, CLASSES)
+        if not isinstance(flags, Mapping):
+            raise TypeError(
+                f"flag_shares[{cls!r}] must be a mapping {{flag: share}}, got "
+                f"{type(flags).__name__}"
+            )
+        for flag, share in flags.items():
+            check_choice(f"flag_shares[{cls!r}] (each flag)", flag, FEATURES)
+            share = check_number(f"flag_shares[{cls!r}][{flag!r}]", share)
+            if not 0 <= share <= 1:
+                raise ValueError(
+                    f"flag_shares[{cls!r}][{flag!r}] must be a share between 0 and 1, "
+                    f"got {share!r}"
+                )
+            out.append((cls, FEATURES.index(flag), float(share)))
+    return tuple(sorted(out))
+
+
+def _shifted_rows(settings, flags):
+    """profile_table's rows with the flag shares of some classes changed (a shift within a
+    class: the class's share of records carrying a flag), the rest as the generator draws."""
+    cells, chance, blocks = _cells(settings)
+    profile = {cls: list(PROFILE[cls]) for cls in CLASSES}
+    for cls, k, share in flags:
+        profile[cls][k] = share
+    rows = []
+    for cls in CLASSES:
+        for i, (source, _text, on) in enumerate(cells):
+            weight = SOURCE_SHARE[cls][SOURCES.index(source)] / len(TEXTS)
+            for bit, p in zip(on, profile[cls]):
+                weight *= p if bit else 1 - p
+            rows.append((cls, weight, chance[i], blocks[i]))
+    return rows
+
+
+def _population(class_shares, settings, flags=()):
     """Arrays (harmful, the judge's P(block), filter blocks, weight) over the distinct kinds of
-    record in the population with this class mix; the weights sum to 1.  P(block) is also
-    the judge's score at the lesson's settings, where every reply is read."""
-    rows = _rows(settings)
+    record in the population with this class mix (and ``flags``, a within-class shift from
+    _check_flag_shares); the weights sum to 1.  P(block) is also the judge's score at the
+    lesson's settings, where every reply is read."""
+    rows = _shifted_rows(settings, flags) if flags else _rows(settings)
     kinds: dict[tuple[bool, float, bool], float] = {}
     for cls, within, p, block in rows:
         key = (cls != "clean", p, block)
@@ -126,33 +197,50 @@ def _check_settings(quantity, stand_in, class_shares):
 def true_rates(
     class_shares: Sequence[float] = CLASS_SHARE,
     settings: JudgeSettings | None = None,
+    *,
+    flag_shares: Mapping[str, Mapping[str, float]] | None = None,
     **changes: Unpack[SettingsChanges],
 ) -> dict[str, float]:
     """The population's true rates under this class mix (notebook 15), exactly.
 
     ``harmful`` (1 - the clean share), ``filter_right`` and ``false_block_rate`` (the
     filter's agreement and false block rate, from ``population_figures``), ``judge_blocks``
-    (the judge's block share in expectation over seeds) and ``filter_agrees_with_judge`` (the
-    stand-in's mean for the agreement)."""
+    (the judge's block share in expectation over seeds), ``filter_agrees_with_judge`` (the
+    stand-in's mean for the agreement), and the judge's ``judge_tpr`` and ``judge_tnr``
+    (its recall, and 1 - its false block rate).  ``flag_shares`` (``{class: {flag:
+    share}}``) shifts the traffic within a class: that class's share of records carrying the
+    flag, e.g. ``{"clean": {"instruction_mode": 0.18}}``."""
     shares = _check_shares(class_shares)
-    return dict(_cached_true_rates(shares, resolve_settings(settings, changes)))
+    flags = _check_flag_shares(flag_shares)
+    return dict(_cached_true_rates(shares, resolve_settings(settings, changes), flags))
 
 
 @functools.lru_cache(maxsize=16)
-def _cached_true_rates(shares, settings):
-    """true_rates once per class mix and judge."""
-    return tuple(_true_rates(shares, settings).items())
+def _cached_true_rates(shares, settings, flags=()):
+    """true_rates once per class mix, within-class shift and judge."""
+    return tuple(_true_rates(shares, settings, flags).items())
 
 
-def _true_rates(shares, settings):
-    figures = population_figures(settings, class_shares=shares)
-    harmful, chance, blocks, weight = _population(shares, settings)
+def _true_rates(shares, settings, flags=()):
+    harmful, chance, blocks, weight = _population(shares, settings, flags)
+    clean, harm = weight * ~harmful, weight * harmful
+    if flags:  # the generator's figures do not know the shift: sum the kinds of record
+        figures = {
+            "filter": {
+                "agreement": float((weight * (blocks == harmful)).sum()),
+                "false_block_rate": float((clean * blocks).sum() / clean.sum()),
+            }
+        }
+    else:
+        figures = population_figures(settings, class_shares=shares)
     return {
         "harmful": 1.0 - shares[CLASSES.index("clean")],
         "filter_right": figures["filter"]["agreement"],
         "false_block_rate": figures["filter"]["false_block_rate"],
         "judge_blocks": float((weight * chance).sum()),
         "filter_agrees_with_judge": float((weight * np.where(blocks, chance, 1 - chance)).sum()),
+        "judge_tpr": float((harm * chance).sum() / harm.sum()) if harm.sum() else 0.0,
+        "judge_tnr": float((clean * (1 - chance)).sum() / clean.sum()) if clean.sum() else 0.0,
     }
 
 
@@ -192,6 +280,8 @@ def simulate_estimates(
     level: float = 0.95,
     seed: int = 0,
     settings: JudgeSettings | None = None,
+    flag_shares: Mapping[str, Mapping[str, float]] | None = None,
+    lams: Mapping[str, float] | None = None,
     **changes: Unpack[SettingsChanges],
 ) -> dict[str, np.ndarray]:
     """{method: array (weeks, 3) of value, low, high} over simulated weeks (notebook 15).
@@ -205,6 +295,12 @@ def simulate_estimates(
     from that mix instead (the lesson's records, say) and the rest is this week's
     ``size - labelled``.  Rogan-Gladen needs ``stand_in="label"`` and takes SIM_RESAMPLES
     bootstrap resamples a week.  Weeks are drawn in chunks of 100, so memory stays small.
+
+    ``flag_shares`` (as :func:`true_rates` takes it) shifts this week's traffic within a
+    class; with ``person_shares`` the person's records keep the generator's flag shares (an
+    old labelled set).  ``lams`` (``{row name: lam}``) adds rows of PPI with the judge's
+    weight fixed at ``lam`` (say the population's best, :func:`best_lam`), on the same weeks
+    (a mean only, not the ratio).
     """
     check_choice("quantity", quantity, QUANTITIES + (RATIO,))
     check_choice("stand_in", stand_in, STAND_INS)
@@ -224,13 +320,24 @@ def simulate_estimates(
     level = check_number("level", level)
     if not 0 < level < 1:
         raise ValueError(f"level must be between 0 and 1 (e.g. 0.95), got {level!r}")
+    flags = _check_flag_shares(flag_shares)
+    fixed = {}
+    if lams is not None:
+        if not isinstance(lams, Mapping):
+            raise TypeError(f"lams must be a mapping {{row name: lam}}, got {type(lams).__name__}")
+        if quantity == RATIO:
+            raise ValueError("lams fixes PPI's weight for a mean; the ratio tunes its own")
+        for name, lam in lams.items():
+            if not isinstance(name, str) or name in methods:
+                raise ValueError(f"lams needs new row names (strings), got {name!r}")
+            fixed[name] = check_number(f"lams[{name!r}]", lam)
     settings = resolve_settings(settings, changes)
-    week_pop = _population(shares, settings)
+    week_pop = _population(shares, settings, flags)
     person_pop = None
     if person_shares is not None:
         person_pop = _population(_check_shares(person_shares), settings)
     rng = np.random.default_rng(check_seed(seed))
-    out: dict[str, list[np.ndarray]] = {m: [] for m in methods}
+    out: dict[str, list[np.ndarray]] = {m: [] for m in methods + tuple(fixed)}
     for start in range(0, weeks, 100):
         k = min(100, weeks - start)
         if person_pop is None:
@@ -241,12 +348,82 @@ def simulate_estimates(
             g = _draw(week_pop, quantity, stand_in, k, size - labelled, rng)[1]
         for method in methods:
             out[method].append(np.stack(_estimate(method, y, f, g, level, SIM_RESAMPLES, rng), 1))
+        for name, lam in fixed.items():
+            out[name].append(np.stack(_ppi(y, f, g, _z(level), lam), 1))
     return {m: np.concatenate(parts) for m, parts in out.items()}
 
 
+def tuned_lams(
+    *,
+    weeks: int = 1000,
+    size: int = 5000,
+    labelled: int = 200,
+    quantity: str = "harmful",
+    stand_in: str = "label",
+    seed: int = 0,
+) -> np.ndarray:
+    """PPI++'s tuned weight of the judge in each of ``weeks`` simulated weeks, before it is
+    clipped to [0, 1] (notebook 15); for the ratio (RATIO), the weight of its psi = a -
+    theta * b at PPI's theta, as ``estimate_false_block_rate`` tunes it."""
+    check_choice("quantity", quantity, QUANTITIES + (RATIO,))
+    check_choice("stand_in", stand_in, STAND_INS)
+    weeks = check_int("weeks", weeks, minimum=1)
+    size = check_int("size", size, minimum=3)
+    labelled = check_int("labelled", labelled, minimum=2)
+    if labelled >= size:
+        raise ValueError(f"labelled must be fewer than size ({size}) records, got {labelled}")
+    pop = _population(CLASS_SHARE, resolve_settings(None, {}))
+    rng = np.random.default_rng(check_seed(seed))
+    out = []
+    for start in range(0, weeks, 100):
+        y, s = _draw(pop, quantity, stand_in, min(100, weeks - start), size, rng)
+        y, f, g = y[:, :labelled], s[:, :labelled], s[:, labelled:]
+        if quantity == RATIO:
+            theta = _estimate("ppi", y, f, g, 0.95, 1, rng)[0][:, None]
+            y, f, g = (x[..., 0] - theta * x[..., 1] for x in (y, f, g))
+        out.append(_raw_lam(y, f, g))
+    return np.concatenate(out)
+
+
+def best_lam(
+    *,
+    size: int = 5000,
+    labelled: int = 200,
+    quantity: str = "harmful",
+    stand_in: str = "label",
+) -> float:
+    """The population's best weight of the judge for PPI (notebook 15), not clipped:
+    cov(person, stand-in) / ((1 + labelled / rest) * var(stand-in)), from the exact moments
+    (the rest: ``size - labelled`` records); for the ratio (RATIO), of psi = a - theta * b at
+    the true false block rate theta.  What PPI++ tunes from each week's labels."""
+    check_choice("quantity", quantity, QUANTITIES + (RATIO,))
+    check_choice("stand_in", stand_in, STAND_INS)
+    size = check_int("size", size, minimum=3)
+    labelled = check_int("labelled", labelled, minimum=2)
+    if labelled >= size:
+        raise ValueError(f"labelled must be fewer than size ({size}) records, got {labelled}")
+    harmful, chance, blocks, w = _population(CLASS_SHARE, resolve_settings(None, {}))
+    if quantity == RATIO:
+        theta = true_rates()["false_block_rate"]
+        block, clean = blocks.astype(float), (~harmful).astype(float)
+        y = block * clean - theta * clean
+        # the stand-in's psi: the block * (1 - judged) - theta * (1 - judged), judged ~ chance
+        m = (block - theta) * (1 - chance)
+        mm = (block - theta) ** 2 * ((1 - chance) if stand_in == "label" else (1 - chance) ** 2)
+    else:
+        y, m = _quantity(quantity, harmful, chance, blocks)
+        mm = m if stand_in == "label" else m * m
+    ey, ef = float((w * y).sum()), float((w * m).sum())
+    cov = float((w * y * m).sum()) - ey * ef
+    var = float((w * mm).sum()) - ef * ef
+    return cov / ((1 + labelled / (size - labelled)) * var)
+
+
 def coverage_rows(estimates: Mapping[str, np.ndarray], truth: float) -> list[dict[str, Any]]:
-    """One row per method: how often its interval holds ``truth``, its mean value, the mean
-    and the middle width of its interval (notebook 15)."""
+    """One row per method: how often its interval holds ``truth`` (``coverage``) with its
+    Monte Carlo error (``error``: 1.96 binomial standard errors over the weeks, as 07's
+    picture draws it), its mean value, its bias and the mean width of its interval
+    (notebook 15)."""
     if not isinstance(estimates, Mapping) or not estimates:
         raise TypeError(
             "estimates must be a non-empty mapping method -> (weeks, 3) array of (estimate, "
@@ -267,6 +444,7 @@ def coverage_rows(estimates: Mapping[str, np.ndarray], truth: float) -> list[dic
             {
                 "method": method,
                 "coverage": float(covered.mean()),
+                "error": mc_error(float(covered.mean()), len(est)),
                 "mean": float(est[:, 0].mean()),
                 "bias": float(est[:, 0].mean() - truth),
                 "width": float(width.mean()),
@@ -277,16 +455,20 @@ def coverage_rows(estimates: Mapping[str, np.ndarray], truth: float) -> list[dic
 
 
 def coverage_text(rows: Sequence[Mapping[str, Any]]) -> str:
-    """The coverage table, at most 80 columns (notebook 15)."""
+    """The coverage table, at most 80 columns (notebook 15): each coverage with its Monte
+    Carlo error over the weeks (``coverage_rows``' ``error``)."""
     rows = check_items("rows", rows, Mapping)  # type: ignore[type-abstract]
     lines = [
-        f"{'method':<14}{'covers truth':>13}{'mean estimate':>15}{'bias':>9}{'mean width':>12}"
+        f"{'method':<14}{'covers truth':>19}{'mean estimate':>15}{'bias':>9}{'mean width':>12}"
     ]
     for r in rows:
+        covers = f"{r['coverage']:.3f} ± {r['error']:.3f}"
         lines.append(
-            f"{r['method']:<14}{r['coverage']:>13.3f}{r['mean']:>15.4f}{r['bias']:>+9.4f}"
-            f"{r['width']:>12.4f}"
+            f"{r['method']:<14}{covers:>19}{r['mean']:>15.4f}{r['bias']:>+9.4f}{r['width']:>12.4f}"
         )
+    weeks = {r.get("weeks") for r in rows}
+    if len(weeks) == 1 and None not in weeks:
+        lines.append(f"(over {weeks.pop():,} weeks; ± is the Monte Carlo error, 1.96 SE)")
     return "\n".join(lines)
 
 
@@ -319,6 +501,31 @@ def width_rows(
         rows.append(
             {"labels": n, **{m: float((e[:, 2] - e[:, 1]).mean()) for m, e in est.items()}}
         )
+    return rows
+
+
+def coverage_by_labels(
+    counts: Sequence[int] = (10, 20, 50, 100, 200),
+    *,
+    weeks: int = 1000,
+    size: int = 5000,
+    methods: Sequence[str] = ("labelled", "rogan_gladen", "ppi", "ppi++"),
+    seed: int = 0,
+) -> list[dict[str, Any]]:
+    """Coverage of the harmful share against the number of person labels (notebook 15): one
+    row per count and method, ``{"labels", "method", "coverage", "error", "width"}``, over
+    ``weeks`` simulated weeks each (the judge's label as stand-in)."""
+    counts = check_collection("counts", counts, "a list of counts", "count")
+    for n in counts:
+        check_int("counts (each count of person labels)", n, minimum=2)
+    truth = true_rates()["harmful"]
+    rows = []
+    for i, n in enumerate(counts):
+        est = simulate_estimates(
+            weeks=weeks, size=size, labelled=n, methods=methods, seed=seed + i
+        )
+        keys = ("method", "coverage", "error", "width")
+        rows += [{"labels": n, **{k: r[k] for k in keys}} for r in coverage_rows(est, truth)]
     return rows
 
 

@@ -1220,7 +1220,6 @@ ROWS.update(
             Bad("planted_twins", lambda m: m.planted_twins([]), ValueError, "records"),
             Bad("planted_twins", lambda m: m.planted_twins(RECS, 5), TypeError, "line", "str"),
             Bad("planted_reading", lambda m: m.planted_reading(RECS, -1), ValueError, "seed"),
-            Bad("planted_text", lambda m: m.planted_text({}), TypeError, "reading"),
             Bad(
                 "quoting_reply",
                 lambda m: m.quoting_reply(R, "clean"),
@@ -1532,11 +1531,6 @@ NOTEBOOK_DOORS = {
         ),
         Bad("is_harmful", lambda m: m.is_harmful("x"), TypeError, "record", "Record", "str"),
         Bad("is_harmful", lambda m: m.is_harmful(None), TypeError, "record", note="None"),
-        *[
-            Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r), error, "records", note=note)
-            for fn in ("flag_rates", "records_frame")
-            for r, error, note in BAD_RECORDS
-        ],
     ],
     "lessonlib.metrics": [
         Bad("resolution", lambda m: m.resolution(0), ValueError, "count", ">= 1", "zero"),
@@ -1642,26 +1636,6 @@ NOTEBOOK_DOORS = {
             "unknown",
         ),
         Bad("judge_models", lambda m: m.judge_models("gpt"), ValueError, "names", "lesson"),
-        Bad(
-            "quorum_noise",
-            lambda m: m.quorum_noise(RECS, names=("gpt",)),
-            ValueError,
-            "names",
-            "greedy",
-            "unknown judge",
-        ),
-        Bad(
-            "quorum_noise",
-            lambda m: m.quorum_noise(RECS, quorums=(0,)),
-            ValueError,
-            "quorums",
-            ">= 1",
-            "zero",
-        ),
-        *[
-            Bad("quorum_noise", lambda m, r=r: m.quorum_noise(r), e, "records", note=n)
-            for r, e, n in BAD_RECORDS
-        ],
     ],
     "lessonlib.agreement_stats": [
         Bad("cohen_kappa", lambda m: m.cohen_kappa(None, ["a"]), TypeError, "a", note="None"),
@@ -1770,10 +1744,6 @@ NOTEBOOK_DOORS = {
             "does not belong",
             "a run on fewer records",
         ),
-        Bad("gap_steps", lambda m: m.gap_steps(RECS, None, RUN), TypeError, "run1", "Run"),
-        Bad("gap_steps", lambda m: m.gap_steps(RECS, RUN, "run"), TypeError, "run2", "Run"),
-        Bad("gap_steps", lambda m: m.gap_steps(RECS, RUN, RUN, 5), TypeError, "decide"),
-        Bad("gap_steps", lambda m: m.gap_steps([], RUN, RUN), ValueError, "records", "at least"),
         Bad(
             "temperature_sweep",
             lambda m: m.temperature_sweep(RECS, [0.3, -1.0], [1, 2]),
@@ -1827,45 +1797,6 @@ NOTEBOOK_DOORS = {
         Bad("study", lambda m: m.study(RECS, m.COMPARISON, [1, -2]), ValueError, "seeds"),
         Bad("study", lambda m: m.study(RECS, m.COMPARISON, seed=-1), ValueError, "seed"),
         Bad("study", lambda m: m.study(RECS, m.COMPARISON, guideline=5), TypeError, "guideline"),
-        *[
-            Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r), e, "rows", note=n)
-            for fn in ("seed_table", "band_table", "quote")
-            for r, e, n in (
-                ([5], TypeError, "an int"),
-                ([], ValueError, "empty"),
-                (None, TypeError, "None"),
-            )
-        ],
-        Bad(
-            "band_table",
-            lambda m: m.band_table(_study_rows(), ("accuracy",)),
-            ValueError,
-            "metrics",
-            "agreement",
-            "unknown figure",
-        ),
-        Bad(
-            "quote",
-            lambda m: m.quote(_study_rows(), "speed"),
-            ValueError,
-            "keys",
-            "mean_calls",
-            "unknown key",
-        ),
-        *[
-            Bad("cue_groups", lambda m, r=r: m.cue_groups(r), e, "records", note=n)
-            for r, e, n in BAD_RECORDS
-        ],
-        Bad("cue_text", lambda m: m.cue_text([], _study_rows()), ValueError, "records"),
-        Bad("cue_text", lambda m: m.cue_text(RECS, [5]), TypeError, "rows", "SetupResult"),
-        Bad(
-            "cue_text",
-            lambda m: m.cue_text(RECS[:1], _study_rows()),
-            ValueError,
-            "records",
-            "studied on",
-            "other records",
-        ),
     ],
     "lessonlib.widgets": [
         *[
@@ -2046,26 +1977,6 @@ SETTINGS_DOORS = {
             lambda m: m.harmful_probability(RECS, prior={"temiz": 1}),
             ValueError,
             "prior",
-        ),
-        Bad(
-            "two_run_difference",
-            lambda m: m.two_run_difference(RECS, seed=-1),
-            ValueError,
-            "seed",
-        ),
-        Bad(
-            "two_run_difference",
-            lambda m: m.two_run_difference(RECS, unreadable_as="x"),
-            ValueError,
-            "unreadable_as",
-        ),
-        Bad("cue_inside", lambda m: m.cue_inside(RECS, cues=5), TypeError, "cues"),
-        Bad("length_controlled", lambda m: m.length_controlled(RECS, []), ValueError, "seeds"),
-        Bad(
-            "length_controlled",
-            lambda m: m.length_controlled(RECS, [1], guideline=5),
-            TypeError,
-            "guideline",
         ),
         Bad(
             "length_lead",
@@ -2312,12 +2223,6 @@ def _labels():
     from lessonlib import raters
 
     return raters.label_sets(RECS, _rater_table())
-
-
-def _probes():
-    from lessonlib import probing
-
-    return [probing.Probe("length", {1: "temiz"}, {1: "temiz"}, (), 0.0, (R,), (R,))]
 
 
 def _panel_run():
@@ -2904,32 +2809,9 @@ CONTRACT_DOORS = {
     "lessonlib.probing": [
         Bad("twin", lambda m: m.twin(5, "length"), TypeError, "record", "Record"),
         Bad("twin", lambda m: m.twin(R, "colour"), ValueError, "change", "length"),
-        Bad("describe_twin", lambda m: m.describe_twin("x", R), TypeError, "record", "Record"),
-        Bad("describe_twin", lambda m: m.describe_twin(R, None), TypeError, "twin_record"),
-        Bad("fair_table", lambda m: m.fair_table([0.5]), TypeError, "scores", "length_controlled"),
-        Bad(
-            "fair_table", lambda m: m.fair_table({"as is": 0.5}), TypeError, "scores", note="keys"
-        ),
-        *[
-            Bad("length_evidence", lambda m, r=r: m.length_evidence(r), e, "records", note=n)
-            for r, e, n in BAD_RECORDS
-            if r is not None  # None: the population only
-        ],
-        *[
-            Bad(fn, lambda m, c=call, p=p: c(m, p), e, "probes", "Probe", n)
-            for fn, call in (
-                ("moved_counts", lambda m, p: m.moved_counts(p, ())),
-                ("moved_table", lambda m, p: m.moved_table(p)),
-            )
-            for p, e, n in (
-                ([5], TypeError, "an int"),
-                ("ab", TypeError, "str"),
-                ([], ValueError, "empty"),
-            )
-        ],
-        Bad("moved_counts", lambda m: m.moved_counts(_probes(), 5), TypeError, "yardstick"),
-        Bad("moved_table", lambda m: m.moved_table(_probes(), "12"), TypeError, "yardstick"),
-        Bad("plot_moved", lambda m: m.plot_moved([1]), TypeError, "counts", "moved_counts"),
+        Bad("with_length", lambda m: m.with_length("x", True), TypeError, "record", "Record"),
+        Bad("with_length", lambda m: m.with_length(R, 1), TypeError, "on", "True or False"),
+        Bad("plot_moved", lambda m: m.plot_moved([1]), TypeError, "counts", "decisions"),
         Bad("plot_moved", lambda m: m.plot_moved({}), TypeError, "counts", note="empty"),
         Bad(
             "plot_moved",
@@ -2938,34 +2820,565 @@ CONTRACT_DOORS = {
             "counts",
             note="other changes",
         ),
+    ],
+}
+ROWS.update({name: [*ROWS.get(name, []), *rows] for name, rows in CONTRACT_DOORS.items()})
+
+
+# notebook 15, the second pass (issue 35): a shift within a class, the tuned and best lam, the
+# Monte Carlo error and coverage against the number of person labels
+TRUTH15_DOORS: dict[str, list[Bad]] = {
+    "lessonlib.production": [
         Bad(
-            "probability_table",
-            lambda m: m.probability_table([0.5], {}),
-            TypeError,
-            "probabilities",
+            "estimate_rate",
+            lambda m: m.estimate_rate([1], [1], [1, 0]),
+            ValueError,
+            "person",
+            "at least 2",
+            "one label: no interval",
         ),
         Bad(
-            "probability_table",
-            lambda m: m.probability_table(PROBS, [1]),
+            "estimate_rate",
+            lambda m: m.estimate_rate([], [], [1, 0]),
+            ValueError,
+            "person",
+            note="no labels",
+        ),
+    ],
+    "lessonlib.weeks": [
+        Bad(
+            "true_rates",
+            lambda m: m.true_rates(flag_shares=[("clean", 0.2)]),
             TypeError,
-            "rows",
+            "flag_shares",
+            "{class: {flag: share}}",
+        ),
+        Bad(
+            "true_rates",
+            lambda m: m.true_rates(flag_shares={"spam": {"instruction_mode": 0.2}}),
+            ValueError,
+            "flag_shares",
+            "clean",
+            "unknown class",
+        ),
+        Bad(
+            "true_rates",
+            lambda m: m.true_rates(flag_shares={"clean": {"length": 0.2}}),
+            ValueError,
+            "flag_shares['clean']",
+            "instruction_mode",
+            "unknown flag",
+        ),
+        Bad(
+            "true_rates",
+            lambda m: m.true_rates(flag_shares={"clean": {"instruction_mode": 1.2}}),
+            ValueError,
+            "flag_shares['clean']['instruction_mode']",
+            "between 0 and 1",
+        ),
+        Bad(
+            "true_rates",
+            lambda m: m.true_rates(flag_shares={"clean": 0.2}),
+            TypeError,
+            "flag_shares['clean']",
+            "{flag: share}",
+            "a number for a class",
+        ),
+        Bad(
+            "simulate_estimates",
+            lambda m: m.simulate_estimates(weeks=1, flag_shares={"clean": {"x": 0.1}}),
+            ValueError,
+            "flag_shares['clean']",
+            "instruction_mode",
+        ),
+        Bad(
+            "simulate_estimates",
+            lambda m: m.simulate_estimates(weeks=1, lams=[0.5]),
+            TypeError,
+            "lams",
             "mapping",
         ),
         Bad(
-            "probability_table",
-            lambda m: m.probability_table(PROBS, {"a": [3]}),
-            TypeError,
-            "rows",
-            note="a number not scored",
+            "simulate_estimates",
+            lambda m: m.simulate_estimates(weeks=1, lams={"ppi": 0.5}),
+            ValueError,
+            "lams",
+            "new row names",
+            "a method's name",
         ),
+        Bad(
+            "simulate_estimates",
+            lambda m: m.simulate_estimates(weeks=1, lams={"best": "high"}),
+            TypeError,
+            "lams['best']",
+        ),
+        Bad(
+            "simulate_estimates",
+            lambda m: m.simulate_estimates(weeks=1, quantity="false_block_rate", lams={"b": 1}),
+            ValueError,
+            "lams",
+            "a mean",
+            "the ratio",
+        ),
+        Bad("tuned_lams", lambda m: m.tuned_lams(weeks=0), ValueError, "weeks", ">= 1"),
+        Bad("tuned_lams", lambda m: m.tuned_lams(quantity="x"), ValueError, "quantity"),
+        Bad(
+            "tuned_lams",
+            lambda m: m.tuned_lams(size=10, labelled=10),
+            ValueError,
+            "labelled",
+            "fewer than size",
+        ),
+        Bad("best_lam", lambda m: m.best_lam(stand_in="vote"), ValueError, "stand_in", "score"),
+        Bad("best_lam", lambda m: m.best_lam(labelled=1), ValueError, "labelled", ">= 2"),
+        Bad(
+            "coverage_by_labels",
+            lambda m: m.coverage_by_labels([1]),
+            ValueError,
+            "counts",
+            ">= 2",
+        ),
+        Bad("coverage_by_labels", lambda m: m.coverage_by_labels(10), TypeError, "counts"),
+    ],
+}
+ROWS.update({name: [*ROWS.get(name, []), *rows] for name, rows in TRUTH15_DOORS.items()})
+# Issue 35 (notebook 07): the paired power, the one percentile, the Monte Carlo error, the
+# cluster band's coverage.
+POWER_DOORS = {
+    "lessonlib.sample": [
         *[
-            Bad("lead_text", lambda m, rows=rows: m.lead_text(rows), e, "rows", note=n)
-            for rows, e, n in (
-                ([], ValueError, "empty"),
-                ([5], TypeError, "an int row"),
-                ({"a": 1}, TypeError, "one dict"),
+            Bad(fn, lambda m, fn=fn, a=a: getattr(m, fn)(*a), e, param, allowed, note=n)
+            for fn, tail in (("paired_power", (240,)), ("paired_records_needed", ()))
+            for a, e, param, allowed, n in (
+                (("0.01", 0.3, *tail), TypeError, "difference", "real number", "str"),
+                ((0.0, 0.3, *tail), ValueError, "difference", "other than 0", "zero"),
+                ((NAN, 0.3, *tail), ValueError, "difference", "finite", "NaN"),
+                ((0.01, 0.0, *tail), ValueError, "sd", "> 0", "sd zero"),
+                ((0.01, -0.3, *tail), ValueError, "sd", "> 0", "sd negative"),
+                ((0.01, None, *tail), TypeError, "sd", "real number", "sd None"),
+            )
+        ],
+        Bad("paired_power", lambda m: m.paired_power(0.01, 0.3, 0), ValueError, "n_records"),
+        Bad("paired_power", lambda m: m.paired_power(0.01, 0.3, 2.5), TypeError, "n_records"),
+        Bad(
+            "paired_power",
+            lambda m: m.paired_power(0.01, 0.3, 240, 1.0),
+            ValueError,
+            "level",
+            "between 0 and 1",
+        ),
+        Bad(
+            "paired_records_needed",
+            lambda m: m.paired_records_needed(0.01, 0.3, 1.0),
+            ValueError,
+            "power",
+            "[0.5, 1)",
+            "power 1",
+        ),
+        Bad(
+            "paired_records_needed",
+            lambda m: m.paired_records_needed(0.01, 0.3, 0.2),
+            ValueError,
+            "power",
+            "[0.5, 1)",
+            "power below a half",
+        ),
+        Bad(
+            "paired_records_needed",
+            lambda m: m.paired_records_needed(0.01, 0.3, level=0.0),
+            ValueError,
+            "level",
+            "between 0 and 1",
+        ),
+    ],
+    "lessonlib.variance": [
+        Bad("percentile", lambda m: m.percentile(0.5, 0.5), TypeError, "values", "one figure"),
+        Bad("percentile", lambda m: m.percentile("ab", 0.5), TypeError, "values", note="str"),
+        Bad("percentile", lambda m: m.percentile([[0.5]], 0.5), TypeError, "values", note="2-D"),
+        Bad("percentile", lambda m: m.percentile([], 0.5), ValueError, "values", "at least one"),
+        Bad("percentile", lambda m: m.percentile([0.5], "x"), TypeError, "x", "real number"),
+        Bad("percentile", lambda m: m.percentile([0.5], NAN), ValueError, "x", "finite"),
+    ],
+    "lessonlib.truth": [
+        Bad("mc_error", lambda m: m.mc_error("0.9", 100), TypeError, "share", "real number"),
+        Bad("mc_error", lambda m: m.mc_error(1.5, 100), ValueError, "share", "[0, 1]"),
+        Bad("mc_error", lambda m: m.mc_error(0.9, 0), ValueError, "n", ">= 1"),
+        Bad("mc_error", lambda m: m.mc_error(0.9, 10.0), TypeError, "n", "integer"),
+        Bad("mc_error", lambda m: m.mc_error(0.9, 10, 1.0), ValueError, "level", "between"),
+        *[
+            Bad("cluster_coverage", lambda m, k=k: m.cluster_coverage(**k), e, p, a, note=n)
+            for k, e, p, a, n in (
+                ({"n_groups": 1}, ValueError, "n_groups", ">= 2", "one group"),
+                ({"n_groups": 4.0}, TypeError, "n_groups", "integer", "float"),
+                ({"copies": 0}, ValueError, "copies", ">= 1", "no copies"),
+                ({"n_sets": 0}, ValueError, "n_sets", ">= 1", "no sets"),
+                ({"n_resamples": 0}, ValueError, "n_resamples", ">= 1", "no resamples"),
+                ({"level": 1.5}, ValueError, "level", "between 0 and 1", "level above 1"),
+                ({"seed": -1}, ValueError, "seed", ">= 0", "negative seed"),
             )
         ],
     ],
 }
-ROWS.update({name: [*ROWS.get(name, []), *rows] for name, rows in CONTRACT_DOORS.items()})
+ROWS.update({name: [*ROWS.get(name, []), *rows] for name, rows in POWER_DOORS.items()})
+# notebook 16: which records the person labels (lessonlib.strata), the stratified estimate
+# (estimate_rate, method="stratified"), the person's slips and the dashboard (lessonlib.labelling)
+SCORES16 = [0.1] * 10 + [0.9] * 10
+STRAT16 = dict(method="stratified", strata_labelled=["a", "a", "b", "b"], strata_rest=["a", "b"])
+ARGS16 = ([1, 0, 1, 1], [0.5, 0.5, 0.9, 0.9], [0.5, 0.9])
+STEP16_DOORS = {
+    "lessonlib.strata": [
+        Bad(
+            "choose_records",
+            lambda m: m.choose_records(SCORES16, 21),
+            ValueError,
+            "budget",
+            "at most",
+            "more than the week",
+        ),
+        Bad(
+            "choose_records",
+            lambda m: m.choose_records(SCORES16, 3),
+            ValueError,
+            "budget",
+            "two labels",
+            "under two a stratum",
+        ),
+        Bad(
+            "choose_records",
+            lambda m: m.choose_records(SCORES16, 1, design="random"),
+            ValueError,
+            "budget",
+            ">= 2",
+            "one label",
+        ),
+        Bad(
+            "choose_records",
+            lambda m: m.choose_records(SCORES16, 4.0),
+            TypeError,
+            "budget",
+            "integer",
+            "float budget",
+        ),
+        Bad(
+            "choose_records",
+            lambda m: m.choose_records(SCORES16, 4, design="best"),
+            ValueError,
+            "design",
+            "neyman",
+            "unknown design",
+        ),
+        Bad(
+            "choose_records",
+            lambda m: m.choose_records(SCORES16, 4, seed=-1),
+            ValueError,
+            "seed",
+            ">= 0",
+            "negative seed",
+        ),
+        Bad(
+            "choose_records",
+            lambda m: m.choose_records([0.1, 1.5], 2),
+            ValueError,
+            "judge_scores",
+            "[0, 1]",
+            "score above 1",
+        ),
+        Bad(
+            "choose_records",
+            lambda m: m.choose_records([0.1, "x"], 2),
+            TypeError,
+            "judge_scores",
+            "numbers",
+            "a str score",
+        ),
+        Bad(
+            "choose_records",
+            lambda m: m.choose_records(0.5, 2),
+            TypeError,
+            "judge_scores",
+            note="one number",
+        ),
+        Bad(
+            "choose_records",
+            lambda m: m.choose_records([], 2),
+            ValueError,
+            "judge_scores",
+            note="empty",
+        ),
+        Bad(
+            "score_strata",
+            lambda m: m.score_strata([0.2, None]),
+            TypeError,
+            "judge_scores",
+            "numbers",
+            "None score",
+        ),
+        Bad(
+            "score_strata",
+            lambda m: m.score_strata([-0.1]),
+            ValueError,
+            "judge_scores",
+            "[0, 1]",
+            "negative score",
+        ),
+    ],
+    "lessonlib.production": [
+        Bad(
+            "estimate_rate",
+            lambda m: m.estimate_rate(*ARGS16, method="stratified"),
+            ValueError,
+            "strata_labelled",
+            "strata_rest",
+            "stratified without strata",
+        ),
+        Bad(
+            "estimate_rate",
+            lambda m: m.estimate_rate(
+                *ARGS16, method="ppi", strata_labelled=[0, 0, 1, 1], strata_rest=[0, 1]
+            ),
+            ValueError,
+            "strata_labelled",
+            "stratified",
+            "strata with ppi",
+        ),
+        Bad(
+            "estimate_rate",
+            lambda m: m.estimate_rate(
+                *ARGS16, **{**STRAT16, "strata_labelled": ["a", "a", "a", "b"]}
+            ),
+            ValueError,
+            "strata_labelled",
+            "at least two",
+            "one label in a stratum",
+        ),
+        Bad(
+            "estimate_rate",
+            lambda m: m.estimate_rate(*ARGS16, **{**STRAT16, "strata_rest": ["a", "c"]}),
+            ValueError,
+            "strata_rest",
+            "no label",
+            "a stratum without labels",
+        ),
+        Bad(
+            "estimate_rate",
+            lambda m: m.estimate_rate(*ARGS16, **{**STRAT16, "strata_rest": ["a"]}),
+            ValueError,
+            "strata_rest",
+            "one stratum per record",
+            "too few strata",
+        ),
+        Bad(
+            "estimate_rate",
+            lambda m: m.estimate_rate(*ARGS16, **{**STRAT16, "strata_rest": "ab"}),
+            TypeError,
+            "strata_rest",
+            note="a str of strata",
+        ),
+        Bad(
+            "estimate_rate",
+            lambda m: m.estimate_rate(*ARGS16, **{**STRAT16, "strata_rest": 3}),
+            TypeError,
+            "strata_rest",
+            note="a number of strata",
+        ),
+        Bad(
+            "estimate_rate",
+            lambda m: m.estimate_rate(*ARGS16, **{**STRAT16, "strata_rest": [["a"], ["b"]]}),
+            TypeError,
+            "strata_rest",
+            "hashable",
+            "unhashable strata",
+        ),
+    ],
+    "lessonlib.labelling": [
+        Bad(
+            "score_levels",
+            lambda m: m.score_levels([0.5, 0.5]),
+            ValueError,
+            "class_shares",
+            note="two shares",
+        ),
+        Bad(
+            "simulate_designs",
+            lambda m: m.simulate_designs(("best",)),
+            ValueError,
+            "designs",
+            "neyman",
+            "unknown design",
+        ),
+        Bad(
+            "simulate_designs",
+            lambda m: m.simulate_designs(()),
+            ValueError,
+            "designs",
+            note="no design",
+        ),
+        Bad(
+            "simulate_designs",
+            lambda m: m.simulate_designs(budget=6000),
+            ValueError,
+            "budget",
+            "fewer than size",
+            "budget above the week",
+        ),
+        Bad(
+            "simulate_designs",
+            lambda m: m.simulate_designs(weeks=0),
+            ValueError,
+            "weeks",
+            ">= 1",
+            "no week",
+        ),
+        Bad(
+            "simulate_designs",
+            lambda m: m.simulate_designs(class_shares=[1, 2]),
+            ValueError,
+            "class_shares",
+            note="wrong shares",
+        ),
+        Bad(
+            "design_labels_needed",
+            lambda m: m.design_labels_needed(0.7),
+            ValueError,
+            "half_width",
+            "0.5",
+            "too wide",
+        ),
+        Bad(
+            "design_labels_needed",
+            lambda m: m.design_labels_needed("0.03"),
+            TypeError,
+            "half_width",
+            note="str half_width",
+        ),
+        Bad(
+            "design_labels_needed",
+            lambda m: m.design_labels_needed(0.03, level=1.0),
+            ValueError,
+            "level",
+            "between 0 and 1",
+            "level 1",
+        ),
+        Bad(
+            "simulate_slips",
+            lambda m: m.simulate_slips(0.5, 200),
+            ValueError,
+            "slip",
+            "below 0.5",
+            "a coin",
+        ),
+        Bad(
+            "simulate_slips",
+            lambda m: m.simulate_slips(0.05, 200, double=300),
+            ValueError,
+            "double",
+            "at most labelled",
+            "more doubles than labels",
+        ),
+        Bad(
+            "simulate_slips",
+            lambda m: m.simulate_slips(0.05, 200, double=1),
+            ValueError,
+            "double",
+            "at least 2",
+            "one double",
+        ),
+        Bad(
+            "simulate_slips",
+            lambda m: m.simulate_slips(0.05, 5000),
+            ValueError,
+            "labelled",
+            "fewer than size",
+            "all labelled",
+        ),
+        Bad(
+            "slip_rate",
+            lambda m: m.slip_rate([0, 1], [0]),
+            ValueError,
+            "first",
+            "same records",
+            "unequal lengths",
+        ),
+        Bad("slip_rate", lambda m: m.slip_rate([0, 2], [0, 1]), ValueError, "first", "0/1", "a 2"),
+        Bad(
+            "slip_rate",
+            lambda m: m.slip_rate([0], [0]),
+            ValueError,
+            "first",
+            "at least 2",
+            "one record",
+        ),
+        Bad(
+            "estimate_with_slips",
+            lambda m: m.estimate_with_slips(*ARGS16, [0, 1], [0, 1], method="stratified"),
+            ValueError,
+            "method",
+            "ppi++",
+            "stratified",
+        ),
+        Bad(
+            "estimate_with_slips",
+            lambda m: m.estimate_with_slips(*ARGS16, [0, 1], [0, 0.5]),
+            ValueError,
+            "second",
+            "0/1",
+            "a score",
+        ),
+        Bad(
+            "confidence_sequence",
+            lambda m: m.confidence_sequence([0, 1], planned=0),
+            ValueError,
+            "planned",
+            ">= 1",
+            "planned 0",
+        ),
+        Bad(
+            "confidence_sequence",
+            lambda m: m.confidence_sequence([0, 0.5]),
+            ValueError,
+            "labels",
+            "0/1",
+            "a score",
+        ),
+        Bad(
+            "confidence_sequence",
+            lambda m: m.confidence_sequence([0, 1], level=95),
+            ValueError,
+            "level",
+            "between 0 and 1",
+            "a percentage",
+        ),
+        Bad(
+            "simulate_dashboard",
+            lambda m: m.simulate_dashboard(looks=[10, 1]),
+            ValueError,
+            "looks",
+            ">= 2",
+            "a look of one",
+        ),
+        Bad(
+            "simulate_dashboard",
+            lambda m: m.simulate_dashboard(streams=0),
+            ValueError,
+            "streams",
+            ">= 1",
+            "no stream",
+        ),
+        Bad(
+            "plot_dashboard",
+            lambda m: m.plot_dashboard([0, 1] * 5, 0.4),
+            ValueError,
+            "looks",
+            "at most",
+            "looks past the labels",
+        ),
+        Bad(
+            "plot_dashboard",
+            lambda m: m.plot_dashboard([0, 1] * 300, "0.4"),
+            TypeError,
+            "truth",
+            note="str truth",
+        ),
+    ],
+}
+ROWS.update({name: [*ROWS.get(name, []), *rows] for name, rows in STEP16_DOORS.items()})

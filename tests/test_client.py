@@ -614,8 +614,6 @@ def test_a_planted_verdict_line_fools_first_match_and_nothing_else():
     assert reading.p_values["first match"] < 0.05
     assert reading.wrong_planted["last match"] == reading.wrong_planted["JSON"] == 0
     assert reading.p_values["last match"] == reading.p_values["JSON"] == 1.0
-    text = planted.planted_text(reading)
-    assert "first match" in text and max(len(line) for line in text.splitlines()) <= 80
 
 
 def test_a_planted_line_that_is_not_a_verdict_fools_no_reading():

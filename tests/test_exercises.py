@@ -679,6 +679,16 @@ def test_grade_number_hints(capsys, answer, options, words):
     assert result is False and out.startswith("Not yet: ") and words in out, out
 
 
+def test_grade_number_passes_a_simulated_answer_within_its_error(capsys):
+    # a 4-place truth; a simulation's answer 0.0007 off passes with within=0.002, not without
+    assert not grade(capsys, 0.6118)[0]
+    assert grade(capsys, 0.6118, within=0.002) == (True, "PASS: right")
+    assert grade(capsys, 0.6145, within=lambda: 0.002)[0]  # a computed error
+    assert not grade(capsys, 0.6146, within=0.002)[0]  # beyond it: the hint
+    assert "the method" in grade(capsys, 0.6146, within=0.002)[1]
+    assert not grade(capsys, "0.6118", within=0.002)[0]  # the wrong kind stays wrong
+
+
 def test_grade_number_computes_the_truth_only_for_an_answer_of_the_right_kind(capsys):
     calls = []
 
@@ -811,3 +821,31 @@ def test_grade_numbers_computes_the_truth_only_for_an_answer_of_the_right_shape(
     assert _common._grade_numbers((1, 2), truth, fill="f", kind="k", passed="p", hint="h")
     assert calls == [1]
     capsys.readouterr()
+
+
+# ---- 15, exercise 2: an honest simulation of the expected bias passes within its error
+
+
+@pytest.mark.slow  # 3 x 1,000 simulated weeks of 5,000 records: a few seconds of CPU
+def test_drift_bias_passes_an_honest_simulation_and_not_a_wrong_one(capsys):
+    from lessonlib import weeks as W
+    from lessonlib.exercises import step15
+
+    truth = L.true_rates(step15.EXERCISE_SHARES)["harmful"]
+    errors = []
+    for seed in range(3):
+        est = W.simulate_estimates(
+            weeks=step15.SIMULATED_WEEKS,
+            class_shares=step15.EXERCISE_SHARES,
+            person_shares=L.CLASS_SHARE,
+            methods=("ppi",),
+            seed=seed,
+        )["ppi"]
+        simulated = float(est[:, 0].mean() - truth)
+        errors.append(simulated - step15._drift_bias())
+        assert passes(capsys, step15.check_drift_bias(simulated))
+    # the tolerance is about two standard errors: the three runs scatter within it
+    assert max(map(abs, errors)) < step15._simulation_error()
+    assert 0.001 < step15._simulation_error() < 0.003
+    wrong = step15._drift_bias() + 3 * step15._simulation_error()
+    assert "exact expectation" in hints(capsys, step15.check_drift_bias(wrong))

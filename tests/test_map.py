@@ -26,7 +26,7 @@ def test_the_map_names_every_module_with_its_notebook():
         assert name in order, f"lessonlib/{name}.py is not on the map in lessonlib/__init__.py"
     for contract in ("an ask", "a run's decide", "the (seeds x records) matrix"):
         assert contract in L.__doc__
-    for part in ("code", "a text table", "a plot", "an explorer", "exercise checks"):
+    for part in ("code", "a table", "a plot", "an explorer", "exercise checks"):
         assert f"**{part}**" in L.__doc__
 
 

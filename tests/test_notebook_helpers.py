@@ -1,4 +1,4 @@
-"""Helpers added for the step notebooks: flag_rates, records_frame, steps,
+"""Helpers added for the step notebooks: steps,
 label_probabilities and the per-class recall figure.  Expectations worked by hand."""
 
 import math
@@ -7,7 +7,7 @@ import pytest
 
 import lessonlib as L
 from lessonlib.metrics import steps
-from lessonlib.records import Flags, Record, flag_rates, records_frame
+from lessonlib.records import Flags, Record
 from lessonlib.simulator import label_probabilities
 
 
@@ -22,25 +22,6 @@ SMALL = [
     rec(4, "corrupted_input", ("unusual_stamp_distribution",)),
     rec(5, "corrupted_input"),
 ]
-
-
-def test_flag_rates_hand_worked():
-    rates = flag_rates(SMALL)
-    assert list(rates) == ["clean", "corrupted_input"]  # classes present, CLASSES order
-    assert list(rates["clean"]) == list(L.FEATURES)
-    assert rates["clean"]["excessive_length"] == 1 / 2
-    assert rates["corrupted_input"]["unusual_stamp_distribution"] == 2 / 3
-    assert rates["corrupted_input"]["excessive_length"] == 1 / 3
-    assert rates["corrupted_input"]["instruction_mode"] == 0
-
-
-def test_records_frame_shape_and_columns():
-    df = records_frame(SMALL)
-    assert df.index.name == "no" and list(df.index) == [1, 2, 3, 4, 5]
-    assert list(df.columns) == ["cls", "source", *L.FEATURES, "text", "length"]
-    assert df["excessive_length"].dtype == bool
-    assert df["excessive_length"].sum() == 2
-    assert df.loc[4, "cls"] == "corrupted_input"
 
 
 @pytest.mark.parametrize(

@@ -16,12 +16,8 @@ from lessonlib.panel_study import (
     SINGLE,
     UNREADABLE,
     Setup,
-    band_table,
-    cue_groups,
-    cue_text,
     plot_band_against_cost,
     rates_many,
-    seed_table,
     study,
 )
 
@@ -147,34 +143,6 @@ def test_quorum_at_temperature_zero_changes_nothing(records):
     assert [row.calls for row in rows] == [246, 739, 1233]
 
 
-@pytest.mark.slow  # about 1 s of CPU or more: make test runs it, make check does not
-def test_tables_fit_80_columns_and_quote_the_rows(records):
-    rows = study(records, UNREADABLE[3:] + CUE, seeds=range(3))
-    for text in (
-        seed_table(rows),
-        band_table(rows),
-        band_table(rows, ("recall",)),
-        cue_text(records, rows),
-    ):
-        lines = text.splitlines()
-        assert lines[0].startswith("setup") and len(lines) == len(rows) + 1
-        assert max(len(line) for line in lines) <= 80
-    first = seed_table(rows).splitlines()[1].split()
-    assert first[-6:] == [str(rows[0].calls), str(rows[0].input_tokens)] + [
-        f"{rows[0].scores[m]:.4f}" for m in S.METRICS
-    ]
-    cue = cue_text(records, rows).splitlines()
-    assert "of 2" in cue[1] and "of 3" in cue[1]
-
-
-def test_cue_groups_are_the_records_the_length_flag_can_move(records):
-    clean_long, only_long = cue_groups(records)
-    # read off the record set: clean records 85 and 178 carry excessive_length (each with a
-    # second flag); corrupted_input 151, 202 and 213 carry it and nothing else
-    assert [r.no for r in clean_long] == [85, 178]
-    assert [r.no for r in only_long] == [151, 202, 213]
-
-
 def test_plot_band_against_cost(records):
     import matplotlib
 
@@ -193,23 +161,14 @@ def test_plot_band_against_cost(records):
     plt.close("all")
 
 
-def test_quote_prints_the_requested_figures(records):
-    rows = study(records, (SINGLE,), seeds=[L.SEED, L.SEED + 1])
-    text = S.quote(
-        rows,
-        "calls",
-        "input_tokens",
-        "recall",
-        "agreement",
-        "changed",
-        "recall range",
-        "recall mean",
-    )
-    assert text == (
-        "lesson's judge: calls 246, input_tokens 10779, recall 0.9570, "
-        "agreement 0.8833, changed 16.00, recall range "
-        f"{86 / 93:.4f} - {89 / 93:.4f}, recall mean {(86 + 89) / 186:.4f}"
-    )
+def test_a_row_holds_the_figures_notebook_11_tabulates(records):
+    (row,) = study(records, (SINGLE,), seeds=[L.SEED, L.SEED + 1])
+    assert (row.calls, row.input_tokens) == (246, 10779)
+    assert (round(row.scores["recall"], 4), round(row.scores["agreement"], 4)) == (0.957, 0.8833)
+    assert row.changed == 16.0
+    assert row.bands["recall"] == (86 / 93, 89 / 93)
+    assert row.means["recall"] == pytest.approx((86 + 89) / 186)
+    assert row.width("recall") == pytest.approx(3 / 93)
 
 
 def test_series_join_setups_that_differ_in_quorum():

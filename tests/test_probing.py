@@ -22,17 +22,9 @@ from lesson_defs import record
 from lessonlib import probe as probe_fn
 from lessonlib.exercises import step12
 from lessonlib.probing import (
-    cue_inside,
-    describe_twin,
-    fair_table,
     harmful_probability,
-    length_controlled,
-    moved_counts,
-    moved_table,
     plot_moved,
-    probability_table,
     twin,
-    two_run_difference,
 )
 
 RECORDS = L.make_records()
@@ -164,44 +156,6 @@ def test_the_result_is_frozen():
 # ---------------------------------------------------------------- the yardsticks
 
 
-def test_two_run_difference_at_the_lesson_settings_is_the_lessons_16():
-    changed = two_run_difference(RECORDS)
-    a, b = L.run_judge(RECORDS, L.SEED).labels, L.run_judge(RECORDS, L.SEED + 1).labels
-    assert changed == tuple(n for n in a if a[n] != b[n])
-    assert len(changed) == 16  # the lesson: "the decision changed on 16 records"
-
-
-def test_cue_inside_matches_the_length_probe_on_records_that_carry_the_flag():
-    # for a record with the flag on, switching it off removes the only spurious token: the
-    # same scores as the judge without its cue table
-    inside = cue_inside(RECORDS, temperature=0)
-    found = probe_fn(RECORDS, "length", temperature=0).changed
-    assert inside == tuple(n for n in found if RECORDS[n - 1].features[LONG])
-    assert inside == tuple(r.no for r in RECORDS if p_harmful(r, 0) != p_harmful(r, 0, 0.0))
-
-
-def test_length_controlled_is_the_mean_agreement_of_runs_with_the_flag_fixed():
-    seeds = [L.SEED, L.SEED + 7]
-    got = length_controlled(RECORDS, seeds)
-    for name, on in (("as is", None), ("flag off", False), ("flag on", True)):
-        recs = (
-            RECORDS
-            if on is None
-            else [replace(r, features=L.Flags({**r.features, LONG: on})) for r in RECORDS]
-        )
-        runs = [L.run_judge(recs, s) for s in seeds]
-        assert got[name] == pytest.approx(
-            sum(L.agreement(recs, run.decide) for run in runs) / len(seeds), abs=1e-12
-        )
-    assert got["filter"] == 0.825  # the lesson's 0.8250: the filter reads no length flag
-
-
-def test_describe_twin_names_the_fields_that_differ():
-    r = RECORDS[1]
-    assert describe_twin(r, toggled(r)) == f"{LONG}: False -> True"
-    assert describe_twin(r, r) == "no difference"
-
-
 # ---------------------------------------------------------------- bad input
 
 
@@ -209,12 +163,6 @@ def _lead(*args, **kwargs):
     from lessonlib.probing import length_lead
 
     return length_lead(*args, **kwargs)
-
-
-def _evidence(*args):
-    from lessonlib.probing import length_evidence
-
-    return length_evidence(*args)
 
 
 def _returns(value):
@@ -245,7 +193,6 @@ def _returns(value):
         (lambda: _lead([], range(2)), ValueError, "records", ""),
         (lambda: _lead(SMALL, []), ValueError, "seeds", ""),
         (lambda: _lead(SMALL, range(2), colour=1), TypeError, "colour", ""),
-        (lambda: _evidence([]), ValueError, "records", ""),
         (
             lambda: probe_fn(SMALL, "length", temprature=0),
             TypeError,
@@ -253,9 +200,6 @@ def _returns(value):
             "temperature",
         ),
         (lambda: probe_fn(SMALL, "length", spurious=["asiri"]), TypeError, "spurious", ""),
-        (lambda: two_run_difference(SMALL, seed=-1), ValueError, "seed", ""),
-        (lambda: cue_inside([], temperature=0), ValueError, "records", ""),
-        (lambda: length_controlled(SMALL, []), ValueError, "seeds", ""),
     ],
     ids=[
         "unknown-name",
@@ -274,12 +218,8 @@ def _returns(value):
         "lead-no-records",
         "lead-no-seeds",
         "lead-unknown-setting",
-        "evidence-no-records",
         "unknown-setting",
         "bad-spurious",
-        "trd-seed",
-        "inside-empty",
-        "no-seeds",
     ],
 )
 def test_bad_input_meets_a_clear_error(call, error, param, allowed):
@@ -367,28 +307,12 @@ def test_check_long_twin(capsys):
     [
         (lambda: twin(RECORDS[0], "verbosity"), ValueError, "change"),
         (lambda: twin("record", "length"), TypeError, "record"),
-        (lambda: describe_twin(RECORDS[0], None), TypeError, "twin_record"),
-        (lambda: describe_twin(None, RECORDS[0]), TypeError, "record"),
-        (lambda: moved_table([1, 2]), TypeError, "probes"),
-        (lambda: moved_table([]), ValueError, "probes"),
-        (lambda: moved_table([probe_fn(SMALL, "text")], yardstick=5), TypeError, "yardstick"),
-        (lambda: moved_counts(probe_fn(SMALL, "text"), ()), TypeError, "probes"),
-        (lambda: moved_counts([probe_fn(SMALL, "text")], "16"), TypeError, "yardstick"),
-        (lambda: fair_table({"as is": 0.9}), TypeError, "scores"),
         (lambda: plot_moved({}), TypeError, "counts"),
         (lambda: plot_moved({"0.3": {"length": 1}, "0": {"text": 0}}), TypeError, "counts"),
     ],
     ids=[
         "twin-name",
         "twin-record",
-        "describe-twin",
-        "describe-record",
-        "table-not-probes",
-        "table-empty",
-        "table-yardstick",
-        "counts-one-probe",
-        "counts-yardstick",
-        "fair-keys",
         "plot-empty",
         "plot-mismatch",
     ],
@@ -399,24 +323,6 @@ def test_the_notebook_helpers_check_their_arguments(call, error, param):
     assert param in str(caught.value)
 
 
-def test_the_notebook_helpers_print_within_80_columns():
-    probes = [probe_fn(SMALL, c) for c in ("length", "text", "source")]
-    text = (
-        moved_table(probes, two_run_difference(SMALL))
-        + "\n"
-        + fair_table(
-            dict(zip(("as is", "flag off", "flag on", "filter"), (0.855, 0.8367, 0.4279, 0.825)))
-        )
-    )
-    assert max(map(len, text.splitlines())) <= 80
-    assert moved_counts(probes, (3, 4)) == {
-        "length": len(probes[0].changed),
-        "text": len(probes[1].changed),
-        "source": len(probes[2].changed),
-        "new seed": 2,
-    }
-
-
 @pytest.mark.parametrize("temperature", [0.0, 0.3, 1.5])
 def test_harmful_probability_is_the_scoring_rule(temperature):
     got = harmful_probability(SMALL, temperature=temperature)
@@ -425,21 +331,6 @@ def test_harmful_probability_is_the_scoring_rule(temperature):
         assert got[r.no] == pytest.approx(p_harmful(r, temperature), abs=1e-12)
     with pytest.raises(TypeError, match="unknown judge setting"):
         harmful_probability(SMALL, seed=1)
-
-
-def test_probability_table_counts_the_records_at_each_level():
-    p = {1: 0.0048, 2: 0.79141, 3: 0.79139, 4: 1.0}
-    got = probability_table(p, {"all": [1, 2, 3, 4], "some": (2, 3), "none": ()})
-    assert got.splitlines() == [
-        "P(zararli)  0.0048  0.7914  1.0000",
-        "all              1       2       1",
-        "some             0       2       0",
-        "none             0       0       0",
-    ]
-    with pytest.raises(TypeError, match="rows"):
-        probability_table(p, {"x": [5]})
-    with pytest.raises(TypeError, match="probabilities"):
-        probability_table({}, {})
 
 
 def test_the_probe_takes_the_judge_prior_in_its_runs_and_its_shift():
@@ -457,23 +348,6 @@ def test_the_probe_takes_the_judge_prior_in_its_runs_and_its_shift():
 # ------------------------------------------------ the lead, measured (issue 26)
 
 
-def test_length_evidence_is_the_likelihood_ratio_worked_from_the_profiles():
-    from lessonlib.probing import length_evidence
-
-    k = L.FEATURES.index("excessive_length")
-    shares = dict(zip(L.CLASSES, L.CLASS_SHARE))
-    harm = [c for c in L.CLASSES if c != "clean"]
-    on_harmful = sum(shares[c] * L.PROFILE[c][k] for c in harm) / sum(shares[c] for c in harm)
-    got = length_evidence(RECORDS)
-    assert got["population"] == pytest.approx(on_harmful / L.PROFILE["clean"][k])
-    assert got["population"] > 1  # evidence of harm in the population
-    harmful = [r for r in RECORDS if L.is_harmful(r)]
-    clean = [r for r in RECORDS if not L.is_harmful(r)]
-    share = lambda rs: sum(r.features["excessive_length"] for r in rs) / len(rs)  # noqa: E731
-    assert got["records"] == pytest.approx(share(harmful) / share(clean))
-    assert set(length_evidence()) == {"population"}
-
-
 def test_length_lead_reads_the_seed_averaged_decisions():
     import numpy as np
 
@@ -482,7 +356,12 @@ def test_length_lead_reads_the_seed_averaged_decisions():
 
     seeds = range(L.SEED, L.SEED + 20)
     rows = length_lead(RECORDS, seeds, n_resamples=400)
-    fair = length_controlled(RECORDS, seeds)
+    held = {"as is": RECORDS, "flag off": [with_length(r, False) for r in RECORDS]}
+    fair = {
+        name: float(L.run_judge_many(recs, seeds).agreement().mean())
+        for name, recs in held.items()
+    }
+    fair["filter"] = L.agreement(RECORDS, L.rule_filter)
     drop, as_is, off = (row["difference"] for row in rows)
     assert drop.estimate == pytest.approx(fair["as is"] - fair["flag off"])
     assert as_is.estimate == pytest.approx(fair["as is"] - fair["filter"])
@@ -496,6 +375,3 @@ def test_length_lead_reads_the_seed_averaged_decisions():
     assert [row["primary"] for row in rows] == [True, False, False]
     assert rows[0]["p"] == drop.p_value
     assert [rows[1]["p"], rows[2]["p"]] == holm([as_is.p_value, off.p_value])
-    from lessonlib.probing import lead_text
-
-    assert max(len(line) for line in lead_text(rows).splitlines()) <= 80

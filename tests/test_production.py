@@ -18,6 +18,7 @@ import lessonlib as L
 from conftest import Deferred
 from lesson_defs import STRIDE
 from lessonlib import production as P
+from lessonlib import truth as T
 from lessonlib import weeks as W
 from lessonlib.exercises import step15
 
@@ -341,7 +342,7 @@ def test_a_week_of_traffic_gives_the_doors_inputs():
 def test_coverage_text_fits_80_columns():
     est = W.simulate_estimates(weeks=5, size=400, labelled=60)
     text = W.coverage_text(W.coverage_rows(est, 0.38))
-    assert len(text.splitlines()) == 6 and max(map(len, text.splitlines())) <= 80
+    assert len(text.splitlines()) == 7 and max(map(len, text.splitlines())) <= 80
     assert max(map(len, W.labels_needed_text(0.03).splitlines())) <= 80
 
 
@@ -472,3 +473,177 @@ def test_a_weeks_false_block_inputs_line_up_with_its_records():
         week.score[i],
     )
     assert 0 <= P.estimate_false_block_rate(person, fl, jl, fr, jr).value <= 1
+
+
+# ---------------------------------------------------------------- small samples (issue 35)
+
+
+def wilson(k, n, z=Z95):
+    """Wilson's interval of k in n, from its formula."""
+    p = k / n
+    centre = (k + z * z / 2) / (n + z * z)
+    half = z / (n + z * z) * math.sqrt(n * p * (1 - p) + z * z / 4)
+    return centre - half, centre + half
+
+
+@pytest.mark.parametrize("method", ["labelled", "ppi", "ppi++", "rogan_gladen"])
+@pytest.mark.parametrize(
+    "person, judge",
+    [
+        ([1, 1], [1, 1]),  # n = 2, one class, the judge agreeing: the classical [1.0, 1.0]
+        ([0] * 30, [0] * 30),  # thirty clean, all agreed
+        ([1, 0] * 15, [1, 0] * 15),  # both classes, the judge right on every one
+        ([1, 0, 0, 1, 0, 1], [1, 0, 0, 1, 1, 1]),  # one disagreement
+    ],
+)
+def test_no_interval_collapses_on_a_small_or_uniform_sample(method, person, judge):
+    rest = [1, 0, 0, 1, 0, 0, 0, 1] * 50
+    if method == "rogan_gladen" and len(set(person)) == 1:
+        with pytest.raises(ValueError, match="person"):  # a refusal naming person
+            P.estimate_rate(person, judge, rest, method=method)
+        return
+    value, low, high = P.estimate_rate(person, judge, rest, method=method)
+    # a share seen 0 (or n) times in n could still be up to Wilson's bound z^2 / (n + z^2)
+    assert high - low >= Z95**2 / (len(person) + Z95**2) - 1e-12
+    assert 0 <= low <= value <= high <= 1 or method in ("ppi", "ppi++")
+
+
+def test_a_one_class_sample_gets_wilsons_interval():
+    for k, n in ((0, 200), (2, 2), (0, 5)):
+        person = [1] * k + [0] * (n - k)
+        est = P.estimate_rate(person, person, [0, 1, 1], method="labelled")
+        assert (est.low, est.high) == pytest.approx(wilson(k, n), abs=1e-12)
+    assert P.estimate_rate([1, 1], [1, 1], [1, 0]).high - 0 <= 1  # inside [0, 1]
+
+
+@pytest.mark.slow  # importing statsmodels
+def test_wilson_matches_statsmodels():
+    from statsmodels.stats.proportion import proportion_confint
+
+    for k, n in ((0, 200), (40, 40), (0, 2)):
+        est = P.estimate_rate([1] * k + [0] * (n - k), [0] * n, [0, 1], method="labelled")
+        assert (est.low, est.high) == pytest.approx(
+            proportion_confint(k, n, alpha=0.05, method="wilson"), abs=1e-9
+        )
+
+
+def test_the_judge_agreeing_everywhere_keeps_a_width_beyond_the_rests():
+    person = [1, 0, 0, 1, 0] * 8  # 40 labels, the judge right on each
+    rest = [1, 0, 0, 0] * 1000
+    _, low, high = P.estimate_rate(person, person, rest, method="ppi")
+    rest_only = P.estimate_rate(person, person, rest, method="judge")
+    u = Z95**2 / (40 + Z95**2)
+    assert high - low > 2 * u * 0.9  # the rule's part dominates the rest's
+    assert high - low > 5 * (rest_only.high - rest_only.low)
+
+
+def test_rogan_gladen_with_a_rate_at_one_spans_the_wilson_ends():
+    person = [1, 0] * 10  # TPR = TNR = 1 on the labelled: the bootstrap alone holds them
+    rest = [1, 0, 0, 0] * 500
+    value, low, high = P.estimate_rate(person, person, rest, method="rogan_gladen")
+    tpr_low, _ = wilson(10, 10)
+    corner = (0.25 + 1 - 1) / (tpr_low + 1 - 1)  # TPR at its Wilson low, TNR 1
+    assert high >= corner - 1e-9
+    assert high - low > 0.1
+
+
+def test_the_rule_leaves_ppi_pythons_intervals_alone_where_they_have_width():
+    y, f, g = week_arrays(3)
+    n = len(y)
+    z = Z95
+    value, low, high = P.estimate_rate(y, f, g, method="ppi")
+    half = z * math.sqrt(g.var() / len(g) + (y - f).var() / n)
+    assert (low, high) == pytest.approx((value - half, value + half), abs=1e-12)
+
+
+# ---------------------------------------------------------------- a shift within a class
+
+
+def test_a_shift_within_clean_moves_the_tnr_and_nothing_else():
+    base, shifted = W.true_rates(), W.true_rates(flag_shares=W.WITHIN_SHIFT)
+    assert shifted["harmful"] == base["harmful"]
+    assert shifted["judge_tpr"] == pytest.approx(base["judge_tpr"], abs=1e-12)
+    assert shifted["judge_tnr"] < base["judge_tnr"] - 0.05
+    # the generator's own flag shares reproduce the population's figures
+    same = W.true_rates(flag_shares={"clean": {"instruction_mode": L.PROFILE["clean"][0]}})
+    for key, value in base.items():
+        assert same[key] == pytest.approx(value, abs=1e-9), key
+    fig = L.population_figures()
+    assert base["judge_tpr"] == pytest.approx(fig["judge"]["recall"], abs=1e-12)
+    assert base["judge_tnr"] == pytest.approx(1 - fig["judge"]["false_block_rate"], abs=1e-12)
+
+
+def test_any_class_mix_leaves_the_tnr_unchanged():
+    base = W.true_rates()["judge_tnr"]
+    for shares in (W.DRIFT_SHARES, (0.3, 0.5, 0.05, 0.05, 0.05, 0.05)):
+        assert W.true_rates(shares)["judge_tnr"] == pytest.approx(base, abs=1e-12)
+
+
+def test_rogan_gladen_with_old_rates_is_biased_after_a_shift_within_clean():
+    old, new = W.true_rates(), W.true_rates(flag_shares=W.WITHIN_SHIFT)
+    expected = (new["judge_blocks"] + old["judge_tnr"] - 1) / (
+        old["judge_tpr"] + old["judge_tnr"] - 1
+    )
+    assert expected - new["harmful"] > 0.05
+    est = W.simulate_estimates(
+        weeks=200,
+        flag_shares=W.WITHIN_SHIFT,
+        person_shares=L.CLASS_SHARE,
+        methods=("rogan_gladen",),
+        seed=4,
+    )["rogan_gladen"]
+    assert est[:, 0].mean() == pytest.approx(expected, abs=0.01)
+
+
+# ---------------------------------------------------------------- lam and the Monte Carlo error
+
+
+def test_the_monte_carlo_error_is_the_binomial_one():
+    z = statistics.NormalDist().inv_cdf(0.975)
+    assert T.mc_error(0.95, 1000) == pytest.approx(z * math.sqrt(0.95 * 0.05 / 1000))
+    est = W.simulate_estimates(weeks=100, methods=("ppi",), seed=2)
+    (row,) = W.coverage_rows(est, W.true_rates()["harmful"])
+    assert row["error"] == pytest.approx(T.mc_error(row["coverage"], 100))
+    assert "±" in W.coverage_text([row]) and "100 weeks" in W.coverage_text([row])
+
+
+def test_best_lam_is_what_the_weeks_tune_on_average():
+    for quantity, stand_in in (("harmful", "label"), ("false_block_rate", "score")):
+        lams = W.tuned_lams(weeks=300, quantity=quantity, stand_in=stand_in, seed=5)
+        best = W.best_lam(quantity=quantity, stand_in=stand_in)
+        assert np.median(lams) == pytest.approx(best, abs=0.05), quantity
+    assert W.best_lam(quantity="false_block_rate", stand_in="score") > 1  # clipped at 1
+
+
+def test_a_fixed_lam_row_is_ppi_with_that_weight():
+    est = W.simulate_estimates(weeks=100, methods=("ppi",), lams={"one": 1.0}, seed=3)
+    assert np.array_equal(est["ppi"], est["one"])
+
+
+@pytest.mark.slow  # 20,000 weeks, drawn here with a binomial rest: about 3 s of CPU
+def test_tuning_lam_costs_little_coverage_over_many_weeks():
+    """PPI++ with lam tuned on each week's 200 labels against the population's best lam, on
+    the same 20,000 weeks: the tuning costs under half a point of coverage."""
+    harmful, chance, _, weight = W._population(L.CLASS_SHARE, W.resolve_settings(None, {}))
+    rng = np.random.default_rng(20_000)
+    n, rest, weeks = 200, 4800, 20_000
+    kind = rng.choice(len(weight), size=(weeks, n), p=weight)
+    y = harmful[kind].astype(float)
+    f = (rng.random((weeks, n)) < chance[kind]).astype(float)
+    m = float((weight * chance).sum())
+    g_mean = rng.binomial(rest, m, size=weeks) / rest
+    truth = W.true_rates()["harmful"]
+    best = W.best_lam()
+    cov = ((y - y.mean(1, keepdims=True)) * (f - f.mean(1, keepdims=True))).mean(1)
+    total = f.sum(1) + g_mean * rest
+    var = (total - total**2 / (n + rest)) / (n + rest - 1)  # 0/1 values: squares = values
+    tuned = np.clip(cov / ((1 + n / rest) * var), 0, 1)
+    covered = {}
+    for name, lam in (("tuned", tuned), ("best", np.full(weeks, best))):
+        value = lam * g_mean + (y - lam[:, None] * f).mean(1)
+        half = Z95 * np.sqrt(
+            lam**2 * g_mean * (1 - g_mean) / rest + (y - lam[:, None] * f).var(1) / n
+        )
+        covered[name] = np.mean(np.abs(value - truth) <= half)
+    assert abs(covered["best"] - 0.95) < 0.006
+    assert 0 <= covered["best"] - covered["tuned"] < 0.005

@@ -292,6 +292,8 @@ def test_the_module_exports_exactly_its_names():
             "PairedDifference",
             "p_text",
             "records_needed",
+            "paired_power",
+            "paired_records_needed",
             "holm",
         ]
     )
@@ -544,3 +546,49 @@ def test_paired_difference_is_the_band_and_the_p_of_the_same_draws(lesson):
 )
 def test_p_text_prints_three_decimals_or_below_one_in_a_thousand(p, text):
     assert S.p_text(p) == text
+
+
+# ------------------------------------------------ power of a paired difference (issue 35)
+
+
+def test_paired_records_needed_by_hand_and_the_power_it_buys():
+    # (1.959964 + 0.841621)**2 * 0.5**2 / 0.05**2 = 784.89 -> 785
+    assert S.paired_records_needed(0.05, 0.5) == 785
+    assert S.paired_records_needed(-0.05, 0.5) == 785  # the sign does not matter
+    assert S.paired_power(0.05, 0.5, 785) >= 0.8 > S.paired_power(0.05, 0.5, 784)
+    # 90% power: z_power = 1.281552; (3.241516)**2 * 100 = 1050.74 -> 1051
+    assert S.paired_records_needed(0.05, 0.5, power=0.9) == 1051
+    # e = 0.05 * sqrt(400) / 0.5 = 2: Phi(2 - 1.96) + Phi(-2 - 1.96), by hand
+    phi = stats.norm.cdf
+    z = stats.norm.ppf(0.975)
+    assert S.paired_power(0.05, 0.5, 400) == pytest.approx(phi(2 - z) + phi(-2 - z), abs=1e-12)
+
+
+def test_paired_power_agrees_with_statsmodels_normal_power():
+    power = Deferred("statsmodels.stats.power")
+    for difference, sd, n in ((0.0064, 0.3186, 240), (0.03, 0.4, 1000), (0.1, 0.3, 50)):
+        want = power.normal_power(difference / sd, n, 0.05, alternative="two-sided")
+        assert S.paired_power(difference, sd, n) == pytest.approx(want, abs=1e-9)
+
+
+def test_paired_power_matches_a_simulated_paired_comparison():
+    # per record the difference is -1, 0 or +1 (only b right, both alike, only a right)
+    rng = np.random.default_rng(35)
+    shares = np.array([0.10, 0.74, 0.16])
+    values = np.array([-1.0, 0.0, 1.0])
+    difference = float(shares @ values)
+    sd = math.sqrt(shares @ values**2 - difference**2)
+    n, studies = 300, 20_000
+    counts = rng.multinomial(n, shares, size=studies)
+    mean = counts @ values / n
+    spread = np.sqrt((counts @ values**2 / n - mean**2) * n / (n - 1))
+    clear = np.mean(np.abs(mean) > stats.norm.ppf(0.975) * spread / math.sqrt(n))
+    want = S.paired_power(difference, sd, n)
+    assert abs(clear - want) < 4 * math.sqrt(want * (1 - want) / studies)
+    # and at the records it needs for 80%, the simulated comparison clears zero 80% of the time
+    n = S.paired_records_needed(difference, sd)
+    counts = rng.multinomial(n, shares, size=studies)
+    mean = counts @ values / n
+    spread = np.sqrt((counts @ values**2 / n - mean**2) * n / (n - 1))
+    clear = np.mean(np.abs(mean) > stats.norm.ppf(0.975) * spread / math.sqrt(n))
+    assert abs(clear - 0.8) < 4 * math.sqrt(0.8 * 0.2 / studies)

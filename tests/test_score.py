@@ -617,9 +617,12 @@ def test_escalated_records_agree_by_construction_and_the_kept_ones_are_reported(
     )
 
 
-def test_first_run_percentile_counts_the_runs_below_run_one():
-    assert S.first_run_percentile([0.5, 0.1, 0.5, 0.9, 0.2]) == 40.0
-    assert S.first_run_percentile([0.0, 0.1]) == 0.0
+def test_first_run_percentile_is_the_courses_one_percentile_a_tie_counting_half():
+    # two of five below run 1, two (run 1 itself included) equal: 40 + 40 / 2
+    assert S.first_run_percentile([0.5, 0.1, 0.5, 0.9, 0.2]) == pytest.approx(60.0)
+    assert S.first_run_percentile([0.0, 0.1]) == pytest.approx(25.0)
+    values = np.random.default_rng(3).integers(0, 5, 200) / 4
+    assert S.first_run_percentile(values) == L.percentile(values, values[0])
 
 
 # ------------------------------------------ no answer one Tab away (issues 26 and 30)

@@ -188,32 +188,6 @@ ENTRY = {
             ref_labels([P.twin(r, "length") for r in RECS], 5, s),
         ),
     ),
-    "two_run_difference": (
-        lambda **c: P.two_run_difference(RECS, 5, **c),
-        lambda s: (lambda a, b: tuple(r.no for r in RECS if a[r.no] != b[r.no]))(
-            ref_labels(RECS, 5, s), ref_labels(RECS, 6, s)
-        ),
-    ),
-    "cue_inside": (
-        lambda **c: P.cue_inside(RECS, 5, **c),
-        lambda s: (lambda a, b: tuple(r.no for r in RECS if a[r.no] != b[r.no]))(
-            ref_labels(RECS, 5, s), ref_labels(RECS, 5, dataclasses.replace(s, spurious={}))
-        ),
-    ),
-    "length_controlled": (
-        lambda **c: round(P.length_controlled(RECS, SEEDS, **c)["flag on"], 12),
-        lambda s: round(
-            float(
-                np.mean(
-                    [
-                        agreement_of(ref_blocks([P.with_length(r, True) for r in RECS], k, s))
-                        for k in SEEDS
-                    ]
-                )
-            ),
-            12,
-        ),
-    ),
     "length_lead": (
         lambda **c: round(P.length_lead(RECS, SEEDS, 200, **c)[0]["difference"].estimate, 12),
         lambda s: round(
@@ -397,6 +371,23 @@ def test_production_weeks_take_the_judge_settings():
     )
 
 
+def test_notebook_16s_studies_take_the_judge_settings():
+    from lessonlib import labelling as B
+
+    for study in (
+        lambda **c: B.simulate_designs(("neyman",), weeks=5, size=400, budget=60, seed=1, **c),
+        lambda **c: {"slips": B.simulate_slips(0.05, 40, weeks=5, size=400, seed=1, **c)},
+    ):
+        base, moved = study(), study(max_output=1)
+        assert any(not np.array_equal(base[k], moved[k]) for k in base)
+        whole = study(settings=JudgeSettings(max_output=1))
+        assert all(np.array_equal(moved[k], whole[k]) for k in moved)
+    prior = {"temiz": 0, "zararli": 1.5}
+    assert B.design_labels_needed(0.05, prior=prior) != B.design_labels_needed(0.05)
+    assert B.score_levels(prior=prior) != B.score_levels()
+    assert B.score_levels(max_output=1) == B.score_levels(settings=JudgeSettings(max_output=1))
+
+
 # ---------------------------------------------------------------- the table is whole
 
 # where a setting is a parameter by its own name, and why it is not a judge entry point
@@ -449,6 +440,7 @@ def test_every_function_that_takes_the_settings_value_is_in_the_table():
     helpers = {"judge_model", "resolve_settings"}  # they make the value, they are no door
     covered = set(ENTRY) | {"population_figures", "profile_table", "block_chances"}
     covered |= {"true_rates", "simulate_estimates", "labels_needed"}
+    covered |= {"simulate_designs", "simulate_slips", "design_labels_needed", "score_levels"}
     assert takes - helpers <= covered, f"not run with every setting: {takes - helpers - covered}"
 
 

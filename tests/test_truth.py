@@ -321,3 +321,135 @@ def test_run_percentile_text_counts_the_runs_below_and_half_the_ties():
     lines = T.run_percentile_text(runs, 2).splitlines()
     line = next(s for s in lines if s.startswith("agreement"))
     assert line.split()[-1] == f"{want:.1f}" and line.split()[1] == f"{x:.4f}"
+
+
+# ------------------------- issue 35: Monte Carlo error, power, near-duplicates (notebook 07)
+
+
+def test_mc_error_by_hand_and_every_coverage_row_shows_it():
+    # 1.96 * sqrt(0.95 * 0.05 / 1000) = 0.0135; 1.96 * sqrt(0.9 * 0.1 / 100) = 0.0588
+    assert T.mc_error(0.95, 1000) == pytest.approx(0.013508, abs=1e-6)
+    assert T.mc_error(0.9, 100) == pytest.approx(0.058799, abs=1e-6)
+    assert T.mc_error(0.9, 100, level=0.5) == pytest.approx(0.6745 * 0.03, abs=1e-4)
+    assert T.mc_error(1.0, 10) == 0.0
+    results = [
+        T.Coverage("run", "agreement", 0.01, 0.944, 0.096, 0.064, 1000, 240, 2000, 0.95),
+        T.Coverage("averaged", "agreement", 0.01, 0.9, 0.08, 0.05, 100, 240, 2000, 0.95),
+    ]
+    assert results[0].mc_error == T.mc_error(0.944, 1000)
+    lines = T.coverage_text(results).splitlines()
+    assert "+/- MC" in lines[2] and all(len(line) <= 80 for line in lines)
+    for r in results:
+        row = next(line for line in lines if line.startswith(T.KINDS[r.kind]))
+        assert row.split()[-3] == f"{100 * r.mc_error:.1f}"
+    assert lines[3].split()[-3] == "1.4" and lines[4].split()[-3] == "5.9"
+
+
+def _population_sds():
+    """The per-record difference judge right - filter right (agreement) over the population,
+    from profile_table: its mean, and its sd for the seed-averaged decision and for one run."""
+    rows = T.profile_table()
+    w = np.array([L.CLASS_SHARE[L.CLASSES.index(c)] * p for c, p, _, _ in rows])
+    harmful = np.array([c != "clean" for c, *_ in rows])
+    judge = np.array([np.where(h, r[2], 1 - r[2]) for h, r in zip(harmful, rows)])
+    crit = np.array([r[3] == h for h, r in zip(harmful, rows)], dtype=float)
+    delta = float(w @ (judge - crit))
+    averaged = math.sqrt(w @ (judge - crit) ** 2 - delta**2)
+    run = math.sqrt(w @ (judge + crit - 2 * judge * crit) - delta**2)  # one run: J in {0, 1}
+    return delta, averaged, run
+
+
+@pytest.mark.slow  # two coverage checks of 1,000 sets: about 6 s of CPU
+def test_the_coverage_tables_clears_zero_column_is_the_paired_power():
+    delta, averaged, run = _population_sds()
+    truth = T.population_figures()
+    assert delta == pytest.approx(truth["judge"]["agreement"] - truth["filter"]["agreement"])
+    for kind, sd in (("averaged", averaged), ("run", run)):
+        got = T.band_coverage(kind, n_sets=1000)
+        want = L.paired_power(delta, sd, 240)
+        assert 0.04 < want < 0.08
+        assert abs(got.excludes_zero - want) < 4 * math.sqrt(want * (1 - want) / 1000)
+    # the records 80% power needs: the seed-averaged decision needs fewer than one run
+    assert L.paired_records_needed(delta, averaged) < L.paired_records_needed(delta, run)
+
+
+@pytest.mark.slow  # 500 small coverage sets: about 1.5 s of CPU
+def test_cluster_coverage_of_near_duplicates_against_the_design_effect():
+    # five identical copies shrink the records' band by sqrt(5): it then holds the truth
+    # about 2 Phi(1.96 / sqrt(5)) - 1 = 0.62 of the time; the band over the groups keeps ~95%
+    got = T.cluster_coverage(48, 5, n_sets=300, n_resamples=400, seed=1)
+    error = 4 * math.sqrt(0.25 / 300)
+    want = 2 * 0.5 * (1 + math.erf(1.959964 / math.sqrt(5) / math.sqrt(2))) - 1
+    assert abs(got["records"] - want) < error + 0.03
+    assert abs(got["groups"] - 0.95) < error + 0.03
+    # no copies: the two bands resample the same records alike
+    alone = T.cluster_coverage(48, 1, n_sets=200, n_resamples=400, seed=2)
+    assert abs(alone["records"] - alone["groups"]) < 0.05
+    assert T.cluster_coverage(n_sets=3, n_resamples=50) == T.cluster_coverage(
+        n_sets=3, n_resamples=50
+    )
+
+
+# ------------------------------- what 07 (and 06, 08, 14) print, read from the stored outputs
+
+
+def _printed(name):
+    import json
+
+    from conftest import ROOT
+
+    nb = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))
+    out = []
+    for cell in nb["cells"]:
+        for o in cell.get("outputs", []):
+            plain = o.get("data", {}).get("text/plain", "")
+            out.append("".join(o.get("text", "")) + "".join(plain))
+    return out
+
+
+def test_every_coverage_table_07_prints_shows_its_monte_carlo_error():
+    tables = [o for o in _printed("07_records_sample") if "coverage" in o]
+    assert len(tables) >= 2  # the coverage check and the near-duplicates
+    for table in tables:
+        assert "MC" in table or "mc_error" in table, table
+    # the coverage table's error column is the binomial error of its coverage column
+    text = next(t for t in tables if "+/- MC" in t)
+    for line in text.splitlines():
+        if line.startswith(tuple(T.KINDS.values())):
+            cover, error = float(line.split()[-4].rstrip("%")), float(line.split()[-3])
+            assert error == pytest.approx(100 * T.mc_error(cover / 100, 1000), abs=0.051)
+
+
+def test_the_power_07_prints_is_the_populations():
+    import re
+
+    text = next(o for o in _printed("07_records_sample") if "power at 240" in o)
+    w, judge, crit = T.agreement_cells()
+    delta = w @ (judge - crit)
+    sds = {
+        "one run": math.sqrt(w @ (judge + crit - 2 * judge * crit) - delta**2),
+        "seed-averaged": math.sqrt(w @ (judge - crit) ** 2 - delta**2),
+    }
+    for name, sd in sds.items():
+        row = next(line for line in text.splitlines() if line.startswith(name))
+        numbers = re.findall(r"\d+\.?\d*", row[len(name) :])
+        assert float(numbers[1]) == round(L.paired_power(delta, sd, 240), 4)
+        assert int(numbers[3]) == L.paired_records_needed(delta, sd)
+    assert 0.05 < L.paired_power(delta, sds["seed-averaged"], 240) < 0.07
+
+
+def test_06_07_08_and_14_print_one_percentile_for_run_1s_agreement():
+    import re
+
+    patterns = {
+        "06_many_seeds": r"agreement\s+[\d.]+\s+[\d.]+ \.\. [\d.]+\s+0\.8833 \(\s*([\d.]+)\)",
+        "07_records_sample": r"agreement\s+0\.8833\s+[\d.]+\s+([\d.]+)",
+        "08_judge_score": r"run 1's agreement: percentile ([\d.]+)",
+        "14_label_raters": r"run 1's agreement: percentile ([\d.]+)",
+    }
+    found = {}
+    for name, pattern in patterns.items():
+        hits = [m.group(1) for o in _printed(name) for m in re.finditer(pattern, o)]
+        assert hits, f"{name} prints no percentile of run 1's agreement"
+        found[name] = set(hits)
+    assert len(set().union(*found.values())) == 1, found

@@ -64,6 +64,7 @@ def _grade_number(
     off_grid: str = "",
     slips: Sequence[tuple[Value, str]] = (),
     below: tuple[Value, str] | None = None,
+    within: Value | None = None,
 ) -> bool:
     """Grade a numeric answer the way every numeric exercise check does, print its one
     message and return True (PASS) or False (Not yet).
@@ -84,8 +85,13 @@ def _grade_number(
     where 0.3 is 0.30) is told to give ``places`` decimals; anything else gets ``hint``,
     which names the method, never the steps or the direction to move in.
 
-    ``truth`` and a slip's or ``below``'s value may be functions, called only when an answer
-    of the right kind needs them (a wrong type costs no computation).
+    ``within``: an answer that a simulation gives (an expectation the student may estimate
+    by simulating, not only compute exactly) also passes when it lies within ``within`` of
+    ``truth``, the simulation's error (say two standard errors of its mean), whatever its
+    decimals.
+
+    ``truth`` and a slip's, ``below``'s or ``within``'s value may be functions, called only
+    when an answer of the right kind needs them (a wrong type costs no computation).
     """
     if answer is ...:
         return _say(False, fill)
@@ -97,7 +103,9 @@ def _grade_number(
     if grid is not None and abs(answer / grid - round(answer / grid)) > 1e-6:
         return _say(False, f"{answer!r} {off_grid}")
     right = _value(truth)
-    if _near(answer, right, places, slack):
+    if _near(answer, right, places, slack) or (
+        within is not None and abs(answer - right) <= _value(within) + 1e-12
+    ):
         return _say(True, passed(right) if callable(passed) else passed)
     for value, slip in slips:
         if _near(answer, _value(value), places, slack):

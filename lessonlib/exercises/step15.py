@@ -6,20 +6,32 @@ the right answer is computed here from lessonlib, never typed in.
 
 from __future__ import annotations
 
+import functools
+import math
 from typing import Any
 
 from .._frozen import ReadOnlyDict
 from ..records import CLASS_SHARE
+from ..truth import population_figures
 from ..weeks import labels_needed, true_rates
 from ._common import _grade_number
 
-__all__ = ["EXERCISE_SHARES", "HALF_WIDTH", "check_agreement_saving", "check_drift_bias"]
+__all__ = [
+    "EXERCISE_SHARES",
+    "HALF_WIDTH",
+    "SIMULATED_WEEKS",
+    "check_agreement_saving",
+    "check_drift_bias",
+]
 
 HALF_WIDTH = 0.02
 """Exercise 1: the interval's half-width, +- 0.02."""
 
 EXERCISE_SHARES = (0.55, 0.10, 0.07, 0.07, 0.14, 0.07)
 """Exercise 2: this week's class mix (CLASSES order): source_spoofing doubled."""
+
+SIMULATED_WEEKS = 1000
+"""Exercise 2: a simulated answer over this many weeks (or more) passes within its error."""
 
 
 def _needed(stand_in):
@@ -36,6 +48,21 @@ def _drift_bias():
     """The answer of 15, exercise 2."""
     week, lesson = true_rates(EXERCISE_SHARES), true_rates(CLASS_SHARE)
     return (week["judge_blocks"] - week["harmful"]) - (lesson["judge_blocks"] - lesson["harmful"])
+
+
+@functools.lru_cache(maxsize=1)
+def _simulation_error():
+    """Two standard errors of the mean PPI estimate over SIMULATED_WEEKS simulated weeks of
+    exercise 2 (200 labels from the lesson's mix, a rest of 4,800 from EXERCISE_SHARES, the
+    judge's label), from the exact moments: a simulated answer this close to the exact one
+    passes."""
+    week, lesson = true_rates(EXERCISE_SHARES), true_rates(CLASS_SHARE)
+    judge = population_figures()["judge"]
+    q = week["judge_blocks"]
+    gap = lesson["harmful"] - lesson["judge_blocks"]  # mean of person - judge, old mix
+    var_gap = (1 - judge["agreement"]) - gap * gap  # (person - judge)^2 is 1 where they differ
+    per_week = math.sqrt(q * (1 - q) / 4800 + var_gap / 200)
+    return 2 * per_week / math.sqrt(SIMULATED_WEEKS)
 
 
 def check_agreement_saving(answer: Any) -> bool:
@@ -98,10 +125,12 @@ def check_drift_bias(answer: Any) -> bool:
         "harmful share.",
         kind="the bias as a number",
         passed=passed,
+        within=_simulation_error,
         slips=[(lambda: -_drift_bias(), "check the sign: the estimate less the truth.")],
-        hint="not yet. PPI adds the judge's share this week to the person-minus-judge gap "
-        "measured on the lesson's mix; write its expectation with true_rates for both "
-        "mixes and subtract the week's truth.",
+        hint="not yet. The exact expectation is asked (3 decimals), or a simulation of "
+        f"{SIMULATED_WEEKS:,} weeks or more within its error. PPI adds the judge's share "
+        "this week to the person-minus-judge gap measured on the lesson's mix; write its "
+        "expectation with true_rates for both mixes and subtract the week's truth.",
     )
 
 
