@@ -230,9 +230,12 @@ def build(out: Path = OUT) -> None:
     project = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     if 'readme = "README.md"' not in project:
         raise SystemExit("assignments: pyproject.toml no longer names README.md as its readme")
-    (STUDENT / "pyproject.toml").write_text(
-        project.replace('readme = "README.md"', 'readme = "README.txt"'), encoding="utf-8"
+    project = project.replace('readme = "README.md"', 'readme = "README.txt"')
+    # a wheel of the student's folder (pip install ., not -e) needs the checks' package too
+    project = project.replace(
+        'packages = ["lessonlib"]', 'packages = ["lessonlib", "lessonlib.exercises"]'
     )
+    (STUDENT / "pyproject.toml").write_text(project, encoding="utf-8")
     (STUDENT / "README.txt").write_text(
         "The course's exercises as an assignment.\n\n"
         "  python3 -m venv .venv && .venv/bin/pip install -r requirements.txt -e .\n"
