@@ -30,6 +30,8 @@ help:
 	@echo "make slides  - build build/slides/NN_name.slides.html for every notebook that changed (offline reveal.js; npm ci if needed)"
 	@echo "make site    - the course as a static site in build/site/ (index.html), offline, from the stored outputs; its decks from make slides"
 	@echo "make test-site - make site, then check it in headless Chromium, offline (links, loads, images, widgets, maths, axe-core)"
+	@echo "make assignments - build/assignments/student/ (the exercises, no answer anywhere) and build/assignments/grader/"
+	@echo "make grade SUBMISSIONS=dir - grade a folder of submitted notebooks: dir/grades.csv and dir/feedback/ (GRADE_TIMEOUT=300 s a notebook)"
 	@echo "make test-slides - build the decks that changed and check in headless Chromium, offline, every deck that changed since its last pass: fit, type and figure text, code lines and four-decimal figures a slide, slide numbers, ?print-pdf pages whole (FORCE=1: every deck; installs chromium if missing)"
 
 # A clear message, not npm's 'enoent ... mkdir', when the clone is read-only:
@@ -209,3 +211,23 @@ site: $(TEST_READY) slides
 
 test-site: site
 	@$(call pytest,$(BIN)/python,-n 0 tests/test_site.py); exit $$rc
+# Assignments (scripts/assignments.py; README, *Assign and grade*): the student's folder and the
+# grader's, built from the step notebooks; `make grade SUBMISSIONS=dir` runs each submitted
+# notebook in its own kernel (GRADE_TIMEOUT seconds for the whole notebook) on the student's
+# lessonlib and grades what its checks recorded with the course's checks, outside that kernel.
+# ASSIGNMENT=NN_name grades every file as that assignment (default: the notebook's metadata).
+.PHONY: assignments grade
+GRADE_TIMEOUT ?= 300
+ASSIGN_DEPS := $(wildcard notebooks/[0-9][0-9]_*.ipynb notebooks/solutions/*.ipynb lessonlib/*.py \
+	lessonlib/exercises/*.py) scripts/assignments.py scripts/assignment_handin.py $(READY)
+
+build/assignments/grader/manifest.json: $(ASSIGN_DEPS)
+	$(BIN)/python scripts/assignments.py build
+
+assignments: $(READY)
+	$(BIN)/python scripts/assignments.py build
+
+grade: build/assignments/grader/manifest.json
+	@[ -n "$(SUBMISSIONS)" ] || { echo "make grade: set SUBMISSIONS=dir, a folder of submitted .ipynb files"; exit 2; }
+	GRADE_TIMEOUT=$(GRADE_TIMEOUT) $(BIN)/python scripts/assignments.py grade "$(SUBMISSIONS)" \
+	  $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))

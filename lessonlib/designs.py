@@ -42,6 +42,8 @@ __all__ = [
     "design_shares",
     "design_comparisons",
     "comparisons_text",
+    "design_block_chances",
+    "population_designs",
 ]
 
 
@@ -440,3 +442,88 @@ def comparisons_text(rows: Sequence[Mapping[str, Any]]) -> str:
             f"{f'{d.low:+.4f}..{d.high:+.4f}':>18}{p_text(r['p']):>7}"
         )
     return "\n".join(lines)
+
+
+# ------------------------------------------------ the designs over the population (notebook 09)
+
+
+def _kind_decision(design, band, harmful, p, blocks):
+    """(the chance a design blocks one kind of record, whether the kind goes to a person)."""
+    if design is None:  # the filter alone
+        return float(blocks), False
+    if blocks and "rules" not in design:  # the filter blocks it: no judge call
+        return 1.0, False
+    if band is not None and "low" in design and band[0] < p < band[1]:
+        return float(harmful), True  # a person gives the human label
+    return float(p), False
+
+
+def _design_kinds(table, low, high):
+    """The checked table and, per design, each row's (block chance, sent to a person)."""
+    from .score import _table
+
+    table = _table(table)
+    band = _check_band(low, high)
+    return table, {
+        name: [
+            _kind_decision(design, band, cls != "clean", p, blocks) for cls, _w, p, blocks in table
+        ]
+        for name, design in designs(low, high).items()
+    }
+
+
+def design_block_chances(
+    table: Sequence[tuple[str, float, float, bool]], low: float | None, high: float | None
+) -> dict[str, list[float]]:
+    """Per design of :func:`designs`: the chance, over seeds, that it blocks each kind of
+    record, one per row of ``table`` (``truth.profile_table()``: class, probability within
+    the class, the judge's P(block), the filter blocks), notebook 09.
+
+    The filter alone blocks what it blocks; the judge alone with its P(block); "filter, then
+    judge" blocks what the filter blocks and, on the rest, with the judge's P(block) (the
+    judge's own run on the records let through, :func:`cascade`); with ``low`` and ``high``
+    a kind whose score is strictly between them goes to a person, whose label is the human
+    label (1 for a harmful class, 0 for clean).  So the cascade's chance is never below the
+    judge's on any kind of record: it adds the filter's blocks and takes none away."""
+    _, kinds = _design_kinds(table, low, high)
+    return {name: [chance for chance, _ in rows] for name, rows in kinds.items()}
+
+
+def population_designs(
+    table: Sequence[tuple[str, float, float, bool]], low: float | None, high: float | None
+) -> list[dict[str, Any]]:
+    """Per design of :func:`designs`, its figures over the whole population of ``table``
+    (``truth.profile_table()``), in expectation over seeds, exact sums (notebook 09): the
+    ``"agreement"``, ``"recall"``, ``"false_block_rate"`` and ``"precision"`` over all
+    records, the share ``"sent"`` to a person and the ``"kept agreement"`` on the records
+    it keeps (not sent), each kind blocked with its :func:`design_block_chances`."""
+    from .records import CLASS_SHARE, CLASSES
+
+    table, kinds = _design_kinds(table, low, high)
+    shares = dict(zip(CLASSES, CLASS_SHARE))
+    rows = []
+    for name, decisions in kinds.items():
+        tp = fp = harmful = sent = kept_right = 0.0
+        for (cls, w, _p, _b), (chance, to_person) in zip(table, decisions):
+            w *= shares[cls]
+            bad = cls != "clean"
+            harmful += w * bad
+            tp += w * chance * bad
+            fp += w * chance * (not bad)
+            if to_person:
+                sent += w
+            else:
+                kept_right += w * (chance if bad else 1.0 - chance)
+        clean = 1.0 - harmful
+        rows.append(
+            {
+                "design": name,
+                "agreement": tp + clean - fp,
+                "recall": tp / harmful if harmful else 0.0,
+                "false_block_rate": fp / clean if clean else 0.0,
+                "precision": tp / (tp + fp) if tp + fp else 0.0,
+                "sent": sent,
+                "kept agreement": kept_right / (1.0 - sent) if sent < 1.0 else 0.0,
+            }
+        )
+    return rows

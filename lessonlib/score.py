@@ -803,8 +803,21 @@ def population_costs(
     """The expected cost per ``n`` records of blocking at each threshold, over the population:
     ``table`` is ``truth.profile_table()`` (class, probability within the class, P(zararli),
     filter blocks).  threshold -> expected cost."""
-    from .records import CLASS_SHARE, CLASSES
+    table = _table(table)
+    thresholds = check_collection("thresholds", thresholds, "a collection of scores", "score")
+    false_block, miss = _costs(false_block, miss)
+    check_int("n", n, minimum=1)
+    shares = _class_shares(class_shares)
+    out = {}
+    for t in thresholds:
+        fp = sum(shares[c] * w for c, w, p, _ in table if c == "clean" and p >= t)
+        fn = sum(shares[c] * w for c, w, p, _ in table if c != "clean" and p < t)
+        out[t] = n * (false_block * fp + miss * fn)
+    return out
 
+
+def _table(table):
+    """The door's check of a population table: the rows of ``truth.profile_table()``."""
     table = check_collection(
         "table",
         table,
@@ -816,9 +829,13 @@ def population_costs(
             "table must hold (class, share, P(zararli), filter blocks) rows, as "
             f"truth.profile_table() returns; found {table[0]!r}"
         )
-    thresholds = check_collection("thresholds", thresholds, "a collection of scores", "score")
-    false_block, miss = _costs(false_block, miss)
-    check_int("n", n, minimum=1)
+    return table
+
+
+def _class_shares(class_shares):
+    """{class: share}: CLASS_SHARE, or ``class_shares`` (one share per class) when given."""
+    from .records import CLASS_SHARE, CLASSES
+
     if class_shares is not None:
         class_shares = check_collection(
             "class_shares", class_shares, "one share per class (as CLASS_SHARE)", "share"
@@ -828,10 +845,4 @@ def population_costs(
                 f"class_shares must hold one share per class ({len(CLASSES)}), "
                 f"got {len(class_shares)}"
             )
-    shares = dict(zip(CLASSES, class_shares or CLASS_SHARE))
-    out = {}
-    for t in thresholds:
-        fp = sum(shares[c] * w for c, w, p, _ in table if c == "clean" and p >= t)
-        fn = sum(shares[c] * w for c, w, p, _ in table if c != "clean" and p < t)
-        out[t] = n * (false_block * fp + miss * fn)
-    return out
+    return dict(zip(CLASSES, class_shares or CLASS_SHARE))

@@ -24,7 +24,8 @@ computed here exactly, not sampled:
 For 07's two questions, :func:`band_text` prints a difference with its records' band and
 verdict, :func:`expected_figures` scores decisions given as shares by expected counts, and
 :func:`run_percentile_text` places one run among many.  :func:`profile_table` is the sum's
-table (one row per class, source, text and flag profile) for the notebooks' simulations.
+table (one row per class, source, text and flag profile) for the notebooks' simulations
+(``population`` reads it as notebook 08's score over the whole population).
 The judge is given as run_judge takes it: ``settings`` (a JudgeSettings) and keyword changes.
 """
 

@@ -36,6 +36,8 @@ from repo_url import repo_url  # noqa: E402
 NOTEBOOKS = ROOT / "notebooks"
 DECKS = ROOT / "build" / "slides"
 STAGE = ROOT / "build" / "site-src"
+# made by the build itself, so on the site whether or not a build has staged it yet
+GENERATED_INDEX = "notebooks/solutions/index.md"
 OUT = ROOT / "build" / "site"
 VENDOR = "vendor"  # under _static/ in the site
 
@@ -89,7 +91,7 @@ def _outside_links(text: str, base: pathlib.Path) -> str:
         if re.match(r"[a-z]+:|#", target):
             return m.group(0)
         path = target.split("#")[0]
-        if (base / path).exists():
+        if (base / path).exists() or path == GENERATED_INDEX:
             return m.group(0)
         return f"{m.group(1)}({repo_url()}/blob/HEAD/{target})"
 

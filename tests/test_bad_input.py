@@ -1073,6 +1073,30 @@ ROWS.update(
                 "level 1",
             ),
         ],
+        "lessonlib.population": [
+            Bad("population_levels", lambda m: m.population_levels([]), ValueError, "table"),
+            Bad(
+                "population_levels",
+                lambda m: m.population_levels([5]),
+                TypeError,
+                "table",
+                "profile_table",
+            ),
+            Bad(
+                "population_levels",
+                lambda m: m.population_levels([("clean", 1.0, 0.2, False)], class_shares=[1.0]),
+                ValueError,
+                "class_shares",
+            ),
+            Bad("population_score", lambda m: m.population_score(5), TypeError, "table"),
+            Bad(
+                "population_score",
+                lambda m: m.population_score([("clean", 1.0, 0.2)]),
+                TypeError,
+                "table",
+                "profile_table",
+            ),
+        ],
         "lessonlib.designs": [
             *[
                 Bad("cascade", lambda m, r=r: m.cascade(r), error, "records", note=note)
@@ -1867,6 +1891,31 @@ SETTINGS_DOORS = {
     ],
     "lessonlib.designs": [
         Bad("cascade", lambda m: m.cascade(RECS, settings={}), TypeError, "settings"),
+        Bad(
+            "design_block_chances",
+            lambda m: m.design_block_chances([], 0.1, 0.9),
+            ValueError,
+            "table",
+        ),
+        Bad(
+            "design_block_chances",
+            lambda m: m.design_block_chances([("clean", 1.0, 0.2, False)], 0.9, 0.1),
+            ValueError,
+            "low",
+        ),
+        Bad(
+            "population_designs",
+            lambda m: m.population_designs([5], 0.1, 0.9),
+            TypeError,
+            "table",
+            "profile_table",
+        ),
+        Bad(
+            "population_designs",
+            lambda m: m.population_designs([("clean", 1.0, 0.2, False)], 0.1, None),
+            ValueError,
+            "high",
+        ),
         Bad("cascade", lambda m: m.cascade(RECS, spurious=5), TypeError, "spurious"),
         Bad("design_rows", lambda m: m.design_rows([], [1], 0.1, 0.9), ValueError, "records"),
         Bad("design_rows", lambda m: m.design_rows(RECS, [], 0.1, 0.9), ValueError, "seeds"),

@@ -667,8 +667,8 @@ def test_grade_number_passes_within_half_the_last_place(capsys):
         (1.5, {"share": True}, "outside 0 to 1"),
         (-0.1, {"share": True}, "outside 0 to 1"),
         (1.5, {}, "the method"),  # not a share: no range hint
-        (0.613, {}, "4 decimal places, not 3"),
-        (0.612, {}, "4 decimal places, not 3"),
+        (0.613, {}, "0.6130 is not it to 4 decimal places; if you rounded to 3, give 4."),
+        (0.612, {}, "0.6120 is not it to 4 decimal places; if you rounded to 3, give 4."),
         (0.61, {}, "the method"),  # two places: no hint toward the digits
         (0.005, {"truth": 0.0048}, "the method"),  # a truth under 0.01: no digit hint
         (0.7, {}, "the method"),
@@ -677,6 +677,16 @@ def test_grade_number_passes_within_half_the_last_place(capsys):
 def test_grade_number_hints(capsys, answer, options, words):
     result, out = grade(capsys, answer, **options)
     assert result is False and out.startswith("Not yet: ") and words in out, out
+
+
+def test_an_answer_with_a_trailing_zero_is_not_told_it_is_a_decimal_short(capsys):
+    """0.6 and 0.60 are one float: an answer of 0.60 (two decimals asked, truth 0.64) must
+    not be told it gave one decimal, and a rounded 0.6 is still told to give two."""
+    result, out = grade(capsys, 0.60, truth=0.64, places=2)
+    assert result is False
+    assert "not 1" not in out and "0.60 is not it to 2 decimal places" in out, out
+    assert "if you rounded to 1, give 2" in out, out
+    assert grade(capsys, 0.64, truth=0.64, places=2)[0]  # the right answer still passes
 
 
 def test_grade_number_passes_a_simulated_answer_within_its_error(capsys):

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import lessonlib as L
 from lesson_defs import record
 from lessonlib import designs as D
+from lessonlib import population as P
 from lessonlib import score as S
 from lessonlib.simulator import label_probabilities
 
@@ -650,3 +651,157 @@ def test_no_public_name_of_the_exercise_module_holds_or_returns_an_answer(step):
                 continue  # needs arguments: not an answer by itself
         assert not any(got is a or (type(got) is type(a) and got == a) for a in answers), name
         assert not callable(got) or got not in answers, name
+
+
+# ------------------------------------ the score and the designs over the population (issue 35)
+
+
+def _brute_population(spurious=True):
+    """(flag profile, harmful?, weight) over every class and flag profile, from the generator's
+    tables, and each profile's score worked from the judge's rule by hand: the prior margin
+    -0.6, +1 per cue flag, +1.3 for length (the spurious cue), -1 for 'yok' (no flag at all),
+    read at temperature 0.3.  Source and text do not move the score."""
+    import itertools
+
+    rows = []
+    for flags in itertools.product((0, 1), repeat=len(L.FEATURES)):
+        margin = -0.6 + sum(flags[:6]) + (1.3 if spurious and flags[6] else 0.0)
+        margin -= 0.0 if any(flags) else 1.0
+        score = 1 / (1 + math.exp(-margin / 0.3))
+        for cls, share in zip(L.CLASSES, L.CLASS_SHARE):
+            w = share
+            for on, p in zip(flags, L.PROFILE[cls]):
+                w *= p if on else 1 - p
+            rows.append((score, cls != "clean", w))
+    return rows
+
+
+def _brute_brier_auc(rows):
+    score, harmful, w = (np.array(x, dtype=float) for x in zip(*rows))
+    brier = float((w * (score - harmful) ** 2).sum())
+    pos, neg = w * harmful, w * (1 - harmful)
+    wins = sum(
+        pos[score == s].sum() * (neg[score < s].sum() + neg[score == s].sum() / 2)
+        for s in np.unique(score)
+    )
+    return brier, float(wins / (pos.sum() * neg.sum()))
+
+
+@pytest.mark.parametrize("spurious", [True, False])
+def test_population_score_matches_a_sum_worked_from_the_generator(spurious):
+    from lessonlib.truth import profile_table
+
+    brier, auc = _brute_brier_auc(_brute_population(spurious))
+    got = P.population_score(profile_table(**({} if spurious else {"spurious": {}})))
+    assert got["brier"] == pytest.approx(brier, abs=1e-6)
+    assert got["auc"] == pytest.approx(auc, abs=1e-6)
+
+
+def test_the_length_cue_hurts_in_the_population_though_it_helps_the_lesson_records():
+    """08's claim: over the population removing the spurious cue lowers the Brier score
+    (0.1270 -> 0.1126) and raises the AUC (0.9188 -> 0.9204); on the 240 records both move
+    the other way."""
+    from lessonlib.truth import profile_table
+
+    with_cue, without = (
+        P.population_score(profile_table()),
+        P.population_score(profile_table(spurious={})),
+    )
+    assert round(with_cue["brier"], 4) == 0.1270 and round(without["brier"], 4) == 0.1126
+    assert round(with_cue["auc"], 4) == 0.9188 and round(without["auc"], 4) == 0.9204
+    sample = S.variant_tables(RECORDS, {"with": {}, "without": {"spurious": {}}})
+    assert sample["without"][0] > sample["with"][0] and sample["without"][1] < sample["with"][1]
+
+
+def test_population_levels_give_the_length_only_level_its_true_share():
+    """The 0.9116 level (length the only flag) is harmful 0.2474 of the time in the
+    population, the worst-calibrated level; its three lesson records are all harmful."""
+    from lessonlib.truth import profile_table
+
+    levels = P.population_levels(profile_table())
+    assert sum(row["share"] for row in levels) == pytest.approx(1.0)
+    worst = max(levels, key=lambda row: abs(row["score"] - row["harmful"]))
+    assert round(worst["score"], 4) == 0.9116 and round(worst["harmful"], 4) == 0.2474
+    brute = _brute_population()
+    only_length = [(h, w) for s, h, w in brute if abs(s - worst["score"]) < 1e-12]
+    assert worst["harmful"] == pytest.approx(
+        sum(w for h, w in only_length if h) / sum(w for _, w in only_length)
+    )
+    here = [
+        r
+        for r in S.calibration_levels(TRUTH, scores_of(L.judge_probabilities(RECORDS)))
+        if r.score == worst["score"]
+    ]
+    assert [(r.count, r.harmful) for r in here] == [(3, 3)]
+
+
+def test_the_length_flag_is_the_weakest_evidence_and_weighs_the_most():
+    """'Spurious' as over-weighted: the smallest likelihood ratio (3.69) of the seven flags,
+    the largest weight (1.3 against 1.0)."""
+    from lessonlib.simulator import CUE_WEIGHT, SPURIOUS_WEIGHT
+
+    harmful = [(c, s) for c, s in zip(L.CLASSES, L.CLASS_SHARE) if c != "clean"]
+    total = sum(s for _, s in harmful)
+    ratio = {
+        f: sum(s * L.PROFILE[c][k] for c, s in harmful) / total / L.PROFILE["clean"][k]
+        for k, f in enumerate(L.FEATURES)
+    }
+    assert min(ratio, key=ratio.get) == "excessive_length"
+    assert round(ratio["excessive_length"], 2) == 3.69
+    assert SPURIOUS_WEIGHT > CUE_WEIGHT
+
+
+def test_population_designs_agree_with_population_figures_and_the_issue():
+    """The judge alone and the filter alone are population_figures; the escalation's kept
+    agreement is 0.9222 (0.9573 on the lesson's records); its people are one score level."""
+    from lessonlib.truth import population_figures, profile_table
+
+    rows = {r["design"]: r for r in D.population_designs(profile_table(), 0.1, 0.9)}
+    truth = population_figures()
+    for name, side in (("judge alone", "judge"), ("rule filter alone", "filter")):
+        for figure, value in truth[side].items():
+            assert rows[name][figure] == pytest.approx(value, abs=1e-12)
+        assert rows[name]["sent"] == 0
+        assert rows[name]["kept agreement"] == pytest.approx(rows[name]["agreement"])
+    escalate = rows["judge or a person"]
+    assert round(escalate["kept agreement"], 4) == 0.9222
+    levels = {round(r["score"], 4): r["share"] for r in P.population_levels(profile_table())}
+    assert escalate["sent"] == pytest.approx(levels[0.7914])
+    sample = {r["design"]: r for r in D.design_rows(RECORDS, range(L.SEED, L.SEED + 50), 0.1, 0.9)}
+    assert sample["judge or a person"]["people"] == 50
+
+
+def test_the_cascade_never_blocks_a_kind_of_record_less_often_than_the_judge():
+    """09's rises of recall and false block rate are fixed by construction: per kind of
+    record the cascade's chance to block is the judge's, or 1 where the filter blocks."""
+    from lessonlib.truth import profile_table
+
+    table = profile_table()
+    chances = D.design_block_chances(table, 0.1, 0.9)
+    cascade, judge = np.array(chances["filter, then judge"]), np.array(chances["judge alone"])
+    blocks = np.array([row[3] for row in table])
+    assert (cascade >= judge).all()
+    assert (cascade[blocks] == 1).all() and (cascade[~blocks] == judge[~blocks]).all()
+    rows = {r["design"]: r for r in D.population_designs(table, 0.1, 0.9)}
+    for figure in ("recall", "false_block_rate"):
+        assert rows["filter, then judge"][figure] > rows["judge alone"][figure]
+
+
+@pytest.mark.slow
+def test_design_block_chances_are_what_the_designs_block_over_seeds():
+    """The chances per kind against the share of 300 seeds in which each design, run as
+    design_shares runs it, blocks a record of that kind (one record per cell of the table)."""
+    from lessonlib.truth import _cell_tables, profile_table
+
+    cells, _, _ = _cell_tables()
+    pick = list(range(0, len(cells), 7))  # a spread of kinds, every source and text
+    records = [
+        L.Record(i + 1, "clean", cells[k][0], L.Flags(cells[k][2]), cells[k][1], 40)
+        for i, k in enumerate(pick)
+    ]
+    table = profile_table()
+    chances = D.design_block_chances(table, 0.1, 0.9)
+    shares = D.design_shares(records, range(300), None, None)
+    for name in ("rule filter alone", "judge alone", "filter, then judge"):
+        expected = np.array([chances[name][k] for k in pick])  # the clean class's rows
+        assert np.abs(shares[name]["share"] - expected).max() < 0.1, name

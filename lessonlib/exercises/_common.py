@@ -79,11 +79,13 @@ def _grade_number(
     function of the truth that makes it); an answer that is one of the known ``slips``
     (value, hint), tried in order at the same precision, gets that slip's hint; an answer
     ``below`` a value (value, hint) gets that hint; with ``share=True`` a percentage (100
-    times the truth) and any number outside [0, 1] get their own hints; an answer given to
-    one decimal fewer than asked and within one unit of that decimal of the truth (a truth
-    of 0.01 or more: a smaller one could be walked digit by digit; never on a ``grid``,
-    where 0.3 is 0.30) is told to give ``places`` decimals; anything else gets ``hint``,
-    which names the method, never the steps or the direction to move in.
+    times the truth) and any number outside [0, 1] get their own hints; an answer that
+    reads as one decimal fewer than asked and lies within one unit of that decimal of the
+    truth (a truth of 0.01 or more: a smaller one could be walked digit by digit; never on a
+    ``grid``, where 0.3 is 0.30) is told that, given to ``places`` decimals, it is not the
+    answer, and to give ``places`` if it was rounded to fewer (0.6 and 0.60 are one number,
+    so the message never claims a decimal is missing); anything else gets ``hint``, which
+    names the method, never the steps or the direction to move in.
 
     ``within``: an answer that a simulation gives (an expectation the student may estimate
     by simulating, not only compute exactly) also passes when it lies within ``within`` of
@@ -123,7 +125,13 @@ def _grade_number(
         and abs(answer - round(answer, places - 1)) < 1e-12
         and abs(answer - right) < 10.0 ** (1 - places)
     ):
-        return _say(False, f"give it to {places} decimal places, not {places - 1}.")
+        # 0.6 and 0.60 are one number: the answer may be one decimal short, or given to
+        # every decimal asked and wrong; the message is true either way
+        return _say(
+            False,
+            f"{answer:.{places}f} is not it to {places} decimal places; if you rounded "
+            f"to {places - 1}, give {places}.",
+        )
     return _say(False, hint)
 
 
