@@ -2792,7 +2792,7 @@ CONTRACT_DOORS = {
         ),
         *[
             Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(rows), e, "rows", note=n)
-            for fn in ("coverage_text", "plot_widths")
+            for fn in ("plot_widths",)
             for rows, e, n in (
                 ([], ValueError, "empty"),
                 ([5], TypeError, "an int row"),
@@ -2803,34 +2803,6 @@ CONTRACT_DOORS = {
         Bad("width_rows", lambda m: m.width_rows([0]), ValueError, "counts", ">= 2"),
         Bad("width_rows", lambda m: m.width_rows([50.5]), TypeError, "counts", "integer"),
         Bad("width_rows", lambda m: m.width_rows([50], weeks=0), ValueError, "weeks", ">= 1"),
-        Bad("labels_needed_text", lambda m: m.labels_needed_text(-1), ValueError, "half_width"),
-        Bad("labels_needed_text", lambda m: m.labels_needed_text("a"), TypeError, "half_width"),
-        Bad(
-            "labels_needed_text",
-            lambda m: m.labels_needed_text(0.03, quantity="x"),
-            ValueError,
-            "quantity",
-        ),
-        *[
-            Bad("estimates_text", lambda m, a=a: m.estimates_text(*a), TypeError, arg, note=n)
-            for a, arg, n in (
-                ((5, [1], [0]), "person", "an int"),
-                (([1, 0], "1", [0]), "judge_labelled", "str"),
-                (([1, 0], [1, 0], None), "judge_rest", "None"),
-            )
-        ],
-        Bad(
-            "estimates_text",
-            lambda m: m.estimates_text([1, 0], [1, 0], [0], truth="x"),
-            TypeError,
-            "truth",
-        ),
-        Bad(
-            "estimates_text",
-            lambda m: m.estimates_text([1, 0], [1, 0], [0], level=2),
-            ValueError,
-            "level",
-        ),
     ],
     "lessonlib.probing": [
         Bad("twin", lambda m: m.twin(5, "length"), TypeError, "record", "Record"),
