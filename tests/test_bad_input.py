@@ -2743,52 +2743,10 @@ CONTRACT_DOORS = {
     ],
     "lessonlib.truth": [
         *[
-            Bad("band_text", lambda m, a=a: m.band_text(*a), e, arg, note=n)
-            for a, e, arg, n in (
-                ((5, TRUTH, TRUTH), TypeError, "truth", "an int"),
-                (([], TRUTH, TRUTH), ValueError, "truth", "empty"),
-                ((TRUTH, "ab", TRUTH), TypeError, "judge", "str"),
-                ((TRUTH, [0.5, 1.5], TRUTH), ValueError, "judge", "a share above 1"),
-                ((TRUTH, TRUTH, [True]), ValueError, "crit", "fewer decisions"),
-                ((TRUTH, TRUTH, TRUTH, "kappa"), ValueError, "figure", "unknown figure"),
-                ((TRUTH, TRUTH, TRUTH, "agreement", 5), TypeError, "name", "int name"),
-            )
-        ],
-        Bad("expected_figures", lambda m: m.expected_figures(None, TRUTH), TypeError, "truth"),
-        Bad(
-            "expected_figures", lambda m: m.expected_figures(TRUTH, [0.5]), ValueError, "decisions"
-        ),
-        Bad(
-            "expected_figures",
-            lambda m: m.expected_figures(TRUTH, ["a", "b"]),
-            TypeError,
-            "decisions",
-        ),
-        *[
             Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r), e, "results", "Coverage", n)
-            for fn in ("coverage_text", "plot_coverage")
+            for fn in ("plot_coverage",)
             for r, e, n in (([5], TypeError, "an int"), ([], ValueError, "empty"))
         ],
-        Bad(
-            "run_percentile_text",
-            lambda m: m.run_percentile_text(RUN),
-            TypeError,
-            "runs",
-            "ManyRuns",
-        ),
-        Bad(
-            "run_percentile_text",
-            lambda m: m.run_percentile_text(_many_runs(), 2),
-            ValueError,
-            "run",
-            "below 2",
-        ),
-        Bad(
-            "run_percentile_text",
-            lambda m: m.run_percentile_text(_many_runs(), 1.0),
-            TypeError,
-            "run",
-        ),
     ],
     "lessonlib.weeks": [
         Bad(
