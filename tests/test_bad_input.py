@@ -1951,8 +1951,6 @@ SETTINGS_DOORS = {
             TypeError,
             "settings",
         ),
-        Bad("design_text", lambda m: m.design_text(5), TypeError, "rows"),
-        Bad("design_text", lambda m: m.design_text([{"x": 1}]), TypeError, "rows", "design_rows"),
         Bad(
             "design_comparisons",
             lambda m: m.design_comparisons(RECS, [], [PAIR], PAIR),
@@ -1978,7 +1976,6 @@ SETTINGS_DOORS = {
             ValueError,
             "n_resamples",
         ),
-        Bad("comparisons_text", lambda m: m.comparisons_text([]), ValueError, "rows"),
     ],
     "lessonlib.score": [
         Bad(
@@ -2002,7 +1999,6 @@ SETTINGS_DOORS = {
             ValueError,
             "n_bins",
         ),
-        Bad("variants_text", lambda m: m.variants_text(5), TypeError, "tables"),
     ],
     "lessonlib.truth": [
         Bad("population_figures", lambda m: m.population_figures(5), TypeError, "settings"),
@@ -2293,7 +2289,7 @@ CONTRACT_DOORS = {
                 "probs",
                 "mapping",
             )
-            for fn, more in (("aligned", ()), ("score_groups", ()), ("draw_shares", ([[True]],)))
+            for fn, more in (("aligned", ()), ("score_groups", ()))
         ],
         Bad(
             "aligned",
@@ -2302,15 +2298,6 @@ CONTRACT_DOORS = {
             "probs",
             "[2]",
             "a record unscored",
-        ),
-        Bad("draw_shares", lambda m: m.draw_shares([], PROBS, [[True]]), ValueError, "records"),
-        Bad(
-            "draw_shares",
-            lambda m: m.draw_shares(RECS, PROBS, [True, False]),
-            TypeError,
-            "harmful",
-            "(runs, records)",
-            "one row",
         ),
         Bad("operating_points", lambda m: m.operating_points(R, {}), TypeError, "records"),
         Bad(
@@ -2374,21 +2361,8 @@ CONTRACT_DOORS = {
             "mapping",
         ),
         *[
-            Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(rows), e, arg, note=n)
-            for fn, arg in (
-                ("groups_text", "groups"),
-                ("cost_text", "rows"),
-                ("folds_text", "rows"),
-            )
-            for rows, e, n in (
-                ([], ValueError, "empty"),
-                ([5], TypeError, "an int row"),
-                ({"a": 1}, TypeError, "one dict"),
-            )
-        ],
-        *[
             Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(rows), e, "rows", "LevelRow", n)
-            for fn in ("levels_text", "plot_levels")
+            for fn in ("plot_levels",)
             for rows, e, n in (([], ValueError, "empty"), (COST_ROWS, TypeError, "dict rows"))
         ],
         Bad(
