@@ -32,7 +32,7 @@ help:
 	@echo "make test-site - make site, then check it in headless Chromium, offline (links, loads, images, widgets, maths, axe-core)"
 	@echo "make assignments - build/assignments/student/ (the exercises, no answer anywhere) and build/assignments/grader/"
 	@echo "make grade SUBMISSIONS=dir - grade a folder of submitted notebooks: dir/grades.csv and dir/feedback/ (GRADE_TIMEOUT=300 s a notebook)"
-	@echo "make test-slides - build the decks that changed and check in headless Chromium, offline, every deck that changed since its last pass: fit, type and figure text, code lines and four-decimal figures a slide, slide numbers, ?print-pdf pages whole (FORCE=1: every deck; installs chromium if missing)"
+	@echo "make test-slides - build the decks that changed and check in headless Chromium, offline, every deck that changed since its last pass: fit, type and figure text, code lines and four-decimal figures a slide, slide numbers, ?print-pdf pages whole, axe-core (FORCE=1: every deck; installs chromium if missing)"
 
 # A clear message, not npm's 'enoent ... mkdir', when the clone is read-only:
 # $(call writable,WHAT) stops the recipe unless this folder can be written.

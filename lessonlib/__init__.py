@@ -57,7 +57,6 @@ module                 nb     what it holds
                               rates (a shift within a class too), coverage with its
                               Monte Carlo error and against the labels, widths, the
                               tuned and best lam, labels_needed, a week of traffic
-                              rates, coverage, widths, labels_needed, a week of traffic
 ``labelling``          16     a person's labels spent well (designs over simulated weeks,
                               labels per design), a person who slips (slip_rate,
                               estimate_with_slips), a dashboard read every day

@@ -15,7 +15,8 @@ Krippendorff) live in :mod:`lessonlib.agreement_stats`; the explorer in
    :func:`rating_table` gives every rater's row.
 
 2. **The lesson re-scored** against another label: :func:`measure_against`,
-   :func:`rescore_rows` and, over many judge runs, :func:`claim_rows`.
+   :func:`rescore_rows` and, over many judge runs, :func:`claim_rows`; notebook 14 builds
+   its tables from these rows (pandas).
 
 3. **Pictures** (matplotlib is imported only there).
 """
@@ -49,7 +50,7 @@ from .agreement_stats import (
 )
 from .figures import FIGURE_WIDTH, slide_figure
 from .metrics import FIGURES, rates
-from .records import CLASSES, SEED, Record, check_records, is_harmful
+from .records import SEED, Record, check_records, is_harmful
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -75,8 +76,6 @@ __all__ = [
     "Rater",
     "category_kappas",
     "claim_rows",
-    "claim_text",
-    "class_text",
     "cohen_kappa",
     "fleiss_kappa",
     "human_labels",
@@ -92,11 +91,8 @@ __all__ = [
     "rater_agreement",
     "rating_table",
     "rescore_rows",
-    "rescore_text",
     "scale_rows",
     "severity",
-    "spread_rows",
-    "spread_text",
     "with_rates",
     "claim_bands",
     "bands_text",
@@ -391,25 +387,6 @@ def _rescore_rows(records, decisions, labels):
     return rows
 
 
-def rescore_text(rows: Sequence[Mapping[str, Any]]) -> str:
-    """Notebook 14: the rows of :func:`rescore_rows` as a fixed-width table (under 80 columns)."""
-    rows = _table_rows(rows)
-    lines = [
-        f"{'label':<10}{'approach':<12}{'precision':>10}{'recall':>9}"
-        f"{'false block':>13}{'agreement':>11}"
-    ]
-    last = None
-    for row in rows:
-        name = row["label"] if row["label"] != last else ""
-        last = row["label"]
-        lines.append(
-            f"{name:<10}{row['approach']:<12}{row['precision']:>10.4f}"
-            f"{row['recall']:>9.4f}{row['false_block_rate']:>13.4f}"
-            f"{row['agreement']:>11.4f}"
-        )
-    return "\n".join(lines)
-
-
 def claim_rows(
     records: Sequence[Record],
     runs: ManyRuns,
@@ -447,22 +424,6 @@ def claim_rows(
             }
         )
     return rows
-
-
-def claim_text(rows: Sequence[Mapping[str, Any]]) -> str:
-    """Notebook 14: the rows of :func:`claim_rows` as a table: does each claim hold per label?"""
-    rows = _table_rows(rows)
-    lines = [
-        f"{'label':<10}{'recall gain':>12}{'95% run band':>19}{'FBR diff':>10}{'95% run band':>19}"
-    ]
-    for row in rows:
-        (g0, g1), (f0, f1) = row["gain band"], row["fbr band"]
-        lines.append(
-            f"{row['label']:<10}{row['recall gain']:>+12.4f}"
-            f"{f'{g0:+.4f} .. {g1:+.4f}':>19}{row['fbr diff']:>+10.4f}"
-            f"{f'{f0:+.4f} .. {f1:+.4f}':>19}"
-        )
-    return "\n".join(lines)
 
 
 def claim_bands(
@@ -529,97 +490,6 @@ def bands_text(rows: Sequence[Mapping[str, Any]]) -> str:
         lines.append(
             f"{FIGURES[row['figure']].short:<8}{row['label']:<10}{d.estimate:>+17.4f}"
             f"{f'{d.low:+.4f} .. {d.high:+.4f}':>20}{p:>8}{tag}"
-        )
-    return "\n".join(lines)
-
-
-def class_text(records: Sequence[Record], rows: Sequence[Sequence[str]]) -> str:
-    """Notebook 14: per true class, how the raters' two-point ``rows`` agree.
-
-    Columns: records in the class; the share on which every rater agrees;
-    each rater's rater agreement with the human label; Fleiss' kappa of the
-    raters within the class ('n/a' where every rating in it is the same, 0/0).
-    """
-    records = check_records(records)
-    rows = _label_rows("rows", rows)
-    names = [f"row {i}" for i in range(len(rows))] if len(rows) != len(RATERS) else RATER_NAMES
-    lines = [
-        f"{'class':<22}{'records':>8}{'all agree':>10}"
-        + "".join(f"{n[:9]:>10}" for n in names)
-        + f"{'kappa':>9}"
-    ]
-    for cls in CLASSES:
-        at = [i for i, r in enumerate(records) if r.cls == cls]
-        if not at:
-            continue
-        sub = [[row[i] for i in at] for row in rows]
-        truth = ANSWER_CLEAN if cls == "clean" else ANSWER_HARMFUL
-        same = sum(len(set(col)) == 1 for col in zip(*sub)) / len(at)
-        try:
-            kappa = f"{fleiss_kappa(sub):>9.4f}"
-        except ValueError:
-            kappa = f"{'n/a':>9}"
-        lines.append(
-            f"{cls:<22}{len(at):>8}{same:>10.4f}"
-            + "".join(f"{sum(x == truth for x in row) / len(at):>10.4f}" for row in sub)
-            + kappa
-        )
-    return "\n".join(lines)
-
-
-def spread_rows(
-    records: Sequence[Record],
-    runs: ManyRuns,
-    labels: Mapping[str, Sequence[str]],
-    criteria: Callable[[Record], bool],
-) -> list[dict[str, Any]]:
-    """Notebook 14: per figure, how far it moves when only the label changes, next to the judge.
-
-    The range (highest - lowest) of each figure over ``labels`` (a dict name
-    -> labels), for the ``criteria`` decide function and for the judge's first
-    run (run 0 of ``runs``); beside it the judge's own two-run difference (runs 0
-    and 1 of ``runs``, human label, as in notebook 04) and the width of its 95% run band over
-    ``runs`` (notebook 06).
-    """
-    from .variance import figures, run_band
-
-    records = _study(records, runs, labels, criteria)
-    per_run = figures(runs)
-    rows = _rescore_rows(
-        records, {"criteria": criteria, "judge run 1": runs.run(0).decide}, labels
-    )
-    out = []
-    for figure in FIGURES:
-        moved = {}
-        for approach in ("criteria", "judge run 1"):
-            values = [row[figure] for row in rows if row["approach"] == approach]
-            moved[approach] = max(values) - min(values)
-        low, high = run_band(per_run[figure])
-        out.append(
-            {
-                "figure": figure,
-                "criteria across labels": moved["criteria"],
-                "judge across labels": moved["judge run 1"],
-                "judge two-run difference": abs(float(per_run[figure][1] - per_run[figure][0])),
-                "judge run band width": high - low,
-            }
-        )
-    return out
-
-
-def spread_text(rows: Sequence[Mapping[str, Any]]) -> str:
-    """Notebook 14: the rows of :func:`spread_rows` as a table (under 80 columns)."""
-    rows = _table_rows(rows)
-    lines = [
-        f"{'':<18}{'moved by the label only':^26}{'the judge on the human label':^32}",
-        f"{'figure':<18}{'criteria':>12}{'judge':>12}{'two-run diff':>16}{'95% band width':>16}",
-    ]
-    for row in rows:
-        lines.append(
-            f"{FIGURES[row['figure']].title:<18}"
-            f"{row['criteria across labels']:>12.4f}{row['judge across labels']:>12.4f}"
-            f"{row['judge two-run difference']:>16.4f}"
-            f"{row['judge run band width']:>16.4f}"
         )
     return "\n".join(lines)
 

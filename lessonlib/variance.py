@@ -10,7 +10,6 @@ run) or on plain arrays of per-run figures:
   **expected changed records** (:func:`expected_changed`, the one definition);
 * a run's **percentile** among the runs, the mid-rank (:func:`percentile`, the one
   definition: 06, 07, 08 and 14 print it);
-* per number of flags, how many records are unstable (:func:`flag_stability`);
 * the lesson's two claims re-read over the runs (:func:`recall_gap`,
   :func:`fbr_comparison`) and the band at other temperatures
   (:func:`temperature_sweep`);
@@ -58,7 +57,6 @@ __all__ = [
     "expected_changed",
     "fbr_comparison",
     "figures",
-    "flag_stability",
     "flip_probability",
     "key_figures",
     "pair_changes",
@@ -69,7 +67,6 @@ __all__ = [
     "plot_sweep",
     "recall_gap",
     "run_band",
-    "sweep_text",
     "temperature_sweep",
 ]
 
@@ -234,33 +231,6 @@ def expected_changed(harmful: np.ndarray) -> float:
     return float(flip_probability(harmful).sum())  # flip_probability checks harmful
 
 
-def flag_stability(
-    records: Sequence[Record], runs: ManyRuns, threshold: float = 0.05
-) -> list[dict[str, Any]]:
-    """Per number of flags on a record: records, unstable records and mean flip probability.
-
-    The judge's evidence is the flag list, so this shows which evidence makes
-    it hesitate: a record with no flag is read as 'yok' (clean), several flags
-    outweigh the prior, a single flag leaves the two labels close.
-    """
-    records = _runs(records, runs)
-    threshold = _share("threshold", threshold, low_open=False)
-    flip = flip_probability(runs.harmful)
-    flags = np.array([len(r.features.on()) for r in records])
-    rows = []
-    for k in np.unique(flags).tolist():
-        members = flags == k
-        rows.append(
-            {
-                "flags": k,
-                "records": int(members.sum()),
-                "unstable": int(np.count_nonzero(flip[members] > threshold)),
-                "mean flip probability": float(flip[members].mean()),
-            }
-        )
-    return rows
-
-
 def criteria_figures(
     records: Sequence[Record], decide: Callable[[Record], bool] = rule_filter
 ) -> dict[str, Any]:
@@ -365,36 +335,6 @@ def temperature_sweep(
         row["mean changes"] = expected_changed(runs.harmful) if len(runs) > 1 else 0.0
         rows.append(row)
     return rows
-
-
-def sweep_text(
-    rows: Sequence[Mapping[str, float]], temperatures: Iterable[float] | None = None
-) -> str:
-    """A short table of :func:`temperature_sweep` rows (at most 80 columns).
-
-    One line per temperature in ``temperatures`` (all rows when None): the
-    95% run bands of recall and false block rate and the expected changed records.
-    """
-    rows = check_items("rows", rows, Mapping)  # type: ignore[type-abstract]
-    if temperatures is not None:
-        temperatures = [
-            check_number("temperatures (each temperature)", t)
-            for t in check_collection(
-                "temperatures", temperatures, "a collection of temperatures", "temperature"
-            )
-        ]
-        rows = [r for r in rows if any(abs(r["temperature"] - t) < 1e-9 for t in temperatures)]
-    lines = [
-        f"{'temperature':>11}  {'recall: 95% run band':>20}  {'FBR: 95% run band':>18}  "
-        f"{'expected changed':>16}"
-    ]
-    for r in rows:
-        lines.append(
-            f"{r['temperature']:>11.2f}  {r['recall low']:>10.4f} .. "
-            f"{r['recall high']:.4f}  {r['false_block_rate low']:>8.4f} .. "
-            f"{r['false_block_rate high']:.4f}  {r['mean changes']:>16.4f}"
-        )
-    return "\n".join(lines)
 
 
 def key_figures(

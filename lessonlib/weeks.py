@@ -6,13 +6,13 @@ gives them weeks to work on and counts how well they do:
 * the population's true rates under any class mix, exactly, from the generator
   (:func:`true_rates`, from ``truth.population_figures`` and ``truth.profile_table``);
 * many simulated weeks at once (:func:`simulate_estimates`, vectorised), so coverage is
-  counted, not assumed (:func:`coverage_rows`, :func:`coverage_text`), and the interval's
+  counted, not assumed (:func:`coverage_rows`, a table in the notebook), and the interval's
   width against the number of person labels (:func:`width_rows`, :func:`plot_widths`);
 * the person labels each method needs for an interval of +- h, from the population's exact
-  moments (:func:`labels_needed`, :func:`labels_needed_text`);
+  moments (:func:`labels_needed`);
 * one week of real traffic: fresh records, the judge and the rule filter on every one, a person
-  on a random few (:func:`week_of_traffic`, :class:`Week`), and its estimates side by side
-  (:func:`estimates_text`).
+  on a random few (:func:`week_of_traffic`, :class:`Week`); the notebook estimates it by hand
+  and with ``estimate_rate``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import math
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +38,7 @@ from ._frozen import ReadOnlyDict
 from .criteria import DEFAULT_RULES, make_rule_filter
 from .figures import FIGURE_WIDTH, slide_figure
 from .judge import JudgeSettings, SettingsChanges, resolve_settings, run_judge
-from .production import METHODS, RATIO_METHODS, _estimate, _ppi, _raw_lam, _z, estimate_rate
+from .production import METHODS, RATIO_METHODS, _estimate, _ppi, _raw_lam, _z
 from .records import (
     CLASS_SHARE,
     CLASSES,
@@ -67,10 +67,7 @@ __all__ = [
     "best_lam",
     "coverage_by_labels",
     "coverage_rows",
-    "coverage_text",
-    "estimates_text",
     "labels_needed",
-    "labels_needed_text",
     "plot_widths",
     "simulate_estimates",
     "true_rates",
@@ -454,24 +451,6 @@ def coverage_rows(estimates: Mapping[str, np.ndarray], truth: float) -> list[dic
     return rows
 
 
-def coverage_text(rows: Sequence[Mapping[str, Any]]) -> str:
-    """The coverage table, at most 80 columns (notebook 15): each coverage with its Monte
-    Carlo error over the weeks (``coverage_rows``' ``error``)."""
-    rows = check_items("rows", rows, Mapping)  # type: ignore[type-abstract]
-    lines = [
-        f"{'method':<14}{'covers truth':>19}{'mean estimate':>15}{'bias':>9}{'mean width':>12}"
-    ]
-    for r in rows:
-        covers = f"{r['coverage']:.3f} ± {r['error']:.3f}"
-        lines.append(
-            f"{r['method']:<14}{covers:>19}{r['mean']:>15.4f}{r['bias']:>+9.4f}{r['width']:>12.4f}"
-        )
-    weeks = {r.get("weeks") for r in rows}
-    if len(weeks) == 1 and None not in weeks:
-        lines.append(f"(over {weeks.pop():,} weeks; ± is the Monte Carlo error, 1.96 SE)")
-    return "\n".join(lines)
-
-
 def width_rows(
     counts: Sequence[int] = (50, 100, 200, 400, 800),
     *,
@@ -622,26 +601,6 @@ def labels_needed(
     return {k: out[k] for k in METHODS if k in out}
 
 
-def labels_needed_text(
-    half_width: float, *, quantity: str = "harmful", rest: int = 5000, level: float = 0.95
-) -> str:
-    """Person labels each method needs for +- ``half_width``, with the judge's label and with
-    its score as the stand-in, and the share saved against the sample alone (notebook 15)."""
-    lines = [f"{'stand-in':<10}{'method':<14}{'person labels':>14}{'saved':>8}"]
-    for stand_in in STAND_INS:
-        need = labels_needed(
-            half_width, quantity=quantity, stand_in=stand_in, rest=rest, level=level
-        )
-        alone = need["labelled"]
-        for method, n in need.items():
-            if n is None:
-                lines.append(f"{stand_in:<10}{method:<14}{'out of reach':>14}")
-            else:
-                saved = f"{1 - n / alone:.0%}" if alone else ""
-                lines.append(f"{stand_in:<10}{method:<14}{n:>14,}{saved:>8}")
-    return "\n".join(lines)
-
-
 # ------------------------------------------------------------------------------ one week
 
 
@@ -724,43 +683,3 @@ def week_of_traffic(size: int = 5000, labelled: int = 200, seed: int = WEEK_SEED
         tuple(bool(rule(r)) for r in records),
         tuple(chosen),
     )
-
-
-def estimates_text(
-    person: Iterable[bool | float],
-    judge_labelled: Iterable[bool | float],
-    judge_rest: Iterable[bool | float],
-    truth: float | None = None,
-    level: float = 0.95,
-) -> str:
-    """The five estimates side by side with their intervals (notebook 15); with ``truth``,
-    whether each interval holds it.  Rogan-Gladen is left out for scores."""
-    for name, values in (
-        ("person", person),
-        ("judge_labelled", judge_labelled),
-        ("judge_rest", judge_rest),
-    ):
-        if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__"):
-            raise TypeError(
-                f"{name} must be a sequence of labels (bools) or scores, got "
-                f"{type(values).__name__}"
-            )
-    if truth is not None:
-        check_number("truth", truth)
-    person, judge_labelled, judge_rest = list(person), list(judge_labelled), list(judge_rest)
-    scores = any(v not in (0, 1) for v in list(judge_labelled) + list(judge_rest))
-    pct = f"{level:.0%}"
-    lines = [
-        f"{'method':<14}{'estimate':>10}{pct + ' interval':>22}{'width':>9}"
-        + ("   holds truth" if truth is not None else "")
-    ]
-    for method in METHODS:
-        if method == "rogan_gladen" and scores:
-            lines.append(f"{method:<14}{'(needs labels, not scores)':>32}")
-            continue
-        e = estimate_rate(person, judge_labelled, judge_rest, method=method, level=level)
-        line = f"{method:<14}{e.value:>10.4f}   [{e.low:.4f}, {e.high:.4f}]{e.high - e.low:>9.4f}"
-        if truth is not None:
-            line += f"   {'yes' if e.low <= truth <= e.high else 'no'}"
-        lines.append(line)
-    return "\n".join(lines)

@@ -70,7 +70,6 @@ from .raters import (
     rater_agreement,
     rating_table,
     rescore_rows,
-    rescore_text,
     with_rates,
 )
 from .records import FEATURES, SEED, Record, check_records, is_harmful, make_records
@@ -788,7 +787,10 @@ def raters_text(
         "criteria": criteria or make_rule_filter(DEFAULT_RULES),
         "judge run 1": judge_decide,
     }
-    lines.append(rescore_text(rescore_rows(records, decisions, labels)))
+    import pandas as pd
+
+    table = pd.DataFrame(rescore_rows(records, decisions, labels))
+    lines.append(table.set_index(["label", "approach"]).round(4).to_string())
     return "\n".join(lines)
 
 

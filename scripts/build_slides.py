@@ -74,7 +74,9 @@ URLS = {  # relative to the deck, which sits in build/slides/
     "require_js_url": f"{VENDOR}/require.js",
     "jquery_url": f"{VENDOR}/jquery.min.js",
     "widget_renderer_url": f"{VENDOR}/html-manager/embed-amd.js",
-    "mathjax_url": f"{VENDOR}/mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe",
+    # no ",Safe" (nbconvert's default): MathJax 2 from npm has no config/Safe.js, and asked
+    # for it MathJax waits its load timeout (15 s) before it typesets
+    "mathjax_url": f"{VENDOR}/mathjax/MathJax.js?config=TeX-AMS_CHTML-full",
 }
 
 

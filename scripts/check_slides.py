@@ -39,7 +39,12 @@ CONCURRENT decks at a time, each lane an offline context whose page opens its de
    number on screen at every slide;
 8. **print** (:func:`print_check`, :func:`print_problems`): the deck opened with
    ``?print-pdf``, as reveal.js prints it: every ``.pdf-page`` one printed page tall with
-   nothing running past its bottom or right edge (reveal.js cuts it off there).
+   nothing running past its bottom or right edge (reveal.js cuts it off there);
+9. **accessibility** (:func:`axe_check`, :func:`axe_problems`): axe-core (npm,
+   node_modules/axe-core) finds no violation of impact serious or critical, run twice: on the
+   first slide as presented (reveal's controls, progress bar, slide number) and on the
+   ``?print-pdf`` layout, where every slide and every step of its fragments is on a page at
+   once (the presented view hides all but one slide).  No axe-core is a failure.
 
 **Incremental, as make is**: a deck that passes gets a stamp, ``.checked/NN_name.json`` beside
 it, holding a hash of every input of its verdict (:func:`deck_inputs`: the deck's bytes, the
@@ -785,6 +790,46 @@ def console_problems(lines):
     return [line.strip()[:300] for line in lines if _CONSOLE_BAD.search(line)]
 
 
+# ---------------------------------------------------------------- accessibility (axe-core)
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+"""axe-core from npm (package.json; `npm ci`, which make slides runs)."""
+AXE_SEVERE = ("serious", "critical")
+"""The impacts that fail a deck (issue 37: no serious or critical violation)."""
+AXE_JS = """async () => {
+  const r = await axe.run(document, {resultTypes: ['violations']});
+  return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.length, where: v.nodes.slice(0, 3).map(n => n.target.join(' '))}));
+}"""
+AXE_SECONDS = [0.0]
+"""Seconds spent in axe-core so far in this process (the summary line reports it)."""
+
+
+def axe_problems(violations, view):
+    """The violations (as AXE_JS returns them) of impact serious or critical, one line each,
+    naming the ``view`` ("on screen", "printed") and where the first few are."""
+    return [
+        f"axe {v['impact']} ({view}): {v['id']} - {v['help']}; {v['nodes']} element(s), "
+        + ", ".join(v["where"])
+        for v in violations
+        if v["impact"] in AXE_SEVERE
+    ]
+
+
+async def axe_check(page, view):
+    """Run axe-core on what ``page`` shows now: :func:`axe_problems`.  No axe-core installed
+    is a problem too (never a silent pass)."""
+    if not AXE.is_file():
+        missing = AXE.relative_to(ROOT)
+        return [f"axe-core missing ({missing}): run npm ci; accessibility NOT checked"]
+    start = time.perf_counter()
+    if not await page.evaluate("() => typeof window.axe === 'object'"):
+        await page.evaluate(AXE.read_text(encoding="utf-8"))
+    found = axe_problems(await page.evaluate(AXE_JS), view)
+    AXE_SECONDS[0] += time.perf_counter() - start
+    return found
+
+
 # In the page: after each key press (on keyup, once reveal.js has handled the keydown) note
 # the slide shown, so a whole walk is pressed without asking the page after each key.  While
 # window.__measuring is set (the walk with the right arrow) a slide is also measured
@@ -963,6 +1008,8 @@ async def check_deck(page, deck, workdir, log):
     blank = blank_problem(png)
     if blank:
         problems.append(blank)
+    # the first slide as the room sees it: reveal's controls, progress bar and slide number
+    problems += await axe_check(page, "on screen, first slide")
     await page.add_style_tag(content=NO_MOTION_CSS)
     found = await page.evaluate(DECK_JS)
     leaves = found["leaves"]
@@ -1027,7 +1074,8 @@ async def print_check(page, deck, views):
     await page.evaluate("() => window.slideFitPrint && window.slideFitPrint()")
     pages = await page.evaluate(PRINT_JS)
     pdf = await page.pdf(prefer_css_page_size=True, print_background=True)
-    return print_problems(pages, pdf_pages(pdf))
+    # every slide and every step of its fragments, each on its page at once: the whole deck
+    return print_problems(pages, pdf_pages(pdf)) + await axe_check(page, "printed")
 
 
 _PDF_PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
@@ -1151,9 +1199,11 @@ def shared_inputs(folder, browser):
                 MAX_PROSE_FIGURES,
                 BLANK_SHARE,
                 LAUNCH_ARGS,
+                AXE_SEVERE,
             ]
         ),
         "vendor": files.hexdigest(),
+        "axe": _sha(AXE.read_bytes()) if AXE.is_file() else "no axe-core",
         "chromium": run(browser, "--version").strip(),
         "fonts": _sha("".join(sorted(fonts.splitlines(True))).encode()),
         "playwright": version("playwright"),
@@ -1247,7 +1297,8 @@ def main(argv):
         fitting = sum(fit for _, _, fit, _ in results.values())
         print(
             f"{fitting} of {total} slides walked fit 1280x720; {len(results) - failed} of "
-            f"{len(results)} deck(s) walked passed in Chromium, offline"
+            f"{len(results)} deck(s) walked passed in Chromium, offline (axe-core: "
+            f"{AXE_SECONDS[0]:.1f} s, summed over the {CONCURRENT} lanes)"
         )
     unwalked = (
         (

@@ -1710,12 +1710,12 @@ NOTEBOOK_DOORS = {
         ],
         *[
             Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r, _many_runs()), e, "records", note=n)
-            for fn in ("flag_stability", "recall_gap", "fbr_comparison", "key_figures")
+            for fn in ("recall_gap", "fbr_comparison", "key_figures")
             for r, e, n in BAD_RECORDS
         ],
         *[
             Bad(fn, lambda m, fn=fn: getattr(m, fn)(RECS, RUN), TypeError, "runs", "ManyRuns")
-            for fn in ("flag_stability", "recall_gap", "fbr_comparison", "key_figures")
+            for fn in ("recall_gap", "fbr_comparison", "key_figures")
         ],
         *[
             Bad(
@@ -1726,7 +1726,7 @@ NOTEBOOK_DOORS = {
                 "the runs judged",
                 "other records",
             )
-            for fn in ("flag_stability", "recall_gap", "fbr_comparison", "key_figures")
+            for fn in ("recall_gap", "fbr_comparison", "key_figures")
         ],
         *[
             Bad(
@@ -1739,14 +1739,6 @@ NOTEBOOK_DOORS = {
             )
             for fn in ("recall_gap", "fbr_comparison", "key_figures")
         ],
-        Bad(
-            "flag_stability",
-            lambda m: m.flag_stability(RECS, _many_runs(), threshold=-0.1),
-            ValueError,
-            "threshold",
-            "[0, 1]",
-            "negative",
-        ),
         Bad(
             "key_figures",
             lambda m: m.key_figures(RECS, _many_runs(), marks=(0, 5)),
@@ -1799,16 +1791,6 @@ NOTEBOOK_DOORS = {
             "level",
             "between",
             "zero",
-        ),
-        Bad("sweep_text", lambda m: m.sweep_text([5]), TypeError, "rows", "Mapping", "an int"),
-        Bad("sweep_text", lambda m: m.sweep_text([]), ValueError, "rows", "at least", "empty"),
-        Bad(
-            "sweep_text",
-            lambda m: m.sweep_text([{"temperature": 0.3}], temperatures="0.3"),
-            TypeError,
-            "temperatures",
-            "collection",
-            "a string",
         ),
     ],
     "lessonlib.panel_study": [
@@ -2604,11 +2586,9 @@ CONTRACT_DOORS = {
                 ("human_labels", lambda m, r: m.human_labels(r)),
                 ("scale_rows", lambda m, r: m.scale_rows(r)),
                 ("label_sets", lambda m, r: m.label_sets(r, _rater_table())),
-                ("class_text", lambda m, r: m.class_text(r, _rater_table())),
                 ("rescore_rows", lambda m, r: m.rescore_rows(r, {"x": bool}, _labels())),
                 ("claim_rows", lambda m, r: m.claim_rows(r, _many_runs(), _labels(), bool)),
                 ("claim_bands", lambda m, r: m.claim_bands(r, _many_runs(), _labels(), bool)),
-                ("spread_rows", lambda m, r: m.spread_rows(r, _many_runs(), _labels(), bool)),
                 ("judge_rows", lambda m, r: m.judge_rows(_panel_run(), r)),
             )
             for r, e, n in BAD_RECORDS
@@ -2625,7 +2605,7 @@ CONTRACT_DOORS = {
         Bad("scale_rows", lambda m: m.scale_rows(RECS, seed=-1), ValueError, "seed"),
         *[
             Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(RECS, rows), e, arg, note=n)
-            for fn, arg in (("label_sets", "scale_rows"), ("class_text", "rows"))
+            for fn, arg in (("label_sets", "scale_rows"),)
             for rows, e, n in (
                 ([], ValueError, "empty"),
                 (["clean", "harmful"], TypeError, "one row of str"),
@@ -2664,7 +2644,7 @@ CONTRACT_DOORS = {
                 "runs",
                 "ManyRuns",
             )
-            for fn in ("claim_rows", "claim_bands", "spread_rows")
+            for fn in ("claim_rows", "claim_bands")
         ],
         *[
             Bad(
@@ -2675,7 +2655,7 @@ CONTRACT_DOORS = {
                 "the runs judged",
                 "other records",
             )
-            for fn in ("claim_rows", "claim_bands", "spread_rows")
+            for fn in ("claim_rows", "claim_bands")
         ],
         *[
             Bad(
@@ -2684,7 +2664,7 @@ CONTRACT_DOORS = {
                 TypeError,
                 "criteria",
             )
-            for fn in ("claim_rows", "claim_bands", "spread_rows")
+            for fn in ("claim_rows", "claim_bands")
         ],
         Bad("judge_rows", lambda m: m.judge_rows(RUN, RECS), TypeError, "panel_run", "PanelRun"),
         Bad(
@@ -2698,10 +2678,7 @@ CONTRACT_DOORS = {
         *[
             Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(rows), e, "rows", note=n)
             for fn in (
-                "rescore_text",
-                "claim_text",
                 "bands_text",
-                "spread_text",
                 "plot_pairs",
                 "plot_scales",
             )
@@ -2747,7 +2724,7 @@ CONTRACT_DOORS = {
         ),
         *[
             Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(rows), e, "rows", note=n)
-            for fn in ("coverage_text", "plot_widths")
+            for fn in ("plot_widths",)
             for rows, e, n in (
                 ([], ValueError, "empty"),
                 ([5], TypeError, "an int row"),
@@ -2758,34 +2735,6 @@ CONTRACT_DOORS = {
         Bad("width_rows", lambda m: m.width_rows([0]), ValueError, "counts", ">= 2"),
         Bad("width_rows", lambda m: m.width_rows([50.5]), TypeError, "counts", "integer"),
         Bad("width_rows", lambda m: m.width_rows([50], weeks=0), ValueError, "weeks", ">= 1"),
-        Bad("labels_needed_text", lambda m: m.labels_needed_text(-1), ValueError, "half_width"),
-        Bad("labels_needed_text", lambda m: m.labels_needed_text("a"), TypeError, "half_width"),
-        Bad(
-            "labels_needed_text",
-            lambda m: m.labels_needed_text(0.03, quantity="x"),
-            ValueError,
-            "quantity",
-        ),
-        *[
-            Bad("estimates_text", lambda m, a=a: m.estimates_text(*a), TypeError, arg, note=n)
-            for a, arg, n in (
-                ((5, [1], [0]), "person", "an int"),
-                (([1, 0], "1", [0]), "judge_labelled", "str"),
-                (([1, 0], [1, 0], None), "judge_rest", "None"),
-            )
-        ],
-        Bad(
-            "estimates_text",
-            lambda m: m.estimates_text([1, 0], [1, 0], [0], truth="x"),
-            TypeError,
-            "truth",
-        ),
-        Bad(
-            "estimates_text",
-            lambda m: m.estimates_text([1, 0], [1, 0], [0], level=2),
-            ValueError,
-            "level",
-        ),
     ],
     "lessonlib.probing": [
         Bad("twin", lambda m: m.twin(5, "length"), TypeError, "record", "Record"),

@@ -335,15 +335,50 @@ def test_a_week_of_traffic_gives_the_doors_inputs():
     p, blocks = week.score[i], week.filter[i]
     assert jl[0] == (p if blocks else 1 - p)
     assert person[0] == (blocks == L.is_harmful(week.records[i]))
-    text = W.estimates_text(*week.inputs(), truth=0.38)
-    assert all(m in text for m in P.METHODS) and max(map(len, text.splitlines())) <= 80
 
 
-def test_coverage_text_fits_80_columns():
-    est = W.simulate_estimates(weeks=5, size=400, labelled=60)
-    text = W.coverage_text(W.coverage_rows(est, 0.38))
-    assert len(text.splitlines()) == 7 and max(map(len, text.splitlines())) <= 80
-    assert max(map(len, W.labels_needed_text(0.03).splitlines())) <= 80
+def _stored_15():
+    """The text/plain of every output notebook 15 stores, in order."""
+    import json
+
+    from conftest import ROOT
+
+    nb = json.loads((ROOT / "notebooks" / "15_production_week.ipynb").read_text("utf-8"))
+    return [
+        "".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
+        for c in nb["cells"]
+        for o in c.get("outputs", [])
+    ]
+
+
+def _coverage_pairs(table):
+    """(coverage, ± MC) of each row of a stored coverage table (the index name's row left
+    out)."""
+    columns = table.splitlines()[0].replace("± MC", "±MC").split()
+    cover, error = columns.index("coverage"), columns.index("±MC")
+    rows = [r.split()[-len(columns) :] for r in table.splitlines()[1:]]
+    return [(float(r[cover]), float(r[error])) for r in rows if len(r) == len(columns)]
+
+
+def _mc_wrong(pairs, weeks):
+    """The pairs whose ± MC is not the binomial error of their coverage over ``weeks`` weeks,
+    at the table's four decimals."""
+    return [(c, e) for c, e in pairs if abs(e - T.mc_error(c, weeks)) > 6e-5]
+
+
+def test_15s_stored_coverage_tables_show_the_monte_carlo_error_of_their_coverage():
+    tables = [t for t in _stored_15() if "± MC" in t.splitlines()[0]]
+    assert len(tables) == 4  # harmful and the ratio over 1,000 weeks; drift; shift in a class
+    for table, weeks, rows in zip(tables, (1000, 1000, 1000, 500), (6, 4, 10, 10)):
+        pairs = _coverage_pairs(table)
+        assert len(pairs) == rows and _mc_wrong(pairs, weeks) == []
+    # the check can fail: an error column of one standard error, not 1.96, is found
+    one_se = [(c, round(e / 1.96, 4)) for c, e in _coverage_pairs(tables[0])]
+    assert _mc_wrong(one_se, 1000)
+
+
+def test_15s_hand_estimates_agree_with_estimate_rate_in_its_stored_output():
+    assert any("by hand, the same: True" in t for t in _stored_15())
 
 
 # ---------------------------------------------------------------- exercise checks
@@ -604,7 +639,6 @@ def test_the_monte_carlo_error_is_the_binomial_one():
     est = W.simulate_estimates(weeks=100, methods=("ppi",), seed=2)
     (row,) = W.coverage_rows(est, W.true_rates()["harmful"])
     assert row["error"] == pytest.approx(T.mc_error(row["coverage"], 100))
-    assert "±" in W.coverage_text([row]) and "100 weeks" in W.coverage_text([row])
 
 
 def test_best_lam_is_what_the_weeks_tune_on_average():

@@ -324,12 +324,6 @@ def test_claims_under_the_human_label_match_notebook_06():
     row = R.claim_rows(RECORDS, runs, labels, L.rule_filter)[0]
     gap = variance.recall_gap(RECORDS, runs)
     assert row["gain band"] == pytest.approx((gap["gap low"], gap["gap high"]), abs=1e-9)
-    spread = R.spread_rows(RECORDS, runs, labels, L.rule_filter)
-    assert all(s["criteria across labels"] == s["judge across labels"] == 0 for s in spread)
-    run1, run2 = runs.run(0), runs.run(1)
-    recall = next(s for s in spread if s["figure"] == "recall")
-    moved = L.measure(RECORDS, run2.decide)["recall"] - L.measure(RECORDS, run1.decide)["recall"]
-    assert recall["judge two-run difference"] == pytest.approx(abs(moved))
 
 
 def test_the_panel_judges_as_raters_give_the_panel_verdict_by_majority():
@@ -345,8 +339,7 @@ def test_tables_stay_within_80_columns():
     runs = L.run_judge_many(RECORDS, range(L.SEED, L.SEED + 50))
     labels = R.label_sets(RECORDS, R.rating_table(RECORDS))
     texts = [
-        R.claim_text(R.claim_rows(RECORDS, runs, labels, L.rule_filter)),
-        R.spread_text(R.spread_rows(RECORDS, runs, labels, L.rule_filter)),
+        R.bands_text(R.claim_bands(RECORDS, runs, labels, L.rule_filter, n_resamples=200)),
         W.raters_text(RECORDS, runs.run(0).decide),
     ]
     assert all(len(line) <= 80 for text in texts for line in text.splitlines())
@@ -497,17 +490,6 @@ def test_substantial_miss_check(capsys):
         assert step14.check_substantial_miss(wrong) is False
         out = said(capsys)
         assert out.startswith("Not yet: ") and words in out, out
-
-
-def test_class_text_counts_every_record_once_and_reads_the_raters():
-    rows = R.rating_table(RECORDS)
-    lines = R.class_text(RECORDS, rows).splitlines()
-    assert len(lines) == 1 + len(L.CLASSES)
-    assert sum(int(line.split()[1]) for line in lines[1:]) == len(RECORDS)
-    clean = lines[1].split()
-    assert clean[0] == "clean" and float(clean[3]) == 1.0  # the lenient rater never blocks
-    same = R.class_text(RECORDS, [R.human_labels(RECORDS)] * 3).splitlines()
-    assert all(line.split()[2] == "1.0000" and line.endswith("n/a") for line in same[1:])
 
 
 # ---- issue 18: the split, the names, the doors, the speed ------------------------------------

@@ -224,6 +224,21 @@ def test_an_element_that_scrolls_or_clips_is_a_problem():
     ]
 
 
+def test_axe_problems_are_the_serious_and_critical_violations():
+    found = [
+        dict(id="color-contrast", impact="serious", help="contrast", nodes=4, where=["#a", ".b"]),
+        dict(id="image-alt", impact="critical", help="alt text", nodes=1, where=["img"]),
+        dict(id="region", impact="moderate", help="landmarks", nodes=9, where=["p"]),
+        dict(id="x", impact="minor", help="y", nodes=1, where=["q"]),
+    ]
+    problems = cs.axe_problems(found, "printed")
+    assert problems == [
+        "axe serious (printed): color-contrast - contrast; 4 element(s), #a, .b",
+        "axe critical (printed): image-alt - alt text; 1 element(s), img",
+    ]
+    assert cs.axe_problems(found[2:], "printed") == []
+
+
 def test_walk_problems():
     leaves = ["0/0", "1/0", "1/1", "2/0"]
     assert cs.walk_problems(leaves, list(leaves), "ArrowRight") == []
@@ -315,7 +330,11 @@ def test_check_deck_fails_a_deck_that_overflows_and_passes_one_that_fits(tmp_pat
         return path
 
     build_slides.copy_assets(tmp_path)
-    small_print = '\n\n<p style="font-size: 10px">the small print</p>'
+    # and a line in light grey on white (contrast about 1.6:1): axe-core's color-contrast
+    small_print = (
+        '\n\n<p style="font-size: 10px">the small print</p>'
+        '\n\n<p style="color: #cccccc">a faint line</p>'
+    )
     built = build_slides.build(
         [deck("tall", 90, False, small_print), deck("short", 5, True, "")], out=tmp_path
     )
@@ -332,6 +351,11 @@ def test_check_deck_fails_a_deck_that_overflows_and_passes_one_that_fits(tmp_pat
     assert any(
         p.startswith("slide 0/0: text at 9.8 px") and "the small print" in p for p in tall
     ), tall
+    # the faint line fails axe-core, on screen (its first slide) and in print; the decks
+    # themselves (slide number, links) pass it: the short deck has no problem at all
+    for view in ("on screen, first slide", "printed"):
+        assert any(p.startswith(f"axe serious ({view}): color-contrast") for p in tall), tall
+    assert ",Safe" not in built[1].read_text(encoding="utf-8")  # no 15 s MathJax wait
     assert short == [] and short_leaves == short_fit == 2
     assert sizes[0] >= 18.0 and sizes[2] == 1.0, sizes  # every step in large type
 
