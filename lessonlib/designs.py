@@ -38,10 +38,8 @@ __all__ = [
     "DESIGN_NAMES",
     "designs",
     "design_rows",
-    "design_text",
     "design_shares",
     "design_comparisons",
-    "comparisons_text",
     "design_block_chances",
     "population_designs",
 ]
@@ -289,36 +287,6 @@ def design_rows(
     return rows
 
 
-def _check_rows(rows, keys, maker):
-    """Rows as ``maker`` returns them: a non-empty collection of mappings with ``keys``."""
-    rows = check_collection("rows", rows, f"the rows {maker} returns (a list of dicts)", "row")
-    for row in rows:
-        if not isinstance(row, Mapping) or not set(keys) <= set(row):
-            raise TypeError(
-                f"rows must be what {maker} returns: dicts with the keys "
-                f"{', '.join(map(repr, keys))}, found {type(row).__name__}"
-            )
-    return rows
-
-
-def design_text(rows: Sequence[Mapping[str, Any]]) -> str:
-    """The designs as one table (at most 80 columns): judge calls of the first seed's run,
-    records sent to a person, the agreement over all records in expectation over the seeds
-    (the mean of the runs) and the agreement on the records the design kept (not sent to a
-    person), with their number."""
-    rows = _check_rows(rows, ("design", "calls", "people", "kept"), "design_rows")
-    lines = [
-        f"{'':<26}{'judge':>7}{'sent to':>10}{'agreement':>11}{'agreement':>11}{'records':>9}",
-        f"{'design':<26}{'calls':>7}{'a person':>10}{'all':>11}{'kept':>11}{'kept':>9}",
-    ]
-    for r in rows:
-        lines.append(
-            f"{r['design']:<26}{r['calls']:>7}{r['people']:>10}{r['mean agreement']:>11.4f}"
-            f"{r['kept agreement']:>11.4f}{r['kept']:>9}"
-        )
-    return "\n".join(lines)
-
-
 def _figure_of(truth, x, figure):
     """One figure of decisions or shares ``x`` (rows of records) against ``truth`` alike."""
     from .metrics import rates
@@ -419,29 +387,6 @@ def design_comparisons(
     for k, p in enumerate(pairs):
         rows[k]["primary"] = tuple(p) == tuple(primary)
     return rows
-
-
-def comparisons_text(rows: Sequence[Mapping[str, Any]]) -> str:
-    """The rows of :func:`design_comparisons` as text (at most 80 columns): the figure, the
-    difference on these records, its seed band and records' band, and the p-value."""
-    from .metrics import FIGURES as NAMES
-    from .sample import p_text
-
-    rows = _check_rows(rows, ("a", "b", "figure", "records", "p"), "design_comparisons")
-    lines = [f"{'a minus b, figure':<29}{'diff':>8}{'seed band':>18}{'records band':>18}{'p':>7}"]
-    pair = None
-    for r in rows:
-        d, (s0, s1) = r["records"], r["seed band"]
-        if (r["a"], r["b"]) != pair:  # a pair's name once, above its figures
-            pair = (r["a"], r["b"])
-            lines.append(f"{r['a']} minus {r['b']}")
-        name = NAMES[r["figure"]].title
-        tag = "  primary" if r["primary"] else "  Holm"
-        lines.append(
-            f"  {name + tag:<27}{d.estimate:>+8.4f}{f'{s0:+.4f}..{s1:+.4f}':>18}"
-            f"{f'{d.low:+.4f}..{d.high:+.4f}':>18}{p_text(r['p']):>7}"
-        )
-    return "\n".join(lines)
 
 
 # ------------------------------------------------ the designs over the population (notebook 09)

@@ -56,16 +56,10 @@ __all__ = [
     "calibration_levels",
     "LevelRow",
     "variant_tables",
-    "variants_text",
     # the study helpers notebook 08 calls (tables, texts, figures)
     "aligned",
     "best_threshold",
-    "cost_text",
-    "draw_shares",
     "first_run_percentile",
-    "folds_text",
-    "groups_text",
-    "levels_text",
     "operating_points",
     "plot_levels",
     "plot_roc",
@@ -348,49 +342,6 @@ def score_groups(records: Iterable[Record], probs: Mapping[int, float]) -> list[
     ]
 
 
-def groups_text(groups: Sequence[Mapping[str, Any]]) -> str:
-    """The rows of :func:`score_groups` as text (at most 80 columns): each distinct score,
-    its margin, its records, how many are harmful, and the flags its flag sets carry."""
-    groups = _rows("groups", groups)
-    names = _score_names([g["score"] for g in groups])
-    lines = [
-        f"{'P(zararli)':>10}  {'margin':>6}  {'records':>7}  {'harmful':>7}  "
-        f"{'flags on':>8}  length flag"
-    ]
-    for g in groups:
-        sizes = sorted({len(f) for f in g["flag sets"]})
-        length = sorted({"excessive_length" in f for f in g["flag sets"]})
-        lines.append(
-            f"{names[g['score']]:>10}  {g['margin']:>+6.2f}  {g['records']:>7}  "
-            f"{g['harmful']:>7}  {'/'.join(map(str, sizes)):>8}  "
-            f"{'/'.join('yes' if x else 'no' for x in length)}"
-        )
-    return "\n".join(lines)
-
-
-def draw_shares(
-    records: Iterable[Record], probs: Mapping[int, float], harmful: np.ndarray
-) -> list[tuple[float, float]]:
-    """Per distinct score: the score and the share of (run, record) decisions that block,
-    over the runs of a (runs, records) decision matrix (e.g. ``run_judge_many(...).harmful``)."""
-    import numpy as np
-
-    n = len(_scored(records, probs))
-    matrix = np.asarray(harmful) if hasattr(harmful, "__len__") else None
-    if matrix is None or matrix.ndim != 2 or matrix.shape[1] != n:
-        raise TypeError(
-            f"harmful must be a (runs, records) array of decisions, one column per record "
-            f"({n} records; e.g. ManyRuns.harmful), got {type(harmful).__name__}"
-            + ("" if matrix is None else f" with shape {matrix.shape}")
-        )
-    scores = np.array([probs[r.no] for r in records])
-    blocked = np.asarray(harmful, dtype=bool).mean(axis=0)
-    return [
-        (float(s), float(blocked[scores == s].mean()))
-        for s in sorted(set(scores.tolist()), reverse=True)
-    ]
-
-
 def operating_points(
     records: Iterable[Record], decides: Mapping[str, Callable[[Record], bool]]
 ) -> dict[str, tuple[float, float, float]]:
@@ -449,16 +400,6 @@ def _changes(value):
     return value
 
 
-def variants_text(tables: Mapping[str, tuple[float, float, Any]]) -> str:
-    """The Brier score and AUC of each variant of :func:`variant_tables` (at most 80 columns)."""
-    if not isinstance(tables, Mapping):
-        raise TypeError(f"tables must be what variant_tables returns, got {type(tables).__name__}")
-    lines = [f"{'judge':<32}{'Brier score':>12}{'AUC':>8}"]
-    for name, (b, auc, _) in tables.items():
-        lines.append(f"{name:<32}{b:>12.4f}{auc:>8.4f}")
-    return "\n".join(lines)
-
-
 def roc_points(truth, scores):
     """The ROC curve: (threshold, false block rate, recall, precision) for blocking every
     record with score >= threshold, one point per distinct score plus 'block nothing'."""
@@ -504,20 +445,6 @@ def best_threshold(
 def _best_threshold(truth, scores, false_block, miss):
     rows = _threshold_costs(truth, scores, false_block, miss)
     return min(rows, key=lambda row: row["cost"])
-
-
-def cost_text(rows: Sequence[Mapping[str, Any]], best: Mapping[str, Any] | None = None) -> str:
-    """The cost table as text (at most 80 columns); the row equal to ``best`` is marked."""
-    rows = _rows("rows", rows)
-    names = _score_names([row["threshold"] for row in rows])
-    lines = [f"{'block when P(zararli) >=':>24}  {'false blocks':>12}  {'misses':>6}  {'cost':>7}"]
-    for row in rows:
-        t = "(block nothing)" if math.isinf(row["threshold"]) else names[row["threshold"]]
-        mark = "  <- lowest" if row == best else ""
-        lines.append(
-            f"{t:>24}  {row['false blocks']:>12}  {row['misses']:>6}  {row['cost']:>7g}{mark}"
-        )
-    return "\n".join(lines)
 
 
 @slide_figure
@@ -654,21 +581,6 @@ def _score_names(values):
     return names
 
 
-def levels_text(rows: Sequence[LevelRow]) -> str:
-    """The rows of :func:`calibration_levels` as text (at most 80 columns): each level's
-    score, records, harmful records, their share and its interval."""
-    rows = _rows("rows", rows, LevelRow)
-    names = _score_names([r.score for r in rows])
-    lines = [f"{'P(zararli)':>12}  {'records':>7}  {'harmful':>7}  {'share':>6}  95% interval"]
-    for r in rows:
-        mark = "" if r.low <= r.score <= r.high else "  score outside"
-        lines.append(
-            f"{names[r.score]:>12}  {r.count:>7}  {r.harmful:>7}  {r.observed:>6.4f}  "
-            f"{r.low:.4f} .. {r.high:.4f}{mark}"
-        )
-    return "\n".join(lines)
-
-
 @slide_figure
 def plot_levels(rows: Sequence[LevelRow]) -> Figure:
     """Calibration per score level: each level's share harmful (dot, area by its records) with
@@ -772,24 +684,6 @@ def threshold_folds(
         )
     total = {k: sum(r[k] for r in rows) for k in ("records", "false blocks", "misses", "cost")}
     return [*rows, {"threshold": None, **total}]
-
-
-def folds_text(rows: Sequence[Mapping[str, Any]]) -> str:
-    """The rows of :func:`threshold_folds` as text (at most 80 columns)."""
-    rows = _rows("rows", rows)
-    names = _score_names([r["threshold"] for r in rows if r["threshold"] is not None])
-    lines = [
-        f"{'part':<6}{'threshold chosen':>17}{'records':>9}{'false blocks':>14}"
-        f"{'misses':>8}{'cost':>7}"
-    ]
-    for k, r in enumerate(rows):
-        t = "all" if r["threshold"] is None else names[r["threshold"]]
-        name = "total" if r["threshold"] is None else str(k + 1)
-        lines.append(
-            f"{name:<6}{t:>17}{r['records']:>9}{r['false blocks']:>14}"
-            f"{r['misses']:>8}{r['cost']:>7g}"
-        )
-    return "\n".join(lines)
 
 
 def population_costs(

@@ -19,13 +19,12 @@ computed here exactly, not sampled:
   (its *coverage*), how wide it is, and how often it clears zero; for one run's decisions
   (``"run"``), for each record's seed-averaged decision (``"averaged"``) and, as the
   counter-example, for records resampled with a run drawn per resample
-  (``"records_and_runs"``).  :func:`plot_coverage` and :func:`coverage_text` show them.
+  (``"records_and_runs"``).  :func:`plot_coverage` draws them; notebook 07 builds their
+  table, its bands and its percentiles in its own cells.
 
-For 07's two questions, :func:`band_text` prints a difference with its records' band and
-verdict, :func:`expected_figures` scores decisions given as shares by expected counts, and
-:func:`run_percentile_text` places one run among many.  :func:`profile_table` is the sum's
-table (one row per class, source, text and flag profile) for the notebooks' simulations
-(``population`` reads it as notebook 08's score over the whole population).
+:func:`profile_table` is the sum's table (one row per class, source, text and flag profile)
+for the notebooks' simulations (``population`` reads it as notebook 08's score over the
+whole population).
 The judge is given as run_judge takes it: ``settings`` (a JudgeSettings) and keyword changes.
 """
 
@@ -43,13 +42,11 @@ import numpy as np
 from ._checks import (
     check_choice,
     check_collection,
-    check_instance,
     check_int,
     check_items,
     check_names,
     check_number,
     check_seed,
-    check_str,
 )
 from ._frozen import ReadOnlyDict
 from ._rng import LCG_INCREMENT, LCG_MULTIPLIER, M32, MIX_FIRST, MIX_SECOND
@@ -65,7 +62,6 @@ from .judge import (
     _read_label,
     resolve_settings,
 )
-from .metrics import rates
 from .records import (
     CLASS_SHARE,
     CLASSES,
@@ -79,7 +75,7 @@ from .records import (
     Record,
     check_records,
 )
-from .sample import FIGURES, _decisions, paired_bootstrap
+from .sample import FIGURES
 from .simulator import FREE_FORM_SHARE, SINGLE_LABEL_WORD, WINDOW, _tokenize, reply_text
 from .variance import run_band
 
@@ -87,20 +83,15 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from typing_extensions import Unpack
 
-    from .many import ManyRuns
 
 __all__ = [
     "KINDS",
     "Coverage",
     "agreement_cells",
     "band_coverage",
-    "band_text",
     "cluster_coverage",
-    "coverage_text",
     "mc_error",
-    "expected_figures",
     "plot_coverage",
-    "run_percentile_text",
     "population_figures",
     "profile_table",
     "block_chances",
@@ -623,27 +614,6 @@ def cluster_coverage(
     return {"records": float(hit[0] / n_sets), "groups": float(hit[1] / n_sets)}
 
 
-def coverage_text(results: Sequence[Coverage]) -> str:
-    """The coverage table notebook 07 prints (at most 80 columns): per kind of band, its
-    coverage of the population's difference with its Monte Carlo error (:func:`mc_error`,
-    95%), its mean width and how often it clears zero (the power against the truth)."""
-    results = check_items("results", results, Coverage)
-    first = results[0]
-    lines = [
-        f"{int(100 * first.level)}% records' band of {first.figure.replace('_', ' ')}, "
-        f"judge - filter, on {first.n_sets:,} fresh sets",
-        f"of {first.n_records} records; the population's difference: {first.truth:+.4f}",
-        f"{'band on':<31}{'coverage':>9}{'+/- MC':>8}{'mean width':>12}{'clears zero':>13}",
-    ]
-    for r in results:
-        lines.append(
-            f"{KINDS[r.kind]:<31}{100 * r.coverage:>8.1f}%{100 * r.mc_error:>8.1f}"
-            f"{r.mean_width:>12.3f}{100 * r.excludes_zero:>12.1f}%"
-        )
-    lines.append("+/- MC: the 95% Monte Carlo error of the coverage, in points")
-    return "\n".join(lines)
-
-
 @slide_figure
 def plot_coverage(results: Sequence[Coverage]) -> Figure:
     """Notebook 07: each band's coverage (with its 95% binomial error over the sets) against
@@ -677,80 +647,3 @@ def plot_coverage(results: Sequence[Coverage]) -> Figure:
         f"{results[0].n_sets:,} fresh record sets"
     )
     return fig
-
-
-def run_percentile_text(runs: ManyRuns, run: int = 0) -> str:
-    """Run ``run`` among ``runs`` (a ManyRuns on one record set; notebook 07): per figure its
-    value, the runs' mean and its percentile among them (:func:`lessonlib.variance.percentile`,
-    ties count half)."""
-    from .many import ManyRuns
-    from .variance import percentile
-
-    check_instance("runs", runs, ManyRuns)
-    run = check_int("run", run, minimum=0)
-    if run >= len(runs):
-        raise ValueError(f"run must be a run number below {len(runs)}, got {run}")
-    lines = [
-        f"run {run + 1} among {len(runs):,} runs of the judge on the same records",
-        f"{'figure':<18}{'run ' + str(run + 1):>8}{'mean of runs':>14}{'percentile':>12}",
-    ]
-    for name, values in runs.figures().items():
-        if name == "precision":
-            continue
-        x = values[run]
-        lines.append(
-            f"{name.replace('_', ' '):<18}{x:>8.4f}{values.mean():>14.4f}"
-            f"{percentile(values, x):>12.1f}"
-        )
-    return "\n".join(lines)
-
-
-def expected_figures(truth: Sequence[bool], decisions: Sequence[float]) -> dict[str, float]:
-    """The four figures of ``decisions`` (bools, or a share of runs per record) against
-    ``truth``, from expected counts, not rounded (notebook 07)."""
-    _decisions("truth", truth)
-    shape = _decisions("decisions", decisions, shares=True).shape
-    if shape != (len(truth),):
-        raise ValueError(
-            f"decisions must hold one decision per entry of truth: got shape {shape} for "
-            f"{len(truth)} records"
-        )
-    return _expected_figures(truth, decisions)
-
-
-def _expected_figures(truth, decisions):
-    tp = float(sum(d for d, t in zip(decisions, truth) if t))
-    fp = float(sum(d for d, t in zip(decisions, truth) if not t))
-    harmful = sum(1 for t in truth if t)
-    counts = np.array([tp, fp, harmful - tp, len(truth) - harmful - fp])
-    figures = rates(*counts, rounded=False)
-    return {name: float(value) for name, value in figures.items()}
-
-
-def band_text(
-    truth: Sequence[bool],
-    judge: Sequence[float],
-    crit: Sequence[bool],
-    figure: str = "agreement",
-    name: str = "judge",
-) -> str:
-    """Two lines for notebook 07: ``figure`` of the judge's decisions (bools, or shares)
-    minus the filter's on these records, and its 95% records' band (paired_bootstrap's
-    defaults) with its verdict under the course's rule."""
-    n = len(_decisions("truth", truth))
-    for arg, values in (("judge", judge), ("crit", crit)):
-        shape = _decisions(arg, values, shares=True).shape
-        if shape != (n,):
-            raise ValueError(
-                f"{arg} must hold one decision per entry of truth: got shape {shape} for "
-                f"{n} records"
-            )
-    check_choice("figure", figure, FIGURES)
-    check_str("name", name)
-    a, b = _expected_figures(truth, judge)[figure], _expected_figures(truth, crit)[figure]
-    low, high = paired_bootstrap(truth, judge, crit, figure)
-    verdict = "clear of zero: measurable" if low > 0 or high < 0 else "holds zero: not measured"
-    return (
-        f"{figure.replace('_', ' ')}, {name} - filter: {a:.4f} - {b:.4f} = {a - b:+.4f}\n"
-        f"95% records' band {low:+.4f} .. {high:+.4f}, {verdict}"
-    )

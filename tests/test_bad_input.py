@@ -1933,8 +1933,6 @@ SETTINGS_DOORS = {
             TypeError,
             "settings",
         ),
-        Bad("design_text", lambda m: m.design_text(5), TypeError, "rows"),
-        Bad("design_text", lambda m: m.design_text([{"x": 1}]), TypeError, "rows", "design_rows"),
         Bad(
             "design_comparisons",
             lambda m: m.design_comparisons(RECS, [], [PAIR], PAIR),
@@ -1960,7 +1958,6 @@ SETTINGS_DOORS = {
             ValueError,
             "n_resamples",
         ),
-        Bad("comparisons_text", lambda m: m.comparisons_text([]), ValueError, "rows"),
     ],
     "lessonlib.score": [
         Bad(
@@ -1984,7 +1981,6 @@ SETTINGS_DOORS = {
             ValueError,
             "n_bins",
         ),
-        Bad("variants_text", lambda m: m.variants_text(5), TypeError, "tables"),
     ],
     "lessonlib.truth": [
         Bad("population_figures", lambda m: m.population_figures(5), TypeError, "settings"),
@@ -2275,7 +2271,7 @@ CONTRACT_DOORS = {
                 "probs",
                 "mapping",
             )
-            for fn, more in (("aligned", ()), ("score_groups", ()), ("draw_shares", ([[True]],)))
+            for fn, more in (("aligned", ()), ("score_groups", ()))
         ],
         Bad(
             "aligned",
@@ -2284,15 +2280,6 @@ CONTRACT_DOORS = {
             "probs",
             "[2]",
             "a record unscored",
-        ),
-        Bad("draw_shares", lambda m: m.draw_shares([], PROBS, [[True]]), ValueError, "records"),
-        Bad(
-            "draw_shares",
-            lambda m: m.draw_shares(RECS, PROBS, [True, False]),
-            TypeError,
-            "harmful",
-            "(runs, records)",
-            "one row",
         ),
         Bad("operating_points", lambda m: m.operating_points(R, {}), TypeError, "records"),
         Bad(
@@ -2356,21 +2343,8 @@ CONTRACT_DOORS = {
             "mapping",
         ),
         *[
-            Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(rows), e, arg, note=n)
-            for fn, arg in (
-                ("groups_text", "groups"),
-                ("cost_text", "rows"),
-                ("folds_text", "rows"),
-            )
-            for rows, e, n in (
-                ([], ValueError, "empty"),
-                ([5], TypeError, "an int row"),
-                ({"a": 1}, TypeError, "one dict"),
-            )
-        ],
-        *[
             Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(rows), e, "rows", "LevelRow", n)
-            for fn in ("levels_text", "plot_levels")
+            for fn in ("plot_levels",)
             for rows, e, n in (([], ValueError, "empty"), (COST_ROWS, TypeError, "dict rows"))
         ],
         Bad(
@@ -2720,52 +2694,10 @@ CONTRACT_DOORS = {
     ],
     "lessonlib.truth": [
         *[
-            Bad("band_text", lambda m, a=a: m.band_text(*a), e, arg, note=n)
-            for a, e, arg, n in (
-                ((5, TRUTH, TRUTH), TypeError, "truth", "an int"),
-                (([], TRUTH, TRUTH), ValueError, "truth", "empty"),
-                ((TRUTH, "ab", TRUTH), TypeError, "judge", "str"),
-                ((TRUTH, [0.5, 1.5], TRUTH), ValueError, "judge", "a share above 1"),
-                ((TRUTH, TRUTH, [True]), ValueError, "crit", "fewer decisions"),
-                ((TRUTH, TRUTH, TRUTH, "kappa"), ValueError, "figure", "unknown figure"),
-                ((TRUTH, TRUTH, TRUTH, "agreement", 5), TypeError, "name", "int name"),
-            )
-        ],
-        Bad("expected_figures", lambda m: m.expected_figures(None, TRUTH), TypeError, "truth"),
-        Bad(
-            "expected_figures", lambda m: m.expected_figures(TRUTH, [0.5]), ValueError, "decisions"
-        ),
-        Bad(
-            "expected_figures",
-            lambda m: m.expected_figures(TRUTH, ["a", "b"]),
-            TypeError,
-            "decisions",
-        ),
-        *[
             Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r), e, "results", "Coverage", n)
-            for fn in ("coverage_text", "plot_coverage")
+            for fn in ("plot_coverage",)
             for r, e, n in (([5], TypeError, "an int"), ([], ValueError, "empty"))
         ],
-        Bad(
-            "run_percentile_text",
-            lambda m: m.run_percentile_text(RUN),
-            TypeError,
-            "runs",
-            "ManyRuns",
-        ),
-        Bad(
-            "run_percentile_text",
-            lambda m: m.run_percentile_text(_many_runs(), 2),
-            ValueError,
-            "run",
-            "below 2",
-        ),
-        Bad(
-            "run_percentile_text",
-            lambda m: m.run_percentile_text(_many_runs(), 1.0),
-            TypeError,
-            "run",
-        ),
     ],
     "lessonlib.weeks": [
         Bad(
