@@ -624,21 +624,10 @@ def first_run_percentile(values: Sequence[float] | np.ndarray) -> float:
     """The first run's (the lesson's run 1) percentile among its seeds, in percent: the
     course's one definition, :func:`lessonlib.variance.percentile` (the share of runs below
     it, a tie counting half; GLOSSARY.md#percentile)."""
-    import numpy as np
+    from .variance import _check_runs, _position
 
-    from .variance import percentile
-
-    array = np.asarray(values) if hasattr(values, "__len__") else None
-    if array is None or isinstance(values, (str, bytes)) or array.ndim != 1:
-        raise TypeError(
-            "values must be one figure per run (a sequence of numbers, e.g. "
-            f"ManyRuns.agreement()), got {type(values).__name__}"
-        )
-    if array.size == 0 or array.dtype.kind not in "iuf":
-        raise ValueError(
-            f"values must hold at least one number, got {array.size} of {array.dtype}"
-        )
-    return percentile(array, float(array[0]))
+    array = _check_runs(values)
+    return _position(array, float(array[0]))
 
 
 # ------------------------------------------- a threshold chosen on other records (notebook 08)

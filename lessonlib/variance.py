@@ -123,6 +123,14 @@ def percentile(values: Sequence[float] | np.ndarray, x: float) -> float:
     notebooks 06, 07, 08, 14): the share of the values, in %, strictly below ``x``, plus half
     the share equal to it (the mid-rank: a tie counts half).  ``values`` are one figure per
     run; 50 is a typical run, near 100 one that few runs reach."""
+    array = _check_runs(values)
+    x = check_number("x", x)
+    return _position(array, x)
+
+
+def _check_runs(values):
+    """``values`` checked as one figure per run, a 1-d float array (the door of
+    :func:`percentile` and ``score.first_run_percentile``)."""
     array = np.asarray(values) if hasattr(values, "__len__") else None
     if array is None or isinstance(values, (str, bytes)) or array.ndim != 1:
         raise TypeError(
@@ -133,8 +141,7 @@ def percentile(values: Sequence[float] | np.ndarray, x: float) -> float:
         raise ValueError(
             f"values must hold at least one number, got {array.size} of {array.dtype}"
         )
-    x = check_number("x", x)
-    return _position(array.astype(float), x)
+    return array.astype(float)
 
 
 def _position(values, x):
