@@ -1534,12 +1534,6 @@ def _many_runs():
     return lessonlib.run_judge_many(RECS, [1, 2])
 
 
-def _study_rows():
-    from lessonlib import panel_study
-
-    return panel_study.study(RECS, [panel_study.Setup("one judge")], seeds=[1, 2], seed=1)
-
-
 NOTEBOOK_DOORS = {
     "lessonlib.records": [
         Bad("Flags", lambda m: m.Flags(5), TypeError, "values", "FEATURES", "int"),
@@ -1792,17 +1786,6 @@ NOTEBOOK_DOORS = {
             "between",
             "zero",
         ),
-    ],
-    "lessonlib.panel_study": [
-        *[
-            Bad("study", lambda m, r=r: m.study(r, m.COMPARISON), e, "records", note=n)
-            for r, e, n in BAD_RECORDS
-        ],
-        Bad("study", lambda m: m.study(RECS, [5]), TypeError, "setups", "Setup", "an int"),
-        Bad("study", lambda m: m.study(RECS, m.COMPARISON, [1]), ValueError, "seeds", "two"),
-        Bad("study", lambda m: m.study(RECS, m.COMPARISON, [1, -2]), ValueError, "seeds"),
-        Bad("study", lambda m: m.study(RECS, m.COMPARISON, seed=-1), ValueError, "seed"),
-        Bad("study", lambda m: m.study(RECS, m.COMPARISON, guideline=5), TypeError, "guideline"),
     ],
     "lessonlib.widgets": [
         *[
@@ -2552,29 +2535,6 @@ CONTRACT_DOORS = {
             TypeError,
             "rows",
             note="one dict",
-        ),
-    ],
-    "lessonlib.panel_study": [
-        Bad("plot_band_against_cost", lambda m: m.plot_band_against_cost([]), ValueError, "rows"),
-        Bad(
-            "plot_band_against_cost",
-            lambda m: m.plot_band_against_cost([{"setup": 1}]),
-            TypeError,
-            "rows",
-            "SetupResult",
-        ),
-        Bad(
-            "plot_band_against_cost",
-            lambda m: m.plot_band_against_cost(_study_rows(), metric="kappa"),
-            ValueError,
-            "metric",
-            "agreement",
-        ),
-        Bad(
-            "plot_band_against_cost",
-            lambda m: m.plot_band_against_cost(_study_rows(), beside=5),
-            ValueError,
-            "beside",
         ),
     ],
     "lessonlib.raters": [

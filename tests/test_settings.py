@@ -398,7 +398,6 @@ OWN_PARAMETERS = {
     "lessonlib.many.plan_blocks": "the engine, fed the value's fields by run_judge_many",
     "lessonlib.many.run_plans": "the engine, fed the value's fields by run_judge_many",
     "lessonlib.panel": "a panel member carries its own model (JudgeSpec); guideline: its prompt",
-    "lessonlib.panel_study.study": "a panel's prompt, each judge its own model",
     "lessonlib.client": "a real judge: its prompt and fail-open rule, no simulated model",
     "lessonlib.raters": "the raters' guideline (simulated people), not the judge's",
     "lessonlib.sdk_ask": "the API's own temperature",
