@@ -1981,22 +1981,6 @@ SETTINGS_DOORS = {
     "lessonlib.probing": [
         Bad("probe", lambda m: m.probe(RECS, "length", temprature=0), TypeError, "temprature"),
         Bad("probe", lambda m: m.probe(RECS, "size"), ValueError, "change", "'length'"),
-        Bad("harmful_probability", lambda m: m.harmful_probability([]), ValueError, "records"),
-        Bad(
-            "harmful_probability",
-            lambda m: m.harmful_probability(RECS, prior={"temiz": 1}),
-            ValueError,
-            "prior",
-        ),
-        Bad(
-            "length_lead",
-            lambda m: m.length_lead(RECS, [1], n_resamples=0),
-            ValueError,
-            "n_resamples",
-        ),
-        Bad(
-            "length_lead", lambda m: m.length_lead(RECS, [1], settings="x"), TypeError, "settings"
-        ),
     ],
     "lessonlib.weeks": [
         Bad("true_rates", lambda m: m.true_rates(settings=5), TypeError, "settings"),
@@ -2701,15 +2685,6 @@ CONTRACT_DOORS = {
         Bad("twin", lambda m: m.twin(R, "colour"), ValueError, "change", "length"),
         Bad("with_length", lambda m: m.with_length("x", True), TypeError, "record", "Record"),
         Bad("with_length", lambda m: m.with_length(R, 1), TypeError, "on", "True or False"),
-        Bad("plot_moved", lambda m: m.plot_moved([1]), TypeError, "counts", "decisions"),
-        Bad("plot_moved", lambda m: m.plot_moved({}), TypeError, "counts", note="empty"),
-        Bad(
-            "plot_moved",
-            lambda m: m.plot_moved({"0.3": {"length": 1}, "0.0": {"text": 1}}),
-            TypeError,
-            "counts",
-            note="other changes",
-        ),
     ],
 }
 ROWS.update({name: [*ROWS.get(name, []), *rows] for name, rows in CONTRACT_DOORS.items()})

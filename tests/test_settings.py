@@ -177,28 +177,11 @@ ENTRY = {
             L.brier([r.cls != "clean" for r in RECS], list(ref_score(RECS, s).values())), 12
         ),
     ),
-    "harmful_probability": (
-        lambda **c: P.harmful_probability(RECS, **c),
-        lambda s: ref_score(RECS, s),
-    ),
     "probe": (
         lambda **c: (lambda p: (dict(p.before), dict(p.after)))(P.probe(RECS, "length", 5, **c)),
         lambda s: (
             ref_labels(RECS, 5, s),
             ref_labels([P.twin(r, "length") for r in RECS], 5, s),
-        ),
-    ),
-    "length_lead": (
-        lambda **c: round(P.length_lead(RECS, SEEDS, 200, **c)[0]["difference"].estimate, 12),
-        lambda s: round(
-            agreement_of_shares(np.mean([ref_blocks(RECS, k, s) for k in SEEDS], axis=0))
-            - agreement_of_shares(
-                np.mean(
-                    [ref_blocks([P.with_length(r, False) for r in RECS], k, s) for k in SEEDS],
-                    axis=0,
-                )
-            ),
-            12,
         ),
     ),
     "temperature_sweep": (
@@ -231,7 +214,6 @@ def without_temperature(changes):
 # the settings that do not change an entry point's result, and why
 UNMOVED = {
     "judge_probabilities": {"max_output", "unreadable_as"},  # the score: one call's P(zararli)
-    "harmful_probability": {"max_output", "unreadable_as"},  # the same score
     "variant_tables": {"max_output", "unreadable_as"},  # the same score
     "temperature_sweep": {"temperature"},  # the sweep sets its own temperatures
 }
