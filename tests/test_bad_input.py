@@ -2504,23 +2504,6 @@ CONTRACT_DOORS = {
         Bad("plot_changes", lambda m: m.plot_changes([1, -1]), ValueError, "changes", ">= 0"),
         Bad("plot_changes", lambda m: m.plot_changes([1, 2], mark=1.5), TypeError, "mark"),
     ],
-    "lessonlib.panel": [
-        Bad(
-            "plot_quorum_noise",
-            lambda m: m.plot_quorum_noise([]),
-            ValueError,
-            "rows",
-            "at least one",
-        ),
-        Bad("plot_quorum_noise", lambda m: m.plot_quorum_noise([5]), TypeError, "rows", "Mapping"),
-        Bad(
-            "plot_quorum_noise",
-            lambda m: m.plot_quorum_noise({"judge": "x"}),
-            TypeError,
-            "rows",
-            note="one dict",
-        ),
-    ],
     "lessonlib.raters": [
         *[
             Bad(fn, lambda m, c=call, r=r: c(m, r), e, "records", note=n)
