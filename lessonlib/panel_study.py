@@ -27,11 +27,19 @@ METRICS = ("agreement", *RATES)
 
 
 def rates_many(harmful: np.ndarray, actual: np.ndarray) -> dict[str, np.ndarray]:
-    """Per run (row of ``harmful``): agreement, precision, recall and false block rate.
-
-    Not rounded; 0.0 where a rate has no denominator, as ``measure`` does.
-    """
+    """Per run (a row of ``harmful``, runs x records of True/False): agreement, precision,
+    recall and false block rate against ``actual`` (True/False a record).  Not rounded; 0.0
+    where a rate has no denominator, as ``measure`` does.  Refuses shapes that do not match."""
     import numpy as np
 
-    figures = rates(*four_counts(actual, np.asarray(harmful, dtype=bool)), rounded=False)
+    harmful, actual = np.asarray(harmful), np.asarray(actual)
+    if harmful.ndim != 2 or actual.ndim != 1 or harmful.shape[1] != len(actual):
+        raise ValueError(
+            f"harmful must be runs x records and actual one value a record, got shapes "
+            f"{harmful.shape} and {actual.shape}"
+        )
+    for name, values in (("harmful", harmful), ("actual", actual)):
+        if values.dtype != bool and not np.isin(values, (0, 1)).all():
+            raise ValueError(f"{name} must hold True/False (or 1/0) decisions")
+    figures = rates(*four_counts(actual.astype(bool), harmful.astype(bool)), rounded=False)
     return {name: figures[name] for name in METRICS}

@@ -3230,3 +3230,19 @@ STEP16_DOORS = {
     ],
 }
 ROWS.update({name: [*ROWS.get(name, []), *rows] for name, rows in STEP16_DOORS.items()})
+
+# Issue 38: doors notebooks 10-12 now call from their own cells (their study in the notebook)
+THIN38_DOORS = {
+    "lessonlib.panel_study": [
+        Bad(
+            "rates_many", lambda m: m.rates_many([[1, 0]], [True]), ValueError, "harmful", "shapes"
+        ),
+        Bad("rates_many", lambda m: m.rates_many("x", [True]), ValueError, "harmful", "runs"),
+        Bad("rates_many", lambda m: m.rates_many([[2, 0]], [1, 0]), ValueError, "harmful"),
+        Bad("rates_many", lambda m: m.rates_many([[1, 0]], [1, 5]), ValueError, "actual"),
+    ],
+    "lessonlib.figures": [
+        Bad("slide_figure", lambda m: m.slide_figure(5), TypeError, "plot", "function"),
+    ],
+}
+ROWS.update({name: [*ROWS.get(name, []), *rows] for name, rows in THIN38_DOORS.items()})
