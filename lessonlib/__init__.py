@@ -28,8 +28,7 @@ module                 nb     what it holds
 ``sample``             07     the records as a sample: paired test, records' band, the
                               power of a paired difference and the records it needs
 ``score``              08     the judge's score: ROC/AUC, threshold, calibration
-``designs``            09     the cascade and judge-or-escalate, compared paired, and
-                              over the population (population_designs)
+``designs``            09     the cascade and judge-or-escalate, compared paired
 ``truth``              07 15  the population's true figures, summed exactly, and how
                               often a records' band holds them (band_coverage, with its
                               Monte Carlo error; cluster_coverage for near-duplicates)

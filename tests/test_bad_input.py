@@ -1874,38 +1874,15 @@ SETTINGS_DOORS = {
     ],
     "lessonlib.designs": [
         Bad("cascade", lambda m: m.cascade(RECS, settings={}), TypeError, "settings"),
-        Bad(
-            "design_block_chances",
-            lambda m: m.design_block_chances([], 0.1, 0.9),
-            ValueError,
-            "table",
-        ),
-        Bad(
-            "design_block_chances",
-            lambda m: m.design_block_chances([("clean", 1.0, 0.2, False)], 0.9, 0.1),
-            ValueError,
-            "low",
-        ),
-        Bad(
-            "population_designs",
-            lambda m: m.population_designs([5], 0.1, 0.9),
-            TypeError,
-            "table",
-            "profile_table",
-        ),
-        Bad(
-            "population_designs",
-            lambda m: m.population_designs([("clean", 1.0, 0.2, False)], 0.1, None),
-            ValueError,
-            "high",
-        ),
         Bad("cascade", lambda m: m.cascade(RECS, spurious=5), TypeError, "spurious"),
-        Bad("design_rows", lambda m: m.design_rows([], [1], 0.1, 0.9), ValueError, "records"),
-        Bad("design_rows", lambda m: m.design_rows(RECS, [], 0.1, 0.9), ValueError, "seeds"),
-        Bad("design_rows", lambda m: m.design_rows(RECS, [1], 0.9, 0.1), ValueError, "low"),
+        Bad("designs", lambda m: m.designs(0.9, 0.1), ValueError, "low", "out of order"),
+        Bad("designs", lambda m: m.designs(0.1, None), ValueError, "high"),
+        Bad("design_shares", lambda m: m.design_shares([], [1], 0.1, 0.9), ValueError, "records"),
+        Bad("design_shares", lambda m: m.design_shares(RECS, [], 0.1, 0.9), ValueError, "seeds"),
+        Bad("design_shares", lambda m: m.design_shares(RECS, [1], 0.9, 0.1), ValueError, "low"),
         Bad(
-            "design_rows",
-            lambda m: m.design_rows(RECS, [1], 0.1, 0.9, temprature=0),
+            "design_shares",
+            lambda m: m.design_shares(RECS, [1], 0.1, 0.9, temprature=0),
             TypeError,
             "temprature",
         ),
@@ -1948,21 +1925,6 @@ SETTINGS_DOORS = {
             lambda m: m.judge_probabilities(RECS, 0.3),
             TypeError,
             "settings",
-        ),
-        Bad("variant_tables", lambda m: m.variant_tables(RECS, {}), TypeError, "variants"),
-        Bad("variant_tables", lambda m: m.variant_tables(RECS, {"a": 5}), TypeError, "variants"),
-        Bad(
-            "variant_tables",
-            lambda m: m.variant_tables(RECS, {"a": {"temprature": 0}}),
-            TypeError,
-            "temprature",
-        ),
-        Bad("variant_tables", lambda m: m.variant_tables([], {"a": {}}), ValueError, "records"),
-        Bad(
-            "variant_tables",
-            lambda m: m.variant_tables(RECS, {"a": {}}, n_bins=0),
-            ValueError,
-            "n_bins",
         ),
     ],
     "lessonlib.truth": [
@@ -2202,7 +2164,6 @@ def test_a_failing_many_seed_run_raises(bad):
 # tests/test_contracts.py asks a row for each): one door check of the first argument's kind
 # at least.  Added to each module's rows, never replacing them.
 
-PROBS = {1: 0.2, 2: 0.9}
 TRUTH, SCORES = [False, True], [0.2, 0.9]
 COST_ROWS = [{"threshold": math.inf, "false blocks": 0, "misses": 1, "cost": 1.0}]
 
@@ -2226,39 +2187,8 @@ def _panel_run():
 CONTRACT_DOORS = {
     "lessonlib.score": [
         *[
-            Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r, PROBS), e, "records", note=n)
-            for fn in ("aligned", "score_groups")
-            for r, e, n in BAD_RECORDS
-        ],
-        *[
-            Bad(
-                fn,
-                lambda m, fn=fn, more=more: getattr(m, fn)(RECS, [0.2, 0.9], *more),
-                TypeError,
-                "probs",
-                "mapping",
-            )
-            for fn, more in (("aligned", ()), ("score_groups", ()))
-        ],
-        Bad(
-            "aligned",
-            lambda m: m.aligned(RECS, {1: 0.2}),
-            ValueError,
-            "probs",
-            "[2]",
-            "a record unscored",
-        ),
-        Bad("operating_points", lambda m: m.operating_points(R, {}), TypeError, "records"),
-        Bad(
-            "operating_points",
-            lambda m: m.operating_points(RECS, [lessonlib.rule_filter]),
-            TypeError,
-            "decides",
-            "mapping",
-        ),
-        *[
             Bad(fn, lambda m, fn=fn, t=t: getattr(m, fn)(t, SCORES), e, "truth", note=n)
-            for fn in ("threshold_costs", "best_threshold", "threshold_folds", "plot_roc")
+            for fn in ("threshold_costs", "plot_roc")
             for t, e, n in (
                 ([], ValueError, "empty"),
                 ([1, 0], TypeError, "ints"),
@@ -2267,7 +2197,7 @@ CONTRACT_DOORS = {
         ],
         *[
             Bad(fn, lambda m, fn=fn: getattr(m, fn)(TRUTH, [0.2]), ValueError, "scores", "unequal")
-            for fn in ("threshold_costs", "best_threshold", "threshold_folds", "plot_roc")
+            for fn in ("threshold_costs", "plot_roc")
         ],
         *[
             Bad(
@@ -2277,31 +2207,8 @@ CONTRACT_DOORS = {
                 "false_block",
                 ">= 0",
             )
-            for fn in ("threshold_costs", "best_threshold", "threshold_folds")
+            for fn in ("threshold_costs",)
         ],
-        Bad(
-            "best_threshold", lambda m: m.best_threshold(TRUTH, SCORES, 1, "2"), TypeError, "miss"
-        ),
-        Bad(
-            "threshold_folds",
-            lambda m: m.threshold_folds(TRUTH, SCORES, folds=1),
-            ValueError,
-            "folds",
-            ">= 2",
-        ),
-        Bad(
-            "threshold_folds",
-            lambda m: m.threshold_folds(TRUTH, SCORES, folds=3),
-            ValueError,
-            "folds",
-            "at most",
-        ),
-        Bad(
-            "threshold_folds",
-            lambda m: m.threshold_folds(TRUTH, SCORES, folds=2, seed=-1),
-            ValueError,
-            "seed",
-        ),
         Bad(
             "plot_roc",
             lambda m: m.plot_roc(TRUTH, SCORES, [(0, 1, 1)]),
@@ -2314,22 +2221,6 @@ CONTRACT_DOORS = {
             for fn in ("plot_levels",)
             for rows, e, n in (([], ValueError, "empty"), (COST_ROWS, TypeError, "dict rows"))
         ],
-        Bad(
-            "score_names",
-            lambda m: m.score_names(0.5),
-            TypeError,
-            "values",
-            "real numbers",
-            "one number",
-        ),
-        Bad("score_names", lambda m: m.score_names("0.5"), TypeError, "values", note="str"),
-        Bad(
-            "score_names",
-            lambda m: m.score_names([0.5, "x"]),
-            TypeError,
-            "values",
-            note="a str value",
-        ),
         Bad(
             "first_run_percentile",
             lambda m: m.first_run_percentile(0.5),
@@ -2350,33 +2241,6 @@ CONTRACT_DOORS = {
             TypeError,
             "values",
             note="a matrix",
-        ),
-        Bad("population_costs", lambda m: m.population_costs([], [0.5]), ValueError, "table"),
-        Bad(
-            "population_costs",
-            lambda m: m.population_costs([5], [0.5]),
-            TypeError,
-            "table",
-            "profile_table",
-        ),
-        Bad(
-            "population_costs",
-            lambda m: m.population_costs([("clean", 1.0, 0.2, False)], 0.5),
-            TypeError,
-            "thresholds",
-        ),
-        Bad(
-            "population_costs",
-            lambda m: m.population_costs([("clean", 1.0, 0.2, False)], [0.5], n=0),
-            ValueError,
-            "n",
-            ">= 1",
-        ),
-        Bad(
-            "population_costs",
-            lambda m: m.population_costs([("clean", 1.0, 0.2, False)], [0.5], class_shares=[1.0]),
-            ValueError,
-            "class_shares",
         ),
     ],
     "lessonlib.client": [

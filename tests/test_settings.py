@@ -24,7 +24,6 @@ import pytest
 import lessonlib as L
 from lessonlib import designs as D
 from lessonlib import probing as P
-from lessonlib import score as S
 from lessonlib import truth as T
 from lessonlib import variance as V
 from lessonlib import weeks as W
@@ -146,36 +145,9 @@ ENTRY = {
             for name, design in D.designs(0.2, 0.8).items()
         },
     ),
-    "design_rows": (
-        lambda **c: [
-            (row["people"], round(row["agreement"], 12))
-            for row in D.design_rows(RECS, SEEDS, 0.2, 0.8, **c)
-        ],
-        lambda s: [
-            (
-                0 if design is None else ref_cascade(RECS, SEEDS[0], s, **design)[1],
-                round(
-                    agreement_of(
-                        np.array([L.rule_filter(r) for r in RECS])
-                        if design is None
-                        else ref_cascade(RECS, SEEDS[0], s, **design)[0]
-                    ),
-                    12,
-                ),
-            )
-            for design in D.designs(0.2, 0.8).values()
-        ],
-    ),
-    "variant_tables": (
-        lambda settings=None, **c: round(
-            S.variant_tables(
-                RECS, {"v": c if settings is None else resolve_settings(settings, c)}
-            )["v"][0],
-            12,
-        ),
-        lambda s: round(
-            L.brier([r.cls != "clean" for r in RECS], list(ref_score(RECS, s).values())), 12
-        ),
+    "harmful_probability": (
+        lambda **c: P.harmful_probability(RECS, **c),
+        lambda s: ref_score(RECS, s),
     ),
     "probe": (
         lambda **c: (lambda p: (dict(p.before), dict(p.after)))(P.probe(RECS, "length", 5, **c)),
@@ -214,7 +186,7 @@ def without_temperature(changes):
 # the settings that do not change an entry point's result, and why
 UNMOVED = {
     "judge_probabilities": {"max_output", "unreadable_as"},  # the score: one call's P(zararli)
-    "variant_tables": {"max_output", "unreadable_as"},  # the same score
+    "harmful_probability": {"max_output", "unreadable_as"},  # the same score
     "temperature_sweep": {"temperature"},  # the sweep sets its own temperatures
 }
 
