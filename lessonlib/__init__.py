@@ -98,7 +98,8 @@ Where a new step's parts go:
   the lesson's printed blocks (``report``).
 * **a plot** - a ``plot_*(...) -> Figure`` function in the step's module (matplotlib imported
   inside it); the notebook ends the cell with ``plt.show()``.
-* **an explorer** - a text function and an ``Explorer`` in ``widgets`` (see its docstring).
+* **an explorer** - a table function (settings in, DataFrames out) and an ``Explorer`` in
+  ``widgets`` (see its docstring).
 * **exercise checks** - ``exercises/stepNN.py``; solutions in
   ``notebooks/solutions/NN_name_solutions.ipynb``.
 * **names** - every module lists its public names in ``__all__``; the ones a notebook reaches

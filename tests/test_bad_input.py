@@ -511,47 +511,47 @@ BAD_SEEDS = (
 ROWS.update(
     {
         "lessonlib.widgets": [
-            Bad("criteria_text", lambda m: m.criteria_text([]), ValueError, "records"),
+            Bad("criteria_tables", lambda m: m.criteria_tables([]), ValueError, "records"),
             Bad(
-                "criteria_text",
-                lambda m: m.criteria_text(RECS, "instruction_mode"),
+                "criteria_tables",
+                lambda m: m.criteria_tables(RECS, "instruction_mode"),
                 TypeError,
                 "rules",
                 "instruction_mode",
                 "a string",
             ),
             Bad(
-                "criteria_text",
-                lambda m: m.criteria_text(RECS, ("bogus",)),
+                "criteria_tables",
+                lambda m: m.criteria_tables(RECS, ("bogus",)),
                 ValueError,
                 "rules",
                 "hidden_field_name",
                 "unknown flag",
             ),
-            Bad("judge_settings", lambda m: m.judge_settings(-1), ValueError, "temperature"),
-            Bad("judge_settings", lambda m: m.judge_settings(seed=-1), ValueError, "seed"),
+            Bad("judge_tables", lambda m: m.judge_tables(RECS, -1), ValueError, "temperature"),
+            Bad("judge_tables", lambda m: m.judge_tables(RECS, seed=-1), ValueError, "seed"),
             Bad(
-                "judge_settings",
-                lambda m: m.judge_settings(guideline="x"),
+                "judge_tables",
+                lambda m: m.judge_tables(RECS, guideline="x"),
                 ValueError,
                 "guideline",
                 "single label (lesson)",
             ),
-            Bad("judge_settings", lambda m: m.judge_settings(spurious=1), TypeError, "spurious"),
+            Bad("judge_tables", lambda m: m.judge_tables(RECS, spurious=1), TypeError, "spurious"),
             Bad(
-                "judge_settings",
-                lambda m: m.judge_settings(unreadable_as="x"),
+                "judge_tables",
+                lambda m: m.judge_tables(RECS, unreadable_as="x"),
                 ValueError,
                 "unreadable_as",
                 "'harmful'",
             ),
-            Bad("judge_text", lambda m: m.judge_text([]), ValueError, "records"),
-            Bad("judge_text", lambda m: m.judge_text(RECS, "a"), TypeError, "temperature"),
-            Bad("judge_text", lambda m: m.judge_text(RECS, NAN), ValueError, "temperature"),
-            Bad("judge_text", lambda m: m.judge_text(RECS, seed=1.5), TypeError, "seed"),
+            Bad("judge_tables", lambda m: m.judge_tables([]), ValueError, "records"),
+            Bad("judge_tables", lambda m: m.judge_tables(RECS, "a"), TypeError, "temperature"),
+            Bad("judge_tables", lambda m: m.judge_tables(RECS, NAN), ValueError, "temperature"),
+            Bad("judge_tables", lambda m: m.judge_tables(RECS, seed=1.5), TypeError, "seed"),
             Bad(
-                "judge_text",
-                lambda m: m.judge_text(RECS, guideline=GUIDELINE_TEXT),
+                "judge_tables",
+                lambda m: m.judge_tables(RECS, guideline=GUIDELINE_TEXT),
                 ValueError,
                 "guideline",
                 "free-form",
@@ -560,21 +560,21 @@ ROWS.update(
             Bad("Explorer", lambda m: m.Explorer("x", {}, 5), TypeError, "render"),
             Bad(
                 "Explorer",
-                lambda m: m.Explorer("x", {"a": 5}, lambda **s: ""),
+                lambda m: m.Explorer("x", {"a": 5}, lambda **s: {}),
                 TypeError,
                 "controls",
                 note="control without value",
             ),
             Bad(
                 "Explorer",
-                lambda m: m.Explorer("x", 5, lambda **s: ""),
+                lambda m: m.Explorer("x", 5, lambda **s: {}),
                 TypeError,
                 "controls",
                 note="int",
             ),
             Bad(
                 "Explorer",
-                lambda m: m.Explorer(5, {}, lambda **s: ""),
+                lambda m: m.Explorer(5, {}, lambda **s: {}),
                 TypeError,
                 "name",
                 note="int",
@@ -588,15 +588,16 @@ ROWS.update(
             ),
             Bad(
                 "Explorer",
-                lambda m: m.Explorer("x", {}, lambda **s: "", layout_controls=5),
+                lambda m: m.Explorer("x", {}, lambda **s: "text"),
                 TypeError,
-                "layout_controls",
-                note="int",
+                "render",
+                "DataFrame",
+                note="render returns a text table",
             ),
             *[
                 Bad(
-                    "panel_settings",
-                    lambda m, b=b: m.panel_settings(**b),
+                    "panel_tables",
+                    lambda m, b=b: m.panel_tables(RECS, **b),
                     error,
                     param,
                     allowed,
@@ -629,12 +630,37 @@ ROWS.update(
                     (dict(band_seeds=1), ValueError, "band_seeds", ">= 2", "one seed"),
                 )
             ],
-            Bad("panel_text", lambda m: m.panel_text([]), ValueError, "records"),
-            Bad("panel_text", lambda m: m.panel_text(RECS, quorum=0), ValueError, "quorum"),
-            Bad("panel_text", lambda m: m.panel_text(RECS, judges=("gpt",)), ValueError, "judges"),
+            Bad("panel_tables", lambda m: m.panel_tables([]), ValueError, "records"),
+            Bad("panel_tables", lambda m: m.panel_tables(RECS, quorum=0), ValueError, "quorum"),
+            Bad(
+                "panel_tables",
+                lambda m: m.panel_tables(RECS, judges=("gpt",)),
+                ValueError,
+                "judges",
+            ),
+            Bad("raters_tables", lambda m: m.raters_tables([], bool), ValueError, "records"),
+            Bad(
+                "raters_tables",
+                lambda m: m.raters_tables(RECS, bool, miss=1.5),
+                ValueError,
+                "miss",
+                "[0, 1]",
+            ),
+            Bad(
+                "raters_tables",
+                lambda m: m.raters_tables(RECS, bool, guideline="long"),
+                ValueError,
+                "guideline",
+                "'detailed'",
+            ),
             *[
                 Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r), error, "records", note=note)
-                for fn in ("criteria_explorer", "judge_explorer", "panel_explorer")
+                for fn in (
+                    "criteria_explorer",
+                    "judge_explorer",
+                    "panel_explorer",
+                    "raters_explorer",
+                )
                 for r, error, note in (([], ValueError, "empty"), (5, TypeError, "int"))
             ],
         ],
@@ -2180,10 +2206,6 @@ def _labels():
     return raters.label_sets(RECS, _rater_table())
 
 
-def _panel_run():
-    return lessonlib.Panel([lessonlib.SimulatedModel(), lessonlib.SimulatedModel(0.0)]).run(RECS)
-
-
 CONTRACT_DOORS = {
     "lessonlib.score": [
         *[
@@ -2375,12 +2397,8 @@ CONTRACT_DOORS = {
                 ("rate", lambda m, r: m.rate(r, m.RATERS[0])),
                 ("rating_table", lambda m, r: m.rating_table(r)),
                 ("human_labels", lambda m, r: m.human_labels(r)),
-                ("scale_rows", lambda m, r: m.scale_rows(r)),
                 ("label_sets", lambda m, r: m.label_sets(r, _rater_table())),
                 ("rescore_rows", lambda m, r: m.rescore_rows(r, {"x": bool}, _labels())),
-                ("claim_rows", lambda m, r: m.claim_rows(r, _many_runs(), _labels(), bool)),
-                ("claim_bands", lambda m, r: m.claim_bands(r, _many_runs(), _labels(), bool)),
-                ("judge_rows", lambda m, r: m.judge_rows(_panel_run(), r)),
             )
             for r, e, n in BAD_RECORDS
         ],
@@ -2393,7 +2411,6 @@ CONTRACT_DOORS = {
             "guideline",
         ),
         Bad("rating_table", lambda m: m.rating_table(RECS, raters=[5]), TypeError, "raters[0]"),
-        Bad("scale_rows", lambda m: m.scale_rows(RECS, seed=-1), ValueError, "seed"),
         *[
             Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(RECS, rows), e, arg, note=n)
             for fn, arg in (("label_sets", "scale_rows"),)
@@ -2418,58 +2435,12 @@ CONTRACT_DOORS = {
                     "a list",
                     lambda m: m.rescore_rows(RECS, {"x": bool}, []),
                 ),
-                (
-                    "claim_rows",
-                    "labels",
-                    "empty",
-                    lambda m: m.claim_rows(RECS, _many_runs(), {}, bool),
-                ),
                 ("pair_rows", "named", "a list", lambda m: m.pair_rows([("a", "b")])),
             )
         ],
         *[
-            Bad(
-                fn,
-                lambda m, fn=fn: getattr(m, fn)(RECS, RUN, _labels(), bool),
-                TypeError,
-                "runs",
-                "ManyRuns",
-            )
-            for fn in ("claim_rows", "claim_bands")
-        ],
-        *[
-            Bad(
-                fn,
-                lambda m, fn=fn: getattr(m, fn)(RECS[:1], _many_runs(), _labels(), bool),
-                ValueError,
-                "records",
-                "the runs judged",
-                "other records",
-            )
-            for fn in ("claim_rows", "claim_bands")
-        ],
-        *[
-            Bad(
-                fn,
-                lambda m, fn=fn: getattr(m, fn)(RECS, _many_runs(), _labels(), 5),
-                TypeError,
-                "criteria",
-            )
-            for fn in ("claim_rows", "claim_bands")
-        ],
-        Bad("judge_rows", lambda m: m.judge_rows(RUN, RECS), TypeError, "panel_run", "PanelRun"),
-        Bad(
-            "judge_rows",
-            lambda m: m.judge_rows(_panel_run(), [record(no=3)]),
-            ValueError,
-            "records",
-            "judged",
-            "other records",
-        ),
-        *[
             Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(rows), e, "rows", note=n)
             for fn in (
-                "bands_text",
                 "plot_pairs",
                 "plot_scales",
             )
