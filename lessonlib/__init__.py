@@ -35,7 +35,7 @@ module                 nb     what it holds
 ``population``         08     the judge's score over the whole population: each level's
                               true share harmful, the Brier score and the AUC
 ``panel``              10     a panel of judges: quorum, aggregate, min_agreement
-``panel_study``        11     panel designs over many panel seeds
+``panel_study``        11     the free-form guideline, a panel's figures run by run
 ``probing``            12     probing the judge from outside (door: ``probe``)
 ``verdict``            13     the verdict protocol and its reader (``read_reply``)
 ``planted``            13     reading verdicts under planted text, measured
