@@ -336,7 +336,9 @@ def confidence_sequence(
     y = _values("labels", labels, zero_one=True)
     t, mean, var = _running(y)
     half = _radii(t, var, level, planned)
-    return [Estimate(float(m), float(m - h), float(m + h)) for m, h in zip(mean, half)]
+    return list(
+        map(Estimate._make, zip(mean.tolist(), (mean - half).tolist(), (mean + half).tolist()))
+    )
 
 
 @slide_figure

@@ -36,15 +36,15 @@ SPREAD_CLIP = 0.05
 
 def _values(name, values, *, zero_one=False):
     """A 1-D float array of numbers in [0, 1] (0/1 only with ``zero_one``)."""
-    values = check_collection(name, values, "a list of 0/1 labels or scores", "value")
-    for v in values:
-        if isinstance(v, (str, bytes)) or not isinstance(
-            v, (bool, int, float, np.number, np.bool_)
-        ):
-            raise TypeError(
-                f"{name} must hold numbers (bools, 0/1 or scores in [0, 1]), "
-                f"found {type(v).__name__} {v!r}"
-            )
+    numeric = isinstance(values, np.ndarray) and values.ndim == 1 and values.dtype.kind in "biuf"
+    if not (numeric and values.size):  # an array of numbers needs no look at each value
+        values = check_collection(name, values, "a list of 0/1 labels or scores", "value")
+        for v in values:
+            if not isinstance(v, (bool, int, float, np.number, np.bool_)):
+                raise TypeError(
+                    f"{name} must hold numbers (bools, 0/1 or scores in [0, 1]), "
+                    f"found {type(v).__name__} {v!r}"
+                )
     array = np.asarray(values, dtype=float)
     bad = array[~((array >= 0) & (array <= 1))]
     if bad.size:
