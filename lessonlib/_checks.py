@@ -1,9 +1,7 @@
 """Every notebook - argument checks at the doors (the names a student calls from a notebook).
 
-Each raises ``TypeError`` (wrong kind of value) or ``ValueError`` (right kind,
-value not allowed) with a message that names the parameter and says what is
-allowed.  A door checks everything before it does any work; the helpers it
-calls trust it.
+Each raises TypeError (wrong kind) or ValueError (value not allowed), naming the parameter
+and what is allowed.  A door checks everything before any work; its helpers trust it.
 """
 
 from __future__ import annotations
@@ -24,6 +22,7 @@ __all__ = [
     "check_instance",
     "check_int",
     "check_items",
+    "check_iterable",
     "check_label_table",
     "check_names",
     "check_number",
@@ -114,15 +113,19 @@ def check_instance(name: str, value: object, kind: type[T]) -> T:
     return value
 
 
-def check_collection(name: str, values: Iterable[Any], what: str, item: str) -> tuple[Any, ...]:
-    """A non-empty collection (not a str, bytes or mapping), returned as a tuple.
-
-    ``what`` says what ``name`` must be, ``item`` names one element (for the empty case)."""
+def check_iterable(name: str, values: Iterable[Any], what: str) -> tuple[Any, ...]:
+    """Values to iterate over (not a str, bytes or mapping), as a tuple; ``what`` says what
+    ``name`` must be."""
     if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__"):
         raise TypeError(
             f"{name} must be {what}, got {type(values).__name__} {reprlib.repr(values)}"
         )
-    values = tuple(values)
+    return tuple(values)
+
+
+def check_collection(name: str, values: Iterable[Any], what: str, item: str) -> tuple[Any, ...]:
+    """:func:`check_iterable`, not empty (``item`` names one element)."""
+    values = check_iterable(name, values, what)
     if not values:
         raise ValueError(f"{name} must hold at least one {item}, got an empty collection")
     return values

@@ -31,18 +31,13 @@ def _blocks(record, rules):
     return any(record.features[name] for name in rules)
 
 
-def lesson_rules(record):
+def _lesson_rules(record):
     """:func:`rule_filter` with the lesson's rules, for a record already checked."""
     return _blocks(record, DEFAULT_RULES)
 
 
-def _lesson_decider(records):
-    """The decision protocol (:func:`lessonlib.metrics.trusted`): for checked records the
-    rule filter needs no check per record."""
-    return lesson_rules
-
-
-rule_filter.decider = _lesson_decider  # type: ignore[attr-defined]  # the decision protocol
+# the decision protocol (metrics.trusted): for checked records no check per record
+rule_filter.decider = lambda records: _lesson_rules  # type: ignore[attr-defined]
 
 
 def make_rule_filter(rules: Iterable[str] = DEFAULT_RULES) -> Callable[[Record], bool]:

@@ -1,10 +1,5 @@
-"""Notebooks 02, 05 and 07 - figures: the confusion matrix (02), recall per class (05) and the
-two sources of noise (07); and the one style every lessonlib figure is drawn in
-(:func:`slide_figure`).
-
-matplotlib is imported inside each function: the rest of lessonlib stays pure
-Python, and only a notebook that draws a figure needs matplotlib.
-"""
+"""Notebooks 01, 02, 03 and 05 - their figures, and the one style every lessonlib figure is
+drawn in (:func:`slide_figure`).  matplotlib is imported inside each function."""
 
 from __future__ import annotations
 
@@ -13,6 +8,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from ._checks import check_int, check_number
 from .metrics import _checked, class_recall, confusion
 from .records import CLASSES, Record
 
@@ -39,12 +35,10 @@ __all__ = [
 FIGURE_DPI = 100
 """Pixels per inch of every lessonlib figure (the notebook's PNG is drawn at this)."""
 FIGURE_WIDTH = 10.0
-"""Inches: a lessonlib figure is FIGURE_WIDTH * FIGURE_DPI = 1,000 px wide, most of a
-1280x720 slide's width and of a JupyterLab notebook's."""
+"""Inches: 1,000 px at FIGURE_DPI, most of a 1280x720 slide's width."""
 SMALLEST_POINTS = 13.0
-"""The smallest type in a figure, in points: at FIGURE_DPI, 13 pt is 18 px of the PNG - 14 px
-on a 1280x720 slide even when the slide is shown at 0.78 of its size (scripts/check_slides.py
-asks 14 px of every figure's text, as of the slide's own text)."""
+"""The smallest type in a figure, in points: 18 px of the PNG, still 14 px on a slide shown
+at 0.78 of its size (the 14 px scripts/check_slides.py asks)."""
 FIGURE_STYLE = MappingProxyType(
     {
         "figure.dpi": FIGURE_DPI,
@@ -59,29 +53,19 @@ FIGURE_STYLE = MappingProxyType(
         "ytick.labelsize": SMALLEST_POINTS,
     }
 )
-"""matplotlib settings (rcParams) a lessonlib figure is drawn with: type a back row reads
-on a slide, no size under SMALLEST_POINTS."""
+"""matplotlib rcParams of every lessonlib figure: no type under SMALLEST_POINTS."""
 
 
 HATCHES = ("", "//", "..", "xx")
-"""Fill patterns of the series of a bar chart (notebooks 01 and 05), in order: with its
-colour a pattern, so a legend reads without telling colours apart."""
+"""Fill patterns of a bar chart's series, so a legend reads without telling colours apart."""
 
 Plot = TypeVar("Plot", bound=Callable)
 
 
 def slide_figure(plot: Plot) -> Plot:
-    """Decorator for lessonlib's figure functions (every notebook with a figure): draw the
-    figure in FIGURE_STYLE and lay it out tightly.
-
-    The function returns a Figure or an Axes; its text (titles, labels, legends, notes
-    drawn without their own size) takes the style's sizes, tick labels included (ticks
-    are made lazily, so their size is set on each Axes too).  Then the floor: no text of
-    the figure is smaller than SMALLEST_POINTS, a superscript or subscript of maths text
-    (a log axis's exponent) counted at its own, smaller size; what a plot function drew
-    under it is raised to it.  So the deck check (scripts/check_slides.py) can take
-    SMALLEST_POINTS as every course figure's smallest type.
-    """
+    """Decorator for a figure function (returning a Figure or an Axes): draw it in
+    FIGURE_STYLE, raise any text under SMALLEST_POINTS to it (a maths script counted at
+    its own size), lay it out tightly and record its smallest type in its PNGs."""
 
     @functools.wraps(plot)
     def draw(*args, **kwargs):
@@ -102,8 +86,7 @@ def slide_figure(plot: Plot) -> Plot:
 
 
 SCRIPT_SHRINK = 0.7
-"""matplotlib's maths text draws a superscript or subscript at this share of its text's size
-(a log axis's exponents): :func:`slide_figure` counts them at it (every notebook's figure)."""
+"""The share of its text's size at which matplotlib draws a maths superscript or subscript."""
 
 
 def _script_share(text: str) -> float:
@@ -114,9 +97,7 @@ def _script_share(text: str) -> float:
 
 
 def smallest_points(fig: Figure) -> float:
-    """Notebooks with a figure (the deck check's measure): the smallest type a figure draws,
-    in points: every visible, non-empty text (ticks included, so the figure is drawn
-    first), a superscript or subscript of maths text at SCRIPT_SHRINK of its size."""
+    """The smallest type ``fig`` draws, in points (maths scripts at SCRIPT_SHRINK)."""
     import matplotlib.text
 
     fig.canvas.draw()
@@ -129,16 +110,12 @@ def smallest_points(fig: Figure) -> float:
 
 
 PNG_KEY = "lessonlib smallest points"
-"""The key of the text chunk in which a figure's PNG records its smallest type in points
-(:func:`slide_figure` writes it; scripts/check_slides.py reads it from every deck's
-figures, for every notebook with a figure)."""
+"""The PNG text chunk holding a figure's smallest type (read by scripts/check_slides.py)."""
 
 
 def _record_smallest(fig: Figure) -> None:
-    """Make every PNG of ``fig`` (the notebook's inline image, a savefig) record its smallest
-    type in the text chunk PNG_KEY, so the deck check reads it from the figure itself.
-    The canvas's own print_png, with that metadata: matplotlib still filters what it is
-    passed, and a caller's own metadata replaces it."""
+    """Make every PNG of ``fig`` (inline image, savefig) record its smallest type under
+    PNG_KEY; a caller's own metadata replaces it."""
     canvas = fig.canvas
     plain = type(canvas).print_png.__get__(canvas)  # type: ignore[attr-defined]
     record = {PNG_KEY: f"{smallest_points(fig):.2f}"}
@@ -146,9 +123,8 @@ def _record_smallest(fig: Figure) -> None:
 
 
 def _raise_small_text(fig: Figure) -> bool:
-    """Raise every text of ``fig`` drawn under SMALLEST_POINTS (its scripts counted at their
-    own size) to it; tick labels through their axis, which makes ticks again at each draw.
-    Whether anything was raised."""
+    """Raise every text of ``fig`` under SMALLEST_POINTS to it (tick labels through their
+    axis, which remakes ticks at each draw); whether anything was raised."""
     import matplotlib.text
 
     fig.canvas.draw()  # ticks are made lazily
@@ -183,14 +159,8 @@ def confusion_picture(
     ax: Axes | None = None,
     title: str = "Decisions against the human label",
 ) -> Axes:
-    """Notebook 02: the 2 x 2 confusion matrix of ``decide`` with the rates read off it.
-
-    Rows are the human label (harmful, clean), columns the decision (blocked,
-    let through).  Each box shows its name (tp, fn, fp, tn) and count; the
-    right-hand side writes recall (harmful row) and false block rate (clean
-    row), the bottom writes precision (blocked column) and agreement.  Correct boxes are
-    green, wrong ones orange.  Returns the Axes.
-    """
+    """Notebook 02: the 2 x 2 confusion matrix of ``decide`` on ``records`` (rows the human
+    label, columns the decision), with the rates read off it.  Returns the Axes."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
@@ -205,16 +175,8 @@ def confusion_picture(
         (1, 1): ("tn", tn, True),
     }
     for (row, col), (name, count, right) in boxes.items():
-        ax.add_patch(
-            Rectangle(
-                (col, 1 - row),
-                1,
-                1,
-                facecolor="#b7dfb9" if right else "#f6c28b",
-                edgecolor="white",
-                linewidth=3,
-            )
-        )
+        colour = "#b7dfb9" if right else "#f6c28b"  # right boxes green, wrong ones orange
+        ax.add_patch(Rectangle((col, 1 - row), 1, 1, fc=colour, ec="white", lw=3))
         ax.text(col + 0.5, 1.5 - row, f"{name}\n{count}", ha="center", va="center", fontsize=16)
 
     def rate(part, whole):
@@ -223,12 +185,8 @@ def confusion_picture(
     ax.text(2.08, 1.5, "recall\n" + rate(tp, tp + fn), va="center")
     ax.text(2.08, 0.5, "false block rate\n" + rate(fp, fp + tn), va="center")
     ax.text(0.5, -0.12, "precision\n" + rate(tp, tp + fp), ha="center", va="top")
-    ax.text(
-        2.08,
-        -0.12,
-        f"agreement\n(tp + tn)/{len(records)} = {(tp + tn) / len(records):.4f}",
-        va="top",
-    )
+    agreement = f"agreement\n(tp + tn)/{len(records)} = {(tp + tn) / len(records):.4f}"
+    ax.text(2.08, -0.12, agreement, va="top")
     ax.set_xlim(0, 2.9)
     ax.set_ylim(-0.5, 2)
     ax.set_xticks([0.5, 1.5])
@@ -254,12 +212,8 @@ def class_recall_bars(
     ax: Axes | None = None,
     title: str = "Recall per harmful class",
 ) -> Axes:
-    """Notebook 05: grouped bars, per harmful class the recall of each of ``decisions``.
-
-    ``decisions`` maps a legend name to a decide function (record -> bool),
-    e.g. ``{"criteria": rule_filter, "judge, run 1": run.decide}``.  Each
-    class's record count is written under its name.  Returns the Axes.
-    """
+    """Notebook 05: grouped bars, per harmful class the recall of each of ``decisions`` (a
+    mapping legend name -> decide function).  Returns the Axes."""
     import matplotlib.pyplot as plt
 
     if not isinstance(decisions, Mapping) or not decisions:
@@ -297,19 +251,19 @@ def class_recall_bars(
 
 @slide_figure
 def plot_class_sources(records: Sequence[Record], ax: Axes | None = None) -> Axes:
-    """Notebook 01: one horizontal bar per class, split by source, its total at the end;
-    the counts of :func:`class_source_counts`.  Returns the Axes."""
+    """Notebook 01: one horizontal bar per class, split by source, its total at the end.
+    Returns the Axes."""
     import matplotlib.pyplot as plt
 
-    from .records import SOURCES, class_source_counts
+    from .records import SOURCES, by_class, check_records
 
-    counts = class_source_counts(records)
+    groups = by_class(check_records(records))
     if ax is None:
         _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
-    names = list(counts)[::-1]  # clean on top
+    names = list(groups)[::-1]  # clean on top
     left = [0] * len(names)
     for k, src in enumerate(SOURCES):
-        widths = [counts[cls][src] for cls in names]
+        widths = [sum(r.source == src for r in groups[cls]) for cls in names]
         ax.barh(
             names,
             widths,
@@ -336,14 +290,30 @@ def plot_harmful_probability(
     flags: Iterable[int] = (0, 1, 2, 3),
     ax: Axes | None = None,
 ) -> Axes:
-    """Notebook 03: the lines of :func:`harmful_probability_curves`, one per number of
-    flags, with the lesson's temperature marked.  Returns the Axes."""
+    """Notebook 03: P('zararli') against temperature (default 0 to 3 by 0.05), one line per
+    count of ``flags``: the first record with that many flags, excessive_length off (so the
+    spurious cue plays no part), the lesson's temperature marked.  Returns the Axes."""
     import matplotlib.pyplot as plt
 
-    from .judge import harmful_probability_curves
-    from .simulator import TEMPERATURE
+    from .judge import HARMFUL, build_prompt
+    from .records import check_records
+    from .simulator import TEMPERATURE, label_probabilities
 
-    curves, temps = harmful_probability_curves(records, temperatures, flags)
+    records = check_records(records)
+    temps = [round(0.05 * k, 2) for k in range(61)] if temperatures is None else list(temperatures)
+    for t in temps:
+        check_number("temperatures (each temperature)", t, minimum=0.0)
+    curves = {}
+    for count in flags:
+        count = check_int("flags", count, minimum=0)
+        plain = [r for r in records if len(r.features.on()) == count]
+        plain = [r for r in plain if not r.features["excessive_length"]]
+        if not plain:
+            raise ValueError(
+                f"flags: no record has exactly {count} flags with excessive_length off"
+            )
+        prompt = build_prompt(plain[0])
+        curves[count] = (plain[0].no, [label_probabilities(prompt, t)[HARMFUL] for t in temps])
     if ax is None:
         _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
     styles = ("-", "--", "-.", ":")

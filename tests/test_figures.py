@@ -105,7 +105,6 @@ def test_harmful_probability_is_the_softmax_of_prior_and_cues_worked_by_hand():
     import math
 
     from lessonlib.figures import plot_harmful_probability
-    from lessonlib.judge import harmful_probability_curves
 
     # k real flags: zararli scores 0.15 + k, temiz 0.75 (plus 1.0 for 'yok' when k = 0);
     # P(zararli) = 1 / (1 + exp((temiz - zararli) / T)).
@@ -114,18 +113,18 @@ def test_harmful_probability_is_the_softmax_of_prior_and_cues_worked_by_hand():
         return 1 / (1 + math.exp((temiz - zararli) / t))
 
     records = lessonlib.make_records()
-    curves, temps = harmful_probability_curves(records, [0.3, 1.0, 3.0])
-    assert temps == [0.3, 1.0, 3.0] and set(curves) == {0, 1, 2, 3}
-    for k, (no, probs) in curves.items():
-        record = records[no - 1]
-        assert len(record.features.on()) == k and not record.features["excessive_length"]
-        for t, p in zip(temps, probs):
-            assert math.isclose(p, by_hand(k, t), rel_tol=1e-9)
-    assert round(curves[1][1][0], 4) == 0.7914  # notebook 03's record 20 at 0.30
     ax = plot_harmful_probability(records, [0.3, 1.0, 3.0])
     try:
         lines = [ln for ln in ax.get_lines() if len(ln.get_xdata()) == 3]
-        assert [list(ln.get_ydata()) for ln in lines] == [curves[k][1] for k in curves]
+        names = [t.get_text() for t in ax.texts if "flag" in t.get_text()]
+        assert len(lines) == len(names) == 4
+        for k, (line, name) in enumerate(zip(lines, names)):
+            assert list(line.get_xdata()) == [0.3, 1.0, 3.0]
+            record = records[int(name.split("record ")[1].rstrip(")")) - 1]
+            assert len(record.features.on()) == k and not record.features["excessive_length"]
+            for t, p in zip(line.get_xdata(), line.get_ydata()):
+                assert math.isclose(p, by_hand(k, t), rel_tol=1e-9)
+        assert round(lines[1].get_ydata()[0], 4) == 0.7914  # notebook 03's record 20 at 0.30
         assert ax.get_xlabel() == "temperature" and ax.get_ylabel() == "P(zararli)"
     finally:
         plt.close("all")
@@ -258,11 +257,11 @@ def test_the_quorum_noise_figure_draws_one_line_a_judge_from_the_rows_it_is_give
 def test_the_new_figures_refuse_bad_arguments():
     import pytest
 
-    from lessonlib.judge import harmful_probability_curves
+    from lessonlib.figures import plot_harmful_probability
 
     records = lessonlib.make_records()
     with pytest.raises(ValueError, match="flags"):
-        harmful_probability_curves(records[:3], [0.3], flags=(5,))
+        plot_harmful_probability(records[:3], [0.3], flags=(5,))
 
 
 def test_the_deck_check_reads_the_smallest_type_each_figure_records():
