@@ -1,8 +1,5 @@
-"""Every notebook - argument checks at the doors (the names a student calls from a notebook).
-
-Each raises TypeError (wrong kind) or ValueError (value not allowed), naming the parameter
-and what is allowed.  A door checks everything before any work; its helpers trust it.
-"""
+"""Every notebook - argument checks at the doors: TypeError (wrong kind) or ValueError (value
+not allowed), naming the parameter and what is allowed.  The helpers a door calls trust it."""
 
 from __future__ import annotations
 
@@ -32,8 +29,7 @@ __all__ = [
 
 
 def check_int(name: str, value: object, *, minimum: int | None = None) -> int:
-    """Return ``value`` as an int if it is a whole number (int or numpy integer, not a bool)
-    >= ``minimum``."""
+    """``value`` as an int: a whole number (int or numpy integer, not a bool) >= ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
     value = int(value)
@@ -114,8 +110,7 @@ def check_instance(name: str, value: object, kind: type[T]) -> T:
 
 
 def check_iterable(name: str, values: Iterable[Any], what: str) -> tuple[Any, ...]:
-    """Values to iterate over (not a str, bytes or mapping), as a tuple; ``what`` says what
-    ``name`` must be."""
+    """Values to iterate over (not a str, bytes or mapping) as a tuple; ``what``: the kind."""
     if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__"):
         raise TypeError(
             f"{name} must be {what}, got {type(values).__name__} {reprlib.repr(values)}"

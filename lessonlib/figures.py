@@ -37,8 +37,7 @@ FIGURE_DPI = 100
 FIGURE_WIDTH = 10.0
 """Inches: 1,000 px at FIGURE_DPI, most of a 1280x720 slide's width."""
 SMALLEST_POINTS = 13.0
-"""The smallest type in a figure, in points: 18 px of the PNG, still 14 px on a slide shown
-at 0.78 of its size (the 14 px scripts/check_slides.py asks)."""
+"""The smallest type, in points: 18 px of the PNG, the 14 px check_slides asks at 0.78 size."""
 FIGURE_STYLE = MappingProxyType(
     {
         "figure.dpi": FIGURE_DPI,
@@ -114,8 +113,7 @@ PNG_KEY = "lessonlib smallest points"
 
 
 def _record_smallest(fig: Figure) -> None:
-    """Make every PNG of ``fig`` (inline image, savefig) record its smallest type under
-    PNG_KEY; a caller's own metadata replaces it."""
+    """Make every PNG of ``fig`` (inline image, savefig) record its smallest type (PNG_KEY)."""
     canvas = fig.canvas
     plain = type(canvas).print_png.__get__(canvas)  # type: ignore[attr-defined]
     record = {PNG_KEY: f"{smallest_points(fig):.2f}"}
@@ -251,8 +249,7 @@ def class_recall_bars(
 
 @slide_figure
 def plot_class_sources(records: Sequence[Record], ax: Axes | None = None) -> Axes:
-    """Notebook 01: one horizontal bar per class, split by source, its total at the end.
-    Returns the Axes."""
+    """Notebook 01: a bar per class, split by source, its total at the end; returns the Axes."""
     import matplotlib.pyplot as plt
 
     from .records import SOURCES, by_class, check_records

@@ -73,8 +73,7 @@ GUIDELINE = (
 CLEAN, HARMFUL = LABELS
 
 Ask = Callable[[str, int], object]
-"""The type of an ask: ``ask(prompt, seed)`` returns reply text or an object with a str
-``.text`` (a SimulatedModel, a plain function, a real client)."""
+"""The type of an ask: ``ask(prompt, seed)`` -> reply text or an object with a str ``.text``."""
 
 
 def build_prompt(record: Record, guideline: str = GUIDELINE) -> str:

@@ -8,14 +8,13 @@ from dataclasses import dataclass
 
 from ._checks import check_instance, check_int, check_items, check_iterable, check_seed
 from ._frozen import ReadOnlyDict
-from ._rng import M32, generator, mix32, trace_id
+from ._rng import generator, trace_id
 
 __all__ = [
     "CLASSES",
     "CLASS_SHARE",
     "FEATURES",
     "LENGTH_SPAN",
-    "M32",
     "MIN_LENGTH",
     "PROFILE",
     "RECORD_STRIDE",
@@ -32,7 +31,6 @@ __all__ = [
     "generator",
     "is_harmful",
     "make_records",
-    "mix32",
     "pick",
     "trace_id",
     "write_records_csv",
