@@ -56,9 +56,7 @@ def check_number(name: str, value: object, *, minimum: float | None = None) -> f
 
 
 def check_str(name: str, value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, got {type(value).__name__} {value!r}")
-    return value
+    return check_instance(name, value, str)
 
 
 def check_choice(name: str, value: object, allowed: Sequence[str]) -> str:

@@ -89,8 +89,7 @@ SCRIPT_SHRINK = 0.7
 
 
 def _script_share(text: str) -> float:
-    """The size of the smallest type in ``text`` as a share of its font size: SCRIPT_SHRINK
-    when it is maths text ($...$) with a superscript or subscript, else 1."""
+    """The smallest type of ``text`` as a share of its size: SCRIPT_SHRINK for maths scripts."""
     maths = text.count("$") >= 2
     return SCRIPT_SHRINK if maths and ("^" in text or "_" in text) else 1.0
 

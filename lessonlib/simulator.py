@@ -275,7 +275,6 @@ class SimulatedModel:
     def plan(self, prompt: str) -> PromptPlan:
         """Everything about a call to ``prompt`` that does not depend on the seed."""
         tokens = _tokenize(prompt)
-        overflow = len(tokens) > self._window
         scores = _label_scores(tokens, self._prior, self._cues, self._spurious)
         names = tuple(sorted(scores))
         fixed = max(names, key=lambda a: scores[a])
@@ -284,7 +283,7 @@ class SimulatedModel:
         )
         return PromptPlan(
             len(tokens),
-            overflow,
+            len(tokens) > self._window,  # overflow
             SINGLE_LABEL_WORD in tokens,
             trace_id(prompt),
             names,
