@@ -4,11 +4,10 @@ drawn in (:func:`slide_figure`).  matplotlib is imported inside each function.""
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from ._checks import check_int, check_number
 from .metrics import _checked, class_recall, confusion
 from .records import CLASSES, Record
 
@@ -150,12 +149,7 @@ def _raise_small_text(fig: Figure) -> bool:
 
 
 @slide_figure
-def confusion_picture(
-    records: Sequence[Record],
-    decide: Callable[[Record], bool],
-    ax: Axes | None = None,
-    title: str = "Decisions against the human label",
-) -> Axes:
+def confusion_picture(records: Sequence[Record], decide: Callable[[Record], bool]) -> Axes:
     """Notebook 02: the 2 x 2 confusion matrix of ``decide`` on ``records`` (rows the human
     label, columns the decision), with the rates read off it.  Returns the Axes."""
     import matplotlib.pyplot as plt
@@ -163,8 +157,7 @@ def confusion_picture(
 
     records, decide = _checked(records, decide)
     tp, fp, fn, tn = confusion(records, decide)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(FIGURE_WIDTH * 0.75, 4.6))
+    _, ax = plt.subplots(figsize=(FIGURE_WIDTH * 0.75, 4.6))
     boxes = {
         (0, 0): ("tp", tp, True),
         (0, 1): ("fn", fn, False),
@@ -198,16 +191,13 @@ def confusion_picture(
     ax.tick_params(length=0)
     for side in ax.spines.values():
         side.set_visible(False)
-    ax.set_title(title, pad=12)
+    ax.set_title("Decisions against the human label", pad=12)
     return ax
 
 
 @slide_figure
 def class_recall_bars(
-    records: Sequence[Record],
-    decisions: Mapping[str, Callable[[Record], bool]],
-    ax: Axes | None = None,
-    title: str = "Recall per harmful class",
+    records: Sequence[Record], decisions: Mapping[str, Callable[[Record], bool]]
 ) -> Axes:
     """Notebook 05: grouped bars, per harmful class the recall of each of ``decisions`` (a
     mapping legend name -> decide function).  Returns the Axes."""
@@ -221,8 +211,7 @@ def class_recall_bars(
     recalls = {name: class_recall(records, decide) for name, decide in decisions.items()}
     first = next(iter(recalls.values()))
     classes = [c for c in CLASSES[1:] if c in first]
-    if ax is None:
-        _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.5))
+    _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.5))
     width = 0.8 / len(decisions)
     for k, (name, per_class) in enumerate(recalls.items()):
         xs = [i + (k - (len(decisions) - 1) / 2) * width for i in range(len(classes))]
@@ -241,21 +230,20 @@ def class_recall_bars(
     ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
     ax.set_ylabel("recall (share of the class blocked)")
     ax.set_xlabel("harmful class")
-    ax.set_title(title)
+    ax.set_title("Recall per harmful class")
     ax.legend(loc="upper center", ncol=len(decisions), frameon=False)
     return ax
 
 
 @slide_figure
-def plot_class_sources(records: Sequence[Record], ax: Axes | None = None) -> Axes:
+def plot_class_sources(records: Sequence[Record]) -> Axes:
     """Notebook 01: a bar per class, split by source, its total at the end; returns the Axes."""
     import matplotlib.pyplot as plt
 
     from .records import SOURCES, by_class, check_records
 
     groups = by_class(check_records(records))
-    if ax is None:
-        _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
+    _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
     names = list(groups)[::-1]  # clean on top
     left = [0] * len(names)
     for k, src in enumerate(SOURCES):
@@ -280,15 +268,10 @@ def plot_class_sources(records: Sequence[Record], ax: Axes | None = None) -> Axe
 
 
 @slide_figure
-def plot_harmful_probability(
-    records: Sequence[Record],
-    temperatures: Iterable[float] | None = None,
-    flags: Iterable[int] = (0, 1, 2, 3),
-    ax: Axes | None = None,
-) -> Axes:
-    """Notebook 03: P('zararli') against temperature (default 0 to 3 by 0.05), one line per
-    count of ``flags``: the first record with that many flags, excessive_length off (so the
-    spurious cue plays no part), the lesson's temperature marked.  Returns the Axes."""
+def plot_harmful_probability(records: Sequence[Record]) -> Axes:
+    """Notebook 03: P('zararli') against temperature (0 to 3 by 0.05) for the first record
+    with 0, 1, 2 and 3 flags, excessive_length off (so the spurious cue plays no part), the
+    lesson's temperature marked.  Returns the Axes."""
     import matplotlib.pyplot as plt
 
     from .judge import HARMFUL, build_prompt
@@ -296,22 +279,16 @@ def plot_harmful_probability(
     from .simulator import TEMPERATURE, label_probabilities
 
     records = check_records(records)
-    temps = [round(0.05 * k, 2) for k in range(61)] if temperatures is None else list(temperatures)
-    for t in temps:
-        check_number("temperatures (each temperature)", t, minimum=0.0)
+    temps = [round(0.05 * k, 2) for k in range(61)]
     curves = {}
-    for count in flags:
-        count = check_int("flags", count, minimum=0)
+    for count in range(4):
         plain = [r for r in records if len(r.features.on()) == count]
         plain = [r for r in plain if not r.features["excessive_length"]]
         if not plain:
-            raise ValueError(
-                f"flags: no record has exactly {count} flags with excessive_length off"
-            )
+            raise ValueError(f"records: none has exactly {count} flags with excessive_length off")
         prompt = build_prompt(plain[0])
         curves[count] = (plain[0].no, [label_probabilities(prompt, t)[HARMFUL] for t in temps])
-    if ax is None:
-        _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
+    _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
     styles = ("-", "--", "-.", ":")
     for k, (count, (no, probs)) in enumerate(curves.items()):
         ax.plot(temps, probs, color=f"C{k}", linestyle=styles[k % 4], linewidth=2)

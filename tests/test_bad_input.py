@@ -2493,9 +2493,11 @@ CONTRACT_DOORS = {
         ),
         Bad(
             "plot_harmful_probability",
-            lambda m: m.plot_harmful_probability(RECS, [-1.0]),
+            lambda m: m.plot_harmful_probability(RECS),
             ValueError,
-            "temperatures",
+            "records",
+            "flags",
+            "no record with 2 or 3 flags",
         ),
     ],
     "lessonlib.variance": [

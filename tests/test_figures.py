@@ -65,15 +65,6 @@ def test_a_decision_that_never_blocks_has_no_precision_to_divide():
         plt.close("all")
 
 
-def test_an_axes_is_drawn_into():
-    _, ax = plt.subplots()
-    try:
-        assert confusion_picture(SMALL, lessonlib.rule_filter, ax=ax, title="t") is ax
-        assert ax.get_title() == "t"
-    finally:
-        plt.close("all")
-
-
 # ---- the figures of notebooks 01, 03 and 10 (issue 23), each read against numbers worked here
 
 
@@ -113,18 +104,18 @@ def test_harmful_probability_is_the_softmax_of_prior_and_cues_worked_by_hand():
         return 1 / (1 + math.exp((temiz - zararli) / t))
 
     records = lessonlib.make_records()
-    ax = plot_harmful_probability(records, [0.3, 1.0, 3.0])
+    ax = plot_harmful_probability(records)
     try:
-        lines = [ln for ln in ax.get_lines() if len(ln.get_xdata()) == 3]
+        lines = [ln for ln in ax.get_lines() if len(ln.get_xdata()) == 61]
         names = [t.get_text() for t in ax.texts if "flag" in t.get_text()]
         assert len(lines) == len(names) == 4
         for k, (line, name) in enumerate(zip(lines, names)):
-            assert list(line.get_xdata()) == [0.3, 1.0, 3.0]
+            assert list(line.get_xdata()) == [round(0.05 * i, 2) for i in range(61)]
             record = records[int(name.split("record ")[1].rstrip(")")) - 1]
             assert len(record.features.on()) == k and not record.features["excessive_length"]
-            for t, p in zip(line.get_xdata(), line.get_ydata()):
+            for t, p in zip(line.get_xdata()[1:], line.get_ydata()[1:]):  # T = 0: the limit
                 assert math.isclose(p, by_hand(k, t), rel_tol=1e-9)
-        assert round(lines[1].get_ydata()[0], 4) == 0.7914  # notebook 03's record 20 at 0.30
+        assert round(lines[1].get_ydata()[6], 4) == 0.7914  # notebook 03's record 20 at 0.30
         assert ax.get_xlabel() == "temperature" and ax.get_ylabel() == "P(zararli)"
     finally:
         plt.close("all")
@@ -260,8 +251,8 @@ def test_the_new_figures_refuse_bad_arguments():
     from lessonlib.figures import plot_harmful_probability
 
     records = lessonlib.make_records()
-    with pytest.raises(ValueError, match="flags"):
-        plot_harmful_probability(records[:3], [0.3], flags=(5,))
+    with pytest.raises(ValueError, match="records: none has exactly 0 flags"):
+        plot_harmful_probability(records[:3])
 
 
 def test_the_deck_check_reads_the_smallest_type_each_figure_records():
