@@ -126,8 +126,7 @@ def reply_parts(prompt: str, reply: object) -> tuple[str, int, str]:
 
 @dataclass(frozen=True)
 class Answer:
-    """One record's outcome: the label read (None if unreadable twice), what it cost, and
-    ``replies``, what the ask returned call by call (notebook 13 reads more from them)."""
+    """One record's outcome: the label read (None if unreadable twice), its cost, the replies."""
 
     label: str | None
     calls: int
@@ -178,8 +177,7 @@ class Run:
         return self.decider((record,))(record)
 
     def decider(self, records: Iterable[Record]) -> Callable[[Record], bool]:
-        """A decision for ``records``, checked once here (the protocol ``metrics.trusted``
-        reads); refuses a record the run did not judge (no label, or another record)."""
+        """A decision for ``records``, checked once (``metrics.trusted``); refuses unjudged."""
         labels, judged = self.labels, self._judged()
         for record in records:
             known = judged.get(record.no, record)
@@ -329,8 +327,7 @@ _MODEL_SETTINGS = tuple(n for n in SETTINGS if n in signature(SimulatedModel).pa
 def resolve_settings(
     settings: JudgeSettings | None, changes: Mapping[str, object]
 ) -> JudgeSettings:
-    """``settings`` (None: the lesson's) with the keyword ``changes`` applied and checked;
-    an unknown keyword is a TypeError naming the settings."""
+    """``settings`` (None: the lesson's) with ``changes`` applied; refuses an unknown keyword."""
     unknown = [k for k in changes if k not in SETTINGS]
     if unknown:
         raise TypeError(
@@ -344,8 +341,7 @@ def resolve_settings(
 
 
 def judge_model(model: SimulatedModel | None, settings: JudgeSettings) -> SimulatedModel:
-    """A fresh copy of ``model`` (counter at zero) or a new model with ``settings``; refuses
-    a model given together with the model's own settings."""
+    """A fresh copy of ``model``, or a new model of ``settings``; refuses a model and them both."""
     if model is None:
         return settings.model()
     check_instance("model", model, SimulatedModel)
@@ -366,8 +362,7 @@ def run_judge(
     model: SimulatedModel | None = None,
     **changes: Unpack[SettingsChanges],
 ) -> JudgeRun:
-    """The judge (``settings`` with keyword ``changes``, or a fresh copy of ``model``) on
-    every record at ``seed``, each retried once if unreadable: a :class:`JudgeRun`."""
+    """The judge (``settings`` + ``changes``, or ``model``) on each record: a JudgeRun."""
     records = check_records(records)
     seed = check_seed(seed)
     settings = resolve_settings(settings, changes)

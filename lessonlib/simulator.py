@@ -110,26 +110,16 @@ def _tokenize(text):
     return _PIECES.findall(text.lower())
 
 
-def label_scores(
-    tokens: Iterable[str],
-    prior: Mapping[str, float] = PRIOR,
-    cues: Mapping[str, str] = CUE_TABLE,
-    spurious: Mapping[str, str] = SPURIOUS,
-) -> dict[str, float]:
-    """The prior plus, for every token, the weight of each cue it matches (notebook 03)."""
+def label_scores(tokens: Iterable[str]) -> dict[str, float]:
+    """The lesson's prior plus, for every token, the weight of each cue it matches (notebook
+    03; a model's own tables: :meth:`SimulatedModel.plan`)."""
     if isinstance(tokens, (str, bytes)) or not hasattr(tokens, "__iter__"):
         raise TypeError(
             f"tokens must be a list of tokens (e.g. tokenize(prompt)), got "
             f"{type(tokens).__name__} {tokens!r}"
         )
     tokens = [check_str("tokens (each token)", t) for t in tokens]
-    if prior is not PRIOR:
-        _check_prior(prior)
-    if cues is not CUE_TABLE:
-        check_label_table("cues", cues, LABELS)
-    if spurious is not SPURIOUS:
-        check_label_table("spurious", spurious, LABELS)
-    return _label_scores(tokens, prior, cues, spurious)
+    return _label_scores(tokens, PRIOR, CUE_TABLE, SPURIOUS)
 
 
 def _label_scores(tokens, prior, cues, spurious):
@@ -160,8 +150,7 @@ def label_weights(scores: Mapping[str, float], temperature: float) -> list[float
 
 
 def reply_text(label: str, form: int | None, max_output: int) -> tuple[str, int]:
-    """Reply text and its output tokens for ``label`` in ``form`` (None = bare label), cut to
-    ``max_output`` tokens and re-joined from its pieces (so 'zarar li' can come out)."""
+    """Text and output tokens of ``label`` in ``form`` (None: bare), cut to ``max_output``."""
     text = label if form is None else FREE_FORM[form].format(label=label)
     pieces = _tokenize(text)
     if len(pieces) > max_output:
