@@ -1,10 +1,5 @@
-"""Every notebook - argument checks at the doors (the names a student calls from a notebook).
-
-Each raises ``TypeError`` (wrong kind of value) or ``ValueError`` (right kind,
-value not allowed) with a message that names the parameter and says what is
-allowed.  A door checks everything before it does any work; the helpers it
-calls trust it.
-"""
+"""Every notebook - argument checks at the doors: TypeError (wrong kind) or ValueError (value
+not allowed), naming the parameter and what is allowed.  The helpers a door calls trust it."""
 
 from __future__ import annotations
 
@@ -26,6 +21,7 @@ __all__ = [
     "check_instance",
     "check_int",
     "check_items",
+    "check_iterable",
     "check_label_table",
     "check_names",
     "check_number",
@@ -35,8 +31,7 @@ __all__ = [
 
 
 def check_int(name: str, value: object, *, minimum: int | None = None) -> int:
-    """Return ``value`` as an int if it is a whole number (int or numpy integer, not a bool)
-    >= ``minimum``."""
+    """``value`` as an int: a whole number (int or numpy integer, not a bool) >= ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
     value = int(value)
@@ -63,9 +58,7 @@ def check_number(name: str, value: object, *, minimum: float | None = None) -> f
 
 
 def check_str(name: str, value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, got {type(value).__name__} {value!r}")
-    return value
+    return check_instance(name, value, str)
 
 
 def check_choice(name: str, value: object, allowed: Sequence[str]) -> str:
@@ -116,15 +109,18 @@ def check_instance(name: str, value: object, kind: type[T]) -> T:
     return value
 
 
-def check_collection(name: str, values: Iterable[Any], what: str, item: str) -> tuple[Any, ...]:
-    """A non-empty collection (not a str, bytes or mapping), returned as a tuple.
-
-    ``what`` says what ``name`` must be, ``item`` names one element (for the empty case)."""
+def check_iterable(name: str, values: Iterable[Any], what: str) -> tuple[Any, ...]:
+    """Values to iterate over (not a str, bytes or mapping) as a tuple; ``what``: the kind."""
     if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__"):
         raise TypeError(
             f"{name} must be {what}, got {type(values).__name__} {reprlib.repr(values)}"
         )
-    values = tuple(values)
+    return tuple(values)
+
+
+def check_collection(name: str, values: Iterable[Any], what: str, item: str) -> tuple[Any, ...]:
+    """:func:`check_iterable`, not empty (``item`` names one element)."""
+    values = check_iterable(name, values, what)
     if not values:
         raise ValueError(f"{name} must hold at least one {item}, got an empty collection")
     return values
