@@ -16,7 +16,7 @@ import numpy as np
 
 from ._checks import check_choice, check_int, check_number, check_seed
 from .metrics import four_counts, rates
-from .variance import run_band
+from .variance import _level, _z, run_band
 
 __all__ = [
     "paired_table",
@@ -33,8 +33,7 @@ __all__ = [
 
 FIGURES = ("agreement", "recall", "false_block_rate", "precision")
 """The figures :func:`paired_bootstrap` can compare (the names ``measure`` uses)."""
-CELLS = 1 << 21
-"""(resample, record) cells decided at once, so memory stays bounded (about 2 MiB a mask)."""
+CELLS = 1 << 21  # (resample, record) cells decided at once: about 2 MiB a mask
 
 
 def _decisions(name: str, values: object, shares: bool = False) -> np.ndarray:
@@ -139,19 +138,12 @@ def paired_bootstrap(
     middle ``level`` (read as ``run_band``) of ``n_resamples`` paired resamples of the records.
     ``a`` and ``b`` hold a bool per record, or a share in [0, 1] (scored by expected counts);
     ``figure`` is one of FIGURES; the same ``seed`` gives the same band."""
-    return run_band(_differences(truth, a, b, figure, n_resamples, seed), _level(level))
-
-
-def _level(level):
-    """The door's check of a band's level: a share strictly between 0 and 1."""
-    level = check_number("level", level)
-    if not 0 < level < 1:
-        raise ValueError(f"level must be a share strictly between 0 and 1, got {level!r}")
-    return level
+    return run_band(_differences(truth, a, b, figure, n_resamples, seed)[3], _level(level))
 
 
 def _differences(truth, a, b, figure, n_resamples, seed):
-    """The door's checks, then the ``n_resamples`` resampled differences figure(a) - figure(b)."""
+    """The door's checks, then the checked ``truth, a, b`` and the ``n_resamples`` resampled
+    differences figure(a) - figure(b)."""
     truth, a, b = _three(truth, a, b, shares=True)
     figure = check_choice("figure", figure, FIGURES)
     n_resamples = check_int("n_resamples", n_resamples, minimum=1)
@@ -165,7 +157,7 @@ def _differences(truth, a, b, figure, n_resamples, seed):
         drawn = truth[rows]
         figures = [rates(*four_counts(drawn, x[rows]), rounded=False)[figure] for x in (a, b)]
         out.append(figures[0] - figures[1])
-    return np.concatenate(out)
+    return truth, a, b, np.concatenate(out)
 
 
 def _p_value(d):
@@ -207,8 +199,7 @@ def paired_difference(
     same arguments and the bootstrap p-value of 'no difference' (twice the smaller share of
     resampled differences on either side of zero, at most 1) from the same resamples."""
     level = _level(level)
-    d = _differences(truth, a, b, figure, n_resamples, seed)
-    truth, a, b = _three(truth, a, b, shares=True)
+    truth, a, b, d = _differences(truth, a, b, figure, n_resamples, seed)
     whole = [rates(*four_counts(truth, x), rounded=False)[figure] for x in (a, b)]
     low, high = run_band(d, level)
     return PairedDifference(float(whole[0] - whole[1]), low, high, _p_value(d))
@@ -223,7 +214,7 @@ def records_needed(p: float, half_width: float, level: float = 0.95) -> int:
     half_width = check_number("half_width", half_width)
     if half_width <= 0:
         raise ValueError(f"half_width must be a number > 0, got {half_width!r}")
-    z = NormalDist().inv_cdf(1 - (1 - _level(level)) / 2)
+    z = _z(level)
     # round away the last-bit noise before taking the ceiling (0.5**2 * 4 must give 1, not 2)
     return max(1, math.ceil(round(z * z * p * (1 - p) / half_width**2, 9)))
 
@@ -241,7 +232,7 @@ def _power_inputs(difference, sd, level):
         raise ValueError(
             f"sd must be the standard deviation of the per-record difference, > 0, got {sd!r}"
         )
-    return abs(difference), sd, NormalDist().inv_cdf(1 - (1 - _level(level)) / 2)
+    return abs(difference), sd, _z(level)
 
 
 def paired_power(difference: float, sd: float, n_records: int, level: float = 0.95) -> float:

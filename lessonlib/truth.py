@@ -54,9 +54,9 @@ from .records import (
     Record,
     check_records,
 )
-from .sample import FIGURES, _level
+from .sample import FIGURES
 from .simulator import FREE_FORM_SHARE, SINGLE_LABEL_WORD, WINDOW, _tokenize, reply_text
-from .variance import run_band
+from .variance import _level, _z, run_band
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -74,8 +74,6 @@ __all__ = [
     "profile_table",
     "block_chances",
 ]
-
-FIGURE_NAMES = ("agreement", "recall", "false_block_rate", "precision")
 
 
 def _check_shares(class_shares):
@@ -206,10 +204,6 @@ def population_figures(
     return {"judge": _figures(shares, rows, 2), "filter": _figures(shares, rows, 3)}
 
 
-# ---------------------------------------------------------------------------------------------
-# Coverage: the records' band of judge minus filter on fresh record sets, against the truth
-# ---------------------------------------------------------------------------------------------
-
 KINDS = ReadOnlyDict(
     {
         "run": "one run's decisions",
@@ -218,8 +212,7 @@ KINDS = ReadOnlyDict(
     }
 )
 """The bands :func:`band_coverage` checks: kind -> what the judge's side of the band holds."""
-CELLS = 1 << 21
-"""(set, resample) cells drawn at once, so memory stays bounded (a few arrays of 16 MiB)."""
+CELLS = 1 << 21  # (set, resample) cells drawn at once: a few arrays of 16 MiB
 _SPAN = 1 << 48  # mix32 reads only the low 48 bits of its argument
 
 
@@ -253,10 +246,7 @@ def mc_error(share: float, n: int, level: float = 0.95) -> float:
     if not 0 <= share <= 1:
         raise ValueError(f"share must be a share in [0, 1], got {share!r}")
     n = check_int("n", n, minimum=1)
-    from statistics import NormalDist
-
-    z = NormalDist().inv_cdf(1 - (1 - _level(level)) / 2)
-    return z * math.sqrt(share * (1 - share) / n)
+    return _z(level) * math.sqrt(share * (1 - share) / n)
 
 
 @functools.lru_cache(maxsize=1)
@@ -288,12 +278,10 @@ def _draw_sets(n_sets, n_records, seed, start=0):
 
     def pick(u, weights):  # records.pick: the first running sum above u, else the last
         sums = np.cumsum(np.asarray(weights, dtype=float), axis=-1)
-        return np.minimum(np.sum(u[..., None] >= sums, axis=-1), len(weights) - 1)
+        return np.minimum(np.sum(u[..., None] >= sums, axis=-1), sums.shape[-1] - 1)
 
     cls = pick(uniform(), CLASS_SHARE)
-    source_sums = np.cumsum(np.array([SOURCE_SHARE[c] for c in CLASSES]), axis=1)
-    u = uniform()
-    source = np.minimum(np.sum(u[:, None] >= source_sums[cls], axis=1), len(SOURCES) - 1)
+    source = pick(uniform(), np.array([SOURCE_SHARE[c] for c in CLASSES])[cls])
     profile = np.array([PROFILE[c] for c in CLASSES])[cls]
     flags = np.zeros(len(t), dtype=np.int64)
     for k in range(len(FEATURES)):
@@ -303,8 +291,8 @@ def _draw_sets(n_sets, n_records, seed, start=0):
     return cls.reshape(n_sets, n_records), cell.reshape(n_sets, n_records)
 
 
+# how many sums over the drawn records each figure's difference needs
 SUMS = ReadOnlyDict({"agreement": 1, "recall": 2, "false_block_rate": 2, "precision": 4})
-"""How many sums over the drawn records each figure's difference needs."""
 
 
 def _coefficients(figure, harmful, share, filt):

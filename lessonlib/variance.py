@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._checks import check_collection, check_instance, check_int, check_items, check_number
-from ._frozen import ReadOnlyDict
+from ._checks import check_instance, check_int, check_items, check_number
 from .criteria import rule_filter
 from .figures import FIGURE_WIDTH, slide_figure
 from .many import ManyRuns
@@ -28,7 +27,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LEVEL",
-    "TITLES",
     "expected_changed",
     "percentile",
     "plot_changes",
@@ -40,26 +38,21 @@ __all__ = [
 
 LEVEL = 0.95
 """The share of runs a run band holds: the course's 95% run band."""
-TITLES = ReadOnlyDict({name: figure.title for name, figure in FIGURES.items()})
-"""Figure name -> title, read off :data:`lessonlib.metrics.FIGURES` (notebook 04 prints it)."""
 
 
-def _runs(records, runs):
-    """``records`` and ``runs`` checked: a ManyRuns of these very records, in order."""
-    records = check_records(records)
-    check_instance("runs", runs, ManyRuns)
-    if tuple(r.no for r in records) != runs.record_nos:
-        raise ValueError("records must be the records the runs judged, in the same order")
-    return records
+def _level(level):
+    """A band's level checked: a share strictly between 0 and 1 (every band door's check)."""
+    level = check_number("level", level)
+    if not 0 < level < 1:
+        raise ValueError(f"level must be a share strictly between 0 and 1, got {level!r}")
+    return level
 
 
-def _share(name, value, low_open=True):
-    """A share strictly between 0 and 1 (a level), or in [0, 1] (a threshold)."""
-    value = check_number(name, value)
-    if not (0 < value < 1 if low_open else 0 <= value <= 1):
-        interval = "strictly between 0 and 1" if low_open else "in [0, 1]"
-        raise ValueError(f"{name} must be a share {interval}, got {value!r}")
-    return value
+def _z(level):
+    """The normal quantile that leaves (1 - level) / 2 in each tail (1.96 for 0.95)."""
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(1 - (1 - _level(level)) / 2)
 
 
 def _matrix(harmful):
@@ -114,7 +107,7 @@ def run_band(values: Sequence[float] | np.ndarray, level: float = LEVEL) -> tupl
     ceil(S * (1 - tail))-th of the S sorted ``values``, tail = (1 - level) / 2 (for 1,000
     runs the 25th and the 975th).  Refuses an empty sequence, NaN and a level outside (0, 1).
     """
-    level = _share("level", level)
+    level = _level(level)
     if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
         raise TypeError(
             f"values must be a sequence of numbers (one a run), got {type(values).__name__}"
@@ -174,7 +167,7 @@ def plot_gap_steps(rows: Sequence[Mapping[str, Any]]) -> Figure:
         )
         ax.text(d + 0.2, k + 0.2, f"{d} two-run difference", va="center")
     ax.xaxis.get_major_locator().set_params(integer=True)  # type: ignore[call-arg]
-    ax.set_yticks(y, [f"{TITLES[r['figure']]}\n(1 step = 1/{r['count']})" for r in rows])
+    ax.set_yticks(y, [f"{FIGURES[r['figure']].title}\n(1 step = 1/{r['count']})" for r in rows])
     ax.invert_yaxis()
     ax.set(xlabel="steps (records)", title="each gap against the judge's two-run difference")
     ax.set_xlim(0, max(gaps + diffs) * 1.5 + 1)
@@ -183,18 +176,18 @@ def plot_gap_steps(rows: Sequence[Mapping[str, Any]]) -> Figure:
 
 
 @slide_figure
-def plot_figures(
-    records: Sequence[Record], runs: ManyRuns, marks: Sequence[int] = (0, 1)
-) -> Figure:
-    """Histograms of the four figures over the runs, with the marked runs and the criteria."""
+def plot_figures(records: Sequence[Record], runs: ManyRuns) -> Figure:
+    """Histograms of the four figures over the runs (at least two), with the lesson's two runs
+    (runs 0 and 1) and the criteria filter marked."""
     import matplotlib.pyplot as plt
 
-    records = _runs(records, runs)
-    marks = check_collection("marks", marks, "two run numbers (e.g. (0, 1))", "run number")
-    for i in marks:
-        check_int("marks (each run number)", i, minimum=0)
-        if i >= len(runs):
-            raise ValueError(f"marks must be run numbers below {len(runs)}, got {i}")
+    records = check_records(records)
+    check_instance("runs", runs, ManyRuns)
+    if tuple(r.no for r in records) != runs.record_nos:
+        raise ValueError("records must be the records the runs judged, in the same order")
+    if len(runs) < 2:
+        raise ValueError(f"runs must hold at least two runs (two are marked), got {len(runs)}")
+    marks = (0, 1)
     values, crit = runs.figures(), _filter_figures(records)
     fig, axes = plt.subplots(2, 2, figsize=(FIGURE_WIDTH, 5.8))
     for ax, name in zip(axes.ravel(), FIGURES):
@@ -215,7 +208,7 @@ def plot_figures(
                 label=f"lesson run {k}",
             )
         ax.axvline(crit[name], color="C3", linewidth=2, label="criteria filter")
-        ax.set(title=TITLES[name], ylabel="runs")
+        ax.set(title=FIGURES[name].title, ylabel="runs")
     # one key for the four panels, above them, told apart by line style as well as colour
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.suptitle(f"{len(runs)} judge runs on {len(runs.record_nos)} records")
@@ -268,16 +261,14 @@ def plot_changes(changes: Sequence[int] | np.ndarray, mark: int | None = None) -
 
 
 @slide_figure
-def plot_sweep(
-    rows: Sequence[Mapping[str, float]], records: Sequence[Record] | None = None
-) -> Figure:
+def plot_sweep(rows: Sequence[Mapping[str, float]], records: Sequence[Record]) -> Figure:
     """Notebook 06: the run bands of recall and FBR (left) and the expected changed records
     (right) against temperature; a row a temperature, ``{"temperature", "recall low",
     "recall high", "false_block_rate low", "false_block_rate high", "mean changes"}``."""
     import matplotlib.pyplot as plt
 
     rows = check_items("rows", rows, Mapping)  # type: ignore[type-abstract]
-    crit = None if records is None else _filter_figures(check_records(records))
+    crit = _filter_figures(check_records(records))
     t = [r["temperature"] for r in rows]
     fig, (left, right) = plt.subplots(1, 2, figsize=(FIGURE_WIDTH * 1.1, 5.0))
     for name, colour in (("recall", "C3"), ("false_block_rate", "C0")):
@@ -285,7 +276,7 @@ def plot_sweep(
         left.fill_between(t, low, high, color=colour, alpha=0.3)
         # labelled where they are drawn (inside the band, by the filter's line), not in a
         # legend that needs the colours
-        short = "FBR" if name == "false_block_rate" else TITLES[name]
+        short = FIGURES[name].short
         k = int(len(t) * 0.72)
         left.text(
             t[k],
@@ -296,17 +287,16 @@ def plot_sweep(
             va="center",
             fontweight="bold",
         )
-        if crit is not None:
-            left.axhline(crit[name], color=colour, linestyle="--")
-            above = name == "recall"
-            left.text(
-                t[0],
-                crit[name] + (0.015 if above else -0.015),
-                f"criteria {short}",
-                color=colour,
-                ha="left",
-                va="bottom" if above else "top",
-            )
+        left.axhline(crit[name], color=colour, linestyle="--")
+        above = name == "recall"
+        left.text(
+            t[0],
+            crit[name] + (0.015 if above else -0.015),
+            f"criteria {short}",
+            color=colour,
+            ha="left",
+            va="bottom" if above else "top",
+        )
     for ax in (left, right):
         ax.axvline(TEMPERATURE, color="0.4", linestyle=":", linewidth=1)
     left.text(

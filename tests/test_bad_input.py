@@ -2386,8 +2386,11 @@ CONTRACT_DOORS = {
     ],
     "lessonlib.variance": [
         *[
-            Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(rows), e, "rows", note=n)
-            for fn in ("plot_gap_steps", "plot_sweep")
+            Bad(fn, lambda m, c=call, rows=rows: c(m, rows), e, "rows", note=n)
+            for fn, call in (
+                ("plot_gap_steps", lambda m, rows: m.plot_gap_steps(rows)),
+                ("plot_sweep", lambda m, rows: m.plot_sweep(rows, RECS)),
+            )
             for rows, e, n in (([], ValueError, "empty"), ([5], TypeError, "an int row"))
         ],
         *[
@@ -2403,19 +2406,19 @@ CONTRACT_DOORS = {
         Bad("plot_figures", lambda m: m.plot_figures(RECS, RUN), TypeError, "runs", "ManyRuns"),
         Bad(
             "plot_figures",
+            lambda m: m.plot_figures(RECS, lessonlib.run_judge_many(RECS, [1])),
+            ValueError,
+            "runs",
+            "at least two",
+            "one run",
+        ),
+        Bad(
+            "plot_figures",
             lambda m: m.plot_figures(RECS[:1], _many_runs()),
             ValueError,
             "records",
             "the runs judged",
             "other records",
-        ),
-        Bad(
-            "plot_figures",
-            lambda m: m.plot_figures(RECS, _many_runs(), marks=(0, 5)),
-            ValueError,
-            "marks",
-            "below 2",
-            "a run that is not there",
         ),
         Bad("plot_changes", lambda m: m.plot_changes(3), TypeError, "changes", "counts", "an int"),
         Bad("plot_changes", lambda m: m.plot_changes([0.5]), TypeError, "changes", note="floats"),

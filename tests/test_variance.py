@@ -46,7 +46,7 @@ def test_plots_draw_without_error():
         {
             "temperature": t,
             "mean changes": 0.0,
-            **{f"{n} {e}": 0.5 for n in V.TITLES for e in ("low", "high")},
+            **{f"{n} {e}": 0.5 for n in L.FIGURES for e in ("low", "high")},
         }
         for t in (0.0, 1.0)
     ]
