@@ -23,7 +23,7 @@ module                 nb     what it holds
 ``report``             02-06  the lesson's three printed blocks
 ``figures``            02 05  the step plots of 02 and 05
 ``many``               06     the judge over many seeds at once (numpy)
-``variance``           04 06  run bands, changed records, the temperature sweep, the
+``variance``           04 06  run bands, expected changed records, 06's plots, the
                               one percentile of a run among runs (06 07 08 14)
 ``sample``             07     the records as a sample: paired test, records' band, the
                               power of a paired difference and the records it needs
