@@ -18,7 +18,9 @@ T = TypeVar("T")
 C = TypeVar("C", bound=Callable[..., Any])
 
 __all__ = [
+    "check_between",
     "check_callable",
+    "check_fewer",
     "check_choice",
     "check_collection",
     "check_instance",
@@ -150,4 +152,22 @@ def check_callable(name: str, value: C, what: str = "a function") -> C:
     """``value`` must be callable."""
     if not callable(value):
         raise TypeError(f"{name} must be {what}, got {type(value).__name__} {value!r}")
+    return value
+
+
+def check_between(name: str, value: object, low: float, high: float, example: str = "") -> float:
+    """A finite real number strictly between ``low`` and ``high`` (a level, a half-width);
+    ``example`` (e.g. "0.95") is named in the message."""
+    value = check_number(name, value)
+    if not low < value < high:
+        hint = f" (e.g. {example})" if example else ""
+        raise ValueError(f"{name} must be between {low:g} and {high:g}{hint}, got {value!r}")
+    return value
+
+
+def check_fewer(name: str, value: object, of: str, limit: int, *, minimum: int = 2) -> int:
+    """A whole number >= ``minimum`` and below ``limit`` (``of`` names it: e.g. "size")."""
+    value = check_int(name, value, minimum=minimum)
+    if value >= limit:
+        raise ValueError(f"{name} must be fewer than {of} ({limit}) records, got {value}")
     return value

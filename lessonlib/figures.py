@@ -82,6 +82,8 @@ def slide_figure(plot: Plot) -> Plot:
     under it is raised to it.  So the deck check (scripts/check_slides.py) can take
     SMALLEST_POINTS as every course figure's smallest type.
     """
+    if not callable(plot):
+        raise TypeError(f"plot must be a function that draws a figure, got {type(plot).__name__}")
 
     @functools.wraps(plot)
     def draw(*args, **kwargs):

@@ -51,7 +51,6 @@ __all__ = [
     "ManyRuns",
     "Plan",
     "check_seeds",
-    "confusion_many",
     "plan_blocks",
     "run_judge_many",
     "run_plans",
@@ -442,7 +441,7 @@ class ManyRuns:
 
     def confusion(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(tp, fp, fn, tn), one int64 array each, one entry a seed."""
-        return confusion_many(self.harmful, self.actual)
+        return four_counts(self.actual, self.harmful)
 
     def measure(self) -> dict[str, np.ndarray]:
         """Per seed what ``measure`` gives (counts, then the rates of :func:`metrics.rates`)."""
@@ -457,14 +456,6 @@ class ManyRuns:
     def agreement(self) -> np.ndarray:
         """Per seed: share of records whose decision matches the human label (as ``agreement``)."""
         return rates(*self.confusion(), rounded=False)["agreement"]
-
-
-def confusion_many(
-    harmful: np.ndarray, actual: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(tp, fp, fn, tn) per row of a (runs, records) decision matrix against ``actual``:
-    :func:`lessonlib.metrics.four_counts`, one int64 array each."""
-    return four_counts(actual, np.asarray(harmful, dtype=bool))
 
 
 def run_judge_many(

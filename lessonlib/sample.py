@@ -24,7 +24,6 @@ __all__ = [
     "paired_bootstrap",
     "paired_difference",
     "PairedDifference",
-    "p_text",
     "records_needed",
     "paired_power",
     "paired_records_needed",
@@ -163,11 +162,6 @@ def _differences(truth, a, b, figure, n_resamples, seed):
 def _p_value(d):
     """Twice the smaller share of resampled differences on either side of zero, at most 1."""
     return float(min(1.0, 2 * min(np.count_nonzero(d <= 0), np.count_nonzero(d >= 0)) / len(d)))
-
-
-def p_text(p: float) -> str:
-    """A p-value as the notebooks print it: three decimals, or '<0.001' (notebooks 07-14)."""
-    return "<0.001" if p < 0.0005 else f"{p:.3f}"
 
 
 @dataclass(frozen=True)

@@ -230,31 +230,6 @@ def test_a_figure_drawn_without_the_style_is_caught():
         plt.close("all")
 
 
-def test_the_quorum_noise_figure_draws_one_line_a_judge_from_the_rows_it_is_given():
-    from lessonlib.panel import plot_quorum_noise
-
-    rows = [
-        {"judge": "lesson", "quorum": 1, "calls": 246.0, "changed": 18.76},
-        {"judge": "lesson", "quorum": 3, "calls": 739.0, "changed": 9.83},
-        {"judge": "greedy", "quorum": 1, "calls": 246.0, "changed": 0.0},
-    ]
-    ax = plot_quorum_noise(rows)
-    try:
-        lesson, greedy = ax.get_lines()
-        assert list(lesson.get_xdata()) == [246.0, 739.0]
-        assert list(lesson.get_ydata()) == [18.76, 9.83]
-        assert list(greedy.get_ydata()) == [0.0]
-        assert [t.get_text() for t in ax.texts] == [
-            "quorum 1",
-            "quorum 3",
-            "lesson judge",
-            "quorum 1",
-            "greedy judge",
-        ]
-    finally:
-        plt.close("all")
-
-
 def test_the_new_figures_refuse_bad_arguments():
     import pytest
 

@@ -268,7 +268,6 @@ def test_the_module_exports_exactly_its_names():
             "paired_bootstrap",
             "paired_difference",
             "PairedDifference",
-            "p_text",
             "records_needed",
             "paired_power",
             "paired_records_needed",
@@ -276,7 +275,7 @@ def test_the_module_exports_exactly_its_names():
         ]
     )
     for name in S.__all__:
-        if name not in ("PairedDifference", "p_text"):  # reached as lessonlib.sample's
+        if name not in ("PairedDifference",):  # reached as lessonlib.sample's
             assert getattr(L, name) is getattr(S, name)
 
 
@@ -515,14 +514,6 @@ def test_paired_difference_is_the_band_and_the_p_of_the_same_draws(lesson):
         )
         if want is not None:
             assert round(d.estimate + L.measure(records, L.rule_filter)[figure], 4) == want
-
-
-@pytest.mark.parametrize(
-    "p, text",
-    [(0.0, "<0.001"), (0.0004, "<0.001"), (0.0005, "0.001"), (0.0641, "0.064"), (1.0, "1.000")],
-)
-def test_p_text_prints_three_decimals_or_below_one_in_a_thousand(p, text):
-    assert S.p_text(p) == text
 
 
 # ------------------------------------------------ power of a paired difference (issue 35)
