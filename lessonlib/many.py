@@ -70,8 +70,7 @@ _FNV_PRIME = _U32(FNV_PRIME)  # trace_id's multiplier
 
 
 def check_seeds(seeds: Iterable[int]) -> tuple[int, ...]:
-    """A non-empty collection of whole numbers >= 0 (a range, a list, a numpy integer array),
-    returned as a tuple of Python ints."""
+    """A non-empty collection of whole numbers >= 0 (range, list, numpy array) as a tuple."""
     what = "a sequence of integer seeds (e.g. [seed] or range(1000))"
     seeds = check_collection("seeds", seeds, what, "seed")
     return tuple(

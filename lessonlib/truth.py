@@ -251,8 +251,7 @@ def mc_error(share: float, n: int, level: float = 0.95) -> float:
 
 @functools.lru_cache(maxsize=1)
 def _default_cells():
-    """The judge's P(block) and the filter's decision per cell (the course's settings), the
-    distinct P values and each cell's index among them."""
+    """The distinct P(block) of the cells, each cell's index among them, the filter's blocks."""
     _, chance, blocks = _cell_tables()
     values, index = np.unique(np.array(chance), return_inverse=True)
     return values, index.reshape(-1), np.array(blocks)
