@@ -23,7 +23,7 @@ module                 nb     what it holds
 ``report``             02-06  the lesson's three printed blocks
 ``figures``            02 05  the step plots of 02 and 05
 ``many``               06     the judge over many seeds at once (numpy)
-``variance``           04 06  run bands, changed records, the temperature sweep, the
+``variance``           04 06  run bands, expected changed records, 06's plots, the
                               one percentile of a run among runs (06 07 08 14)
 ``sample``             07     the records as a sample: paired test, records' band, the
                               power of a paired difference and the records it needs
@@ -31,7 +31,7 @@ module                 nb     what it holds
 ``designs``            09     the cascade and judge-or-escalate, compared paired
 ``truth``              07 15  the population's true figures, summed exactly, and how
                               often a records' band holds them (band_coverage, with its
-                              Monte Carlo error; cluster_coverage for near-duplicates)
+                              Monte Carlo error)
 ``population``         08     the judge's score over the whole population: each level's
                               true share harmful, the Brier score and the AUC
 ``panel``              10     a panel of judges: quorum, aggregate, min_agreement
@@ -155,9 +155,7 @@ from .records import (
 )
 from .report import (
     Lesson,
-    class_block,
     comparison_block,
-    comparison_rows,
     lesson,
     sample_call_block,
 )
@@ -207,7 +205,6 @@ _LAZY = (
     ("simulate_estimates", "weeks"),
     ("true_rates", "weeks"),
     ("week_of_traffic", "weeks"),
-    ("bootstrap_p", "sample"),
     ("paired_difference", "sample"),
     ("population_figures", "truth"),
     ("band_coverage", "truth"),
@@ -264,7 +261,6 @@ __all__ = [
     "agreement",
     "ask_for_label",
     "band_coverage",
-    "bootstrap_p",
     "paired_difference",
     "brier",
     "build_prompt",
@@ -272,11 +268,9 @@ __all__ = [
     "calibration_table",
     "cascade",
     "choose_records",
-    "class_block",
     "class_recall",
     "cohen_kappa",
     "comparison_block",
-    "comparison_rows",
     "confidence_sequence",
     "confusion",
     "disagreements",

@@ -1,9 +1,7 @@
 """Notebook 06 - the judge over many seeds at once: ``run_judge`` for every seed, with numpy.
 
-``run_judge_many(records, seeds)`` gives, for each seed, exactly what ``run_judge(records,
-seed)`` gives, as arrays with one row a seed.  What depends on the prompt only is done once per
-record; what depends on the seed is a few 32-bit integer operations, done by numpy for a block
-of seeds at a time.  Each step says why it equals the judge's own.
+What depends on the prompt only is done once per record; what depends on the seed is a few
+32-bit integer operations, done by numpy for a block of seeds at a time.
 """
 
 from __future__ import annotations
@@ -53,7 +51,6 @@ __all__ = [
     "ManyRuns",
     "Plan",
     "check_seeds",
-    "confusion_many",
     "plan_blocks",
     "run_judge_many",
     "run_plans",
@@ -61,14 +58,10 @@ __all__ = [
 
 CAUSES = ("context overflow", "rate limit", "unreadable reply")
 """Why a first call had to be retried (the names ``JudgeRun.retry_causes`` uses)."""
-BARE = len(FREE_FORM)
-"""Form number of a bare-label reply (the free forms are numbered first)."""
-CHUNK_CELLS = 1 << 19
-"""(seed, record) cells decided at once: each temporary array stays near 2 MiB."""
-RECORD_BLOCK = 1024
-"""Records planned at once (prompts, tokens, hashes), so memory does not grow with the records."""
-LONG_PROMPT = 4096
-"""A prompt whose record part is longer than this is hashed by ``trace_id`` itself."""
+BARE = len(FREE_FORM)  # form number of a bare-label reply (the free forms come first)
+CHUNK_CELLS = 1 << 19  # (seed, record) cells decided at once: temporaries near 2 MiB
+RECORD_BLOCK = 1024  # records planned at once (prompts, tokens, hashes): bounded memory
+LONG_PROMPT = 4096  # a longer record part of a prompt is hashed by trace_id itself
 
 _U32 = np.uint32
 _MIX = (_U32(MIX_FIRST), _U32(MIX_SECOND))  # mix32's multipliers
@@ -76,18 +69,18 @@ _LCG = (_U32(LCG_MULTIPLIER), _U32(LCG_INCREMENT))  # generator's step
 _FNV_PRIME = _U32(FNV_PRIME)  # trace_id's multiplier
 
 
-def check_seeds(seeds: Iterable[int], name: str = "seeds") -> tuple[int, ...]:
-    """A non-empty collection of whole numbers >= 0 (a range, a list, a numpy integer array),
-    returned as a tuple of Python ints."""
-    seeds = check_collection(
-        name, seeds, "a sequence of integer seeds (e.g. [seed] or range(1000))", "seed"
+def check_seeds(seeds: Iterable[int]) -> tuple[int, ...]:
+    """A non-empty collection of whole numbers >= 0 (range, list, numpy array) as a tuple."""
+    what = "a sequence of integer seeds (e.g. [seed] or range(1000))"
+    seeds = check_collection("seeds", seeds, what, "seed")
+    return tuple(
+        s if type(s) is int and s >= 0 else check_int("seeds", s, minimum=0) for s in seeds
     )
-    return tuple(s if type(s) is int and s >= 0 else check_int(name, s, minimum=0) for s in seeds)
 
 
 def _seed_words(seeds):
-    """``low32(s ^ (s >> 16))`` for every seed ``s`` and for ``s + 1``: two uint32 arrays
-    (see :func:`_states`).  Only the low 48 bits of ``s`` count, so they are all that is kept."""
+    """``low32(s ^ (s >> 16))`` for every seed ``s`` and for ``s + 1`` (only the low 48 bits
+    of ``s`` count)."""
     s = np.array(seeds if max(seeds) < 1 << 48 else [x % (1 << 48) for x in seeds], np.uint64)
     return tuple(
         ((x ^ (x >> np.uint64(16))) & np.uint64(M32)).astype(_U32) for x in (s, s + np.uint64(1))
@@ -95,12 +88,8 @@ def _seed_words(seeds):
 
 
 def _states(a, g, draws):
-    """States of ``generator(seed ^ trace)`` after 1 .. ``draws`` steps: (S, C) uint32 each.
-
-    mix32(t) starts from ``t ^ (t >> 16)`` and keeps the low 32 bits of every product; for
-    ``t = seed ^ trace`` those bits of ``t ^ (t >> 16)`` are a seed word (``a``, (S,)) XOR a
-    record word ``trace ^ (trace >> 16)`` (``g``, (C,)): a shift distributes over XOR.
-    """
+    """States of ``generator(seed ^ trace)`` after 1 .. ``draws`` steps, (S, C) uint32 each:
+    the low 32 bits of ``t ^ (t >> 16)`` are a seed word ``a`` XOR a record word ``g``."""
     if not draws:
         return []
     x = a[:, None] ^ g[None, :]
@@ -123,11 +112,8 @@ def _threshold(total):
 
 
 def _traces(prompts, prefix):
-    """``[trace_id(p) for p in prompts]``, for prompts that all start with ``prefix``.
-
-    trace_id's state after the shared part is ``trace_id(prefix)``; the rests are hashed one
-    character position a step, longest first.  A rest over ``LONG_PROMPT`` goes to trace_id.
-    """
+    """``[trace_id(p) for p in prompts]`` for prompts that all start with ``prefix``: the rests
+    hashed one character position a step (a rest over ``LONG_PROMPT`` by trace_id itself)."""
     rests = [p[len(prefix) :] for p in prompts]
     out = np.empty(len(prompts), dtype=np.int64)
     order = sorted(range(len(rests)), key=lambda i: -len(rests[i]))
@@ -182,12 +168,8 @@ class Plan:
 def plan_blocks(
     records: Sequence[Record], model: SimulatedModel, guideline: str, block: int = RECORD_BLOCK
 ) -> Iterator[Plan]:
-    """The :class:`Plan` of each block of ``block`` records, in order (a generator).
-
-    Whether a reply can be read depends on its label and form only (a 2 x (BARE + 1) table);
-    the label weights on the prompt's cue tokens only (``model.plan`` asked once per such
-    sequence).  No token runs across a space: a guideline ending in one is tokenized once.
-    """
+    """The :class:`Plan` of each block of ``block`` records, in order: whether a reply can be
+    read depends on its label and form only, the label's weights on the cue tokens only."""
     table = np.array(
         [
             [
@@ -251,13 +233,8 @@ def plan_blocks(
 
 
 def _replies(plan, a, cols, out=None):
-    """The replies drawn with seed words ``a`` (S,) for records ``cols``: (S, C) bool arrays
-    (label is 'zararli', reply can be read); the labels go to ``out`` when given.
-
-    ``pick(u, weights)`` with ``u = state / 2**32`` chooses index 0 exactly when ``state <
-    ceil(weights[0] * 2**32)`` (scaling by 2**32 is exact): the label (first draw) is compared
-    with ``cut``, the free form (next draw) with ``form_cuts``.
-    """
+    """The replies drawn with seed words ``a`` for records ``cols``, (S, C) bools (label is
+    'zararli', reply can be read): ``pick`` chooses index 0 exactly when ``state < cut``."""
     varying = plan.varying[cols]
     free = varying & ~plan.single[cols]
     states = _states(a, plan.word[cols], (0 if plan.zero else 1) + bool(free.any()))
@@ -289,12 +266,8 @@ def _replies(plan, a, cols, out=None):
 
 
 def _refusals(phase, open_, every):
-    """Open records whose first call the rate limit refuses: (U, C) bool.
-
-    ``phase`` is each record's first-call number modulo ``every`` if no call were refused;
-    after ``k`` refusals the next one is the first open record with ``(phase + k) % every
-    == 0``, looked for a window of records at a time (wider when there are few schedules).
-    """
+    """Open records whose first call the rate limit refuses, (U, C) bool: after ``k`` refusals
+    the next is the first open record with ``(phase + k) % every == 0``."""
     u, n = phase.shape
     hit = np.zeros((u, n), dtype=bool)
     shift = np.zeros(u, dtype=np.int64)
@@ -315,13 +288,8 @@ def _refusals(phase, open_, every):
 
 
 def _schedule(plan, readable, start):
-    """The call counter's part, once per distinct schedule: (again, limited, late, which).
-
-    Only the counter ties a record to the ones before it: every ``every``-th call (retries
-    included) is refused unless the prompt overflows.  Seeds with the same counter ``start``
-    and the same failed first calls (overflow, or not ``readable``) share a schedule: row
-    ``which[i]`` of ``again`` (asked twice), ``limited`` (first call refused), ``late``.
-    """
+    """The call counter's part, once per distinct schedule (seeds with the same ``start`` and
+    the same failed first calls share one): (again, limited, late, which)."""
     key = start
     if plan.varying.any():
         key = np.concatenate(
@@ -472,7 +440,7 @@ class ManyRuns:
 
     def confusion(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(tp, fp, fn, tn), one int64 array each, one entry a seed."""
-        return confusion_many(self.harmful, self.actual)
+        return four_counts(self.actual, self.harmful)
 
     def measure(self) -> dict[str, np.ndarray]:
         """Per seed what ``measure`` gives (counts, then the rates of :func:`metrics.rates`)."""
@@ -489,14 +457,6 @@ class ManyRuns:
         return rates(*self.confusion(), rounded=False)["agreement"]
 
 
-def confusion_many(
-    harmful: np.ndarray, actual: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(tp, fp, fn, tn) per row of a (runs, records) decision matrix against ``actual``:
-    :func:`lessonlib.metrics.four_counts`, one int64 array each."""
-    return four_counts(actual, np.asarray(harmful, dtype=bool))
-
-
 def run_judge_many(
     records: Sequence[Record],
     seeds: Iterable[int],
@@ -506,13 +466,8 @@ def run_judge_many(
     model: SimulatedModel | None = None,
     **changes: Unpack[SettingsChanges],
 ) -> ManyRuns:
-    """``run_judge(records, seed, settings, ...)`` for every seed in ``seeds``, as one
-    :class:`ManyRuns`.
-
-    Defined in notebook 06.  Same arguments as :func:`~lessonlib.judge.run_judge` except
-    ``seeds`` (integers >= 0, e.g. a range or a numpy array) and ``chunk`` (seeds decided at
-    once; default: blocks of about ``CHUNK_CELLS`` cells).
-    """
+    """``run_judge(records, seed, settings, ...)`` for every seed in ``seeds`` (integers >= 0),
+    as one :class:`ManyRuns`; ``chunk``: seeds decided at once (default: about CHUNK_CELLS)."""
     records = check_records(records)
     seeds = check_seeds(seeds)
     settings = resolve_settings(settings, changes)

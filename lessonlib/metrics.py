@@ -1,12 +1,8 @@
 """Notebook 02 - how a decision (a function record -> bool, True = block) is scored.
 
-The one home of the course's counts and figures: :func:`four_counts` counts (tp, fp, fn,
-tn) of decisions against the human label - one run (ints), many runs (arrays, one row a
-run) or decisions given as shares (expected counts) - and every table, curve, band and
-explorer is built on it; :func:`rates` turns the four counts into the figures (the one
-home of their formulas, agreement included); :data:`FIGURES` names each figure and its
-titles.  It imports no module above it: what it measures (a run, the rule filter) offers
-its checked fast path through the decision protocol :func:`trusted` reads.
+The one home of the course's counts (:func:`four_counts`) and of the figures' formulas
+(:func:`rates`); :data:`FIGURES` names each figure.  It imports no module above it: what it
+measures offers its checked fast path through the decision protocol :func:`trusted` reads.
 """
 
 from __future__ import annotations
@@ -76,18 +72,10 @@ def _checked(records, decide):
 def trusted(
     records: Sequence[Record], decide: Callable[[Record], bool]
 ) -> Callable[[Record], bool]:
-    """``decide`` for checked ``records`` without its per-record door checks, where it
-    offers that (the decision protocol, read by duck typing, so this module needs none of
-    the things it measures):
-
-    * a function with an attribute ``decider`` (the lesson's :func:`rule_filter`), or
-    * the bound ``decide`` of an object with a method ``decider`` (a judge or panel run,
-      :meth:`lessonlib.judge.Run.decider`)
-
-    is asked ``decider(records)`` once - which checks the records as a whole and may
-    refuse them (a run's: ValueError for records it did not judge) - and the function it
-    returns is used.  Any other function is returned as it is (notebook 02).
-    """
+    """``decide`` for checked ``records`` without its per-record checks, where it offers that:
+    a function with a ``decider`` attribute (:func:`rule_filter`), or the bound ``decide`` of
+    an object with a ``decider`` method (a run), is asked ``decider(records)`` once (which may
+    refuse the records) and its answer used.  Any other function is returned as it is."""
     fast = getattr(decide, "decider", None)
     if fast is None and getattr(decide, "__name__", None) == "decide":
         fast = getattr(getattr(decide, "__self__", None), "decider", None)
@@ -97,19 +85,10 @@ def trusted(
 def four_counts(
     actual: Sequence[bool] | np.ndarray, decided: Sequence[float] | np.ndarray
 ) -> tuple[Any, Any, Any, Any]:
-    """(tp, fp, fn, tn) of ``decided`` against ``actual`` (the human label, True =
-    harmful): the one count every figure, table, curve and band of the course is built on.
-
-    * one run - two sequences of bools, one per record: four ints (pure Python);
-    * many runs - numpy arrays: ``decided`` of shape (..., records), e.g. (runs, records),
-      and ``actual`` of shape (records,) or the same shape (a resample's labels per row):
-      one int64 array per count, of shape ``decided.shape[:-1]``;
-    * expected counts - ``decided`` holds floats, a share in [0, 1] per record (how often
-      it is blocked, or P(zararli)): the expected counts, floats.
-
-    :func:`rates` turns them into the figures.  Trusts its caller (same records, same
-    order).  Notebooks 02 (one run), 06 (many runs) and 07 (expected counts).
-    """
+    """(tp, fp, fn, tn) of ``decided`` against ``actual`` (the human label, True = harmful):
+    four ints for two sequences of bools (one run, pure Python); int64 arrays of shape
+    ``decided.shape[:-1]`` for a numpy ``decided`` of shape (..., records) (many runs); float
+    expected counts for shares in [0, 1].  Trusts its caller (same records, same order)."""
     tp: Any
     fp: Any
     if not hasattr(decided, "ndim"):  # one run, no numpy on the core path
@@ -138,11 +117,8 @@ def four_counts(
 def threshold_counts(
     actual: Sequence[bool] | np.ndarray, scores: Sequence[float] | np.ndarray
 ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
-    """The counts of a curve: for each distinct score, highest first, the :func:`four_counts`
-    of blocking every record whose score is at least that threshold.  Returns ``(thresholds,
-    (tp, fp, fn, tn))``, numpy arrays with one entry a threshold, e.g. for an ROC curve
-    (``rates(..., rounded=False)`` gives its recall and false block rate).  Notebook 08.
-    """
+    """``(thresholds, (tp, fp, fn, tn))``: for each distinct score, highest first, the counts of
+    blocking every record scored at least that (notebook 08's curves)."""
     import numpy as np
 
     scores = np.asarray(scores, dtype=float)
@@ -175,15 +151,9 @@ def rates(
     *,
     rounded: bool = True,
 ) -> dict[str, Any]:
-    """The four figures from the four counts: ``{name: value}`` in :data:`FIGURES` order.
-
-    Precision, recall and false block rate are rounded by :func:`share` (``rounded=False``:
-    not rounded, still 0.0 where a rate has no denominator); agreement is never rounded.
-    The counts are ints (one run) or numpy integer arrays of one shape (many runs, e.g.
-    :meth:`ManyRuns.confusion`); then each figure is an array of that shape, and each
-    distinct (tp, fp, fn, tn) is rounded by ``share`` once, as Python rounds.  With
-    ``rounded=False`` the arrays may also hold expected counts (floats).  Notebook 02.
-    """
+    """The four figures from the four counts, ``{name: value}`` in :data:`FIGURES` order: the
+    three rates rounded by :func:`share` (``rounded=False``: not rounded, and the counts may be
+    floats), agreement never.  Ints give floats; numpy arrays give arrays of their shape."""
     counts = (tp, fp, fn, tn)
     if all(isinstance(c, numbers.Integral) for c in counts):
         ratio: Callable[[Any, Any], float] = share if rounded else _exact
@@ -229,12 +199,7 @@ def _rates_array(counts, rounded):
 
 def measure(records: Sequence[Record], decide: Callable[[Record], bool]) -> dict[str, Any]:
     """The four counts plus precision, recall and false block rate, rounded (notebook 02)."""
-    return _measure(*_checked(records, decide))
-
-
-def _measure(records, decide):
-    """:func:`measure` for checked arguments (the library's own callers)."""
-    return _measured(records, decide)[0]
+    return _measured(*_checked(records, decide))[0]
 
 
 def _measured(records, decide):
@@ -249,11 +214,7 @@ def _measured(records, decide):
 
 def agreement(records: Sequence[Record], decide: Callable[[Record], bool]) -> float:
     """Share of records on which ``decide`` matches the human label, not rounded (notebook 02)."""
-    return _agreement(*_checked(records, decide))
-
-
-def _agreement(records, decide):
-    return rates(*confusion(records, decide))["agreement"]
+    return _measured(*_checked(records, decide))[1]
 
 
 def class_recall(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ._checks import check_callable, check_instance, check_int
@@ -16,10 +16,8 @@ __all__ = [
     "SAMPLE_INDEX",
     "Lesson",
     "Row",
-    "class_block",
     "class_table",
     "comparison_block",
-    "comparison_rows",
     "lesson",
     "retry_text",
     "sample_call_block",
@@ -60,19 +58,9 @@ def _checked(records, runs, criteria):
     return records, check_callable("criteria", criteria, "a function record -> bool")
 
 
-def comparison_rows(
-    records: Sequence[Record],
-    runs: Iterable[Run],
-    criteria: Callable[[Record], bool] = rule_filter,
-) -> list[Row]:
-    """Rows for the criteria filter and each judge run, numbered from 1 (notebook 02)."""
-    runs = tuple(runs)
-    records, criteria = _checked(records, runs, criteria)
-    return _comparison_rows(records, runs, criteria)
-
-
 def _comparison_rows(records, runs, criteria):
-    """:func:`comparison_rows` for checked arguments."""
+    """Rows for the criteria filter and each judge run, numbered from 1, for checked
+    arguments (notebook 02)."""
     scores, agree = _measured(records, trusted(records, criteria))
     rows = [Row("criteria-based", scores, agree, 0, 0)]
     for i, run in enumerate(runs, 1):
@@ -149,10 +137,8 @@ def _comparison_block(records, run1, run2, criteria):
 
 
 def class_table(recalls: Mapping[str, Mapping[str, tuple[int, float]]], width: int = 17) -> str:
-    """Per-class recall, a column ``width`` wide per ``title -> class_recall(...)`` (notebook 05).
-
-    Rows: the harmful classes in CLASSES order, then clean (its false positives).
-    """
+    """Per-class recall, a column ``width`` wide per ``title -> class_recall(...)``: the harmful
+    classes in CLASSES order, then clean (its false positives) (notebook 05)."""
     first = next(iter(recalls.values()))
     lines = [f"{'class':<24} {'records':>8}" + "".join(f" {title:>{width}}" for title in recalls)]
     for cls in CLASSES[1:] + CLASSES[:1]:
@@ -164,16 +150,8 @@ def class_table(recalls: Mapping[str, Mapping[str, tuple[int, float]]], width: i
     return "\n".join(lines)
 
 
-def class_block(
-    records: Sequence[Record], run: Run, criteria: Callable[[Record], bool] = rule_filter
-) -> str:
-    """Per-class recall of the criteria filter and a judge run (notebook 05)."""
-    records, criteria = _checked(records, (run,), criteria)
-    return _class_block(records, run, criteria)
-
-
 def _class_block(records, run, criteria):
-    """:func:`class_block` for checked arguments."""
+    """Per-class recall of the criteria filter and a judge run, for checked arguments."""
     return class_table(
         {
             "criteria recall": _class_recall(records, trusted(records, criteria)),
@@ -195,9 +173,8 @@ class Lesson:
         return self.records[SAMPLE_INDEX]
 
     def blocks(self) -> tuple[str, str, str]:
-        """The three printed blocks: sample call, comparison with band, class table.
-
-        The records and runs are checked once here, not once per block or record."""
+        """The three printed blocks: sample call, comparison with band, class table (the
+        records and runs checked once)."""
         records, criteria = _checked(self.records, (self.run1, self.run2), rule_filter)
         return (
             sample_call_block(self.sample),

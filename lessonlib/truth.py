@@ -1,31 +1,10 @@
 """Notebooks 07 and 15 - the truth the generator knows, and the bands checked against it.
 
-Every record is drawn from a known population (``records``): a class by CLASS_SHARE, a
-source by SOURCE_SHARE[class], each of the seven flags on with PROFILE[class], a text
-uniformly from TEXTS.  The simulated judge's chance of blocking a record depends only on
-its prompt and the judge's settings, and over seeds a judge run blocks it with a known
-chance, :func:`block_chances`: with the lesson's settings exactly P(zararli) (notebook 08's
-score: a rate-limited call is asked again with the next seed, another draw of the same
-chance); with a capped output or free-form replies, the chance that a reply is read as
-'zararli', asked again when unreadable.  So every population figure is a finite sum,
-computed here exactly, not sampled:
-
-* :func:`population_figures` - agreement, recall, false block rate and precision of the
-  judge (in expectation over seeds) and of the rule filter, over the whole population.
-* :func:`cluster_coverage` - the same check when the records come as groups of
-  near-duplicates: the records' band against a cluster band over the groups.
-* :func:`band_coverage` - how often the 95% records' band of judge minus filter, computed on
-  fresh record sets drawn as ``make_records`` draws them, holds the population's difference
-  (its *coverage*), how wide it is, and how often it clears zero; for one run's decisions
-  (``"run"``), for each record's seed-averaged decision (``"averaged"``) and, as the
-  counter-example, for records resampled with a run drawn per resample
-  (``"records_and_runs"``).  :func:`plot_coverage` draws them; notebook 07 builds their
-  table, its bands and its percentiles in its own cells.
-
-:func:`profile_table` is the sum's table (one row per class, source, text and flag profile)
-for the notebooks' simulations (``population`` reads it as notebook 08's score over the
-whole population).
-The judge is given as run_judge takes it: ``settings`` (a JudgeSettings) and keyword changes.
+Every record is drawn from a known population (``records``) and a run of the simulated judge
+blocks it with a known chance over seeds (:func:`block_chances`), so each population figure
+is a finite sum, computed exactly (:func:`population_figures`, from :func:`profile_table`).
+:func:`band_coverage` draws fresh record sets and counts how often the records' band holds
+that truth; :func:`mc_error` is the course's one Monte Carlo error of such a count.
 """
 
 from __future__ import annotations
@@ -77,7 +56,7 @@ from .records import (
 )
 from .sample import FIGURES
 from .simulator import FREE_FORM_SHARE, SINGLE_LABEL_WORD, WINDOW, _tokenize, reply_text
-from .variance import run_band
+from .variance import _level, _z, run_band
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -89,15 +68,12 @@ __all__ = [
     "Coverage",
     "agreement_cells",
     "band_coverage",
-    "cluster_coverage",
     "mc_error",
     "plot_coverage",
     "population_figures",
     "profile_table",
     "block_chances",
 ]
-
-FIGURE_NAMES = ("agreement", "recall", "false_block_rate", "precision")
 
 
 def _check_shares(class_shares):
@@ -118,19 +94,10 @@ def block_chances(
     settings: JudgeSettings | None = None,
     **changes: Unpack[SettingsChanges],
 ) -> dict[int, float]:
-    """{record number: the chance that a run of the judge blocks the record}, over seeds
-    (notebooks 07 and 15), for the judge ``settings`` with the keyword ``changes``.
-
-    One call answers 'zararli' with the score P(zararli) (``judge_probabilities``); its
-    reply (the bare label when the prompt asks for one, else a free-form sentence with
-    FREE_FORM_SHARE) is cut to ``max_output`` tokens and read; an unreadable reply is asked
-    once more (another draw) and, still unreadable, counted as ``unreadable_as``.  So with
-    ``a`` the chance that a call is read as 'zararli' and ``u`` that it is unreadable,
-    P(block) = a + u * (a + u * [unreadable_as is 'harmful']); a prompt over the context
-    window is refused twice.  With the lesson's settings every reply is read and P(block)
-    is the score.  Left out: the rate limit, which refuses every 37th call of a run whatever
-    its prompt (it moves that call to the next seed's draw).
-    """
+    """{record number: the chance that a run of the judge (``settings`` with ``changes``)
+    blocks it}, over seeds: a call is read as 'zararli' with chance ``a`` and unreadable with
+    ``u`` (asked once more, then ``unreadable_as``), so P(block) = a + u * (a + u * fallback);
+    with the lesson's settings it is the score P(zararli).  The rate limit is left out."""
     return _block_chances(check_records(records), resolve_settings(settings, changes))
 
 
@@ -183,9 +150,7 @@ def profile_table(
     **changes: Unpack[SettingsChanges],
 ) -> list[tuple[str, float, float, bool]]:
     """One row (class, probability within the class, judge's P(block), filter blocks) per
-    source, text and flag profile of each class; the rows of a class sum to 1 (notebooks 08
-    and 15).  P(block) is :func:`block_chances` for the judge ``settings`` with ``changes``
-    (with the lesson's settings, the score P(zararli))."""
+    source, text and flag profile of each class; a class's rows sum to 1 (notebooks 08, 15)."""
     settings = resolve_settings(settings, changes)
     rules = check_names("rules", rules, FEATURES)
     return _profile_table(settings, rules)
@@ -230,24 +195,14 @@ def population_figures(
     class_shares: Sequence[float] = CLASS_SHARE,
     **changes: Unpack[SettingsChanges],
 ) -> dict[str, dict[str, float]]:
-    """The population's true figures: ``{"judge": {...}, "filter": {...}}`` (notebook 07).
-
-    agreement, recall, false_block_rate and precision, summed exactly over classes, sources,
-    texts and flag profiles (not sampled); the judge's in expectation over seeds (each record
-    blocked with its P(block), :func:`block_chances`), the rule filter's as they are.  The
-    judge is ``settings`` with the keyword ``changes``, as run_judge takes them;
-    ``class_shares`` (one share per class, CLASSES order) draws another week's mix.
-    Precision is the ratio of the expected counts, as any population rate is.
-    """
+    """The population's true figures, ``{"judge": {...}, "filter": {...}}`` (notebook 07):
+    agreement, recall, false_block_rate and precision summed exactly (the judge in expectation
+    over seeds); ``class_shares`` (one per class, CLASSES order) draws another week's mix."""
     settings = resolve_settings(settings, changes)
     shares = _check_shares(class_shares)
     rows = _profile_table(settings)
     return {"judge": _figures(shares, rows, 2), "filter": _figures(shares, rows, 3)}
 
-
-# ---------------------------------------------------------------------------------------------
-# Coverage: the records' band of judge minus filter on fresh record sets, against the truth
-# ---------------------------------------------------------------------------------------------
 
 KINDS = ReadOnlyDict(
     {
@@ -257,20 +212,15 @@ KINDS = ReadOnlyDict(
     }
 )
 """The bands :func:`band_coverage` checks: kind -> what the judge's side of the band holds."""
-CELLS = 1 << 21
-"""(set, resample) cells drawn at once, so memory stays bounded (a few arrays of 16 MiB)."""
+CELLS = 1 << 21  # (set, resample) cells drawn at once: a few arrays of 16 MiB
 _SPAN = 1 << 48  # mix32 reads only the low 48 bits of its argument
 
 
 @dataclass(frozen=True)
 class Coverage:
-    """What :func:`band_coverage` measured over ``n_sets`` fresh record sets (notebook 07).
-
-    ``truth`` is the population's difference judge - filter (:func:`population_figures`,
-    the judge in expectation over seeds); ``coverage`` the share of sets whose band holds
-    it; ``mean_width`` the band's mean width; ``excludes_zero`` the share of sets whose band
-    lies clear of zero (a "measurable" verdict).
-    """
+    """What :func:`band_coverage` measured over ``n_sets`` fresh record sets (notebook 07):
+    the ``truth`` (judge - filter), the share of bands that hold it (``coverage``), their
+    ``mean_width`` and the share clear of zero (``excludes_zero``)."""
 
     kind: str
     figure: str
@@ -290,41 +240,27 @@ class Coverage:
 
 
 def mc_error(share: float, n: int, level: float = 0.95) -> float:
-    """The **Monte Carlo error** of a share counted over ``n`` simulated sets (notebooks 07
-    and 15; GLOSSARY.md#monte-carlo-error): the half-width z * sqrt(share (1 - share) / n)
-    of its normal interval, z the normal quantile of ``level`` (1.96 for 0.95).  A coverage
-    of 0.944 over 1,000 sets is 0.944 +/- 0.014: a gap to 0.95 smaller than that is noise of
-    the simulation, not of the band."""
+    """The Monte Carlo error of a ``share`` counted over ``n`` simulated sets (notebooks 07,
+    15; GLOSSARY.md#monte-carlo-error): z * sqrt(share (1 - share) / n), z of ``level``."""
     share = check_number("share", share)
     if not 0 <= share <= 1:
         raise ValueError(f"share must be a share in [0, 1], got {share!r}")
     n = check_int("n", n, minimum=1)
-    level = check_number("level", level)
-    if not 0 < level < 1:
-        raise ValueError(f"level must be a share strictly between 0 and 1, got {level!r}")
-    from statistics import NormalDist
-
-    z = NormalDist().inv_cdf(1 - (1 - level) / 2)
-    return z * math.sqrt(share * (1 - share) / n)
+    return _z(level) * math.sqrt(share * (1 - share) / n)
 
 
 @functools.lru_cache(maxsize=1)
 def _default_cells():
-    """The judge's P(block) and the filter's decision per cell (the course's settings), the
-    distinct P values and each cell's index among them."""
+    """The distinct P(block) of the cells, each cell's index among them, the filter's blocks."""
     _, chance, blocks = _cell_tables()
     values, index = np.unique(np.array(chance), return_inverse=True)
     return values, index.reshape(-1), np.array(blocks)
 
 
 def _draw_sets(n_sets, n_records, seed, start=0):
-    """Sets ``start .. start + n_sets - 1`` of fresh records, as numpy arrays (sets, records):
-    each record's class index and cell index (source, text, flags: :func:`_cell_tables`).
-
-    Set k is ``make_records(n_records, seed + k * RECORD_STRIDE * n_records)``: record i of it
-    draws from ``generator(seed + RECORD_STRIDE * (k * n_records + i))``, so the sets share
-    no record.  The generator's arithmetic is repeated here on uint64 arrays, exactly.
-    """
+    """Sets ``start ..`` of fresh records as (sets, records) arrays of class and cell index:
+    set k is ``make_records(n_records, seed + k * RECORD_STRIDE * n_records)``, its draws
+    repeated here exactly on uint64 arrays (no two sets share a record)."""
     u64 = np.uint64
     first = start * n_records
     steps = np.arange(first, first + n_sets * n_records, dtype=np.uint64)
@@ -341,12 +277,10 @@ def _draw_sets(n_sets, n_records, seed, start=0):
 
     def pick(u, weights):  # records.pick: the first running sum above u, else the last
         sums = np.cumsum(np.asarray(weights, dtype=float), axis=-1)
-        return np.minimum(np.sum(u[..., None] >= sums, axis=-1), len(weights) - 1)
+        return np.minimum(np.sum(u[..., None] >= sums, axis=-1), sums.shape[-1] - 1)
 
     cls = pick(uniform(), CLASS_SHARE)
-    source_sums = np.cumsum(np.array([SOURCE_SHARE[c] for c in CLASSES]), axis=1)
-    u = uniform()
-    source = np.minimum(np.sum(u[:, None] >= source_sums[cls], axis=1), len(SOURCES) - 1)
+    source = pick(uniform(), np.array([SOURCE_SHARE[c] for c in CLASSES])[cls])
     profile = np.array([PROFILE[c] for c in CLASSES])[cls]
     flags = np.zeros(len(t), dtype=np.int64)
     for k in range(len(FEATURES)):
@@ -356,17 +290,13 @@ def _draw_sets(n_sets, n_records, seed, start=0):
     return cls.reshape(n_sets, n_records), cell.reshape(n_sets, n_records)
 
 
+# how many sums over the drawn records each figure's difference needs
 SUMS = ReadOnlyDict({"agreement": 1, "recall": 2, "false_block_rate": 2, "precision": 4})
-"""How many sums over the drawn records each figure's difference needs."""
 
 
 def _coefficients(figure, harmful, share, filt):
     """Per category, the weights (on the judge's blocks J, on the records drawn k) of each
-    sum a resample needs, and how the sums make the difference judge - filter.
-
-    Two rates over one denominator differ by the difference of their numerators over it, so
-    agreement, recall and false block rate need one sum beside their denominator; precision
-    (two denominators) needs four.  J is k * share unless a run is drawn per resample."""
+    sum a resample needs (precision needs four, the others one beside the denominator)."""
     h, f = harmful.astype(float), filt.astype(float)
     c = 1.0 - h
     zero = np.zeros_like(h)
@@ -395,9 +325,8 @@ def _difference(figure, sums, n):
 
 
 def _set_categories(kind, figure, cls, cell, rng):
-    """Per set, its categories smallest first: how many records fall in each, and each one's
-    weights (:func:`_coefficients`, then for a run drawn per resample the judge's P(block)).
-    Categories with the same weights are one; arrays (sets, categories[, columns])."""
+    """Per set, its categories smallest first: how many records fall in each, and their
+    weights (:func:`_coefficients`); categories with the same weights are merged."""
     values, index, blocks = _default_cells()
     harmful, filt = cls != 0, blocks[cell]
     if kind == "run":  # a run blocks each record with its P(zararli), records independently
@@ -425,10 +354,8 @@ def _set_categories(kind, figure, cls, cell, rng):
 
 
 def _resampled_sums(kind, figure, categories, n_resamples, rng):
-    """Per (set, resample) the sums of :func:`_coefficients` over the drawn records.
-
-    A resample's draws per category are a multinomial, drawn as a chain of binomials from
-    the smallest category up (the cheapest order); the largest takes what is left."""
+    """Per (set, resample) the sums of :func:`_coefficients` over the drawn records: each
+    resample a multinomial over the categories, drawn as binomials from the smallest up."""
     counts, rows = categories
     n_sets, n = len(counts), int(counts[0].sum())
     n_sums = SUMS[figure]
@@ -463,10 +390,6 @@ def _resampled_sums(kind, figure, categories, n_resamples, rng):
     return n, sums
 
 
-def _check_kind_figure(kind, figure):
-    return check_choice("kind", kind, tuple(KINDS)), check_choice("figure", figure, FIGURES)
-
-
 def band_coverage(
     kind: str,
     figure: str = "agreement",
@@ -477,41 +400,17 @@ def band_coverage(
     level: float = 0.95,
     seed: int = 0,
 ) -> Coverage:
-    """How honest the records' band of ``figure``, judge minus filter, is (notebook 07).
-
-    ``n_sets`` fresh record sets are drawn exactly as ``make_records(n_records, s)`` draws
-    them, set k with ``s = seed + k * RECORD_STRIDE * n_records`` (so no two sets share a
-    record).  On each set the band is what ``paired_bootstrap`` computes: ``n_resamples``
-    resamples of the records with replacement, the filter paired on the same records, the
-    middle ``level`` of the differences (read as ``run_band``).  The judge's side is
-
-    * ``"run"`` - one judge run's decisions: each record blocked with its P(zararli), the
-      records independently, drawn once per set (what a run of the simulated judge is);
-    * ``"averaged"`` - each record's seed-averaged decision, its P(zararli) (exact), scored
-      by expected counts;
-    * ``"records_and_runs"`` - the counter-example, the old "both" band: each resample also
-      draws a fresh run, and a record drawn twice keeps that run's one decision, so the
-      judge's noise is counted twice (once inside each record's draw, once again).
-
-    Every kind is checked against the same truth, the population's difference
-    (:func:`population_figures`: the judge in expectation over seeds minus the filter).  For
-    ``"run"`` this is also that run's own figure over endless records: a run decides each new
-    record with its P(zararli), so over the population every run has the judge's expected
-    figures; its band is valid for the run *and* for the judge.  What it cannot show is how
-    lucky the run was on these very records: that is a question for the seed band.
-
-    A resample's figures depend only on how many records it draws of each category (truth,
-    filter decision, the judge's share), so each resample is one multinomial over the
-    categories, not ``n_records`` indices.  Returns a :class:`Coverage`.
-    """
-    kind, figure = _check_kind_figure(kind, figure)
+    """How often the records' band of ``figure``, judge minus filter (``paired_bootstrap`` on
+    ``n_sets`` fresh sets of ``n_records``), holds the population's difference (notebook 07).
+    ``kind``: ``"run"`` (one run's decisions), ``"averaged"`` (the seed-averaged decision) or
+    ``"records_and_runs"`` (a fresh run per resample: the judge's noise counted twice).
+    Returns a :class:`Coverage`."""
+    kind = check_choice("kind", kind, tuple(KINDS))
+    figure = check_choice("figure", figure, FIGURES)
     n_sets = check_int("n_sets", n_sets, minimum=1)
     n_records = check_int("n_records", n_records, minimum=1)
     n_resamples = check_int("n_resamples", n_resamples, minimum=1)
-    level = check_number("level", level)
-    if not 0 < level < 1:
-        raise ValueError(f"level must be a share strictly between 0 and 1, got {level!r}")
-    seed = check_seed(seed)
+    level, seed = _level(level), check_seed(seed)
     truth_figures = population_figures()
     truth = truth_figures["judge"][figure] - truth_figures["filter"][figure]
     # the band's ends are the sorted differences at run_band's two positions
@@ -546,78 +445,26 @@ def band_coverage(
 
 @functools.lru_cache(maxsize=1)
 def _agreement_cells():
-    """:func:`agreement_cells`, computed once (read-only arrays)."""
     rows = _profile_table(LESSON_SETTINGS)
     weight = np.array([CLASS_SHARE[CLASSES.index(c)] * p for c, p, _, _ in rows])
     harmful = np.array([c != "clean" for c, *_ in rows])
     judge = np.where(harmful, [row[2] for row in rows], [1 - row[2] for row in rows])
     crit = (np.array([row[3] for row in rows]) == harmful).astype(float)
-    for array in (weight, judge, crit):
-        array.flags.writeable = False
     return weight, judge, crit
 
 
 def agreement_cells() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per cell of :func:`profile_table` (the course's settings; notebook 07): its share of
-    the population, the chance that a run of the judge is right on it (its P(zararli) if
-    harmful, else 1 - P(zararli)) and whether the filter is right (1.0 or 0.0).
-
-    ``weight @ (judge - crit)`` is the population's difference in agreement, judge - filter;
-    ``judge - crit`` is the per-record difference D with the seed-averaged decision, whose
-    spread sets the paired band's width and power (:func:`lessonlib.paired_power`).  Copies,
-    so a caller may change them."""
+    """Per cell of :func:`profile_table` (notebook 07): its share of the population, the
+    chance a run of the judge is right on it, and whether the filter is right (1.0 or 0.0);
+    ``weight @ (judge - crit)`` is the population's difference in agreement.  Copies."""
     weight, judge, crit = _agreement_cells()
     return weight.copy(), judge.copy(), crit.copy()
 
 
-def cluster_coverage(
-    n_groups: int = 48,
-    copies: int = 5,
-    *,
-    n_sets: int = 200,
-    n_resamples: int = 1000,
-    level: float = 0.95,
-    seed: int = 0,
-) -> dict[str, float]:
-    """How often the band of agreement, judge (seed-averaged) - filter, holds the
-    population's difference when the records are ``n_groups`` distinct records drawn from
-    the population, each present ``copies`` times (near-duplicates: the same class, source
-    and flags, so the same decisions; notebook 07).
-
-    On each of ``n_sets`` such sets: the **records' band** resamples the
-    ``n_groups * copies`` records as if independent; the **cluster band** resamples the
-    ``n_groups`` groups (Cochran 1977; Efron & Tibshirani 1993), each drawn group bringing
-    its copies.  The band is :func:`lessonlib.variance.run_band` of ``n_resamples``
-    resampled means of the per-record difference.
-    Returns ``{"records": coverage, "groups": coverage}`` (shares of the sets).
-    """
-    n_groups = check_int("n_groups", n_groups, minimum=2)
-    copies = check_int("copies", copies, minimum=1)
-    n_sets = check_int("n_sets", n_sets, minimum=1)
-    n_resamples = check_int("n_resamples", n_resamples, minimum=1)
-    level = check_number("level", level)
-    if not 0 < level < 1:
-        raise ValueError(f"level must be a share strictly between 0 and 1, got {level!r}")
-    seed = check_seed(seed)
-    weight, judge, crit = _agreement_cells()
-    d = judge - crit
-    delta = weight @ d
-    rng = np.random.default_rng(seed)
-    hit = np.zeros(2)
-    for _ in range(n_sets):
-        groups = d[rng.choice(len(d), size=n_groups, p=weight)]
-        records = np.repeat(groups, copies)
-        for j, x in enumerate((records, groups)):
-            means = x[rng.integers(0, len(x), (n_resamples, len(x)))].mean(axis=1)
-            low, high = run_band(means, level)
-            hit[j] += low <= delta <= high
-    return {"records": float(hit[0] / n_sets), "groups": float(hit[1] / n_sets)}
-
-
 @slide_figure
 def plot_coverage(results: Sequence[Coverage]) -> Figure:
-    """Notebook 07: each band's coverage (with its 95% binomial error over the sets) against
-    the level it promises, and its mean width; one row per kind, labelled on the axis."""
+    """Notebook 07: each :class:`Coverage` (with its Monte Carlo error) against the level it
+    promises, and its mean width; one row per kind."""
     import matplotlib.pyplot as plt
 
     results = check_items("results", results, Coverage)

@@ -450,16 +450,6 @@ ROWS = {
         ),
         *[
             Bad(
-                "comparison_rows",
-                lambda m, r=r: m.comparison_rows(r, [RUN]),
-                error,
-                "records",
-                note=note,
-            )
-            for r, error, note in BAD_RECORDS
-        ],
-        *[
-            Bad(
                 "comparison_block",
                 lambda m, r=r: m.comparison_block(r, RUN, RUN),
                 error,
@@ -471,18 +461,6 @@ ROWS = {
         Bad(
             "comparison_block",
             lambda m: m.comparison_block(RECS, RUN, lessonlib.run_judge(OTHER)),
-            ValueError,
-            "record",
-            "does not belong",
-            FOREIGN,
-        ),
-        *[
-            Bad("class_block", lambda m, r=r: m.class_block(r, RUN), error, "records", note=note)
-            for r, error, note in BAD_RECORDS
-        ],
-        Bad(
-            "class_block",
-            lambda m: m.class_block(RECS, lessonlib.run_judge(OTHER)),
             ValueError,
             "record",
             "does not belong",
@@ -825,18 +803,18 @@ ROWS.update(
             ],
             Bad(
                 "paired_bootstrap",
-                lambda m: m.paired_bootstrap([True, False], [[True]], [True, False]),
-                ValueError,
+                lambda m: m.paired_bootstrap([True, False], [[True, False]], [True, False]),
+                TypeError,
                 "a",
-                "same records",
-                "rows of another length",
+                "sequence of bools",
+                "rows of runs",
             ),
             Bad(
                 "paired_bootstrap",
                 lambda m: m.paired_bootstrap([True, False], [True, False], [[[True, False]]]),
                 TypeError,
                 "b",
-                "one such row of bools per judge run",
+                "sequence of bools",
                 "3-D",
             ),
             Bad(
@@ -871,8 +849,10 @@ ROWS.update(
             ],
             *[
                 Bad(
-                    "bootstrap_p",
-                    lambda m, k=k: m.bootstrap_p([True, False], [True, True], [False, False], **k),
+                    "paired_difference",
+                    lambda m, k=k: m.paired_difference(
+                        [True, False], [True, True], [False, False], **k
+                    ),
                     error,
                     param,
                     allowed,
@@ -885,16 +865,16 @@ ROWS.update(
                 )
             ],
             Bad(
-                "bootstrap_p",
-                lambda m: m.bootstrap_p([True, False], [0.5, 2.0], [False, False]),
+                "paired_difference",
+                lambda m: m.paired_difference([True, False], [0.5, 2.0], [False, False]),
                 ValueError,
                 "a",
                 "shares in [0, 1]",
                 "a share above 1",
             ),
             Bad(
-                "bootstrap_p",
-                lambda m: m.bootstrap_p([True, False], [True], [False, False]),
+                "paired_difference",
+                lambda m: m.paired_difference([True, False], [True], [False, False]),
                 ValueError,
                 "a",
                 "same records",
@@ -1687,7 +1667,6 @@ NOTEBOOK_DOORS = {
         ),
     ],
     "lessonlib.variance": [
-        Bad("figures", lambda m: m.figures([[True]]), TypeError, "runs", "ManyRuns", "a list"),
         Bad("run_band", lambda m: m.run_band(5), TypeError, "values", "numbers", "an int"),
         Bad("run_band", lambda m: m.run_band([]), ValueError, "values", "at least one", "empty"),
         Bad("run_band", lambda m: m.run_band(["a"]), TypeError, "values", "numbers", "str"),
@@ -1695,8 +1674,14 @@ NOTEBOOK_DOORS = {
         Bad("run_band", lambda m: m.run_band([0.5], 1.0), ValueError, "level", "between", "1"),
         Bad("run_band", lambda m: m.run_band([0.5], "0.95"), TypeError, "level", "real"),
         *[
-            Bad(fn, lambda m, fn=fn, h=h: getattr(m, fn)(h), e, "harmful", allowed, note)
-            for fn in ("pair_changes", "flip_probability", "expected_changed")
+            Bad(
+                "expected_changed",
+                lambda m, h=h: m.expected_changed(h),
+                e,
+                "harmful",
+                allowed,
+                note,
+            )
             for h, e, allowed, note in (
                 ([True, False], TypeError, "(runs, records)", "one row"),
                 ([[1, 0], [0, 1]], TypeError, "bools", "ints"),
@@ -1704,90 +1689,6 @@ NOTEBOOK_DOORS = {
                 (None, TypeError, "(runs, records)", "None"),
             )
         ],
-        *[
-            Bad(fn, lambda m, fn=fn, r=r: getattr(m, fn)(r, _many_runs()), e, "records", note=n)
-            for fn in ("recall_gap", "fbr_comparison", "key_figures")
-            for r, e, n in BAD_RECORDS
-        ],
-        *[
-            Bad(fn, lambda m, fn=fn: getattr(m, fn)(RECS, RUN), TypeError, "runs", "ManyRuns")
-            for fn in ("recall_gap", "fbr_comparison", "key_figures")
-        ],
-        *[
-            Bad(
-                fn,
-                lambda m, fn=fn: getattr(m, fn)(RECS[:1], _many_runs()),
-                ValueError,
-                "records",
-                "the runs judged",
-                "other records",
-            )
-            for fn in ("recall_gap", "fbr_comparison", "key_figures")
-        ],
-        *[
-            Bad(
-                fn,
-                lambda m, fn=fn: getattr(m, fn)(RECS, _many_runs(), level=95),
-                ValueError,
-                "level",
-                "between",
-                "a percent",
-            )
-            for fn in ("recall_gap", "fbr_comparison", "key_figures")
-        ],
-        Bad(
-            "key_figures",
-            lambda m: m.key_figures(RECS, _many_runs(), marks=(0, 5)),
-            ValueError,
-            "marks",
-            "run numbers",
-            "a run that is not there",
-        ),
-        *[
-            Bad("criteria_figures", lambda m, r=r: m.criteria_figures(r), e, "records", note=n)
-            for r, e, n in BAD_RECORDS
-        ],
-        Bad("criteria_figures", lambda m: m.criteria_figures(RECS, 5), TypeError, "decide"),
-        Bad(
-            "criteria_figures",
-            lambda m: m.criteria_figures(RECS, lessonlib.run_judge(RECS[:1]).decide),
-            ValueError,
-            "record",
-            "does not belong",
-            "a run on fewer records",
-        ),
-        Bad(
-            "temperature_sweep",
-            lambda m: m.temperature_sweep(RECS, [0.3, -1.0], [1, 2]),
-            ValueError,
-            "temperatures",
-            ">= 0",
-            "negative temperature",
-        ),
-        Bad(
-            "temperature_sweep",
-            lambda m: m.temperature_sweep(RECS, 0.3, [1, 2]),
-            TypeError,
-            "temperatures",
-            "collection",
-            "one number",
-        ),
-        Bad(
-            "temperature_sweep",
-            lambda m: m.temperature_sweep(RECS, [0.3], [1, -2]),
-            ValueError,
-            "seeds",
-            ">= 0",
-            "negative seed",
-        ),
-        Bad(
-            "temperature_sweep",
-            lambda m: m.temperature_sweep(RECS, [0.3], [1, 2], level=0),
-            ValueError,
-            "level",
-            "between",
-            "zero",
-        ),
     ],
     "lessonlib.widgets": [
         *[
@@ -1857,21 +1758,6 @@ SETTINGS_DOORS = {
             lambda m: m.run_judge_many(RECS, [1], prior={"temiz": 1, "zararli": "a"}),
             TypeError,
             "prior['zararli']",
-        ),
-    ],
-    "lessonlib.variance": [
-        Bad(
-            "temperature_sweep",
-            lambda m: m.temperature_sweep(RECS, [0.1], [1], temperature=0.3),
-            TypeError,
-            "temperature",
-            "temperatures",
-        ),
-        Bad(
-            "temperature_sweep",
-            lambda m: m.temperature_sweep(RECS, [0.1], [1], max_output=0),
-            ValueError,
-            "max_output",
         ),
     ],
     "lessonlib.designs": [
@@ -2331,8 +2217,11 @@ CONTRACT_DOORS = {
     ],
     "lessonlib.variance": [
         *[
-            Bad(fn, lambda m, fn=fn, rows=rows: getattr(m, fn)(rows), e, "rows", note=n)
-            for fn in ("plot_gap_steps", "plot_sweep")
+            Bad(fn, lambda m, c=call, rows=rows: c(m, rows), e, "rows", note=n)
+            for fn, call in (
+                ("plot_gap_steps", lambda m, rows: m.plot_gap_steps(rows)),
+                ("plot_sweep", lambda m, rows: m.plot_sweep(rows, RECS)),
+            )
             for rows, e, n in (([], ValueError, "empty"), ([5], TypeError, "an int row"))
         ],
         *[
@@ -2348,19 +2237,19 @@ CONTRACT_DOORS = {
         Bad("plot_figures", lambda m: m.plot_figures(RECS, RUN), TypeError, "runs", "ManyRuns"),
         Bad(
             "plot_figures",
+            lambda m: m.plot_figures(RECS, lessonlib.run_judge_many(RECS, [1])),
+            ValueError,
+            "runs",
+            "at least two",
+            "one run",
+        ),
+        Bad(
+            "plot_figures",
             lambda m: m.plot_figures(RECS[:1], _many_runs()),
             ValueError,
             "records",
             "the runs judged",
             "other records",
-        ),
-        Bad(
-            "plot_figures",
-            lambda m: m.plot_figures(RECS, _many_runs(), marks=(0, 5)),
-            ValueError,
-            "marks",
-            "below 2",
-            "a run that is not there",
         ),
         Bad("plot_changes", lambda m: m.plot_changes(3), TypeError, "changes", "counts", "an int"),
         Bad("plot_changes", lambda m: m.plot_changes([0.5]), TypeError, "changes", note="floats"),
@@ -2646,18 +2535,6 @@ POWER_DOORS = {
         Bad("mc_error", lambda m: m.mc_error(0.9, 0), ValueError, "n", ">= 1"),
         Bad("mc_error", lambda m: m.mc_error(0.9, 10.0), TypeError, "n", "integer"),
         Bad("mc_error", lambda m: m.mc_error(0.9, 10, 1.0), ValueError, "level", "between"),
-        *[
-            Bad("cluster_coverage", lambda m, k=k: m.cluster_coverage(**k), e, p, a, note=n)
-            for k, e, p, a, n in (
-                ({"n_groups": 1}, ValueError, "n_groups", ">= 2", "one group"),
-                ({"n_groups": 4.0}, TypeError, "n_groups", "integer", "float"),
-                ({"copies": 0}, ValueError, "copies", ">= 1", "no copies"),
-                ({"n_sets": 0}, ValueError, "n_sets", ">= 1", "no sets"),
-                ({"n_resamples": 0}, ValueError, "n_resamples", ">= 1", "no resamples"),
-                ({"level": 1.5}, ValueError, "level", "between 0 and 1", "level above 1"),
-                ({"seed": -1}, ValueError, "seed", ">= 0", "negative seed"),
-            )
-        ],
     ],
 }
 ROWS.update({name: [*ROWS.get(name, []), *rows] for name, rows in POWER_DOORS.items()})

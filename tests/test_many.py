@@ -386,7 +386,7 @@ def test_run_index():
 # ---------------------------------------------------------------------------------------------
 
 
-def test_confusion_many_by_hand():
+def test_many_runs_confusion_by_hand():
     """Three records (harmful, clean, harmful), two runs."""
     actual = np.array([True, False, True])
     harmful = np.array(
@@ -395,7 +395,8 @@ def test_confusion_many_by_hand():
             [False, False, False],
         ]
     )  # tp 0, fp 0, fn 2, tn 1
-    tp, fp, fn, tn = many.confusion_many(harmful, actual)
+    runs = many.ManyRuns((1, 2), (1, 2, 3), harmful, harmful, *[None] * 6, actual)
+    tp, fp, fn, tn = runs.confusion()
     assert (tp.tolist(), fp.tolist(), fn.tolist(), tn.tolist()) == ([1, 0], [1, 0], [1, 2], [0, 1])
 
 

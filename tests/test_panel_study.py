@@ -31,7 +31,7 @@ def test_rates_many_by_hand():
 
 
 def test_rates_many_equals_the_scalar_confusion_row_by_row(records):
-    # rates_many counts with many.confusion_many; each row must equal metrics.confusion's
+    # rates_many counts with metrics.four_counts; each row must equal metrics.confusion's
     # counts turned into (unrounded) rates
     rng = np.random.default_rng(7)
     harmful = rng.random((6, len(records))) < [[0.0], [1.0], [0.2], [0.5], [0.8], [0.4]]

@@ -10,6 +10,7 @@ import pytest
 
 import lessonlib as L
 from lesson_defs import choose, fnv, record, uniforms
+from lessonlib.report import _class_block, _comparison_rows
 
 HEADER = (
     "approach                 precision      recall  false block rate  agreement   calls"
@@ -61,7 +62,7 @@ def test_comparison_block_by_hand():
 
 def test_class_block_by_hand():
     # classes without records are left out; clean comes last as the false positives
-    assert L.class_block(four(), runs()[0]) == "\n".join(
+    assert _class_block(four(), runs()[0], L.rule_filter) == "\n".join(
         [
             CLASS_HEADER,
             "indirect_instruction            1            1.0000            1.0000",
@@ -90,12 +91,12 @@ def test_class_table_any_number_of_columns_and_width():
 
 def test_a_wider_criteria_changes_only_the_criteria_figures():
     rules = L.make_rule_filter(L.DEFAULT_RULES + ("excessive_length",))
-    lines = L.class_block(four(), runs()[0], criteria=rules).splitlines()
+    lines = _class_block(four(), runs()[0], rules).splitlines()
     assert lines[2] == "corrupted_input                 1            1.0000            1.0000"
 
 
 def test_comparison_rows():
-    rows = L.comparison_rows(four(), runs())
+    rows = _comparison_rows(four(), runs(), L.rule_filter)
     assert [r.name for r in rows] == [
         "criteria-based",
         "model-as-judge , run 1",
@@ -106,7 +107,7 @@ def test_comparison_rows():
         (1.0, 5, 200),
         (0.5, 4, 180),
     ]
-    assert len(L.comparison_rows(four(), [])) == 1
+    assert len(_comparison_rows(four(), [], L.rule_filter)) == 1
 
 
 @pytest.mark.parametrize(
@@ -176,7 +177,6 @@ def test_a_run_on_other_records_is_refused(other):
         lambda: L.measure(foreign, run.decide),
         lambda: L.agreement(foreign, run.decide),
         lambda: L.comparison_block(foreign, run, run),
-        lambda: L.class_block(foreign, run),
     ):
         with pytest.raises(ValueError, match="does not belong to these records"):
             call()

@@ -223,27 +223,6 @@ def test_a_rate_with_nothing_to_count_is_zero_as_in_measure():
     assert S.paired_bootstrap(truth, a, b, "recall", 100) == (0.0, 0.0)
 
 
-def test_rows_of_identical_runs_give_the_one_run_band(lesson):
-    _, truth, crit, judge = lesson
-    rows = np.array([judge] * 5)
-    assert S.paired_bootstrap(truth, rows, crit, "recall", 3000, seed=3) == S.paired_bootstrap(
-        truth, judge, crit, "recall", 3000, seed=3
-    )
-
-
-def test_rows_mix_the_runs_drawn_with_the_records():
-    truth = [True, False] * 10
-    right, wrong = truth, [not t for t in truth]
-    # half the runs always right, half always wrong: a - b is 0 or -1, about half each
-    rows = np.array([right, wrong] * 3)
-    assert S.paired_bootstrap(truth, rows, right, n_resamples=2000) == (-1.0, 0.0)
-    assert S.paired_bootstrap(truth, rows, right, n_resamples=2000, level=0.5) in {
-        (-1.0, 0.0),
-        (-1.0, -1.0),
-        (0.0, 0.0),
-    }
-
-
 def test_paired_bootstrap_blocks_give_the_same_band_as_one_block(lesson, monkeypatch):
     _, truth, crit, judge = lesson
     whole = S.paired_bootstrap(truth, judge, crit, "agreement", 1000, seed=5)
@@ -287,10 +266,8 @@ def test_the_module_exports_exactly_its_names():
             "paired_table",
             "mcnemar_p",
             "paired_bootstrap",
-            "bootstrap_p",
             "paired_difference",
             "PairedDifference",
-            "p_text",
             "records_needed",
             "paired_power",
             "paired_records_needed",
@@ -298,7 +275,7 @@ def test_the_module_exports_exactly_its_names():
         ]
     )
     for name in S.__all__:
-        if name not in ("PairedDifference", "p_text"):  # reached as lessonlib.sample's
+        if name not in ("PairedDifference",):  # reached as lessonlib.sample's
             assert getattr(L, name) is getattr(S, name)
 
 
@@ -474,12 +451,12 @@ def test_holm_refuses_what_is_not_p_values(bad, kind):
         S.holm(bad)
 
 
-# ---------------------------------------------------------------- bootstrap_p
+# ---------------------------------------------------------------- paired_difference's p
 
 
 @pytest.mark.parametrize("figure", S.FIGURES)
 @pytest.mark.parametrize("seed", [0, 3])
-def test_bootstrap_p_is_below_the_level_exactly_when_the_band_clears_zero(lesson, figure, seed):
+def test_the_p_value_is_below_the_level_exactly_when_the_band_clears_zero(lesson, figure, seed):
     records, truth, crit, judge = lesson
     from lessonlib.score import judge_probabilities
 
@@ -488,26 +465,26 @@ def test_bootstrap_p_is_below_the_level_exactly_when_the_band_clears_zero(lesson
     for a in (judge, shares):
         for level in (0.95, 0.9, 0.5):
             low, high = S.paired_bootstrap(truth, a, crit, figure, 2000, level, seed)
-            p = S.bootstrap_p(truth, a, crit, figure, 2000, seed)
+            p = S.paired_difference(truth, a, crit, figure, 2000, seed=seed).p_value
             assert (p < 1 - level) == (low > 0 or high < 0), (figure, level, p, low, high)
 
 
-def test_bootstrap_p_worked_by_hand():
+def test_the_p_value_worked_by_hand():
     truth = [True, False] * 10
     right, wrong = truth, [not t for t in truth]
     # every resample gives +1: none at or below zero
-    assert S.bootstrap_p(truth, right, wrong, n_resamples=500) == 0.0
+    assert S.paired_difference(truth, right, wrong, n_resamples=500).p_value == 0.0
     # identical decisions: every difference is 0, on both sides at once
-    assert S.bootstrap_p(truth, right, right, n_resamples=500) == 1.0
+    assert S.paired_difference(truth, right, right, n_resamples=500).p_value == 1.0
     # one record of 20 differs: the resamples that leave it out, about (19/20)**20 = 0.36,
     # are at zero; the rest above it, so p = 2 * 0.36
     one = list(right)
     one[0] = not one[0]
-    p = S.bootstrap_p(truth, right, one, n_resamples=20_000, seed=4)
+    p = S.paired_difference(truth, right, one, n_resamples=20_000, seed=4).p_value
     assert p == pytest.approx(2 * (19 / 20) ** 20, abs=0.02)
 
 
-def test_bootstrap_p_matches_a_count_by_hand(lesson):
+def test_the_p_value_matches_a_count_by_hand(lesson):
     """The p-value counted by hand from resamples drawn in the test (another stream)."""
     _, truth, crit, judge = lesson
     t, a, b = (np.array(x) for x in (truth, judge, crit))
@@ -517,7 +494,7 @@ def test_bootstrap_p_matches_a_count_by_hand(lesson):
         "false_block_rate", t[rows], b[rows]
     )
     want = min(1.0, 2 * min(np.mean(d <= 0), np.mean(d >= 0)))
-    got = S.bootstrap_p(t, a, b, "false_block_rate", 4000, seed=12)
+    got = S.paired_difference(t, a, b, "false_block_rate", 4000, seed=12).p_value
     assert 0.1 < want < 1
     # p is twice a share q of 4,000 resamples: two independent draws differ by about
     # 2 * sqrt(2 q (1 - q) / 4000); allow four of those
@@ -530,7 +507,6 @@ def test_paired_difference_is_the_band_and_the_p_of_the_same_draws(lesson):
     for figure in ("agreement", "recall"):
         d = S.paired_difference(truth, judge, crit, figure, n_resamples=3000, seed=4)
         assert (d.low, d.high) == S.paired_bootstrap(truth, judge, crit, figure, 3000, seed=4)
-        assert d.p_value == S.bootstrap_p(truth, judge, crit, figure, 3000, seed=4)
         want = (
             L.measure(records, lambda r: judge[r.no - 1])[figure]
             if figure != "agreement"
@@ -538,14 +514,6 @@ def test_paired_difference_is_the_band_and_the_p_of_the_same_draws(lesson):
         )
         if want is not None:
             assert round(d.estimate + L.measure(records, L.rule_filter)[figure], 4) == want
-
-
-@pytest.mark.parametrize(
-    "p, text",
-    [(0.0, "<0.001"), (0.0004, "<0.001"), (0.0005, "0.001"), (0.0641, "0.064"), (1.0, "1.000")],
-)
-def test_p_text_prints_three_decimals_or_below_one_in_a_thousand(p, text):
-    assert S.p_text(p) == text
 
 
 # ------------------------------------------------ power of a paired difference (issue 35)

@@ -25,7 +25,6 @@ import lessonlib as L
 from lessonlib import designs as D
 from lessonlib import probing as P
 from lessonlib import truth as T
-from lessonlib import variance as V
 from lessonlib import weeks as W
 from lessonlib.judge import SETTINGS, JudgeSettings, resolve_settings
 from lessonlib.simulator import label_probabilities
@@ -156,21 +155,6 @@ ENTRY = {
             ref_labels([P.twin(r, "length") for r in RECS], 5, s),
         ),
     ),
-    "temperature_sweep": (
-        lambda **c: round(
-            V.temperature_sweep(RECS, [0.5], SEEDS, **without_temperature(c))[0]["agreement low"],
-            12,
-        ),
-        lambda s: round(
-            V.run_band(
-                [
-                    agreement_of(ref_blocks(RECS, k, dataclasses.replace(s, temperature=0.5)))
-                    for k in SEEDS
-                ]
-            )[0],
-            12,
-        ),
-    ),
 }
 
 
@@ -179,15 +163,10 @@ def agreement_of_shares(shares, records=RECS):  # the expected agreement of shar
     return float(np.mean(np.where(truth, shares, 1 - shares)))
 
 
-def without_temperature(changes):
-    return {k: v for k, v in changes.items() if k != "temperature"}
-
-
 # the settings that do not change an entry point's result, and why
 UNMOVED = {
     "judge_probabilities": {"max_output", "unreadable_as"},  # the score: one call's P(zararli)
     "harmful_probability": {"max_output", "unreadable_as"},  # the same score
-    "temperature_sweep": {"temperature"},  # the sweep sets its own temperatures
 }
 
 
@@ -203,8 +182,6 @@ def test_the_agreement_of_shares_reads_a_share_as_a_chance():
 def test_every_entry_point_passes_every_setting_on(entry, setting):
     run, reference = ENTRY[entry]
     changes = CHANGES[setting]
-    if entry == "temperature_sweep" and setting == "temperature":
-        pytest.skip("the sweep sets the temperature itself (a temperature keyword is refused)")
     got = run(**changes)
     assert got == reference(JudgeSettings(**changes))
     baseline = run(**BASELINE.get(setting, {}))

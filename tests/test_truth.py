@@ -16,6 +16,7 @@ from lessonlib.judge import build_prompt
 from lessonlib.records import Flags, Record
 from lessonlib.score import judge_probabilities
 from lessonlib.simulator import label_probabilities
+from lessonlib.variance import run_band
 
 
 def brute_force(class_shares=L.CLASS_SHARE, **settings):
@@ -181,7 +182,8 @@ def test_coverage_is_a_frozen_result_of_floats():
 
 def independent_coverage(kind, figure, n_sets, n_resamples, seed):
     """The coverage simulation written out: fresh records from make_records, the judge's
-    side drawn with its own generator, the band from the public paired_bootstrap."""
+    side drawn with its own generator, the band from the public paired_bootstrap (for a run
+    drawn per resample, written out here)."""
     pop = L.population_figures()
     truth_gap = pop["judge"][figure] - pop["filter"][figure]
     rng = np.random.default_rng(1234)
@@ -198,7 +200,15 @@ def independent_coverage(kind, figure, n_sets, n_resamples, seed):
             judge = p
         else:  # 500 runs: each resample draws one, a record drawn twice keeps its decision
             judge = rng.random((500, len(p))) < p
-        low, high = L.paired_bootstrap(truth, judge, crit, figure, n_resamples, seed=k)
+        if judge.ndim == 1:
+            low, high = L.paired_bootstrap(truth, judge, crit, figure, n_resamples, seed=k)
+        else:  # agreement only: the resampled records, each resample's run on them
+            assert figure == "agreement"
+            draws = np.random.default_rng(k).integers(0, len(p), (n_resamples, len(p)))
+            run = np.random.default_rng([k, 1]).integers(0, len(judge), n_resamples)
+            t, c = np.array(truth)[draws], np.array(crit)[draws]
+            diffs = (judge[run[:, None], draws] == t).mean(axis=1) - (c == t).mean(axis=1)
+            low, high = run_band(diffs)
         covered.append(low <= truth_gap <= high)
         clear.append(low > 0 or high < 0)
         widths.append(high - low)
@@ -323,23 +333,6 @@ def test_the_coverage_tables_clears_zero_column_is_the_paired_power():
     assert L.paired_records_needed(delta, averaged) < L.paired_records_needed(delta, run)
 
 
-@pytest.mark.slow  # 500 small coverage sets: about 1.5 s of CPU
-def test_cluster_coverage_of_near_duplicates_against_the_design_effect():
-    # five identical copies shrink the records' band by sqrt(5): it then holds the truth
-    # about 2 Phi(1.96 / sqrt(5)) - 1 = 0.62 of the time; the band over the groups keeps ~95%
-    got = T.cluster_coverage(48, 5, n_sets=300, n_resamples=400, seed=1)
-    error = 4 * math.sqrt(0.25 / 300)
-    want = 2 * 0.5 * (1 + math.erf(1.959964 / math.sqrt(5) / math.sqrt(2))) - 1
-    assert abs(got["records"] - want) < error + 0.03
-    assert abs(got["groups"] - 0.95) < error + 0.03
-    # no copies: the two bands resample the same records alike
-    alone = T.cluster_coverage(48, 1, n_sets=200, n_resamples=400, seed=2)
-    assert abs(alone["records"] - alone["groups"]) < 0.05
-    assert T.cluster_coverage(n_sets=3, n_resamples=50) == T.cluster_coverage(
-        n_sets=3, n_resamples=50
-    )
-
-
 # ------------------------------- what 07 (and 06, 08, 14) print, read from the stored outputs
 
 
@@ -392,7 +385,7 @@ def test_06_07_08_and_14_print_one_percentile_for_run_1s_agreement():
     import re
 
     patterns = {
-        "06_many_seeds": r"agreement\s+[\d.]+\s+[\d.]+ \.\. [\d.]+\s+0\.8833 \(\s*([\d.]+)\)",
+        "06_many_seeds": r"agreement\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+0\.8833\s+([\d.]+)",
         "07_records_sample": r"agreement\s+0\.8833\s+[\d.]+\s+([\d.]+)",
         "08_judge_score": r"run 1's agreement: percentile ([\d.]+)",
         "14_label_raters": r"run 1's agreement: percentile ([\d.]+)",
@@ -403,3 +396,15 @@ def test_06_07_08_and_14_print_one_percentile_for_run_1s_agreement():
         assert hits, f"{name} prints no percentile of run 1's agreement"
         found[name] = set(hits)
     assert len(set().union(*found.values())) == 1, found
+
+
+def test_07s_near_duplicates_against_the_design_effect():
+    """07's cell: five identical copies shrink the records' band by sqrt(5), so it holds the
+    truth about 2 Phi(1.96 / sqrt(5)) - 1 = 0.62 of the time; the band over groups ~95%."""
+    import re
+
+    text = next(o for o in _printed("07_records_sample") if o.startswith("coverage: ["))
+    records, groups = (float(x) for x in re.findall(r"[\d.]+", text.split("]")[0]))
+    error = 4 * math.sqrt(0.25 / 200)
+    want = 2 * 0.5 * (1 + math.erf(1.959964 / math.sqrt(5) / math.sqrt(2))) - 1
+    assert abs(records - want) < error and abs(groups - 0.95) < error

@@ -12,9 +12,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .._frozen import ReadOnlyDict
+from ..criteria import rule_filter
 from ..many import run_judge_many
+from ..metrics import measure
 from ..records import SEED, Record, make_records
-from ..variance import criteria_figures, fbr_comparison, temperature_sweep
+from ..variance import run_band
 from ._common import _grade_number
 
 __all__ = ["EXERCISE_SEEDS", "GRID", "check_fbr_without_spurious", "check_overlap_temperature"]
@@ -28,9 +30,8 @@ def _fbr_below_share_without_spurious(
 ) -> float:
     """Share of runs whose FBR is below the criteria's when the judge has no spurious cue."""
     records = make_records() if records is None else records
-    return fbr_comparison(records, run_judge_many(records, seeds, spurious={}))[
-        "share judge below"
-    ]
+    fp = run_judge_many(records, seeds, spurious={}).confusion()[1]
+    return float((fp < measure(records, rule_filter)["fp"]).mean())
 
 
 @functools.lru_cache(maxsize=1)  # the same answer for every check: computed once a session
@@ -72,11 +73,11 @@ def _lowest_overlap_temperature(
     """Lowest temperature on a ``step`` grid whose 95% run band of recall reaches the
     criteria's."""
     records = make_records() if records is None else records
-    criteria = criteria_figures(records)["recall"]
-    grid = [round(k * step, 10) for k in range(int(round(top / step)) + 1)]
-    for row in temperature_sweep(records, grid, seeds):
-        if row["recall low"] <= criteria:
-            return row["temperature"]
+    criteria = measure(records, rule_filter)["recall"]
+    for t in [round(k * step, 10) for k in range(int(round(top / step)) + 1)]:
+        recall = run_judge_many(records, seeds, temperature=t).figures()["recall"]
+        if run_band(recall)[0] <= criteria:
+            return t
     return None
 
 
