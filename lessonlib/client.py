@@ -1,10 +1,8 @@
 """Notebook 13 - a real client in the judge's seat: one judge over the records, and its cost.
 
-Here: :func:`judge_records` (calls side by side; a refusal waited out as a :class:`Backoff`
-says before the lesson's unreadable rule), :class:`ClientRun`, :func:`run_cost` and
-:func:`plot_wait_minutes`.  It hands on every name notebook 13 reaches as ``client.X``: the
-verdict protocol (:mod:`~lessonlib.verdict`), the SDK's ask and its cache
-(:mod:`~lessonlib.sdk_ask`) and the course's server (:mod:`~lessonlib.server`).
+Here :func:`judge_records` (a refusal waited out as a :class:`Backoff` says), :func:`run_cost`
+and :func:`plot_wait_minutes`; it hands on every name notebook 13 reaches as ``client.X`` from
+:mod:`~lessonlib.verdict`, :mod:`~lessonlib.sdk_ask` and :mod:`~lessonlib.server`.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""Notebook 13 - the official ``openai`` SDK as an ask ``(prompt, seed) -> ClientReply``, and
-its replies kept on disk.
-
-Three values say where :class:`OpenAIAsk` goes - ``base_url``, ``api_key``, ``model`` - so
-the same code talks to the course's server, a local model server or a hosted API.  A
-:class:`ReplyCache` keeps one JSON file per question, so a run is read again, or resumed,
-without asking twice.
+"""Notebook 13 - the official ``openai`` SDK as an ask (:class:`OpenAIAsk`: ``base_url``,
+``api_key``, ``model``: the course's server, a local model server or a hosted API), and its
+replies kept on disk (:class:`ReplyCache`), so a run is read again or resumed without asking
+twice.
 """
 
 from __future__ import annotations

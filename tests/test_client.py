@@ -1389,7 +1389,7 @@ def test_a_negated_reply_through_the_sdk_never_reaches_a_reader_as_its_label(con
         thread.join(timeout=TIMEOUT)
 
 
-def test_the_wait_picture_draws_wait_minutes_on_log_axes():
+def test_the_wait_picture_draws_rounds_of_one_reply_on_log_axes():
     import matplotlib.pyplot as plt
 
     ax = C.plot_wait_minutes({"one judge": 240, "panel": 2160}, connections=(1, 4, 16))
