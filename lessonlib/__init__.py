@@ -39,11 +39,11 @@ module                 nb     what it holds
 ``probing``            12     probing the judge from outside (door: ``probe``)
 ``verdict``            13     the verdict protocol and its reader (``read_reply``)
 ``planted``            13     reading verdicts under planted text, measured
-``reply_cache``        13     a real client's replies on disk
-``backoff``            13     waiting out a real API's refusals (Retry-After capped)
-``sdk_ask``            13     the official openai SDK as an ask (``OpenAIAsk``)
+``sdk_ask``            13     the official openai SDK as an ask (``OpenAIAsk``), its
+                              replies on disk (``ReplyCache``)
 ``server``             13     the simulator behind a loopback OpenAI-compatible server
-``client``             13     a real judge over the records, its cost; re-exports 13's rooms
+``client``             13     a real judge over the records (back-off), its cost;
+                              re-exports 13's rooms
 ``agreement_stats``    14     Cohen's and Fleiss' kappa, Krippendorff's alpha
 ``raters``             14     simulated raters and the lesson re-scored
 ``strata``             16     which records a person labels: strata by the judge's score

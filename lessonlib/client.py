@@ -1,17 +1,8 @@
 """Notebook 13 - a real client in the judge's seat: one judge over the records, and its cost.
 
-The real-client path lives in rooms by job, each its own module; this one runs a judge
-through them and re-exports every name notebook 13 reaches as ``client.X``:
-
-* :mod:`~lessonlib.verdict` - the verdict protocol and its reader (``read_reply``);
-* :mod:`~lessonlib.reply_cache` - replies on disk (``ReplyCache``);
-* :mod:`~lessonlib.backoff` - waiting out a real API's refusals (``Backoff``);
-* :mod:`~lessonlib.sdk_ask` - the official ``openai`` SDK as an ask (``OpenAIAsk``);
-* :mod:`~lessonlib.server` - the simulator behind a loopback server (``SimulatorServer``);
-* here: :func:`judge_records` (calls side by side, the back-off before the lesson's
-  unreadable rule, through the one ask-retry loop ``judge.ask_for_label``),
-  :class:`ClientRun`, and what a run costs (``run_cost``, ``wait_minutes``,
-  ``plot_wait_minutes``).
+Here :func:`judge_records` (a refusal waited out as a :class:`Backoff` says), :func:`run_cost`
+and :func:`plot_wait_minutes`; it hands on every name notebook 13 reaches as ``client.X`` from
+:mod:`~lessonlib.verdict`, :mod:`~lessonlib.sdk_ask` and :mod:`~lessonlib.server`.
 """
 
 from __future__ import annotations
@@ -31,23 +22,12 @@ from ._checks import (
     check_seed,
     check_str,
 )
-from .backoff import DEFAULT_BACKOFF, NO_BACKOFF, TRANSIENT, Backoff, Patient, WaitedReply
 from .connections import Progress, check_connections
 from .figures import FIGURE_WIDTH, slide_figure
-from .judge import (
-    CLEAN,
-    GUIDELINE,
-    HARMFUL,
-    UNREADABLE_RULES,
-    Ask,
-    ask_each,
-    build_prompt,
-    tally,
-)
+from .judge import CLEAN, GUIDELINE, HARMFUL, UNREADABLE_RULES, Ask, ask_each, build_prompt, tally
 from .records import SEED, Record, check_records
-from .reply_cache import CACHE_FOLDER, ClientReply, ReplyCache
-from .sdk_ask import HOST, LOOPBACK, OpenAIAsk
-from .server import BACKLOG, MAX_BODY, ROUTE, SimulatorServer
+from .sdk_ask import CACHE_FOLDER, HOST, ClientReply, OpenAIAsk, ReplyCache
+from .server import SimulatorServer
 from .simulator import tokenize
 from .verdict import (
     VERDICT_GUIDELINE,
@@ -59,13 +39,10 @@ from .verdict import (
 )
 
 __all__ = [
-    "BACKLOG",
     "CACHE_FOLDER",
+    "DEFAULT_BACKOFF",
     "HOST",
-    "LOOPBACK",
-    "MAX_BODY",
     "NO_BACKOFF",
-    "ROUTE",
     "TRANSIENT",
     "VERDICT_GUIDELINE",
     "Backoff",
@@ -82,21 +59,74 @@ __all__ = [
     "plot_wait_minutes",
     "read_reply",
     "run_cost",
-    "wait_minutes",
 ]
+
+TRANSIENT = ("rate_limit", "timeout")
+"""Statuses that mean "wait and ask again" when a real API sends them, not "no label"."""
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """How :func:`judge_records` waits after a 429 or a timeout before asking again.
+
+    The ``k``-th wait (from 0) is the server's ``Retry-After``, trusted up to ``cap``
+    seconds, else ``min(cap, base * 2**k)`` seconds times a random factor in [0.5, 1)
+    (jitter).  After ``max_waits`` waits the refusal stands and the judge's rules apply;
+    ``Backoff(max_waits=0)`` is the lesson's rule (:data:`NO_BACKOFF`).
+    """
+
+    max_waits: int = 5
+    base: float = 0.5
+    cap: float = 30.0
+
+    def __post_init__(self) -> None:
+        check_int("max_waits", self.max_waits, minimum=0)
+        check_number("base", self.base, minimum=0.0)
+        check_number("cap", self.cap, minimum=0.0)
+
+    def delay(self, k: int, retry_after: float | None = None) -> float:
+        """Seconds to wait before the ``k``-th repeat."""
+        if retry_after is not None:
+            return min(self.cap, retry_after)  # the server's word, up to the cap
+        return min(self.cap, self.base * 2**k) * (0.5 + random.random() / 2)
+
+
+DEFAULT_BACKOFF = Backoff()
+"""Five waits at most, from 0.5 s, none over 30 s."""
+NO_BACKOFF = Backoff(max_waits=0)
+"""The lesson's rule: a refusal is an unreadable reply at once, retried once with seed + 1."""
+
+
+def _patient(ask, backoff, log):
+    """``ask`` waiting out a transient refusal as ``backoff`` says and asking again with the
+    same seed (through ``ask.ask_again``, past a cache that holds the refusal).  Each call
+    appends (HTTP requests, waits, seconds waited, replies read from a cache) to ``log``."""
+    again = getattr(ask, "ask_again", ask)
+
+    def patient(prompt, seed):
+        reply, waits, waited = ask(prompt, seed), 0, 0.0
+        made = [getattr(reply, "requests", 1)]
+        while getattr(reply, "status", "ok") in TRANSIENT and waits < backoff.max_waits:
+            delay = backoff.delay(waits, getattr(reply, "retry_after", None))
+            time.sleep(delay)
+            waits, waited = waits + 1, waited + delay
+            reply = again(prompt, seed)
+            made.append(getattr(reply, "requests", 1))
+        log.append((sum(made), waits, waited, made.count(0)))
+        return reply
+
+    return patient
 
 
 @dataclass(frozen=True)
 class ClientRun:
-    """What :func:`judge_records` returns (notebook 13): the labels and what they cost.
+    """What :func:`judge_records` returns: the labels and what they cost.
 
-    ``calls``: requests sent to the model, the repeats after a wait included
-    (replies read from a cache are counted in ``cached``, not here).
-    ``retries``: records asked again with seed + 1 (an unreadable reply);
-    ``unreadable``: records still unreadable after that, labelled by the
-    run's rule; ``refused``: those of them whose last answer was a refusal
-    (429 or timeout) that outlasted the back-off.  ``waits``: back-off waits,
-    ``waited``: their seconds in total.
+    ``calls``: HTTP requests, repeats after a wait included (replies read from a cache are
+    ``cached``); ``retries``: records asked again with seed + 1; ``unreadable``: records
+    still unreadable then, labelled by the run's rule; ``refused``: those whose last answer
+    was a refusal that outlasted the back-off; ``waits`` and ``waited`` (seconds): the
+    back-off's; ``seconds``: the run's wall time.
     """
 
     labels: dict = field(repr=False)  # record no -> 'temiz' | 'zararli'
@@ -109,7 +139,7 @@ class ClientRun:
     waited: float = field(default=0.0, compare=False)
     cached: int = 0
     seed: int = SEED
-    seconds: float = field(default=0.0, compare=False, repr=False)  # the run's wall time
+    seconds: float = field(default=0.0, compare=False, repr=False)
 
 
 def judge_records(
@@ -123,35 +153,18 @@ def judge_records(
     unreadable_as: str = "clean",
     backoff: Backoff = DEFAULT_BACKOFF,
 ) -> ClientRun:
-    """Notebook 13 - one judge over every record, up to ``max_connections`` calls at once.
+    """One judge over every record, up to ``max_connections`` calls at once: a
+    :class:`ClientRun`.
 
-    The judge's rules on any ask (an :class:`OpenAIAsk` above all), through
-    the one ask-retry loop of the course (``judge.ask_for_label``): each
-    record is asked with ``seed``; a reply :func:`read_reply` cannot read is
-    asked once more with ``seed + 1``; a record still unreadable is labelled
-    ``unreadable_as`` ('clean', the lesson's fail-open, or 'harmful').  The
-    prompt asks for the verdict protocol (``guideline``, default
-    :data:`VERDICT_GUIDELINE`: a last line ``ETİKET: <label>``).
+    Through the judge's one ask-retry loop (``judge.ask_each``): each record is asked with
+    ``seed``, a reply :func:`read_reply` cannot read once more with ``seed + 1``, a record
+    still unreadable is labelled ``unreadable_as`` ('clean' or 'harmful').  Before that
+    rule a 429 or a timeout is waited out and asked again with the same seed as ``backoff``
+    says.  Answers are added up in the records' order, so the figures are those of one
+    connection.  An ask with ``reset`` is reset first; ``progress=True`` draws a text bar.
 
-    Before the unreadable rule, a refusal from the service - HTTP 429 or a
-    timeout - is waited out and asked again as ``backoff`` says
-    (:class:`Backoff`: exponential with jitter, ``Retry-After`` trusted up to
-    its cap, a bounded number of times): a real API saying "wait" is not the
-    judge saying nothing.  ``backoff=NO_BACKOFF`` is the lesson's rule.
-
-    ``max_connections`` calls run at once through the one ask (one shared
-    client); the answers are added up in the records' order, so the labels
-    and the cost are those of one connection whenever the model's answers do
-    not depend on the order of the calls.  An ask with a ``reset`` method is
-    reset first (the course server's rate-limit clock).  ``progress=True``
-    draws a text bar on standard output; nothing is printed otherwise.
-
-    With a :class:`ReplyCache` on the ask, a run stopped half-way and asked
-    again makes no call it already made.  Under the lesson's rule
-    (``max_waits=0``) such a resumed run is refused: there a refusal is an
-    answer, and which call the server refuses depends on how many calls it
-    has counted, which replies read from the cache do not repeat, so the
-    resumed run would not be the uninterrupted one.
+    Under the lesson's rule (``NO_BACKOFF``) a run its ask's cache holds only part of is
+    refused: there a 429 is an answer, and cached replies do not move the server's count.
     """
     if not callable(ask):
         raise TypeError(f"ask must be callable as ask(prompt, seed), got {type(ask).__name__}")
@@ -170,26 +183,26 @@ def judge_records(
     reset = getattr(ask, "reset", None)
     if callable(reset):
         reset()
-    patient = Patient(ask, backoff, random.Random().random)
-    bar = Progress(len(records), progress)
+    log: list[tuple[int, int, float, int]] = []
     start = time.perf_counter()
+    step = Progress(len(records), progress).step
+    patient = _patient(ask, backoff, log)
     answers = ask_each(
-        patient, prompts, seed, None, max_connections, read=read_reply, on_done=bar.step
+        patient, prompts, seed, None, max_connections, read=read_reply, on_done=step
     )
     cost = tally(answers)
     fallback = CLEAN if unreadable_as == "clean" else HARMFUL
-    labels = {r.no: fallback if a.label is None else a.label for r, a in zip(records, answers)}
-    waited: list[WaitedReply] = [w for a in answers for w in a.replies]
+    requests, waits, waited, cached = (sum(column) for column in zip(*log)) if log else (0,) * 4
     return ClientRun(
-        labels,
-        sum(w.requests for w in waited),
+        {r.no: fallback if a.label is None else a.label for r, a in zip(records, answers)},
+        requests,
         cost.input_tokens,
         cost.retries,
         cost.unreadable,
         sum(a.label is None and a.statuses[-1] in TRANSIENT for a in answers),
-        sum(w.waits for w in waited),
-        round(sum(w.waited for w in waited), 3),
-        sum(w.cached for w in waited),
+        waits,
+        round(waited, 3),
+        cached,
         seed,
         time.perf_counter() - start,
     )
@@ -197,28 +210,25 @@ def judge_records(
 
 def _refuse_a_resumed_run(ask, prompts, seed):
     """Under the lesson's rule, refuse a run whose cache holds part of its questions: some
-    records' first question and not others', or a first reply it cannot read (the run asks
-    seed + 1 then) without the second."""
+    records' first question and not others', or an unreadable first reply without the
+    retry's."""
     cached = getattr(ask, "cached", None)
     if not callable(cached):
         return
     held = missing = 0
     for prompt in prompts:
         first = cached(prompt, seed)
-        if first is None:
-            missing += 1
-            continue
-        held += 1
-        if read_reply(first.text) is None and cached(prompt, seed + 1) is None:
-            missing += 1
+        held += first is not None
+        missing += first is None or (
+            read_reply(first.text) is None and cached(prompt, seed + 1) is None
+        )
     if held and missing:
         raise ValueError(
             f"backoff: the cache holds part of this run ({held} of its {len(prompts)} records "
             "asked, some not or not to the end), and resuming under the lesson's rule "
             "(NO_BACKOFF) is refused: there a 429 is an answer, and which call the server "
-            "refuses depends on the calls it has counted, which replies read from the cache "
-            "do not repeat, so the resumed run would not be the uninterrupted one. Resume "
-            "with a Backoff (refusals waited out) or start from an empty cache."
+            "refuses depends on the calls it has counted, which cached replies do not "
+            "repeat. Resume with a Backoff or start from an empty cache."
         )
 
 
@@ -230,37 +240,18 @@ def _refuse_a_resumed_run(ask, prompts, seed):
 def run_cost(
     records: Iterable[Record], judges: int = 1, quorum: int = 1, guideline: str = GUIDELINE
 ) -> dict[str, int]:
-    """Notebook 13 - the least a panel run costs: one call per judge, sample and record.
-
-    Returns ``calls``, ``input_tokens`` (the course tokenizer's count) and
-    ``characters`` of the prompts sent.  Retries come on top: one more call
-    for each refused or unreadable reply.  A real model counts tokens with
-    its own tokenizer; its ``usage.prompt_tokens`` on a few records tells
-    how far that count is from the course's.
-    """
+    """The least a panel run costs, one call per judge, sample and record: ``calls``,
+    ``input_tokens`` (the course tokenizer's) and ``characters`` of the prompts.  Retries
+    come on top."""
     records = check_records(records)
-    judges = check_int("judges", judges, minimum=1)
-    quorum = check_int("quorum", quorum, minimum=1)
+    times = check_int("judges", judges, minimum=1) * check_int("quorum", quorum, minimum=1)
     check_str("guideline", guideline)
     prompts = [build_prompt(r, guideline) for r in records]
-    times = judges * quorum
     return {
         "calls": times * len(prompts),
         "input_tokens": times * sum(len(tokenize(p)) for p in prompts),
         "characters": times * sum(len(p) for p in prompts),
     }
-
-
-def wait_minutes(
-    calls: int, connections: Iterable[int], reply_seconds: float = 1.0
-) -> list[float]:
-    """Notebook 13 - minutes a run of ``calls`` waits at each number of connections when every
-    reply takes ``reply_seconds``: the calls go out ``n`` at a time, so ``ceil(calls / n)``
-    rounds of one reply each (the server's own limits and the rate limit left out)."""
-    calls = check_int("calls", calls, minimum=0)
-    reply_seconds = check_number("reply_seconds", reply_seconds, minimum=0.0)
-    counts = [check_int("connections", n, minimum=1) for n in connections]
-    return [math.ceil(calls / n) * reply_seconds / 60 for n in counts]
 
 
 @slide_figure
@@ -269,8 +260,9 @@ def plot_wait_minutes(
     connections: Sequence[int] = (1, 2, 4, 8, 16, 32, 64),
     reply_seconds: float = 1.0,
 ) -> Any:
-    """Notebook 13: minutes waited against connections, one line per run (``{name: calls}``),
-    both axes on a log scale, from :func:`wait_minutes`.  Returns the Axes."""
+    """Minutes a run waits against connections, one line per run (``{name: calls}``), on log
+    axes: ``n`` calls at once make ``ceil(calls / n)`` rounds of ``reply_seconds`` each (the
+    rate limit left out).  Returns the Axes."""
     import matplotlib.pyplot as plt
 
     if not isinstance(runs, Mapping) or not runs:
@@ -286,16 +278,14 @@ def plot_wait_minutes(
     _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
     values = []
     for name, calls in runs.items():
-        minutes = wait_minutes(calls, connections, reply_seconds)
+        minutes = [math.ceil(calls / n) * reply_seconds / 60 for n in connections]
         values += minutes
         (line,) = ax.plot(connections, minutes, marker="o")
-        # each line named beside itself (no legend that needs colour alone)
-        ax.annotate(
+        ax.annotate(  # each line named beside itself (no legend that needs colour alone)
             f"{name} ({calls:,} calls)",
             (connections[0], minutes[0]),
             xytext=(4, 6),
             textcoords="offset points",
-            ha="left",
             va="bottom",
             color=line.get_color(),
         )
@@ -306,8 +296,7 @@ def plot_wait_minutes(
     ticks = [t for t in (0.01, 0.1, 1, 10, 100, 1000) if low / 3 < t < high * 3]
     ax.set_yticks(ticks, [f"{t:g}" for t in ticks])  # plain numbers, not 10 to a power
     ax.minorticks_off()
-    ax.set_xlabel("connections (calls at once)")
-    ax.set_ylabel("minutes")
+    ax.set(xlabel="connections (calls at once)", ylabel="minutes")
     ax.set_title(f"Waiting for a model that takes {reply_seconds:g} s a reply")
     ax.grid(alpha=0.3)
     return ax

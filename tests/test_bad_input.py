@@ -2164,7 +2164,7 @@ CONTRACT_DOORS = {
             ">= 0",
         ),
     ],
-    "lessonlib.reply_cache": [
+    "lessonlib.sdk_ask": [
         Bad("ReplyCache", lambda m: m.ReplyCache(5), TypeError, "folder", "path", "an int"),
         Bad("ReplyCache", lambda m: m.ReplyCache(None), TypeError, "folder", note="None"),
     ],

@@ -13,10 +13,8 @@ ROOT = pathlib.Path(L.__file__).parent
 MAX_STATEMENTS = 400
 ROOMS = {
     "verdict": ("read_reply", "fold", "first_label", "VERDICT_GUIDELINE"),
-    "reply_cache": ("ReplyCache", "ClientReply", "CACHE_FOLDER"),
-    "backoff": ("Backoff", "NO_BACKOFF", "TRANSIENT"),
-    "sdk_ask": ("OpenAIAsk", "HOST", "LOOPBACK"),
-    "server": ("SimulatorServer", "ROUTE", "MAX_BODY", "BACKLOG"),
+    "sdk_ask": ("OpenAIAsk", "HOST", "ReplyCache", "ClientReply", "CACHE_FOLDER"),
+    "server": ("SimulatorServer", "ROUTE", "MAX_BODY"),
     "planted": ("planted_reading", "planted_twins"),
 }
 
@@ -51,7 +49,6 @@ def test_every_name_notebook_12_and_its_callers_use_is_on_client():
         "ClientReply",
         "judge_records",
         "run_cost",
-        "wait_minutes",
         "plot_wait_minutes",
         "read_reply",
         "first_label",
@@ -59,7 +56,6 @@ def test_every_name_notebook_12_and_its_callers_use_is_on_client():
         "Backoff",
         "NO_BACKOFF",
         "CACHE_FOLDER",
-        "MAX_BODY",
         "VERDICT_GUIDELINE",
         "label_response_format",
         "first_verdict",
