@@ -2,7 +2,7 @@
 
 :class:`SimulatorServer` answers ``POST /v1/chat/completions`` with the simulator's own
 replies: the same text and token counts, and HTTP 429 (with ``Retry-After``) on the calls
-the simulator's rate limit refuses.  The standard library's ``http.server`` does the HTTP.
+the simulator's rate limit refuses; ``GET /v1/models`` lists the judges.  The standard library's ``http.server`` does the HTTP.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import time
 import weakref
 from collections.abc import Mapping
 from dataclasses import replace
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -130,6 +131,14 @@ class SimulatorServer:
     def __repr__(self) -> str:
         state = "serving" if self._stop.alive else "stopped"
         return f"SimulatorServer({state}, models={', '.join(self._specs)})"
+
+    def model_list(self) -> dict[str, Any]:
+        """The body of ``GET /v1/models``: every model served, as the OpenAI API lists them."""
+        models = [
+            {"id": n, "object": "model", "created": 0, "owned_by": "lessonlib"}
+            for n in self._specs
+        ]
+        return {"object": "list", "data": models}
 
     def complete(self, body: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
         """(HTTP status, JSON body) for one chat-completions request ``body`` (a dict)."""
@@ -273,6 +282,22 @@ class _Handler(BaseHTTPRequestHandler):
     wbufsize = 1 << 16
     timeout = 60  # a client silent this long mid-request is hung up on
 
+    def do_GET(self):
+        course = self.server.course()
+        path = self.path.split("?", 1)[0].rstrip("/")
+        if course is None:
+            return self._send(*_error(503, "the server is stopping", "server_error"))
+        models = {m["id"]: m for m in course.model_list()["data"]}
+        if path == "/v1/models":
+            return self._send(200, course.model_list())
+        if path.startswith("/v1/models/"):
+            name = path.rsplit("/", 1)[1]
+            if name in models:
+                return self._send(200, models[name])
+            message = f"model {name!r} is not served here; models: {', '.join(models)}"
+            return self._send(*_error(404, message, code="model_not_found"))
+        self._send(*_error(404, f"only GET /v1/models and POST {ROUTE} are served here"))
+
     def do_POST(self):
         course = self.server.course()
         data = self._body()
@@ -315,6 +340,17 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return None
         return data
+
+    def send_error(self, code, message=None, explain=None):
+        """The standard handler's own refusals (a bad request line, headers too long, an
+        unknown method) as JSON like every other answer; an unknown method (501) as 405."""
+        code = 405 if code == 501 else code
+        self.close_connection = True
+        self.request_version = self.protocol_version  # headers too, however garbled
+        try:
+            self._send(*_error(code, message or HTTPStatus(code).phrase))
+        except OSError:
+            pass
 
     def _send(self, status, payload, retry_after=None):
         data = json.dumps(payload).encode("utf-8")

@@ -838,17 +838,28 @@ def chat(content="temiz mi", **extra):
             400,
         ),
         (b"POST /v1/chat/completions HTTP/1.1\r\nConnection: close\r\n\r\n{}", 411),
-        (b"BREW /v1/chat/completions HTTP/1.1\r\n\r\n", 501),
+        (b"BREW /v1/chat/completions HTTP/1.1\r\n\r\n", 405),
         (b"GARBAGE\r\n\r\n", 400),
         (b"GET /" + b"x" * 70000 + b" HTTP/1.1\r\n\r\n", 414),
-        (b"GET /v1/models HTTP/1.1\r\n\r\n", 501),
+        (b"GET /v1/nothing HTTP/1.1\r\n\r\n", 404),
+        (b"GET /v1/models/nobody HTTP/1.1\r\n\r\n", 404),
     ],
 )
-def test_a_malformed_request_is_refused_and_nothing_is_printed(server, capfd, request_bytes, code):
-    response = raw_exchange(server.port, request_bytes)
-    # a request line with no HTTP version is answered HTTP/0.9 style: the page, no status line
-    assert response.startswith(b"HTTP/1.1 %d " % code) or b"Error code: %d" % code in response
+def test_a_malformed_request_is_a_4xx_json_error_and_nothing_is_printed(
+    server, capfd, request_bytes, code
+):
+    status, body, _ = status_and_body(raw_exchange(server.port, request_bytes))
+    assert status == code and body["error"]["message"]
     assert capfd.readouterr().err == ""
+
+
+def test_get_models_lists_the_judges_and_the_sdk_reads_them(server):
+    import openai
+
+    ids = [m.id for m in openai.OpenAI(base_url=server.base_url, api_key="k").models.list()]
+    assert ids == [s.name for s in L.JUDGES]
+    with urllib.request.urlopen(server.base_url + "/models/wary", timeout=TIMEOUT) as r:
+        assert json.loads(r.read())["id"] == "wary"
 
 
 @pytest.mark.parametrize(
