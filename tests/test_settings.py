@@ -144,10 +144,6 @@ ENTRY = {
             for name, design in D.designs(0.2, 0.8).items()
         },
     ),
-    "harmful_probability": (
-        lambda **c: P.harmful_probability(RECS, **c),
-        lambda s: ref_score(RECS, s),
-    ),
     "probe": (
         lambda **c: (lambda p: (dict(p.before), dict(p.after)))(P.probe(RECS, "length", 5, **c)),
         lambda s: (
@@ -166,7 +162,6 @@ def agreement_of_shares(shares, records=RECS):  # the expected agreement of shar
 # the settings that do not change an entry point's result, and why
 UNMOVED = {
     "judge_probabilities": {"max_output", "unreadable_as"},  # the score: one call's P(zararli)
-    "harmful_probability": {"max_output", "unreadable_as"},  # the same score
 }
 
 
