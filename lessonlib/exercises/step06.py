@@ -11,24 +11,28 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .._frozen import ReadOnlyDict
-from ..many import run_judge_many
-from ..records import SEED, Record, make_records
-from ..variance import criteria_figures, fbr_comparison, temperature_sweep
+from .._frozen import ReadOnlyDict as _ReadOnlyDict
+from ..many import run_judge_many as _run_judge_many
+from ..records import SEED as _SEED
+from ..records import Record as _Record
+from ..records import make_records as _make_records
+from ..variance import criteria_figures as _criteria_figures
+from ..variance import fbr_comparison as _fbr_comparison
+from ..variance import temperature_sweep as _temperature_sweep
 from ._common import _grade_number
 
 __all__ = ["EXERCISE_SEEDS", "GRID", "check_fbr_without_spurious", "check_overlap_temperature"]
 
-EXERCISE_SEEDS = range(SEED, SEED + 1000)
+EXERCISE_SEEDS = range(_SEED, _SEED + 1000)
 """Notebook 06's 1,000 seeds: the lesson's seed and the 999 after it."""
 
 
 def _fbr_below_share_without_spurious(
-    records: Sequence[Record] | None = None, seeds: Iterable[int] = EXERCISE_SEEDS
+    records: Sequence[_Record] | None = None, seeds: Iterable[int] = EXERCISE_SEEDS
 ) -> float:
     """Share of runs whose FBR is below the criteria's when the judge has no spurious cue."""
-    records = make_records() if records is None else records
-    return fbr_comparison(records, run_judge_many(records, seeds, spurious={}))[
+    records = _make_records() if records is None else records
+    return _fbr_comparison(records, _run_judge_many(records, seeds, spurious={}))[
         "share judge below"
     ]
 
@@ -64,17 +68,17 @@ GRID = 0.05
 
 
 def _lowest_overlap_temperature(
-    records: Sequence[Record] | None = None,
+    records: Sequence[_Record] | None = None,
     seeds: Iterable[int] = EXERCISE_SEEDS,
     step: float = GRID,
     top: float = 2.0,
 ) -> float | None:
     """Lowest temperature on a ``step`` grid whose 95% run band of recall reaches the
     criteria's."""
-    records = make_records() if records is None else records
-    criteria = criteria_figures(records)["recall"]
+    records = _make_records() if records is None else records
+    criteria = _criteria_figures(records)["recall"]
     grid = [round(k * step, 10) for k in range(int(round(top / step)) + 1)]
-    for row in temperature_sweep(records, grid, seeds):
+    for row in _temperature_sweep(records, grid, seeds):
         if row["recall low"] <= criteria:
             return row["temperature"]
     return None
@@ -109,7 +113,7 @@ def check_overlap_temperature(answer: Any) -> bool:
     )
 
 
-_ANSWERS = ReadOnlyDict(
+_ANSWERS = _ReadOnlyDict(
     {
         "check_fbr_without_spurious": _lesson_fbr_below_share,
         "check_overlap_temperature": _lesson_overlap_temperature,
