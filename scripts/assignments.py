@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import asyncio
 import contextlib
 import csv
 import io
@@ -710,6 +711,19 @@ def grade_one(
     return grade
 
 
+def _close_loop() -> None:
+    """Cancel what a stopped kernel's client left pending in this thread's event loop (nbclient
+    runs one a thread), then close it, so none is reported destroyed when the thread ends."""
+    from jupyter_core.utils import ensure_event_loop
+
+    loop = ensure_event_loop()
+    pending = asyncio.all_tasks(loop)
+    for task in pending:
+        task.cancel()
+    loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    loop.close()
+
+
 def _column(spec_name: str, ex: dict[str, Any]) -> str:
     return f"{spec_name[:2]}.{ex['number']} {ex['check'].removeprefix('check_')}"
 
@@ -738,7 +752,10 @@ def grade(folder: Path, timeout: float, forced: str | None = None, out: Path = O
 
     def one(path: Path) -> tuple[Grade, float]:
         started = time.monotonic()
-        g = grade_one(path, manifest, timeout, forced, student)
+        try:
+            g = grade_one(path, manifest, timeout, forced, student)
+        finally:
+            _close_loop()
         return g, time.monotonic() - started
 
     with ThreadPoolExecutor(max_workers=KERNELS) as pool:
