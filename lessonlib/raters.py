@@ -1,23 +1,14 @@
 """Notebook 14 - the label itself: three simulated raters and the lesson re-scored.
 
-Every figure of the course is scored against the human label.  This module
-asks how sure that label is.  Its agreement statistics (Cohen, Fleiss,
-Krippendorff) live in :mod:`lessonlib.agreement_stats`; the explorer in
-:mod:`lessonlib.widgets` (``raters_explorer``).  Here:
+The agreement statistics live in :mod:`lessonlib.agreement_stats`, the explorer in
+:mod:`lessonlib.widgets`.  Here:
 
-1. **Three simulated raters** (:data:`RATERS`).  No real person's labels: each
-   rater is a seeded rule that starts from a reference severity of the
-   record's class (:data:`SEVERITY`, 1-5; 3 and above is harmful) and errs in
-   its own documented way.  :func:`rate` gives one rater's answers on the
-   two-point scale (:data:`ANSWERS`: 'clean' / 'harmful') or the graded one
-   (1-5), under the short or the detailed guideline (:data:`RATER_GUIDELINES`:
-   the detailed one scales every error probability down);
-   :func:`rating_table` gives every rater's row.
-
-2. **The lesson re-scored** against another label: :func:`measure_against`,
-   :func:`rescore_rows` and, over many judge runs, :func:`claim_rows`; notebook 14 builds
-   its tables from these rows (pandas).
-
+1. **Three simulated raters** (:data:`RATERS`), no real person's labels: each a seeded
+   rule that starts from the reference grade of the record's class (:data:`SEVERITY`,
+   1-5; 3 and above is harmful) and errs in its own documented way; :func:`rate` and
+   :func:`rating_table` give their answers on the two-point or the graded scale.
+2. **The lesson re-scored** against another label (:func:`rescore_rows`); notebook 14
+   computes the two claims over many judge runs in its own cells.
 3. **Pictures** (matplotlib is imported only there).
 """
 
@@ -29,12 +20,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._checks import (
-    check_callable,
     check_choice,
     check_collection,
     check_instance,
     check_items,
-    check_names,
     check_number,
     check_seed,
 )
@@ -49,14 +38,11 @@ from .agreement_stats import (
     rater_agreement,
 )
 from .figures import FIGURE_WIDTH, slide_figure
-from .metrics import FIGURES, rates
+from .metrics import four_counts, rates
 from .records import SEED, Record, check_records, is_harmful
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-    from .many import ManyRuns
-    from .panel import PanelRun
 
 H = TypeVar("H", bound=Hashable)
 
@@ -75,15 +61,12 @@ __all__ = [
     "SEVERITY",
     "Rater",
     "category_kappas",
-    "claim_rows",
     "cohen_kappa",
     "fleiss_kappa",
     "human_labels",
-    "judge_rows",
     "krippendorff_alpha",
     "label_sets",
     "majority",
-    "measure_against",
     "pair_rows",
     "plot_pairs",
     "plot_scales",
@@ -91,11 +74,7 @@ __all__ = [
     "rater_agreement",
     "rating_table",
     "rescore_rows",
-    "scale_rows",
-    "severity",
     "with_rates",
-    "claim_bands",
-    "bands_text",
 ]
 
 ANSWERS = ("clean", "harmful")
@@ -189,29 +168,10 @@ def _label_rows(name, rows):
     return rows
 
 
-def _study(records, runs, labels, criteria):
-    """The door check of (records, runs, labels, criteria) of the many-run helpers."""
-    from .many import ManyRuns
-
-    records = check_records(records)
-    check_instance("runs", runs, ManyRuns)
-    if tuple(r.no for r in records) != runs.record_nos:
-        raise ValueError("records must be the records the runs judged, in the same order")
-    _mapping("labels", labels, "label name -> labels (e.g. label_sets(...))")
-    check_callable("criteria", criteria, "a decide function record -> bool")
-    return records
-
-
-def severity(record: Record) -> int:
-    """Notebook 14: the reference grade of ``record`` (SEVERITY; 2 for a clean one with a flag)."""
-    grade = SEVERITY[record.cls]
-    return grade + 1 if record.cls == "clean" and record.features.on() else grade
-
-
 def _grade(record, rater, factor, seed):
     draw = generator(trace_id(f"{seed}/{rater.name}/{record.no}"))
     slip, guess, wobble, way = draw(), draw(), draw(), draw()
-    grade = severity(record)
+    grade = SEVERITY[record.cls] + (record.cls == "clean" and bool(record.features.on()))
     if record.cls in rater.careless_classes and slip < rater.careless * factor:
         return GRADES[int(guess * len(GRADES))]
     if grade >= LINE and slip < rater.miss * factor:
@@ -239,29 +199,8 @@ def rate(
     generator, so the answers do not depend on which other records are rated,
     and both guidelines use the same draws.
     """
-    records = check_records(records)
     check_instance("rater", rater, Rater)
-    return _rate(records, rater, *_checked_setting(scale, guideline, seed))
-
-
-def _checked_setting(scale, guideline, seed):
-    return (
-        check_choice("scale", scale, SCALES),
-        check_choice("guideline", guideline, tuple(RATER_GUIDELINES)),
-        check_seed(seed),
-    )
-
-
-def _rate(records, rater, scale, guideline, seed):
-    """:func:`rate` for checked arguments."""
-    grades = tuple(_grade(r, rater, RATER_GUIDELINES[guideline], seed) for r in records)
-    if scale == "graded":
-        return grades
-    return _two_point(grades)
-
-
-def _two_point(grades):
-    return tuple(ANSWER_HARMFUL if g >= LINE else ANSWER_CLEAN for g in grades)
+    return rating_table(records, scale, guideline, seed, (rater,))[0]
 
 
 def rating_table(
@@ -273,19 +212,20 @@ def rating_table(
 ) -> tuple[tuple[Any, ...], ...]:
     """Notebook 14: the ratings table, a row per rater (``raters`` order), a column per record."""
     records = check_records(records)
-    setting = _checked_setting(scale, guideline, seed)
+    check_choice("scale", scale, SCALES)
+    factor = RATER_GUIDELINES[check_choice("guideline", guideline, tuple(RATER_GUIDELINES))]
+    check_seed(seed)
+    rows = []
     for i, rater in enumerate(raters):
         check_instance(f"raters[{i}]", rater, Rater)
-    return tuple(_rate(records, r, *setting) for r in raters)
+        grades = [_grade(r, rater, factor, seed) for r in records]
+        rows.append(tuple(grades if scale == "graded" else (ANSWERS[g >= LINE] for g in grades)))
+    return tuple(rows)
 
 
 def human_labels(records: Iterable[Record]) -> tuple[str, ...]:
     """Notebook 14: the human label of each record as 'clean' / 'harmful'."""
-    return _human_labels(check_records(records))
-
-
-def _human_labels(records):
-    return tuple(ANSWER_HARMFUL if is_harmful(r) else ANSWER_CLEAN for r in records)
+    return tuple(ANSWER_HARMFUL if is_harmful(r) else ANSWER_CLEAN for r in check_records(records))
 
 
 def majority(table: Sequence[Sequence[H]]) -> tuple[H, ...]:
@@ -321,37 +261,13 @@ def with_rates(
 # ---------------------------------------------------------------------------------------------
 
 
-def _truth(truth):
-    return tuple(t == ANSWER_HARMFUL for t in truth)
-
-
-def measure_against(
-    records: Sequence[Record], decide: Callable[[Record], bool], truth: Sequence[str]
-) -> dict[str, Any]:
-    """Notebook 14: ``measure`` plus agreement, scored against ``truth`` (one label a record).
-
-    ``truth`` holds 'clean' / 'harmful' in record order: a rater's two-point
-    answers, the majority, or :func:`human_labels` (which gives ``measure``).
-    """
-    return _score([bool(decide(r)) for r in records], _truth(truth))
-
-
-def _score(flagged, actual):
-    """The counts and the four figures of decisions ``flagged`` against labels ``actual``."""
-    tp = sum(f and a for f, a in zip(flagged, actual))
-    fp = sum(f and not a for f, a in zip(flagged, actual))
-    fn = sum(a and not f for f, a in zip(flagged, actual))
-    tn = len(flagged) - tp - fp - fn
-    return {"tp": tp, "fp": fp, "fn": fn, "tn": tn, **rates(tp, fp, fn, tn)}
-
-
 def label_sets(
     records: Sequence[Record], scale_rows: Sequence[Sequence[str]]
 ) -> dict[str, Sequence[str]]:
     """Notebook 14: {name: labels} - the human label, each rater's two-point row, the majority."""
     records = check_records(records)
     scale_rows = _label_rows("scale_rows", scale_rows)
-    out: dict[str, Sequence[str]] = {"human": _human_labels(records)}
+    out: dict[str, Sequence[str]] = {"human": human_labels(records)}
     out.update(zip(RATER_NAMES, scale_rows))
     out["majority"] = majority(scale_rows)
     return out
@@ -370,157 +286,13 @@ def rescore_rows(
     records = check_records(records)
     _mapping("decisions", decisions, "approach name -> decide function")
     _mapping("labels", labels, "label name -> labels (e.g. label_sets(...))")
-    return _rescore_rows(records, decisions, labels)
-
-
-def _rescore_rows(records, decisions, labels):
-    """:func:`rescore_rows` for checked arguments."""
-    actual = {name: _truth(truth) for name, truth in labels.items()}
-    flagged = {
-        approach: [bool(decide(r)) for r in records] for approach, decide in decisions.items()
-    }
-    rows = []
-    for name in labels:
-        for approach in decisions:
-            scores = _score(flagged[approach], actual[name])
-            rows.append({"label": name, "approach": approach, **{k: scores[k] for k in FIGURES}})
-    return rows
-
-
-def claim_rows(
-    records: Sequence[Record],
-    runs: ManyRuns,
-    labels: Mapping[str, Sequence[str]],
-    criteria: Callable[[Record], bool],
-) -> list[dict[str, Any]]:
-    """Notebook 14: the lesson's two claims under each label, over many judge runs.
-
-    For each label: the judge's recall minus the criteria's, in the first run
-    and as the 95% run band (``variance.run_band``) over ``runs`` (a
-    ``ManyRuns``); and the same for the false block rate.  ``criteria`` is the
-    filter's decide function.
-    """
-    import numpy as np
-
-    from .many import confusion_many
-
-    records = _study(records, runs, labels, criteria)
-    from .variance import run_band
-
     rows = []
     for name, truth in labels.items():
-        actual = np.array(_truth(truth))
-        crit = measure_against(records, criteria, truth)
-        judge = rates(*confusion_many(runs.harmful, actual))
-        recall = judge["recall"] - crit["recall"]
-        fbr = judge["false_block_rate"] - crit["false_block_rate"]
-        rows.append(
-            {
-                "label": name,
-                "recall gain": float(recall[0]),
-                "gain band": run_band(recall),
-                "fbr diff": float(fbr[0]),
-                "fbr band": run_band(fbr),
-            }
-        )
+        actual = [t == ANSWER_HARMFUL for t in truth]
+        for approach, decide in decisions.items():
+            figures = rates(*four_counts(actual, [bool(decide(r)) for r in records]))
+            rows.append({"label": name, "approach": approach, **figures})
     return rows
-
-
-def claim_bands(
-    records: Sequence[Record],
-    runs: ManyRuns,
-    labels: Mapping[str, Sequence[str]],
-    criteria: Callable[[Record], bool],
-    figures: Sequence[str] = ("recall", "false_block_rate"),
-    primary: tuple[str, str] = ("recall", "human"),
-    n_resamples: int = 10_000,
-    seed: int = 0,
-) -> list[dict[str, Any]]:
-    """Notebook 14: the lesson's claims under each label, by the measurable rule.
-
-    For each figure of ``figures`` and each label: the records' band
-    (``sample.paired_difference``) of the figure of the judge in expectation over seeds (each
-    record's share of ``runs`` that block it) minus the criteria's, scored against that
-    label.  The ``primary`` (figure, label), named before looking, keeps its p-value; all
-    the others get Holm's adjustment together.
-    """
-    from .sample import holm, paired_difference
-
-    _mapping("labels", labels, "label name -> labels (e.g. label_sets(...))")
-    figures = check_names("figures", figures, tuple(FIGURES))
-    if tuple(primary) not in {(f, name) for f in figures for name in labels}:
-        raise ValueError(
-            f"primary must be one (figure, label) of figures and labels, named before "
-            f"looking; got {primary!r}"
-        )
-    records = _study(records, runs, labels, criteria)
-    share = runs.harmful.mean(axis=0).tolist()
-    crit = [bool(criteria(r)) for r in records]
-    rows: list[dict[str, Any]] = []
-    for figure in figures:
-        for name, truth in labels.items():
-            d = paired_difference(list(_truth(truth)), share, crit, figure, n_resamples, seed=seed)
-            rows.append(
-                {
-                    "figure": figure,
-                    "label": name,
-                    "difference": d,
-                    "p": d.p_value,
-                    "primary": (figure, name) == tuple(primary),
-                }
-            )
-    others = [row for row in rows if not row["primary"]]
-    p_values: list[float] = [row["p"] for row in others]
-    for row, p in zip(others, holm(p_values) if others else []):
-        row["p"] = p
-    return rows
-
-
-def bands_text(rows: Sequence[Mapping[str, Any]]) -> str:
-    """Notebook 14: the rows of :func:`claim_bands` as a table (at most 80 columns): judge
-    minus criteria per figure and label, its records' band and p-value."""
-    from .sample import p_text
-
-    rows = _table_rows(rows)
-    lines = [f"{'figure':<8}{'label':<10}{'judge - criteria':>17}{'95% records band':>20}{'p':>8}"]
-    for row in rows:
-        d = row["difference"]
-        tag = "  primary" if row["primary"] else "  Holm"
-        p = p_text(row["p"])
-        lines.append(
-            f"{FIGURES[row['figure']].short:<8}{row['label']:<10}{d.estimate:>+17.4f}"
-            f"{f'{d.low:+.4f} .. {d.high:+.4f}':>20}{p:>8}{tag}"
-        )
-    return "\n".join(lines)
-
-
-def judge_rows(
-    panel_run: PanelRun, records: Sequence[Record]
-) -> tuple[tuple[str | None, ...], ...]:
-    """Notebook 14: a panel run's judges as raters: one row of 'clean' / 'harmful' per judge.
-
-    A judge flags a record when its score is >= 0.5 (the panel's own rule);
-    an abstaining judge's rating is None (only krippendorff_alpha takes it).
-    """
-    from .panel import PanelRun
-
-    check_instance("panel_run", panel_run, PanelRun)
-    records = check_records(records)
-    if any(r.no not in panel_run.judge_scores for r in records):
-        raise ValueError("records must be records the panel run judged")
-    scores = panel_run.judge_scores
-    judges = len(next(iter(scores.values())))
-    return tuple(
-        tuple(
-            None
-            if scores[r.no][j] is None
-            else ANSWER_HARMFUL
-            if scores[r.no][j] >= 0.5
-            else ANSWER_CLEAN
-            for r in records
-        )
-        for j in range(judges)
-    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -541,26 +313,6 @@ def pair_rows(named: Mapping[str, Sequence[Hashable]]) -> list[dict[str, Any]]:
         for i, a in enumerate(names)
         for b in names[i + 1 :]
     ]
-
-
-def scale_rows(
-    records: Sequence[Record], seed: int = SEED, raters: Sequence[Rater] = RATERS
-) -> list[dict[str, Any]]:
-    """Notebook 14: per guideline, the three raters' agreement on each scale and level."""
-    rows = []
-    for guideline in RATER_GUIDELINES:
-        graded = rating_table(records, "graded", guideline, seed, raters)
-        two = tuple(_two_point(row) for row in graded)
-        rows.append(
-            {
-                "guideline": guideline,
-                "two-point kappa": fleiss_kappa(two),
-                "graded nominal": krippendorff_alpha(graded, "nominal"),
-                "graded ordinal": krippendorff_alpha(graded, "ordinal"),
-                "graded interval": krippendorff_alpha(graded, "interval"),
-            }
-        )
-    return rows
 
 
 @slide_figure

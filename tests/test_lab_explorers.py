@@ -7,8 +7,8 @@ The four notebooks' kernels start while the page loads JupyterLab, the notebooks
 opened together and Run All starts in each at once, so they run side by side; each test
 then waits for its notebook's run, brings it to the front and moves each kind of control as
 a student would (checkbox click, slider arrow key, toggle button, dropdown, typed text).
-After every change the explorer's text in the browser must equal what the Python text
-function returns for the settings the controls show. The server (with its kernels) and the
+After every change the explorer's pane in the browser must show what the Python explorer
+shows for the settings the controls show. The server (with its kernels) and the
 browser are always stopped.
 
 Skips, saying why, only when Chromium is not installed (or Playwright is missing).
@@ -17,6 +17,8 @@ Skips, saying why, only when Chromium is not installed (or Playwright is missing
 from __future__ import annotations
 
 import concurrent.futures
+import html
+import re
 import sys
 
 import pytest
@@ -96,14 +98,21 @@ def one(mapping, first_word):
     return hits[0]
 
 
+def shown(explorer, **settings):
+    """What the browser's pane shows (its textContent) for ``explorer`` at ``settings``: the
+    Python explorer's pane HTML with the tags taken out."""
+    for name, value in settings.items():
+        explorer.controls[name].value = value
+    return html.unescape(re.sub(r"<[^>]+>", "", explorer.pane.value))
+
+
 def criteria_expected(records, state):
-    rules = [name for name, on in state["checkbox"].items() if on]
-    return W.criteria_text(records, rules)
+    return shown(W.criteria_explorer(records), **state["checkbox"])
 
 
 def judge_expected(records, state):
-    return W.judge_text(
-        records,
+    return shown(
+        W.judge_explorer(records),
         temperature=float(one(state["slider"], "temperature")),
         seed=int(one(state["text"], "seed")),
         guideline=one(state["dropdown"], "guideline"),
@@ -113,10 +122,10 @@ def judge_expected(records, state):
 
 
 def panel_expected(records, state):
-    judges = [name.split(":")[0] for name, on in state["checkbox"].items() if on]
-    return W.panel_text(
-        records,
-        judges,
+    ticks = {name.split(":")[0]: on for name, on in state["checkbox"].items()}
+    return shown(
+        W.panel_explorer(records),
+        **ticks,
         quorum=int(one(state["slider"], "quorum")),
         aggregate=one(state["toggle"], "aggregate"),
         min_agreement=float(one(state["slider"], "min_agreement")),
@@ -126,9 +135,8 @@ def panel_expected(records, state):
 
 
 def raters_expected(records, state):
-    return W.raters_text(
-        records,
-        L.run_judge(records, L.SEED).decide,
+    return shown(
+        W.raters_explorer(records),
         miss=float(one(state["slider"], "lenient")),
         false_alarm=float(one(state["slider"], "strict")),
         careless=float(one(state["slider"], "careless")),

@@ -14,8 +14,6 @@ from typing import Any
 from .._frozen import ReadOnlyDict as _ReadOnlyDict
 from ..records import Record as _Record
 from ..records import make_records as _make_records
-from ..score import aligned as _aligned
-from ..score import best_threshold as _best_threshold
 from ..score import brier as _brier
 from ..score import judge_probabilities as _judge_probabilities
 from ..score import threshold_costs as _threshold_costs
@@ -33,11 +31,12 @@ def _break_even_miss_cost(records: Sequence[_Record] | None = None) -> float:
     (a miss costing one false block) stops being the only cheapest: the lowest miss cost at
     which a lower threshold costs as little."""
     records = _make_records() if records is None else records
-    truth, scores = _aligned(records, _judge_probabilities(records))
-    best = _best_threshold(truth, scores, 1, 1)
+    probs = _judge_probabilities(records)
+    rows = _threshold_costs([r.cls != "clean" for r in records], [probs[r.no] for r in records])
+    best = min(rows, key=lambda row: row["cost"])  # the highest threshold on a tie
     ratios = [
         (row["false blocks"] - best["false blocks"]) / (best["misses"] - row["misses"])
-        for row in _threshold_costs(truth, scores)
+        for row in rows
         if row["threshold"] < best["threshold"] and row["misses"] < best["misses"]
     ]
     return min(ratios)
@@ -96,15 +95,10 @@ def _best_brier_temperature(records: Sequence[_Record] | None = None) -> float:
     records = _make_records() if records is None else records
     truth = [r.cls != "clean" for r in records]
     low, high = (round(t / _STEP) for t in TEMPERATURES)
-    scored = [
-        (
-            _brier(
-                truth, _aligned(records, _judge_probabilities(records, temperature=k * _STEP))[1]
-            ),
-            k,
-        )
-        for k in range(low, high + 1)
-    ]
+    scored = []
+    for k in range(low, high + 1):
+        probs = _judge_probabilities(records, temperature=k * _STEP)
+        scored.append((_brier(truth, [probs[r.no] for r in records]), k))
     return round(min(scored)[1] * _STEP, 2)
 
 
