@@ -10,16 +10,17 @@
                                exercises and cells), the worked solutions, and solved/ (each
                                student notebook with the solutions' cells filled in: an
                                honest submission, for a self-check of the grading).
-``grade DIR`` grades every ``*.ipynb`` in DIR: each runs in its own kernel whose lessonlib is
-the student's copy (so the answers cannot be imported from it), under a time limit for the
-whole notebook; what its checks recorded is graded here, in this process, by the course's
-own checks.  Writes DIR/grades.csv and DIR/feedback/NAME.txt.
+``grade DIR`` grades every ``*.ipynb`` in DIR: each runs in its own kernel (KERNELS of them at
+once) whose lessonlib is the student's copy (so the answers cannot be imported from it), under
+a time limit for the whole notebook; what its checks recorded is graded here, in this
+process, by the course's own checks.  Writes DIR/grades.csv and DIR/feedback/NAME.txt.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import asyncio
 import contextlib
 import csv
 import io
@@ -33,7 +34,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
@@ -50,6 +53,12 @@ RECORD_BYTES = 20_000_000
 """Bytes of a notebook's grading record read at most (one answer is 2 MB at most)."""
 DEFAULT_TIMEOUT = 300
 """Seconds a submission's whole notebook may run (GRADE_TIMEOUT); notebook 13 takes ~30 s."""
+KERNELS = 2
+"""Submissions run at once, each in its own kernel under its own time limit: a run mostly
+waits (on its kernel's start, on its cells), so two side by side nearly halve a folder's time.
+What they recorded is graded one at a time (the checks print; see _PRINTING)."""
+_PRINTING = threading.Lock()
+"""Held while a check's message is captured from sys.stdout, and while grade() prints."""
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -689,7 +698,7 @@ def grade_one(
         out = io.StringIO()
         try:
             answer = decode(run.records[check])
-            with contextlib.redirect_stdout(out):
+            with _PRINTING, contextlib.redirect_stdout(out):
                 passed = getattr(module, check)(answer) is True
         except Exception as error:  # a recorded answer the check cannot take
             passed = False
@@ -700,6 +709,19 @@ def grade_one(
     if run.broken_records:
         grade.notes.append(f"{run.broken_records} lines of the grading record were not answers.")
     return grade
+
+
+def _close_loop() -> None:
+    """Cancel what a stopped kernel's client left pending in this thread's event loop (nbclient
+    runs one a thread), then close it, so none is reported destroyed when the thread ends."""
+    from jupyter_core.utils import ensure_event_loop
+
+    loop = ensure_event_loop()
+    pending = asyncio.all_tasks(loop)
+    for task in pending:
+        task.cancel()
+    loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    loop.close()
 
 
 def _column(spec_name: str, ex: dict[str, Any]) -> str:
@@ -726,14 +748,24 @@ def grade(folder: Path, timeout: float, forced: str | None = None, out: Path = O
             "(unshare), so a submission could read the course's answer files and the other "
             "submissions; grade hostile work as a user who cannot read them"
         )
-    for path in paths:
+    student = out / "student"
+
+    def one(path: Path) -> tuple[Grade, float]:
         started = time.monotonic()
-        g = grade_one(path, manifest, timeout, forced, out / "student")
-        grades.append(g)
-        print(
-            f"graded {path.name}: {sum(g.points.values())} of {len(g.points)} "
-            f"({time.monotonic() - started:.1f} s)"
-        )
+        try:
+            g = grade_one(path, manifest, timeout, forced, student)
+        finally:
+            _close_loop()
+        return g, time.monotonic() - started
+
+    with ThreadPoolExecutor(max_workers=KERNELS) as pool:
+        for path, (g, seconds) in zip(paths, pool.map(one, paths)):
+            grades.append(g)
+            with _PRINTING:
+                print(
+                    f"graded {path.name}: {sum(g.points.values())} of {len(g.points)} "
+                    f"({seconds:.1f} s)"
+                )
     columns: list[tuple[str, str]] = []  # (header, check) in assignment order
     for name, spec in manifest["assignments"].items():
         if any(g.assignment == name for g in grades):

@@ -5,8 +5,9 @@ Usage: python scripts/check_site.py [SITE]       (default build/site; exit 1 on 
 1. **links** (:func:`link_problems`, no browser): every internal ``href``/``src`` of every
    page names a file of the site, and a ``#fragment`` names an id on the target page;
 2. **pages** (:func:`page_problems`, headless Chromium through playwright, one browser for all
-   pages): the site is served on 127.0.0.1 and every request to any other address is blocked
-   and recorded.  Each page loads with no console error, no uncaught error, no failed request
+   pages, :data:`TABS` of them at once, each in its own tab): the site is served on 127.0.0.1
+   and every request to any other address is blocked and recorded against the page that made
+   it.  Each page loads with no console error, no uncaught error, no failed request
    and no 4xx/5xx answer; every image has loaded (``naturalWidth > 0``); a page with stored
    widget state shows its widget views; a page with maths shows MathJax's rendering; and
    axe-core (npm, node_modules/axe-core) reports no violation of impact serious or critical.
@@ -138,10 +139,24 @@ AXE_JS = """async () => {
 }"""
 
 
-async def _one(context, base, name, axe, blocked) -> list[str]:
+TABS = 4
+"""Pages checked at once, each in its own tab: a page mostly waits (on its scripts, MathJax,
+the widgets, axe-core), so a few tabs side by side keep the machine's cores busy."""
+
+
+async def _one(context, base, name, axe) -> list[str]:
     seen: list[str] = []
-    blocked.clear()
+    blocked: list[str] = []
     page = await context.new_page()
+
+    async def route(r):  # this page's own: what it asked for outside the site is its problem
+        if r.request.url.startswith(base):
+            await r.continue_()
+        else:
+            blocked.append(r.request.url)
+            await r.abort()
+
+    await page.route("**/*", route)
     page.on("console", lambda m: m.type == "error" and seen.append(f"console error: {m.text}"))
     page.on("pageerror", lambda e: seen.append(f"uncaught error: {e}"))
     page.on("requestfailed", lambda r: seen.append(f"failed request: {r.url} ({r.failure})"))
@@ -169,33 +184,38 @@ async def _one(context, base, name, axe, blocked) -> list[str]:
     return list(dict.fromkeys(seen))
 
 
-async def _check_pages(site: pathlib.Path, names: list[str]) -> list[str]:
+async def _check_pages(site: pathlib.Path, names: list[str], tabs: int = TABS) -> list[str]:
     from playwright.async_api import async_playwright
 
     server, base = serve(site)
-    problems: list[str] = []
     axe = AXE.read_text(encoding="utf-8")
     try:
         async with async_playwright() as pw:
             browser = await pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
             context = await browser.new_context(viewport={"width": 1280, "height": 900})
-
-            blocked: list[str] = []
+            stray: list[str] = []  # a request no page's own route saw (a worker's): blocked
 
             async def route(r):
                 if r.request.url.startswith(base):
                     await r.continue_()
                 else:
-                    blocked.append(r.request.url)
+                    stray.append(r.request.url)
                     await r.abort()
 
             await context.route("**/*", route)
-            for name in names:
-                problems += [f"{name}: {s}" for s in await _one(context, base, name, axe, blocked)]
+            free = asyncio.Semaphore(tabs)
+
+            async def check(name):
+                async with free:
+                    return [f"{name}: {s}" for s in await _one(context, base, name, axe)]
+
+            found = await asyncio.gather(*(check(n) for n in names))
             await browser.close()
     finally:
         server.shutdown()
-    return problems
+    return [p for page in found for p in page] + [
+        f"request outside the site from no page: {u}" for u in dict.fromkeys(stray)
+    ]
 
 
 def page_problems(site: pathlib.Path = SITE, names: list[str] | None = None) -> list[str]:

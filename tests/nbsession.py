@@ -184,15 +184,25 @@ def pytest_collect_file(file_path, parent):
     ]
 
 
+LONG_WAITS = ("test_site.py", "test_assignments.py")
+"""Test modules that are each one long wait of one worker (the site's browser walk of every
+page and deck; the grader's kernels, one an endless loop cut at its time limit): handed out
+before the notebooks, so the other worker runs notebooks meanwhile instead of one worker
+waiting alone at the end."""
+
+
 def pytest_collection_modifyitems(items):
-    """Notebooks first, the largest file (the longest run) first; the rest as collected.
+    """The long waits first (LONG_WAITS), then notebooks, the largest file (the longest run)
+    first; the rest as collected.
 
     With ``--dist loadscope --no-loadscope-reorder`` (pyproject.toml) xdist hands
-    out whole notebooks in this order, so the long ones do not start last."""
+    out whole modules and notebooks in this order, so the long ones do not start last."""
 
     def rank(item):
+        if item.path.name in LONG_WAITS:
+            return (0, LONG_WAITS.index(item.path.name))
         if isinstance(item.parent, NotebookSession):
-            return (0, -item.parent.path.stat().st_size)
-        return (1, 0)
+            return (1, -item.parent.path.stat().st_size)
+        return (2, 0)
 
     items.sort(key=rank)

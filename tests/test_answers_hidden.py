@@ -20,6 +20,7 @@ import io
 import math
 import numbers
 import types
+import typing
 
 import pytest
 
@@ -119,6 +120,23 @@ def leaks(module):
     return found
 
 
+def stray_names(module):
+    """Public names of ``module`` outside its ``__all__`` (the checks and the input constants
+    a question names), such as a library function it grades with imported under its own name.
+    The language's own are left: modules (``functools``), ``annotations`` (the __future__
+    import) and typing's names (``Any``, ``Sequence``): none holds a course value."""
+    listed = set(getattr(module, "__all__", ()))
+    found = []
+    for name in sorted(n for n in dir(module) if not n.startswith("_") and n not in listed):
+        value = getattr(module, name)
+        if isinstance(value, types.ModuleType) or name == "annotations":
+            continue
+        if getattr(value, "__module__", None) in ("typing", "collections.abc"):
+            continue
+        found.append(name)
+    return found
+
+
 def fake_module(**public):
     """A tiny exercise module: one check whose answer is 42, plus ``public`` names."""
     module = types.ModuleType("fake_step")
@@ -185,6 +203,27 @@ def test_own_public_functions_are_checks_only(name):
     ]
     assert not own, f"{name}: public helpers {own}; make them private (leading underscore)"
     assert "ANSWERS" not in vars(module), f"{name}: the answer registry is public"
+
+
+def test_a_public_library_import_is_a_stray_name():
+    from lessonlib.records import SEED, make_records
+
+    module = fake_module(make_records=make_records, SEED=SEED, Any=typing.Any, math=math)
+    module.annotations = __import__("__future__").annotations
+    module.__all__ = ["check_count"]
+    assert stray_names(module) == ["SEED", "make_records"]
+    module.__all__ = ["check_count", "SEED"]  # an input constant a question names
+    assert stray_names(module) == ["make_records"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_public_names_are_the_checks_and_their_constants(name):
+    """``dir(ex)`` lists ``__all__`` only: a library function or constant the module grades
+    with is imported under a private name (``make_records as _make_records``)."""
+    module = load(name)
+    stray = stray_names(module)
+    assert not stray, f"{name}: public names outside __all__ {stray}; import them privately"
+    assert all(n.startswith("check_") or not callable(getattr(module, n)) for n in module.__all__)
 
 
 @pytest.mark.slow

@@ -645,14 +645,18 @@ ROWS.update(
         "lessonlib.exercises.step02": [
             Bad(
                 "check_corrupted_rule",
-                lambda m: m.check_corrupted_rule(m.DEFAULT_RULES + ("excessive_length",), NAN),
+                lambda m: m.check_corrupted_rule(
+                    lessonlib.DEFAULT_RULES + ("excessive_length",), NAN
+                ),
                 ValueError,
                 "max_fbr",
                 note="NaN",
             ),
             Bad(
                 "check_corrupted_rule",
-                lambda m: m.check_corrupted_rule(m.DEFAULT_RULES + ("excessive_length",), "a"),
+                lambda m: m.check_corrupted_rule(
+                    lessonlib.DEFAULT_RULES + ("excessive_length",), "a"
+                ),
                 TypeError,
                 "max_fbr",
                 note="str",

@@ -579,7 +579,7 @@ def test_moved_by_rule_is_the_seed_by_seed_difference():
         counts = []
         for seed, a in zip(seeds, readable):
             b = L.Panel(L.judge_models(*L.DIVERSE), quorum=3, on_unreadable=rule).run(
-                records, seed, step11.FREE_FORM_GUIDELINE
+                records, seed, step11._FREE_FORM_GUIDELINE
             )
             counts.append(sum(a.decide(r) != b.decide(r) for r in records))
         assert got[rule] == sum(counts) / len(counts)

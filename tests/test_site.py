@@ -124,7 +124,9 @@ def test_no_page_names_the_web_as_a_load(site):
 @pytest.mark.slow
 @needs_axe
 def test_every_page_and_deck_in_the_browser(site):
-    """One browser for all pages (about 70): see check_site.page_problems."""
+    """One browser for all pages and decks (about 55), check_site.TABS tabs at once: see
+    check_site.page_problems (test_page_checker_fails_on_a_broken_page loads a broken and a
+    clean page side by side: each problem is the broken page's)."""
     names = [p.relative_to(site).as_posix() for p in check_site.pages(site)]
     assert any(n.startswith("slides/") for n in names)
     assert check_site.page_problems(site, names) == []

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._frozen import ReadOnlyDict
-from ..records import FEATURES, is_harmful, make_records
+from .._frozen import ReadOnlyDict as _ReadOnlyDict
+from ..records import FEATURES as _FEATURES
+from ..records import is_harmful as _is_harmful
+from ..records import make_records as _make_records
 from ._common import _grade_number
 
 __all__ = ["BIG_DRAW", "check_flagged_clean_count", "check_unflagged_harmful_count"]
@@ -25,20 +27,20 @@ BIG_DRAW = 2400
 
 def _flagged_clean_count():
     """The answer of 01, exercise 1: clean records with at least one flag on."""
-    return sum(1 for r in make_records() if not is_harmful(r) and r.features.on())
+    return sum(1 for r in _make_records() if not _is_harmful(r) and r.features.on())
 
 
 def _unflagged_harmful_count(records=None):
     """The answer of 01, exercise 2: harmful records of the larger draw with no flag on."""
-    records = make_records(BIG_DRAW) if records is None else records
-    return sum(1 for r in records if is_harmful(r) and not r.features.on())
+    records = _make_records(BIG_DRAW) if records is None else records
+    return sum(1 for r in records if _is_harmful(r) and not r.features.on())
 
 
 def check_flagged_clean_count(answer: Any) -> bool:
     """01, exercise 1: how many clean records carry at least one flag?"""
-    records = make_records()
-    clean = [r for r in records if not is_harmful(r)]
-    one_flag = {sum(1 for r in clean if r.features[f]) for f in FEATURES}
+    records = _make_records()
+    clean = [r for r in records if not _is_harmful(r)]
+    one_flag = {sum(1 for r in clean if r.features[f]) for f in _FEATURES}
     slips = [
         (
             lambda: len(clean),
@@ -55,7 +57,7 @@ def check_flagged_clean_count(answer: Any) -> bool:
             "records whose class is clean.",
         ),
         (
-            lambda: sum(1 for r in records if is_harmful(r) and r.features.on()),
+            lambda: sum(1 for r in records if _is_harmful(r) and r.features.on()),
             "that is the harmful records with a flag; the question is about the clean ones.",
         ),
     ] + [
@@ -82,8 +84,8 @@ def check_flagged_clean_count(answer: Any) -> bool:
 
 def check_unflagged_harmful_count(answer: Any) -> bool:
     """01, exercise 2: how many harmful records of the first ``BIG_DRAW`` carry no flag?"""
-    records = make_records(BIG_DRAW)
-    harmful = [r for r in records if is_harmful(r)]
+    records = _make_records(BIG_DRAW)
+    harmful = [r for r in records if _is_harmful(r)]
     return _grade_number(
         answer,
         lambda: _unflagged_harmful_count(records),
@@ -98,7 +100,7 @@ def check_unflagged_harmful_count(answer: Any) -> bool:
         ),
         slips=[
             (
-                _unflagged_harmful_count(make_records()),
+                _unflagged_harmful_count(_make_records()),
                 "that is the count in the lesson's records. The question asks about the "
                 f"larger draw, make_records({BIG_DRAW}).",
             ),
@@ -117,7 +119,7 @@ def check_unflagged_harmful_count(answer: Any) -> bool:
     )
 
 
-_ANSWERS = ReadOnlyDict(
+_ANSWERS = _ReadOnlyDict(
     {
         "check_flagged_clean_count": _flagged_clean_count,
         "check_unflagged_harmful_count": _unflagged_harmful_count,

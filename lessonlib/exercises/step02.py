@@ -9,11 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._checks import check_number
-from .._frozen import ReadOnlyDict
-from ..criteria import DEFAULT_RULES, make_rule_filter
-from ..metrics import agreement, class_recall, measure
-from ..records import FEATURES, is_harmful, make_records
+from .._checks import check_number as _check_number
+from .._frozen import ReadOnlyDict as _ReadOnlyDict
+from ..criteria import DEFAULT_RULES as _DEFAULT_RULES
+from ..criteria import make_rule_filter as _make_rule_filter
+from ..metrics import agreement as _agreement
+from ..metrics import class_recall as _class_recall
+from ..metrics import measure as _measure
+from ..records import FEATURES as _FEATURES
+from ..records import is_harmful as _is_harmful
+from ..records import make_records as _make_records
 from ._common import _grade_number, _names, _names_hint, _say
 
 __all__ = ["check_corrupted_rule", "check_no_rule_agreement"]
@@ -21,8 +26,8 @@ __all__ = ["check_corrupted_rule", "check_no_rule_agreement"]
 
 def check_corrupted_rule(rules: Any, max_fbr: float = 0.20) -> bool:
     """02: add ONE rule that closes most of the corrupted_input gap, FBR <= ``max_fbr``."""
-    max_fbr = check_number("max_fbr", max_fbr, minimum=0.0)
-    records = make_records()
+    max_fbr = _check_number("max_fbr", max_fbr, minimum=0.0)
+    records = _make_records()
     if rules is ...:
         return _say(
             False,
@@ -37,14 +42,14 @@ def check_corrupted_rule(rules: Any, max_fbr: float = 0.20) -> bool:
         )
     hint = _names_hint(
         names,
-        FEATURES,
-        "unknown flag name(s) {}; the flags are: " + ", ".join(FEATURES) + ".",
-        DEFAULT_RULES,
+        _FEATURES,
+        "unknown flag name(s) {}; the flags are: " + ", ".join(_FEATURES) + ".",
+        _DEFAULT_RULES,
         "keep the four default rules (missing: {}) and add one.",
     )
     if hint:
         return _say(False, hint)
-    extra = list(dict.fromkeys(n for n in names if n not in DEFAULT_RULES))
+    extra = list(dict.fromkeys(n for n in names if n not in _DEFAULT_RULES))
     if not extra:
         return _say(
             False,
@@ -59,14 +64,14 @@ def check_corrupted_rule(rules: Any, max_fbr: float = 0.20) -> bool:
         )
 
     def score(flag):
-        decide = make_rule_filter(DEFAULT_RULES + (flag,))
+        decide = _make_rule_filter(_DEFAULT_RULES + (flag,))
         return (
-            class_recall(records, decide)["corrupted_input"][1],
-            measure(records, decide)["false_block_rate"],
+            _class_recall(records, decide)["corrupted_input"][1],
+            _measure(records, decide)["false_block_rate"],
         )
 
-    base = class_recall(records, make_rule_filter(DEFAULT_RULES))["corrupted_input"][1]
-    candidates = {f: score(f) for f in FEATURES if f not in DEFAULT_RULES}
+    base = _class_recall(records, _make_rule_filter(_DEFAULT_RULES))["corrupted_input"][1]
+    candidates = {f: score(f) for f in _FEATURES if f not in _DEFAULT_RULES}
     allowed = {f: s for f, s in candidates.items() if s[1] <= max_fbr}
     best = max((s[0] for s in allowed.values()), default=None)
     recall, fbr = candidates[extra[0]]
@@ -101,8 +106,8 @@ def check_corrupted_rule(rules: Any, max_fbr: float = 0.20) -> bool:
 
 def check_no_rule_agreement(answer: Any) -> bool:
     """02, exercise 2: the agreement of a filter with no rules (it blocks nothing)."""
-    records = make_records()
-    clean = sum(1 for r in records if not is_harmful(r))
+    records = _make_records()
+    clean = sum(1 for r in records if not _is_harmful(r))
     return _grade_number(
         answer,
         _no_rule_agreement,
@@ -134,7 +139,7 @@ def check_no_rule_agreement(answer: Any) -> bool:
                 "blocks nothing.",
             ),
             (
-                lambda: agreement(records, make_rule_filter(DEFAULT_RULES)),
+                lambda: _agreement(records, _make_rule_filter(_DEFAULT_RULES)),
                 "that is the agreement of the four rules. Take them all away: a filter "
                 "with no rules never blocks.",
             ),
@@ -147,28 +152,28 @@ def check_no_rule_agreement(answer: Any) -> bool:
 def _corrupted_rule():
     """The answer of 02, exercise 1: the default rules plus the one flag that lifts
     corrupted_input recall most with the false block rate at or below 0.20."""
-    records = make_records()
+    records = _make_records()
     best = None
-    for flag in FEATURES:
-        if flag in DEFAULT_RULES:
+    for flag in _FEATURES:
+        if flag in _DEFAULT_RULES:
             continue
-        decide = make_rule_filter(DEFAULT_RULES + (flag,))
-        recall = class_recall(records, decide)["corrupted_input"][1]
-        if measure(records, decide)["false_block_rate"] <= 0.20 and (
+        decide = _make_rule_filter(_DEFAULT_RULES + (flag,))
+        recall = _class_recall(records, decide)["corrupted_input"][1]
+        if _measure(records, decide)["false_block_rate"] <= 0.20 and (
             best is None or recall > best[0]
         ):
             best = (recall, flag)
     assert best is not None, "some flag keeps the false block rate <= 0.20"
-    return DEFAULT_RULES + (best[1],)
+    return _DEFAULT_RULES + (best[1],)
 
 
 def _no_rule_agreement():
     """The answer of 02, exercise 2: the agreement of a filter that blocks nothing."""
-    records = make_records()
-    return agreement(records, make_rule_filter(()))
+    records = _make_records()
+    return _agreement(records, _make_rule_filter(()))
 
 
-_ANSWERS = ReadOnlyDict(
+_ANSWERS = _ReadOnlyDict(
     {
         "check_corrupted_rule": _corrupted_rule,
         "check_no_rule_agreement": _no_rule_agreement,

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._checks import check_int
-from .._frozen import ReadOnlyDict
-from ..judge import HARMFUL, build_prompt, run_judge
-from ..metrics import measure
-from ..records import make_records
-from ..simulator import TEMPERATURE, label_probabilities
+from .._checks import check_int as _check_int
+from .._frozen import ReadOnlyDict as _ReadOnlyDict
+from ..judge import HARMFUL as _HARMFUL
+from ..judge import build_prompt as _build_prompt
+from ..judge import run_judge as _run_judge
+from ..metrics import measure as _measure
+from ..records import make_records as _make_records
+from ..simulator import TEMPERATURE as _TEMPERATURE
+from ..simulator import label_probabilities as _label_probabilities
 from ._common import _grade_number
 
 __all__ = ["check_flagless_probability", "check_output_cap_unreadable"]
@@ -26,13 +29,13 @@ def _flagless_clean(records):
 
 def check_flagless_probability(answer: Any) -> bool:
     """03, exercise 1: P('zararli') at the lesson's temperature for a record with no flag."""
-    records = make_records()
+    records = _make_records()
     record = _flagless_clean(records)
-    prompt = build_prompt(record)
+    prompt = _build_prompt(record)
 
     def one_flag():
         return next(
-            label_probabilities(build_prompt(r), TEMPERATURE)[HARMFUL]
+            _label_probabilities(_build_prompt(r), _TEMPERATURE)[_HARMFUL]
             for r in records
             if r.cls == "clean"
             and len(r.features.on()) == 1
@@ -50,7 +53,7 @@ def check_flagless_probability(answer: Any) -> bool:
         passed=lambda truth: (
             f"for a record with no flag (record {record.no} is one) the judge "
             f"answers zararli with probability {truth:.4f} at temperature "
-            f"{TEMPERATURE:.2f}."
+            f"{_TEMPERATURE:.2f}."
         ),
         slips=[
             (
@@ -58,7 +61,7 @@ def check_flagless_probability(answer: Any) -> bool:
                 "that is the probability of the other label, temiz.",
             ),
             (
-                lambda: label_probabilities(prompt, TEMPERATURE, cues={}, spurious={})[HARMFUL],
+                lambda: _label_probabilities(prompt, _TEMPERATURE, cues={}, spurious={})[_HARMFUL],
                 "that is what the prior alone gives. Look at the prompt of a "
                 "record with no flag: the word written in place of the flags is "
                 "itself in the cue table.",
@@ -82,17 +85,17 @@ def check_flagless_probability(answer: Any) -> bool:
 
 def check_output_cap_unreadable(answer: Any, max_output: int = 1) -> bool:
     """03, exercise 2: with ``max_output`` = 1, how many records stay unreadable?"""
-    max_output = check_int("max_output", max_output, minimum=1)
-    records = make_records()
+    max_output = _check_int("max_output", max_output, minimum=1)
+    records = _make_records()
     run = None
 
     def judged():
         nonlocal run
-        run = run_judge(records, max_output=max_output) if run is None else run
+        run = _run_judge(records, max_output=max_output) if run is None else run
         return run
 
     def passed(unreadable):
-        recall = measure(records, judged().decide)["recall"]
+        recall = _measure(records, judged().decide)["recall"]
         return (
             f"{unreadable} records stay unreadable after the retry and are "
             f"counted clean; recall of this run is {recall:.4f}."
@@ -126,16 +129,16 @@ def check_output_cap_unreadable(answer: Any, max_output: int = 1) -> bool:
 
 def _flagless_probability():
     """The answer of 03, exercise 1: P('zararli') at the lesson's temperature, no flag on."""
-    prompt = build_prompt(_flagless_clean(make_records()))
-    return label_probabilities(prompt, TEMPERATURE)[HARMFUL]
+    prompt = _build_prompt(_flagless_clean(_make_records()))
+    return _label_probabilities(prompt, _TEMPERATURE)[_HARMFUL]
 
 
 def _output_cap_unreadable(max_output=1):
     """The answer of 03, exercise 2: records still unreadable with a one-token output cap."""
-    return run_judge(make_records(), max_output=max_output).unreadable
+    return _run_judge(_make_records(), max_output=max_output).unreadable
 
 
-_ANSWERS = ReadOnlyDict(
+_ANSWERS = _ReadOnlyDict(
     {
         "check_flagless_probability": _flagless_probability,
         "check_output_cap_unreadable": _output_cap_unreadable,

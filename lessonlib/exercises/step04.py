@@ -10,12 +10,17 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
-from .._frozen import ReadOnlyDict
-from ..criteria import rule_filter
-from ..judge import run_judge
-from ..metrics import agreement, disagreements, measure, steps
-from ..records import SEED, Record, make_records
-from ..simulator import TEMPERATURE
+from .._frozen import ReadOnlyDict as _ReadOnlyDict
+from ..criteria import rule_filter as _rule_filter
+from ..judge import run_judge as _run_judge
+from ..metrics import agreement as _agreement
+from ..metrics import disagreements as _disagreements
+from ..metrics import measure as _measure
+from ..metrics import steps as _steps
+from ..records import SEED as _SEED
+from ..records import Record as _Record
+from ..records import make_records as _make_records
+from ..simulator import TEMPERATURE as _TEMPERATURE
 from ._common import _grade_number, _grade_numbers
 
 __all__ = ["BIG_DRAW", "COLD", "PAIR", "check_agreement_steps", "check_cold_judge_steps"]
@@ -28,21 +33,21 @@ BIG_DRAW = 2400
 """Exercise 2 runs on the first ``BIG_DRAW`` records: ``make_records(BIG_DRAW)``."""
 
 
-PAIR = (SEED + 2, SEED + 3)
+PAIR = (_SEED + 2, _SEED + 3)
 """The two seeds of exercise 1: a pair of judge runs the notebook does not print."""
 
 
 def _agreement_steps(
-    records: Sequence[Record] | None = None, seeds: tuple[int, int] = PAIR
+    records: Sequence[_Record] | None = None, seeds: tuple[int, int] = PAIR
 ) -> tuple[int, int]:
     """Agreement gap (judge run at ``seeds[0]`` - filter) and the judge's difference between
     its runs at ``seeds[1]`` and ``seeds[0]``, in steps of 1/len(records): the answer of 04,
     exercise 1 (sign kept)."""
-    records = make_records() if records is None else records
-    run1, run2 = run_judge(records, seeds[0]), run_judge(records, seeds[1])
-    a1, a2 = agreement(records, run1.decide), agreement(records, run2.decide)
+    records = _make_records() if records is None else records
+    run1, run2 = _run_judge(records, seeds[0]), _run_judge(records, seeds[1])
+    a1, a2 = _agreement(records, run1.decide), _agreement(records, run2.decide)
     n = len(records)
-    return steps(a1 - agreement(records, rule_filter), n), steps(a2 - a1, n)
+    return _steps(a1 - _agreement(records, _rule_filter), n), _steps(a2 - a1, n)
 
 
 @functools.lru_cache(maxsize=2)  # the exercise's pair and the lesson's: once a session
@@ -57,7 +62,7 @@ def check_agreement_steps(answer: Any) -> bool:
 
     def passed(truth):
         gap, diff = truth
-        lesson = steps_of((SEED, SEED + 1))
+        lesson = steps_of((_SEED, _SEED + 1))
         verdict = "larger than" if abs(gap) > abs(diff) else "no larger than"
         return (
             f"the judge's run at seed {PAIR[0]} agrees with the label on {abs(gap)} "
@@ -80,7 +85,7 @@ def check_agreement_steps(answer: Any) -> bool:
         passed=passed,
         slips=[
             (
-                lambda: steps_of((SEED, SEED + 1)),
+                lambda: steps_of((_SEED, _SEED + 1)),
                 "those are the steps of the lesson's two runs. Run the judge again "
                 "at the two seeds of the exercise.",
             ),
@@ -96,34 +101,34 @@ def check_agreement_steps(answer: Any) -> bool:
     )
 
 
-def _cold_fp_steps(records: Sequence[Record] | None = None, temperature: float = COLD) -> int:
+def _cold_fp_steps(records: Sequence[_Record] | None = None, temperature: float = COLD) -> int:
     """Clean records the judge (run at SEED) blocks at ``temperature`` minus the filter's:
     the answer of exercise 2 on ``records`` (default: the first ``BIG_DRAW``)."""
-    records = make_records(BIG_DRAW) if records is None else records
-    run = run_judge(records, SEED, temperature=temperature)
-    return measure(records, run.decide)["fp"] - measure(records, rule_filter)["fp"]
+    records = _make_records(BIG_DRAW) if records is None else records
+    run = _run_judge(records, _SEED, temperature=temperature)
+    return _measure(records, run.decide)["fp"] - _measure(records, _rule_filter)["fp"]
 
 
 @functools.lru_cache(maxsize=4)  # the answer and its slips: once a session
 def _lesson_cold_fp_steps(temperature: float = COLD, lesson: bool = False) -> int:
     """:func:`_cold_fp_steps` on the first ``BIG_DRAW`` records (``lesson``: the lesson's
     240)."""
-    return _cold_fp_steps(make_records() if lesson else None, temperature)
+    return _cold_fp_steps(_make_records() if lesson else None, temperature)
 
 
 def check_cold_judge_steps(answer: Any) -> bool:
     """04, exercise 2: on the first ``BIG_DRAW`` records, the judge's false block rate at
     temperature 0 minus the filter's, in steps of 1 / (clean records)."""
-    records = make_records(BIG_DRAW)
+    records = _make_records(BIG_DRAW)
     cold = _lesson_cold_fp_steps
 
     def passed(gap):
-        clean = measure(records, rule_filter)
+        clean = _measure(records, _rule_filter)
         clean = clean["fp"] + clean["tn"]
-        runs = [run_judge(records, seed, temperature=COLD).labels for seed in (SEED, SEED + 1)]
+        runs = [_run_judge(records, seed, temperature=COLD).labels for seed in (_SEED, _SEED + 1)]
         alike = (
             f"decide all {len(records):,} records alike"
-            if not disagreements(*runs)
+            if not _disagreements(*runs)
             else "still differ on some records"
         )
         return (
@@ -142,7 +147,7 @@ def check_cold_judge_steps(answer: Any) -> bool:
         passed=passed,
         slips=[
             (
-                lambda: cold(TEMPERATURE),
+                lambda: cold(_TEMPERATURE),
                 "that is the gap at the lesson's temperature. Run the judge "
                 "again with the temperature at 0.",
             ),
@@ -158,7 +163,7 @@ def check_cold_judge_steps(answer: Any) -> bool:
     )
 
 
-_ANSWERS = ReadOnlyDict(
+_ANSWERS = _ReadOnlyDict(
     {
         "check_agreement_steps": _lesson_agreement_steps,
         "check_cold_judge_steps": _lesson_cold_fp_steps,

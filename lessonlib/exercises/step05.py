@@ -8,34 +8,39 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._frozen import ReadOnlyDict
-from ..criteria import DEFAULT_RULES, make_rule_filter
-from ..judge import run_judge
-from ..metrics import class_recall, resolution, steps
-from ..records import CLASSES, SEED, make_records
+from .._frozen import ReadOnlyDict as _ReadOnlyDict
+from ..criteria import DEFAULT_RULES as _DEFAULT_RULES
+from ..criteria import make_rule_filter as _make_rule_filter
+from ..judge import run_judge as _run_judge
+from ..metrics import class_recall as _class_recall
+from ..metrics import resolution as _resolution
+from ..metrics import steps as _steps
+from ..records import CLASSES as _CLASSES
+from ..records import SEED as _SEED
+from ..records import make_records as _make_records
 from ._common import _grade_numbers, _names, _names_hint, _say
 
 __all__ = ["check_class_run_steps", "check_classes_beyond_one_step"]
 
 
 def _class_counts(records):
-    return {c: n for c, (n, _) in class_recall(records, lambda r: False).items()}
+    return {c: n for c, (n, _) in _class_recall(records, lambda r: False).items()}
 
 
 def _class_run_steps(records=None):
     """The answer of 05, exercise 1: per harmful class, the judge's recall of run 2
     (SEED + 1) minus run 1 (SEED), in steps of the class's resolution."""
-    records = make_records() if records is None else records
-    run1 = class_recall(records, run_judge(records, SEED).decide)
-    run2 = class_recall(records, run_judge(records, SEED + 1).decide)
-    return {c: steps(run2[c][1] - run1[c][1], run1[c][0]) for c in CLASSES[1:] if c in run1}
+    records = _make_records() if records is None else records
+    run1 = _class_recall(records, _run_judge(records, _SEED).decide)
+    run2 = _class_recall(records, _run_judge(records, _SEED + 1).decide)
+    return {c: _steps(run2[c][1] - run1[c][1], run1[c][0]) for c in _CLASSES[1:] if c in run1}
 
 
 def check_class_run_steps(answer: Any) -> bool:
     """05, exercise 1: the judge's two-run difference class by class, in steps."""
-    records = make_records()
+    records = _make_records()
     counts = _class_counts(records)
-    wanted = [c for c in CLASSES[1:] if c in counts]
+    wanted = [c for c in _CLASSES[1:] if c in counts]
 
     def passed(truth):
         moved = {c: n for c, n in truth.items() if n}
@@ -44,7 +49,7 @@ def check_class_run_steps(answer: Any) -> bool:
         return (
             f"between run 1 and run 2 recall moves {detail} (in steps); the largest "
             f"move, {abs(truth[big])} step(s) on {big} ({counts[big]} records), is "
-            f"{abs(truth[big]) * resolution(counts[big]):.4f} of recall: a class "
+            f"{abs(truth[big]) * _resolution(counts[big]):.4f} of recall: a class "
             "difference of that size can come from the seed alone."
         )
 
@@ -78,13 +83,13 @@ def check_class_run_steps(answer: Any) -> bool:
 
 def check_classes_beyond_one_step(classes: Any) -> bool:
     """05, exercise 2: the harmful classes whose criteria/judge recall gap exceeds one step."""
-    records = make_records()
-    run = run_judge(records, SEED)
-    by_rule = class_recall(records, make_rule_filter(DEFAULT_RULES))
-    by_judge = class_recall(records, run.decide)
+    records = _make_records()
+    run = _run_judge(records, _SEED)
+    by_rule = _class_recall(records, _make_rule_filter(_DEFAULT_RULES))
+    by_judge = _class_recall(records, run.decide)
     gap = {
-        c: abs(steps(by_judge[c][1] - by_rule[c][1], by_rule[c][0]))
-        for c in CLASSES[1:]
+        c: abs(_steps(by_judge[c][1] - by_rule[c][1], by_rule[c][0]))
+        for c in _CLASSES[1:]
         if c in by_rule
     }
     truth = {c for c, n in gap.items() if n > 1}
@@ -119,18 +124,18 @@ def check_classes_beyond_one_step(classes: Any) -> bool:
 def _classes_beyond_one_step():
     """The answer of 05, exercise 2: the harmful classes whose criteria/judge recall gap is
     more than one step."""
-    records = make_records()
-    decide = run_judge(records, SEED).decide
-    by_rule = class_recall(records, make_rule_filter(DEFAULT_RULES))
-    by_judge = class_recall(records, decide)
+    records = _make_records()
+    decide = _run_judge(records, _SEED).decide
+    by_rule = _class_recall(records, _make_rule_filter(_DEFAULT_RULES))
+    by_judge = _class_recall(records, decide)
     return {
         c
-        for c in CLASSES[1:]
-        if c in by_rule and abs(steps(by_judge[c][1] - by_rule[c][1], by_rule[c][0])) > 1
+        for c in _CLASSES[1:]
+        if c in by_rule and abs(_steps(by_judge[c][1] - by_rule[c][1], by_rule[c][0])) > 1
     }
 
 
-_ANSWERS = ReadOnlyDict(
+_ANSWERS = _ReadOnlyDict(
     {
         "check_class_run_steps": _class_run_steps,
         "check_classes_beyond_one_step": _classes_beyond_one_step,

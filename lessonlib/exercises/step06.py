@@ -11,27 +11,29 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .._frozen import ReadOnlyDict
-from ..criteria import rule_filter
-from ..many import run_judge_many
-from ..metrics import measure
-from ..records import SEED, Record, make_records
-from ..variance import run_band
+from .._frozen import ReadOnlyDict as _ReadOnlyDict
+from ..criteria import rule_filter as _rule_filter
+from ..many import run_judge_many as _run_judge_many
+from ..metrics import measure as _measure
+from ..records import SEED as _SEED
+from ..records import Record as _Record
+from ..records import make_records as _make_records
+from ..variance import run_band as _run_band
 from ._common import _grade_number
 
 __all__ = ["EXERCISE_SEEDS", "GRID", "check_fbr_without_spurious", "check_overlap_temperature"]
 
-EXERCISE_SEEDS = range(SEED, SEED + 1000)
+EXERCISE_SEEDS = range(_SEED, _SEED + 1000)
 """Notebook 06's 1,000 seeds: the lesson's seed and the 999 after it."""
 
 
 def _fbr_below_share_without_spurious(
-    records: Sequence[Record] | None = None, seeds: Iterable[int] = EXERCISE_SEEDS
+    records: Sequence[_Record] | None = None, seeds: Iterable[int] = EXERCISE_SEEDS
 ) -> float:
     """Share of runs whose FBR is below the criteria's when the judge has no spurious cue."""
-    records = make_records() if records is None else records
-    fp = run_judge_many(records, seeds, spurious={}).confusion()[1]
-    return float((fp < measure(records, rule_filter)["fp"]).mean())
+    records = _make_records() if records is None else records
+    fp = _run_judge_many(records, seeds, spurious={}).confusion()[1]
+    return float((fp < _measure(records, _rule_filter)["fp"]).mean())
 
 
 @functools.lru_cache(maxsize=1)  # the same answer for every check: computed once a session
@@ -65,18 +67,18 @@ GRID = 0.05
 
 
 def _lowest_overlap_temperature(
-    records: Sequence[Record] | None = None,
+    records: Sequence[_Record] | None = None,
     seeds: Iterable[int] = EXERCISE_SEEDS,
     step: float = GRID,
     top: float = 2.0,
 ) -> float | None:
     """Lowest temperature on a ``step`` grid whose 95% run band of recall reaches the
     criteria's."""
-    records = make_records() if records is None else records
-    criteria = measure(records, rule_filter)["recall"]
+    records = _make_records() if records is None else records
+    criteria = _measure(records, _rule_filter)["recall"]
     for t in [round(k * step, 10) for k in range(int(round(top / step)) + 1)]:
-        recall = run_judge_many(records, seeds, temperature=t).figures()["recall"]
-        if run_band(recall)[0] <= criteria:
+        recall = _run_judge_many(records, seeds, temperature=t).figures()["recall"]
+        if _run_band(recall)[0] <= criteria:
             return t
     return None
 
@@ -110,7 +112,7 @@ def check_overlap_temperature(answer: Any) -> bool:
     )
 
 
-_ANSWERS = ReadOnlyDict(
+_ANSWERS = _ReadOnlyDict(
     {
         "check_fbr_without_spurious": _lesson_fbr_below_share,
         "check_overlap_temperature": _lesson_overlap_temperature,

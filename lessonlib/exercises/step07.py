@@ -12,36 +12,40 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from .._frozen import ReadOnlyDict
-from ..criteria import rule_filter
-from ..judge import run_judge
-from ..records import SEED, Record, is_harmful, make_records
-from ..sample import paired_bootstrap, records_needed
+from .._frozen import ReadOnlyDict as _ReadOnlyDict
+from ..criteria import rule_filter as _rule_filter
+from ..judge import run_judge as _run_judge
+from ..records import SEED as _SEED
+from ..records import Record as _Record
+from ..records import is_harmful as _is_harmful
+from ..records import make_records as _make_records
+from ..sample import paired_bootstrap as _paired_bootstrap
+from ..sample import records_needed as _records_needed
 from ._common import _grade_number, _grade_numbers
 
 FBR_GUESS, HALF_WIDTH = 0.16, 0.02
 """Exercise 1: a false block rate near 0.16, to be known to +/- 0.02 (at the 95% level)."""
 COLD = 0.0
 """Exercise 2: the judge at temperature 0, the most likely label every time."""
-CLOSE = 0.01
+_CLOSE = 0.01
 """Exercise 2: ends this near the band (but not on it) get the "close" hint: a band drawn
 with other resamples moves its ends by about this much."""
 __all__ = ["COLD", "FBR_GUESS", "HALF_WIDTH", "check_cold_fbr_band", "check_records_to_label"]
 
 
 def _records_to_label(
-    records: Sequence[Record] | None = None, p: float = FBR_GUESS, half_width: float = HALF_WIDTH
+    records: Sequence[_Record] | None = None, p: float = FBR_GUESS, half_width: float = HALF_WIDTH
 ) -> int:
     """07, exercise 1: records to label by hand so that the clean ones among them (the clean
     share of ``records``) are enough for a false block rate near ``p`` to +/- ``half_width``."""
-    records = make_records() if records is None else records
-    clean_share = sum(1 for r in records if not is_harmful(r)) / len(records)
-    return math.ceil(records_needed(p, half_width) / clean_share)
+    records = _make_records() if records is None else records
+    clean_share = sum(1 for r in records if not _is_harmful(r)) / len(records)
+    return math.ceil(_records_needed(p, half_width) / clean_share)
 
 
 def check_records_to_label(answer: Any) -> bool:
     """07, exercise 1: how many records in all a team must label by hand."""
-    clean = records_needed(FBR_GUESS, HALF_WIDTH)
+    clean = _records_needed(FBR_GUESS, HALF_WIDTH)
     return _grade_number(
         answer,
         _records_to_label,
@@ -71,16 +75,16 @@ def check_records_to_label(answer: Any) -> bool:
     )
 
 
-def _cold_fbr_band(records: Sequence[Record] | None = None, temperature: float = COLD) -> tuple:
+def _cold_fbr_band(records: Sequence[_Record] | None = None, temperature: float = COLD) -> tuple:
     """07, exercise 2: the records' band of the false block rate of the judge at
     ``temperature`` (one run, the lesson's seed) minus the filter's, with the defaults."""
-    records = make_records() if records is None else records
-    run = run_judge(records, SEED, temperature=temperature)
-    truth = [is_harmful(r) for r in records]
-    return paired_bootstrap(
+    records = _make_records() if records is None else records
+    run = _run_judge(records, _SEED, temperature=temperature)
+    truth = [_is_harmful(r) for r in records]
+    return _paired_bootstrap(
         truth,
         [run.decide(r) for r in records],
-        [rule_filter(r) for r in records],
+        [_rule_filter(r) for r in records],
         "false_block_rate",
     )
 
@@ -113,7 +117,7 @@ def check_cold_fbr_band(answer: Any) -> bool:
             )
         ],
         close=(
-            CLOSE,
+            _CLOSE,
             "close, but not the band itself: a band drawn with other "
             "resamples moves a little. Keep paired_bootstrap's defaults.",
         ),
@@ -123,7 +127,7 @@ def check_cold_fbr_band(answer: Any) -> bool:
     )
 
 
-_ANSWERS = ReadOnlyDict(
+_ANSWERS = _ReadOnlyDict(
     {
         "check_records_to_label": _records_to_label,
         "check_cold_fbr_band": _cold_fbr_band,

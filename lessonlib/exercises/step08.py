@@ -11,25 +11,28 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from .._frozen import ReadOnlyDict
-from ..records import Record, make_records
-from ..score import brier, judge_probabilities, threshold_costs
-from ..simulator import TEMPERATURE
+from .._frozen import ReadOnlyDict as _ReadOnlyDict
+from ..records import Record as _Record
+from ..records import make_records as _make_records
+from ..score import brier as _brier
+from ..score import judge_probabilities as _judge_probabilities
+from ..score import threshold_costs as _threshold_costs
+from ..simulator import TEMPERATURE as _TEMPERATURE
 from ._common import _grade_number
 
 TEMPERATURES = (0.01, 3.0)
 """Exercise 2's range of temperatures: from 0.01 to 3.00, the answer to two decimals."""
-STEP = 0.01
+_STEP = 0.01
 __all__ = ["TEMPERATURES", "check_best_temperature", "check_break_even"]
 
 
-def _break_even_miss_cost(records: Sequence[Record] | None = None) -> float:
+def _break_even_miss_cost(records: Sequence[_Record] | None = None) -> float:
     """The cost of a miss (in false blocks) at which the cheapest threshold of the cost table
     (a miss costing one false block) stops being the only cheapest: the lowest miss cost at
     which a lower threshold costs as little."""
-    records = make_records() if records is None else records
-    probs = judge_probabilities(records)
-    rows = threshold_costs([r.cls != "clean" for r in records], [probs[r.no] for r in records])
+    records = _make_records() if records is None else records
+    probs = _judge_probabilities(records)
+    rows = _threshold_costs([r.cls != "clean" for r in records], [probs[r.no] for r in records])
     best = min(rows, key=lambda row: row["cost"])  # the highest threshold on a tie
     ratios = [
         (row["false blocks"] - best["false blocks"]) / (best["misses"] - row["misses"])
@@ -87,16 +90,16 @@ def check_break_even(answer: Any) -> bool:
     )
 
 
-def _best_brier_temperature(records: Sequence[Record] | None = None) -> float:
+def _best_brier_temperature(records: Sequence[_Record] | None = None) -> float:
     """The temperature of the range, in steps of 0.01, whose score has the lowest Brier score."""
-    records = make_records() if records is None else records
+    records = _make_records() if records is None else records
     truth = [r.cls != "clean" for r in records]
-    low, high = (round(t / STEP) for t in TEMPERATURES)
+    low, high = (round(t / _STEP) for t in TEMPERATURES)
     scored = []
     for k in range(low, high + 1):
-        probs = judge_probabilities(records, temperature=k * STEP)
-        scored.append((brier(truth, [probs[r.no] for r in records]), k))
-    return round(min(scored)[1] * STEP, 2)
+        probs = _judge_probabilities(records, temperature=k * _STEP)
+        scored.append((_brier(truth, [probs[r.no] for r in records]), k))
+    return round(min(scored)[1] * _STEP, 2)
 
 
 @functools.lru_cache(maxsize=1)  # the same answer for every check: computed once a session
@@ -121,7 +124,7 @@ def check_best_temperature(answer: Any) -> bool:
         ),
         slips=[
             (
-                TEMPERATURE,
+                _TEMPERATURE,
                 "that is the lesson's temperature. Treat the Brier score as a function of "
                 "the temperature and find where it is lowest.",
             )
@@ -132,7 +135,7 @@ def check_best_temperature(answer: Any) -> bool:
     )
 
 
-_ANSWERS = ReadOnlyDict(
+_ANSWERS = _ReadOnlyDict(
     {
         "check_break_even": _lesson_break_even,
         "check_best_temperature": _lesson_best_brier_temperature,

@@ -9,10 +9,11 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from .._frozen import ReadOnlyDict
-from ..designs import cascade
-from ..judge import run_judge
-from ..records import SEED, make_records
+from .._frozen import ReadOnlyDict as _ReadOnlyDict
+from ..designs import cascade as _cascade
+from ..judge import run_judge as _run_judge
+from ..records import SEED as _SEED
+from ..records import make_records as _make_records
 from ._common import _grade_number
 
 __all__ = ["BIG_DRAW", "check_calls_saved"]
@@ -24,8 +25,8 @@ lesson's 240 and the 2,160 after them."""
 
 @functools.lru_cache(maxsize=2)  # the same two runs for every answer checked: once a session
 def _runs(n=BIG_DRAW):
-    records = make_records(n)
-    return run_judge(records, SEED), cascade(records, SEED)
+    records = _make_records(n)
+    return _run_judge(records, _SEED), _cascade(records, _SEED)
 
 
 def _calls_saved(n=BIG_DRAW):
@@ -70,5 +71,5 @@ def check_calls_saved(answer: Any) -> bool:
     )
 
 
-_ANSWERS = ReadOnlyDict({"check_calls_saved": _calls_saved})
+_ANSWERS = _ReadOnlyDict({"check_calls_saved": _calls_saved})
 """Each check's right answer, computed (read by tests/test_course_read.py)."""

@@ -9,11 +9,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .._frozen import ReadOnlyDict
-from ..criteria import DEFAULT_RULES, rule_filter
-from ..panel import JUDGE_NAMES, Panel, judge_models
-from ..records import SEED, Record, make_records
-from ..simulator import FLAG_WORD
+from .._frozen import ReadOnlyDict as _ReadOnlyDict
+from ..criteria import DEFAULT_RULES as _DEFAULT_RULES
+from ..criteria import rule_filter as _rule_filter
+from ..panel import JUDGE_NAMES as _JUDGE_NAMES
+from ..panel import Panel as _Panel
+from ..panel import judge_models as _judge_models
+from ..records import SEED as _SEED
+from ..records import Record as _Record
+from ..records import make_records as _make_records
+from ..simulator import FLAG_WORD as _FLAG_WORD
 from ._common import _grade_number, _say
 
 __all__ = ["MAJORITY", "UNANIMOUS", "check_rule_ask", "check_vetoed"]
@@ -33,9 +38,9 @@ def check_rule_ask(ask: Any) -> bool:
             f"my_ask must be a function ask(prompt, seed) that returns "
             f"'zararli' or 'temiz' (got {type(ask).__name__}).",
         )
-    records = make_records()
+    records = _make_records()
     try:
-        run = Panel([ask]).run(records, SEED)
+        run = _Panel([ask]).run(records, _SEED)
     except Exception as error:  # the student's code may fail in any way: give a hint
         return _say(
             False,
@@ -50,10 +55,10 @@ def check_rule_ask(ask: Any) -> bool:
             "panel counted them harmful, its default). Reply with exactly one "
             "of the two Turkish labels.",
         )
-    wrong = [r for r in records if run.decide(r) != rule_filter(r)]
+    wrong = [r for r in records if run.decide(r) != _rule_filter(r)]
     if wrong:
         first = wrong[0]
-        does = "blocks" if rule_filter(first) else "lets through"
+        does = "blocks" if _rule_filter(first) else "lets through"
         return _say(
             False,
             f"{len(wrong)} of the {len(records)} records are decided unlike "
@@ -72,12 +77,12 @@ MAJORITY, UNANIMOUS = 0.5, 1.0
 """The two bars of exercise 2."""
 
 
-def _vetoed_records(records: Sequence[Record] | None = None, seed: int = SEED) -> list[int]:
+def _vetoed_records(records: Sequence[_Record] | None = None, seed: int = _SEED) -> list[int]:
     """Records the four-judge panel (every judge of JUDGES, quorum 1) flags at
     min_agreement 0.5 but not at 1.0, at ``seed``."""
-    records = make_records() if records is None else records
+    records = _make_records() if records is None else records
     majority, unanimous = (
-        Panel(judge_models(*JUDGE_NAMES), min_agreement=m).run(records, seed)
+        _Panel(_judge_models(*_JUDGE_NAMES), min_agreement=m).run(records, seed)
         for m in (MAJORITY, UNANIMOUS)
     )
     return [r.no for r in records if majority.decide(r) and not unanimous.decide(r)]
@@ -95,7 +100,7 @@ def check_vetoed(answer: Any) -> bool:
         f"{UNANIMOUS}.",
         kind="a whole number of records",
         passed=lambda n: (
-            f"the {len(JUDGE_NAMES)}-judge panel flags {n} records at "
+            f"the {len(_JUDGE_NAMES)}-judge panel flags {n} records at "
             f"min_agreement {MAJORITY} and not at {UNANIMOUS}: on each of them "
             "at least half of the judges flag and at least one does not."
         ),
@@ -106,7 +111,7 @@ def check_vetoed(answer: Any) -> bool:
 
 def _rule_ask_answer():
     """A right answer of 10, exercise 1: an ask that reads the four rule words in the prompt."""
-    words = {FLAG_WORD[f] for f in DEFAULT_RULES}
+    words = {_FLAG_WORD[f] for f in _DEFAULT_RULES}
 
     def ask(prompt, seed):
         return "zararli" if words & set(prompt.split()) else "temiz"
@@ -119,7 +124,7 @@ def _vetoed():
     return len(_vetoed_records())
 
 
-_ANSWERS = ReadOnlyDict(
+_ANSWERS = _ReadOnlyDict(
     {
         "check_rule_ask": _rule_ask_answer,
         "check_vetoed": _vetoed,

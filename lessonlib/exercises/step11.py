@@ -9,10 +9,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .._frozen import ReadOnlyDict
-from ..panel import DIVERSE, ON_UNREADABLE, Panel, judge_models
-from ..panel_study import FREE_FORM_GUIDELINE
-from ..records import SEED, is_harmful, make_records
+from .._frozen import ReadOnlyDict as _ReadOnlyDict
+from ..panel import DIVERSE as _DIVERSE
+from ..panel import ON_UNREADABLE as _ON_UNREADABLE
+from ..panel import Panel as _Panel
+from ..panel import judge_models as _judge_models
+from ..panel_study import FREE_FORM_GUIDELINE as _FREE_FORM_GUIDELINE
+from ..records import SEED as _SEED
+from ..records import is_harmful as _is_harmful
+from ..records import make_records as _make_records
 from ._common import _grade_number, _grade_numbers
 
 __all__ = [
@@ -23,13 +28,13 @@ __all__ = [
     "check_share_above_greedy",
 ]
 
-MOVED_SEEDS = range(SEED, SEED + 200)
+MOVED_SEEDS = range(_SEED, _SEED + 200)
 """The panel seeds of 11's exercise 1: the lesson's seed and the 199 after it."""
-SHARE_SEEDS = range(SEED, SEED + 1000)
+SHARE_SEEDS = range(_SEED, _SEED + 1000)
 """The panel seeds of 11's exercise 2: notebook 11's 1,000 seeds."""
 
 
-RULE_NAMES = ReadOnlyDict({"fail-closed": "harmful", "fail-open": "clean", "abstain": "abstain"})
+RULE_NAMES = _ReadOnlyDict({"fail-closed": "harmful", "fail-open": "clean", "abstain": "abstain"})
 """The prose's name of each ``on_unreadable`` rule: fail-closed counts an unreadable reply
 harmful, fail-open counts it clean, abstain leaves the vote out."""
 
@@ -45,12 +50,12 @@ def _moved_by_rule(seeds: Iterable[int] = MOVED_SEEDS) -> dict[str, float]:
     decides differently with the free-form guideline than with the lesson's, seed by seed."""
     import numpy as np
 
-    records = make_records()
-    readable = Panel(judge_models(*DIVERSE), quorum=3).run_many(records, seeds).harmful
+    records = _make_records()
+    readable = _Panel(_judge_models(*_DIVERSE), quorum=3).run_many(records, seeds).harmful
     moved = {}
-    for rule in ON_UNREADABLE:
-        panel = Panel(judge_models(*DIVERSE), quorum=3, on_unreadable=rule)
-        free = panel.run_many(records, seeds, FREE_FORM_GUIDELINE).harmful
+    for rule in _ON_UNREADABLE:
+        panel = _Panel(_judge_models(*_DIVERSE), quorum=3, on_unreadable=rule)
+        free = panel.run_many(records, seeds, _FREE_FORM_GUIDELINE).harmful
         moved[rule] = float(np.mean((free != readable).sum(axis=1)))
     return moved
 
@@ -62,7 +67,7 @@ def check_moved_by_rule(moved: Any) -> bool:
     def keys_hint(keys):
         if set(keys) == set(RULE_NAMES):
             return None
-        inner = set(keys) & set(ON_UNREADABLE) - {"abstain"}
+        inner = set(keys) & set(_ON_UNREADABLE) - {"abstain"}
         also = (
             " ('harmful' and 'clean' are what the rules count a reply as; name the rules "
             "by the words of the notebook)"
@@ -114,11 +119,11 @@ def _share_above_greedy(seeds: Iterable[int] = SHARE_SEEDS) -> tuple[float, floa
     above the greedy judge's, and the greedy judge's agreement (the same on every seed)."""
     import numpy as np
 
-    records = make_records()
-    actual = np.array([is_harmful(r) for r in records])
+    records = _make_records()
+    actual = np.array([_is_harmful(r) for r in records])
     agree = {}
     for name in ("lesson", "greedy"):
-        harmful = Panel(judge_models(name)).run_many(records, seeds).harmful
+        harmful = _Panel(_judge_models(name)).run_many(records, seeds).harmful
         agree[name] = (harmful == actual).mean(axis=1)
     greedy = float(agree["greedy"][0])
     return float((agree["lesson"] > greedy).mean()), greedy
@@ -146,7 +151,7 @@ def check_share_above_greedy(share: Any) -> bool:
     )
 
 
-_ANSWERS = ReadOnlyDict(
+_ANSWERS = _ReadOnlyDict(
     {
         "check_moved_by_rule": _moved_by_name,
         "check_share_above_greedy": lambda: _share_above_greedy()[0],

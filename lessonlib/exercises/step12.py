@@ -9,14 +9,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .._frozen import ReadOnlyDict
-from ..probing import probe, twin, with_length
-from ..records import SEED, Record, make_records
+from .._frozen import ReadOnlyDict as _ReadOnlyDict
+from ..probing import probe as _probe
+from ..probing import twin as _twin
+from ..probing import with_length as _with_length
+from ..records import SEED as _SEED
+from ..records import Record as _Record
+from ..records import make_records as _make_records
 from ._common import _grade_numbers, _say
 
-TEXT_SEEDS = range(SEED, SEED + 200)
+TEXT_SEEDS = range(_SEED, _SEED + 200)
 """The judge seeds of 12's exercise 1: the lesson's seed and the 199 after it."""
-KEYS = ("text", "new seed")
+_KEYS = ("text", "new seed")
 
 
 def _text_against_seed(seeds: Iterable[int] = TEXT_SEEDS) -> dict[str, float]:
@@ -26,10 +30,10 @@ def _text_against_seed(seeds: Iterable[int] = TEXT_SEEDS) -> dict[str, float]:
 
     from ..many import run_judge_many
 
-    records = make_records()
+    records = _make_records()
     seeds = np.asarray(list(seeds), dtype=np.int64)
     base = run_judge_many(records, seeds).harmful
-    text = run_judge_many([twin(r, "text") for r in records], seeds).harmful
+    text = run_judge_many([_twin(r, "text") for r in records], seeds).harmful
     nxt = run_judge_many(records, seeds + 1).harmful
     return {
         "text": float((base != text).sum(axis=1).mean()),
@@ -70,20 +74,20 @@ def check_text_against_seed(moved: Any) -> bool:
     return _grade_numbers(
         moved,
         _text_against_seed,
-        keys=KEYS,
+        keys=_KEYS,
         places=2,
         fill="fill in moved: a dict with two numbers, {'text': ..., 'new seed': ...}.",
-        kind=f"a dict with exactly the keys {', '.join(map(repr, KEYS))}",
+        kind=f"a dict with exactly the keys {', '.join(map(repr, _KEYS))}",
         passed=passed,
         hint=hint,
     )
 
 
-def _expected_long(record: Record) -> Record:
-    return with_length(record, True)
+def _expected_long(record: _Record) -> _Record:
+    return _with_length(record, True)
 
 
-def _long_twin() -> Callable[[Record], Record]:
+def _long_twin() -> Callable[[_Record], _Record]:
     """12, exercise 2's answer: the change that switches the length flag on."""
     return _expected_long
 
@@ -100,13 +104,13 @@ def check_long_twin(change: Any) -> bool:
         return _say(
             False, f"long_twin must be a function Record -> Record, got {type(change).__name__}."
         )
-    records = make_records()
+    records = _make_records()
     for r in records:
         try:
             t = change(r)
         except Exception as err:  # a student's function: report, never raise
             return _say(False, f"long_twin raised {type(err).__name__} on record {r.no}: {err}.")
-        if not isinstance(t, Record):
+        if not isinstance(t, _Record):
             return _say(
                 False,
                 f"long_twin must return a Record, it returned "
@@ -127,7 +131,7 @@ def check_long_twin(change: Any) -> bool:
                 f"the twin of record {r.no} is not the record with the length "
                 f"flag on and nothing else changed: look at {what}.",
             )
-    result = probe(records, change, temperature=0)
+    result = _probe(records, change, temperature=0)
     clean = sum(r.cls == "clean" for r in records if r.no in result.changed)
     return _say(
         True,
@@ -138,7 +142,7 @@ def check_long_twin(change: Any) -> bool:
     )
 
 
-_ANSWERS = ReadOnlyDict(
+_ANSWERS = _ReadOnlyDict(
     {
         "check_text_against_seed": _text_against_seed,
         "check_long_twin": _long_twin,

@@ -12,9 +12,11 @@ import functools
 import math
 from typing import Any
 
-from .._frozen import ReadOnlyDict
-from ..panel import Panel, judge_models
-from ..records import SEED, make_records
+from .._frozen import ReadOnlyDict as _ReadOnlyDict
+from ..panel import Panel as _Panel
+from ..panel import judge_models as _judge_models
+from ..records import SEED as _SEED
+from ..records import make_records as _make_records
 from ._common import _grade_number
 
 __all__ = ["NEIGHBOUR_SEEDS", "SDK_RETRIES", "check_neighbour_cache", "check_sdk_retries"]
@@ -35,7 +37,7 @@ class _Served:
     """
 
     def __init__(self, retries=0, cache=None):
-        self.model = judge_models("lesson")[0]
+        self.model = _judge_models("lesson")[0]
         self.retries, self.cache, self.requests, self.tokens = retries, cache, 0, 0
         self.questions = 0
 
@@ -59,7 +61,7 @@ class _Served:
 
 def _lesson_run(served, seed):
     """The lesson's judge (one judge, asked once, unreadable = clean) on ``served``."""
-    return Panel([served], on_unreadable="clean").run(make_records(), seed)
+    return _Panel([served], on_unreadable="clean").run(_make_records(), seed)
 
 
 @functools.cache  # the same bill every time: computed once a session
@@ -67,7 +69,7 @@ def _sdk_retry_bill(retries=SDK_RETRIES):
     """(calls the panel counts, requests the server answers, input tokens the panel counts,
     input tokens the server reads) for the lesson's judge with ``retries`` SDK retries."""
     served = _Served(retries=retries)
-    run = _lesson_run(served, SEED)
+    run = _lesson_run(served, _SEED)
     return run.calls, served.requests, run.input_tokens, served.tokens
 
 
@@ -119,9 +121,9 @@ def check_sdk_retries(answer: Any) -> bool:
 def _neighbour_cache_requests():
     """Requests a run at SEED + 1 sends when the cache holds a run at SEED."""
     served = _Served(cache={})
-    _lesson_run(served, SEED)
+    _lesson_run(served, _SEED)
     before = served.requests
-    _lesson_run(served, SEED + 1)
+    _lesson_run(served, _SEED + 1)
     return served.requests - before
 
 
@@ -133,7 +135,7 @@ def _neighbour_cache_hits(seeds=NEIGHBOUR_SEEDS):
     hits = 0
     for k in range(seeds):
         asked, sent = served.questions, served.requests
-        _lesson_run(served, SEED + k)
+        _lesson_run(served, _SEED + k)
         hits += (served.questions - asked) - (served.requests - sent)
     return hits
 
@@ -176,7 +178,7 @@ def check_neighbour_cache(hits: Any) -> bool:
     )
 
 
-_ANSWERS = ReadOnlyDict(
+_ANSWERS = _ReadOnlyDict(
     {
         "check_sdk_retries": _token_shortfall,
         "check_neighbour_cache": _neighbour_cache_hits,

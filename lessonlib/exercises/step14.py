@@ -8,12 +8,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._frozen import ReadOnlyDict
-from ..criteria import DEFAULT_RULES, make_rule_filter
-from ..judge import run_judge
-from ..metrics import agreement
-from ..raters import RATERS, cohen_kappa, human_labels, rate, with_rates
-from ..records import SEED, make_records
+from .._frozen import ReadOnlyDict as _ReadOnlyDict
+from ..criteria import DEFAULT_RULES as _DEFAULT_RULES
+from ..criteria import make_rule_filter as _make_rule_filter
+from ..judge import run_judge as _run_judge
+from ..metrics import agreement as _agreement
+from ..raters import RATERS as _RATERS
+from ..raters import cohen_kappa as _cohen_kappa
+from ..raters import human_labels as _human_labels
+from ..raters import rate as _rate
+from ..raters import with_rates as _with_rates
+from ..records import SEED as _SEED
+from ..records import make_records as _make_records
 from ._common import _grade_number
 
 __all__ = ["GRID", "SUBSTANTIAL", "check_judge_kappa", "check_substantial_miss"]
@@ -30,12 +36,12 @@ def _two_point(records, decide):
 
 def check_judge_kappa(answer: Any) -> bool:
     """14, exercise 1: Cohen's kappa of the judge's run 1 against the human label."""
-    records = make_records()
-    human = human_labels(records)
+    records = _make_records()
+    human = _human_labels(records)
 
     def passed(kappa):
-        decide = run_judge(records, SEED).decide
-        raw = agreement(records, decide)
+        decide = _run_judge(records, _SEED).decide
+        raw = _agreement(records, decide)
         blocked = sum(1 for r in records if decide(r)) / len(records)
         harmful = sum(1 for h in human if h != "clean") / len(records)
         chance = (raw - kappa) / (1 - kappa)
@@ -57,12 +63,14 @@ def check_judge_kappa(answer: Any) -> bool:
         passed=passed,
         slips=[
             (
-                lambda: agreement(records, run_judge(records, SEED).decide),
+                lambda: _agreement(records, _run_judge(records, _SEED).decide),
                 "that is the raw agreement p_o. Subtract the agreement chance "
                 "alone would give, p_e, and divide by 1 - p_e.",
             ),
             (
-                lambda: cohen_kappa(_two_point(records, make_rule_filter(DEFAULT_RULES)), human),
+                lambda: _cohen_kappa(
+                    _two_point(records, _make_rule_filter(_DEFAULT_RULES)), human
+                ),
                 "that is the criteria filter's kappa; use the judge's first run (run_judge at "
                 "SEED).",
             ),
@@ -74,13 +82,13 @@ def check_judge_kappa(answer: Any) -> bool:
 
 
 def _lenient_kappa(records, human, miss):
-    return cohen_kappa(rate(records, with_rates(miss=miss)[0]), human)
+    return _cohen_kappa(_rate(records, _with_rates(miss=miss)[0]), human)
 
 
 def _substantial_miss():
     """The answer of 14, exercise 2: the largest miss on the 0.01 grid with kappa >= 0.61."""
-    records = make_records()
-    human = human_labels(records)
+    records = _make_records()
+    human = _human_labels(records)
     steps = [
         k
         for k in range(round(1 / GRID) + 1)
@@ -91,8 +99,10 @@ def _substantial_miss():
 
 def _judge_kappa():
     """The answer of 14, exercise 1."""
-    records = make_records()
-    return cohen_kappa(_two_point(records, run_judge(records, SEED).decide), human_labels(records))
+    records = _make_records()
+    return _cohen_kappa(
+        _two_point(records, _run_judge(records, _SEED).decide), _human_labels(records)
+    )
 
 
 def check_substantial_miss(answer: Any) -> bool:
@@ -103,16 +113,16 @@ def check_substantial_miss(answer: Any) -> bool:
     the kappas along the grid are what the student computes."""
 
     def passed(truth):
-        records = make_records()
-        human = human_labels(records)
+        records = _make_records()
+        human = _human_labels(records)
         here = _lenient_kappa(records, human, truth)
         above = _lenient_kappa(records, human, truth + GRID)
-        lesson = rate(records, RATERS[0])
+        lesson = _rate(records, _RATERS[0])
         harmful = [x for x, h in zip(lesson, human) if h == "harmful"]
         return (
             f"at miss {truth:.2f} kappa is {here:.4f}; one step more gives "
-            f"{above:.4f}. The lesson's lenient rater (miss {RATERS[0].miss:.2f}, "
-            f"kappa {cohen_kappa(lesson, human):.4f}) is inside 'substantial', yet "
+            f"{above:.4f}. The lesson's lenient rater (miss {_RATERS[0].miss:.2f}, "
+            f"kappa {_cohen_kappa(lesson, human):.4f}) is inside 'substantial', yet "
             f"it calls {harmful.count('clean')} of the {len(harmful)} harmful "
             "records clean."
         )
@@ -134,7 +144,7 @@ def check_substantial_miss(answer: Any) -> bool:
     )
 
 
-_ANSWERS = ReadOnlyDict(
+_ANSWERS = _ReadOnlyDict(
     {
         "check_judge_kappa": _judge_kappa,
         "check_substantial_miss": _substantial_miss,

@@ -10,10 +10,11 @@ import functools
 import math
 from typing import Any
 
-from .._frozen import ReadOnlyDict
-from ..records import CLASS_SHARE
-from ..truth import population_figures
-from ..weeks import labels_needed, true_rates
+from .._frozen import ReadOnlyDict as _ReadOnlyDict
+from ..records import CLASS_SHARE as _CLASS_SHARE
+from ..truth import population_figures as _population_figures
+from ..weeks import labels_needed as _labels_needed
+from ..weeks import true_rates as _true_rates
 from ._common import _grade_number
 
 __all__ = [
@@ -35,7 +36,7 @@ SIMULATED_WEEKS = 1000
 
 
 def _needed(stand_in):
-    return labels_needed(HALF_WIDTH, quantity="filter_right", stand_in=stand_in)
+    return _labels_needed(HALF_WIDTH, quantity="filter_right", stand_in=stand_in)
 
 
 def _agreement_saving():
@@ -46,7 +47,7 @@ def _agreement_saving():
 
 def _drift_bias():
     """The answer of 15, exercise 2."""
-    week, lesson = true_rates(EXERCISE_SHARES), true_rates(CLASS_SHARE)
+    week, lesson = _true_rates(EXERCISE_SHARES), _true_rates(_CLASS_SHARE)
     return (week["judge_blocks"] - week["harmful"]) - (lesson["judge_blocks"] - lesson["harmful"])
 
 
@@ -56,8 +57,8 @@ def _simulation_error():
     exercise 2 (200 labels from the lesson's mix, a rest of 4,800 from EXERCISE_SHARES, the
     judge's label), from the exact moments: a simulated answer this close to the exact one
     passes."""
-    week, lesson = true_rates(EXERCISE_SHARES), true_rates(CLASS_SHARE)
-    judge = population_figures()["judge"]
+    week, lesson = _true_rates(EXERCISE_SHARES), _true_rates(_CLASS_SHARE)
+    judge = _population_figures()["judge"]
     q = week["judge_blocks"]
     gap = lesson["harmful"] - lesson["judge_blocks"]  # mean of person - judge, old mix
     var_gap = (1 - judge["agreement"]) - gap * gap  # (person - judge)^2 is 1 where they differ
@@ -109,7 +110,7 @@ def check_drift_bias(answer: Any) -> bool:
     from the lesson's mix, used on a week with EXERCISE_SHARES: estimate minus the truth."""
 
     def passed(truth):
-        week, lesson = true_rates(EXERCISE_SHARES), true_rates(CLASS_SHARE)
+        week, lesson = _true_rates(EXERCISE_SHARES), _true_rates(_CLASS_SHARE)
         return (
             f"the judge over-blocks by {week['judge_blocks'] - week['harmful']:.4f} this "
             f"week but by {lesson['judge_blocks'] - lesson['harmful']:.4f} on the lesson's "
@@ -134,7 +135,7 @@ def check_drift_bias(answer: Any) -> bool:
     )
 
 
-_ANSWERS = ReadOnlyDict(
+_ANSWERS = _ReadOnlyDict(
     {
         "check_agreement_saving": _agreement_saving,
         "check_drift_bias": _drift_bias,

@@ -9,9 +9,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from .._frozen import ReadOnlyDict
-from ..labelling import design_labels_needed
-from ..weeks import true_rates
+from .._frozen import ReadOnlyDict as _ReadOnlyDict
+from ..labelling import design_labels_needed as _design_labels_needed
+from ..weeks import true_rates as _true_rates
 from ._common import _grade_number
 
 __all__ = [
@@ -33,7 +33,7 @@ EXERCISE_SLIP = 0.07
 
 @functools.lru_cache(maxsize=1)
 def _needed():
-    return tuple(design_labels_needed(HALF_WIDTH).items())
+    return tuple(_design_labels_needed(HALF_WIDTH).items())
 
 
 def _count(name):
@@ -47,7 +47,7 @@ def _neyman_labels():
 
 def _slip_bias():
     """The answer of 16, exercise 2."""
-    pi = true_rates(EXERCISE_SHARES)["harmful"]
+    pi = _true_rates(EXERCISE_SHARES)["harmful"]
     return EXERCISE_SLIP * (1 - 2 * pi)
 
 
@@ -76,7 +76,7 @@ def check_neyman_labels(answer: Any) -> bool:
             (lambda: _count("neyman (true)"), other + "the spread known before any label."),
             (lambda: _count("neyman (score)"), other + "the clipped score's spread."),
             (
-                lambda: design_labels_needed(0.03)["neyman (prior)"],
+                lambda: _design_labels_needed(0.03)["neyman (prior)"],
                 "that is the count for +- 0.03; the exercise asks for HALF_WIDTH.",
             ),
         ],
@@ -90,7 +90,7 @@ def check_slip_bias(answer: Any) -> bool:
     EXERCISE_SHARES; in expectation, a correction's estimate less the true harmful share."""
 
     def passed(truth):
-        pi = true_rates(EXERCISE_SHARES)["harmful"]
+        pi = _true_rates(EXERCISE_SHARES)["harmful"]
         return (
             f"the person says harmful with chance pi (1 - e) + (1 - pi) e, so every correction "
             f"moves by e (1 - 2 pi) = {EXERCISE_SLIP} x (1 - 2 x {pi:.2f}) = {truth:+.4f}; "
@@ -107,7 +107,7 @@ def check_slip_bias(answer: Any) -> bool:
         slips=[
             (lambda: -_slip_bias(), "check the sign: the estimate less the truth."),
             (
-                lambda: EXERCISE_SLIP * (1 - 2 * true_rates()["harmful"]),
+                lambda: EXERCISE_SLIP * (1 - 2 * _true_rates()["harmful"]),
                 "that uses the lesson's mix; the exercise's week has EXERCISE_SHARES.",
             ),
         ],
@@ -116,7 +116,7 @@ def check_slip_bias(answer: Any) -> bool:
     )
 
 
-_ANSWERS = ReadOnlyDict(
+_ANSWERS = _ReadOnlyDict(
     {
         "check_neyman_labels": _neyman_labels,
         "check_slip_bias": _slip_bias,
