@@ -2,7 +2,8 @@
 
 :class:`SimulatorServer` answers ``POST /v1/chat/completions`` with the simulator's own
 replies: the same text and token counts, and HTTP 429 (with ``Retry-After``) on the calls
-the simulator's rate limit refuses; ``GET /v1/models`` lists the judges.  The standard library's ``http.server`` does the HTTP.
+the simulator's rate limit refuses; ``GET /v1/models`` lists the judges.  The standard
+library's ``http.server`` does the HTTP.
 """
 
 from __future__ import annotations
