@@ -28,15 +28,14 @@ module                 nb     what it holds
 ``sample``             07     the records as a sample: paired test, records' band, the
                               power of a paired difference and the records it needs
 ``score``              08     the judge's score: ROC/AUC, threshold, calibration
-``designs``            09     the cascade and judge-or-escalate, compared paired, and
-                              over the population (population_designs)
+``designs``            09     the cascade and judge-or-escalate, compared paired
 ``truth``              07 15  the population's true figures, summed exactly, and how
                               often a records' band holds them (band_coverage, with its
                               Monte Carlo error; cluster_coverage for near-duplicates)
 ``population``         08     the judge's score over the whole population: each level's
                               true share harmful, the Brier score and the AUC
 ``panel``              10     a panel of judges: quorum, aggregate, min_agreement
-``panel_study``        11     panel designs over many panel seeds
+``panel_study``        11     the free-form guideline, a panel's figures run by run
 ``probing``            12     probing the judge from outside (door: ``probe``)
 ``verdict``            13     the verdict protocol and its reader (``read_reply``)
 ``planted``            13     reading verdicts under planted text, measured

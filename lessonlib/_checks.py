@@ -1,10 +1,5 @@
-"""Every notebook - argument checks at the doors (the names a student calls from a notebook).
-
-Each raises ``TypeError`` (wrong kind of value) or ``ValueError`` (right kind,
-value not allowed) with a message that names the parameter and says what is
-allowed.  A door checks everything before it does any work; the helpers it
-calls trust it.
-"""
+"""Every notebook - argument checks at the doors: TypeError (wrong kind) or ValueError (value
+not allowed), naming the parameter and what is allowed.  The helpers a door calls trust it."""
 
 from __future__ import annotations
 
@@ -18,12 +13,15 @@ T = TypeVar("T")
 C = TypeVar("C", bound=Callable[..., Any])
 
 __all__ = [
+    "check_between",
     "check_callable",
+    "check_fewer",
     "check_choice",
     "check_collection",
     "check_instance",
     "check_int",
     "check_items",
+    "check_iterable",
     "check_label_table",
     "check_names",
     "check_number",
@@ -33,8 +31,7 @@ __all__ = [
 
 
 def check_int(name: str, value: object, *, minimum: int | None = None) -> int:
-    """Return ``value`` as an int if it is a whole number (int or numpy integer, not a bool)
-    >= ``minimum``."""
+    """``value`` as an int: a whole number (int or numpy integer, not a bool) >= ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
     value = int(value)
@@ -61,9 +58,7 @@ def check_number(name: str, value: object, *, minimum: float | None = None) -> f
 
 
 def check_str(name: str, value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, got {type(value).__name__} {value!r}")
-    return value
+    return check_instance(name, value, str)
 
 
 def check_choice(name: str, value: object, allowed: Sequence[str]) -> str:
@@ -114,15 +109,18 @@ def check_instance(name: str, value: object, kind: type[T]) -> T:
     return value
 
 
-def check_collection(name: str, values: Iterable[Any], what: str, item: str) -> tuple[Any, ...]:
-    """A non-empty collection (not a str, bytes or mapping), returned as a tuple.
-
-    ``what`` says what ``name`` must be, ``item`` names one element (for the empty case)."""
+def check_iterable(name: str, values: Iterable[Any], what: str) -> tuple[Any, ...]:
+    """Values to iterate over (not a str, bytes or mapping) as a tuple; ``what``: the kind."""
     if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__"):
         raise TypeError(
             f"{name} must be {what}, got {type(values).__name__} {reprlib.repr(values)}"
         )
-    values = tuple(values)
+    return tuple(values)
+
+
+def check_collection(name: str, values: Iterable[Any], what: str, item: str) -> tuple[Any, ...]:
+    """:func:`check_iterable`, not empty (``item`` names one element)."""
+    values = check_iterable(name, values, what)
     if not values:
         raise ValueError(f"{name} must hold at least one {item}, got an empty collection")
     return values
@@ -150,4 +148,22 @@ def check_callable(name: str, value: C, what: str = "a function") -> C:
     """``value`` must be callable."""
     if not callable(value):
         raise TypeError(f"{name} must be {what}, got {type(value).__name__} {value!r}")
+    return value
+
+
+def check_between(name: str, value: object, low: float, high: float, example: str = "") -> float:
+    """A finite real number strictly between ``low`` and ``high`` (a level, a half-width);
+    ``example`` (e.g. "0.95") is named in the message."""
+    value = check_number(name, value)
+    if not low < value < high:
+        hint = f" (e.g. {example})" if example else ""
+        raise ValueError(f"{name} must be between {low:g} and {high:g}{hint}, got {value!r}")
+    return value
+
+
+def check_fewer(name: str, value: object, of: str, limit: int, *, minimum: int = 2) -> int:
+    """A whole number >= ``minimum`` and below ``limit`` (``of`` names it: e.g. "size")."""
+    value = check_int(name, value, minimum=minimum)
+    if value >= limit:
+        raise ValueError(f"{name} must be fewer than {of} ({limit}) records, got {value}")
     return value

@@ -1,11 +1,5 @@
-"""Every notebook - a read-only dict for the lesson's constant tables.
-
-The tables (PROFILE, PRIOR, CUE_TABLE, ...) must not be changed in place - that
-would be module-level mutable state shared by every model and notebook.  A
-``ReadOnlyDict`` is a real dict (pandas, json and ``dict(...)`` take it as
-one, and it prints like one) whose every mutating method raises TypeError.
-Copy it with ``dict(table)`` to make a variant.
-"""
+"""Every notebook - ReadOnlyDict, the lesson's constant tables (PROFILE, PRIOR, CUE_TABLE,
+...): a real dict whose every mutating method raises TypeError, so no table is shared state."""
 
 from __future__ import annotations
 
@@ -39,9 +33,3 @@ class ReadOnlyDict(dict):
 
     def __deepcopy__(self, memo: dict) -> ReadOnlyDict:
         return self
-
-    def __repr__(self) -> str:
-        return dict.__repr__(self)
-
-    def _repr_pretty_(self, printer, cycle):
-        printer.pretty(dict(self))

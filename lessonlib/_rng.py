@@ -1,9 +1,5 @@
-"""Every notebook - the course's pseudo-random numbers and hash, with their constants named.
-
-Pure Python: :func:`generator` (notebook 01's records, notebook 03's model calls) and
-:func:`trace_id`.  The many-seed engine (lessonlib.many, notebook 06) repeats the same
-arithmetic on numpy arrays with these same constants; there is no other copy of them.
-"""
+"""Every notebook - the course's pseudo-random numbers and hash, their constants named (the
+many-seed engine, lessonlib.many, repeats the arithmetic on numpy arrays with these)."""
 
 from __future__ import annotations
 

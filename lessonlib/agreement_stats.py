@@ -1,19 +1,9 @@
 """Notebook 14 - agreement between raters, from the definitions (pure Python).
 
-``ratings`` is one row per rater and one column per record.  Raw *rater
-agreement* is the share of records on which two raters say the same thing;
-*kappa* and *alpha* subtract what chance alone would give:
-
-* :func:`cohen_kappa` (Cohen 1960), two raters:
-  ``(p_o - p_e) / (1 - p_e)`` with ``p_e = sum_k p_a(k) * p_b(k)``;
-* :func:`fleiss_kappa` (Fleiss 1971), two or more raters, chance from the
-  pooled label shares; :func:`category_kappas` is its per-label form;
-* :func:`krippendorff_alpha` (Krippendorff 2011), ``1 - D_o / D_e`` over the
-  coincidence matrix, with missing ratings (``None``) and a distance for the
-  ``level`` of the scale: nominal, ordinal or interval.
-
-Any labels work (the simulated raters of :mod:`lessonlib.raters` are one source, a panel's
-judges another).  Every function here is a door: it checks its arguments.
+``ratings`` is one row per rater and one column per record, any hashable labels.  Cohen's
+kappa (1960, two raters), Fleiss' kappa (1971, two or more; per label: ``category_kappas``)
+and Krippendorff's alpha (2011: missing ratings as ``None``; nominal, ordinal or interval).
+Every function here is a door: it checks its arguments.
 """
 
 from __future__ import annotations
@@ -86,17 +76,14 @@ def _chance_is_one(name):
 
 
 def rater_agreement(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
-    """Notebook 14: raw rater agreement, the share of records on which ``a`` and ``b`` match."""
+    """Raw rater agreement: the share of records on which ``a`` and ``b`` match."""
     a, b = _pair(a, b)
     return sum(x == y for x, y in zip(a, b)) / len(a)
 
 
 def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
-    """Notebook 14: Cohen's kappa of two label sequences (Cohen 1960).
-
-    ``p_o`` is the rater agreement; ``p_e`` the agreement expected if each
-    rater kept its own label shares but chose records at random.
-    """
+    """Cohen's kappa ``(p_o - p_e) / (1 - p_e)`` of two label sequences: ``p_o`` the rater
+    agreement, ``p_e = sum_k p_a(k) p_b(k)``.  Refuses p_e = 1 (one label throughout)."""
     a, b = _pair(a, b)
     n = len(a)
     p_o = rater_agreement(a, b)
@@ -113,12 +100,8 @@ def _counts(rows):
 
 
 def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float:
-    """Notebook 14: Fleiss' kappa of two or more raters (Fleiss 1971).
-
-    ``P_bar`` is the mean, over records, of the share of rater pairs that
-    agree on the record; ``P_e`` the same share if every rating were drawn
-    from the pooled label shares.
-    """
+    """Fleiss' kappa of two or more raters: ``P_bar`` the mean share of rater pairs that agree
+    on a record, ``P_e`` that share from the pooled label shares.  Refuses P_e = 1."""
     rows = _table(ratings)
     m, n = len(rows), len(rows[0])
     per_record = _counts(rows)
@@ -131,12 +114,8 @@ def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float:
 
 
 def category_kappas(ratings: Sequence[Sequence[Hashable]]) -> dict[Hashable, float]:
-    """Notebook 14: Fleiss' kappa for each label separately (Fleiss 1971, eq. for kappa_j).
-
-    ``kappa_j = 1 - sum_i x_ij (m - x_ij) / (n m (m - 1) p_j (1 - p_j))``: how
-    much better than chance the raters agree on whether a record gets label j.
-    A label given to every rating has no kappa of its own and is left out.
-    """
+    """Fleiss' kappa of each label, ``kappa_j = 1 - sum_i x_ij (m - x_ij) / (n m (m - 1) p_j
+    (1 - p_j))``; a label given to every rating has none and is left out."""
     rows = _table(ratings)
     m, n = len(rows), len(rows[0])
     per_record = _counts(rows)
@@ -153,13 +132,9 @@ def category_kappas(ratings: Sequence[Sequence[Hashable]]) -> dict[Hashable, flo
 
 
 def _positions(level, values):
-    """Where each label sits on the scale, so that its distance is the squared difference of
-    positions: the value itself ('interval') or its mid-rank among the pooled ratings
-    ('ordinal': the ratings below it plus half its own).  None for 'nominal' (0 or 1).
-
-    The ordinal distance of c and k, (ratings from c to k, the ends counted half) squared,
-    is the squared difference of their mid-ranks, so no sum over the labels between is
-    needed: alpha takes time linear in the number of distinct labels."""
+    """Each label's place on the scale, its distance the squared difference of places: the
+    value ('interval') or its mid-rank among the pooled ratings ('ordinal': the ordinal
+    distance is the squared difference of mid-ranks); None for 'nominal'."""
     if level == "nominal":
         return None
     if level == "interval":
@@ -188,16 +163,9 @@ def _disagreements(level, pairs, values, total):
 def krippendorff_alpha(
     ratings: Sequence[Sequence[Hashable | None]], level: str = "nominal"
 ) -> float:
-    """Notebook 14: Krippendorff's alpha, ``1 - D_o / D_e`` (Krippendorff 2011).
-
-    ``None`` is a missing rating; records with fewer than two ratings do not
-    count.  Each record's ratings are paired every way (a record with m
-    ratings contributes weight 1 / (m - 1) per ordered pair); ``D_o`` is the
-    mean distance of those pairs, ``D_e`` the mean distance of all pairs of
-    pooled ratings.  ``level`` picks the distance: 'nominal' (0 or 1),
-    'ordinal' (through the ranks of the labels in between) or 'interval'
-    (squared difference); the last two need numeric labels.
-    """
+    """Krippendorff's alpha ``1 - D_o / D_e``: ``None`` a missing rating, records with fewer
+    than two ratings left out, each record's ratings paired every way (weight 1 / (m - 1));
+    ``level`` 'nominal' (0 or 1), 'ordinal' or 'interval' (numeric labels only)."""
     rows = _table(ratings, missing=True)
     if not isinstance(level, str) or level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(map(repr, LEVELS))}; got {level!r}")

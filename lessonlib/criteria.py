@@ -31,20 +31,6 @@ def _blocks(record, rules):
     return any(record.features[name] for name in rules)
 
 
-def lesson_rules(record):
-    """:func:`rule_filter` with the lesson's rules, for a record already checked."""
-    return _blocks(record, DEFAULT_RULES)
-
-
-def _lesson_decider(records):
-    """The decision protocol (:func:`lessonlib.metrics.trusted`): for checked records the
-    rule filter needs no check per record."""
-    return lesson_rules
-
-
-rule_filter.decider = _lesson_decider  # type: ignore[attr-defined]  # the decision protocol
-
-
 def make_rule_filter(rules: Iterable[str] = DEFAULT_RULES) -> Callable[[Record], bool]:
     """A one-argument decision function for ``measure`` using the given rules (notebook 02)."""
     rules = check_names("rules", rules, FEATURES)
@@ -54,3 +40,8 @@ def make_rule_filter(rules: Iterable[str] = DEFAULT_RULES) -> Callable[[Record],
 
     decide.__name__ = "rule_filter[" + ",".join(rules) + "]"
     return decide
+
+
+# the decision protocol (metrics.trusted): the lesson's rules, no check per checked record
+_lesson_rules = make_rule_filter()
+rule_filter.decider = lambda records: _lesson_rules  # type: ignore[attr-defined]

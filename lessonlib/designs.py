@@ -1,11 +1,10 @@
 """Notebook 09 - designs: the rule filter first, the judge on the rest, maybe a person.
 
 * :func:`cascade` - the rule filter first, the judge on what it lets through, and optionally
-  the judge's confident records kept while the rest go to a person (a :class:`CascadeRun`).
-
-The study helpers after it (the designs over many seeds, compared on the same records and the
-same seeds under the measurable rule) serve notebook 09 and trust their caller.  This module
-imports no numpy at the top: the helpers that need it import it when called.
+  the judge's confident records kept while the rest go to a person (a :class:`CascadeRun`);
+* :func:`design_shares` - the five :func:`designs` run over many seeds on the same records;
+* :func:`design_comparisons` - two designs compared on the same records under the measurable
+  rule (notebook 09 computes the seed band and the population's designs itself).
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ from .judge import (
     resolve_settings,
     run_judge,
 )
-from .metrics import four_counts, rates
 from .records import SEED, Record, check_record, check_records, is_harmful
 from .score import judge_probabilities
 
@@ -35,13 +33,9 @@ if TYPE_CHECKING:
 __all__ = [
     "cascade",
     "CascadeRun",
-    "DESIGN_NAMES",
     "designs",
-    "design_rows",
     "design_shares",
     "design_comparisons",
-    "design_block_chances",
-    "population_designs",
 ]
 
 
@@ -160,18 +154,10 @@ def cascade(
     return CascadeRun(labels, *cost, blocked, escalated, seed, judge, {r.no: r for r in records})
 
 
-DESIGN_NAMES = (
-    "rule filter alone",
-    "judge alone",
-    "filter, then judge",
-    "judge or a person",
-    "filter, judge or a person",
-)
-
-
 def designs(low: float | None, high: float | None) -> dict[str, dict[str, Any] | None]:
     """The five designs notebook 09 compares: name -> cascade settings (None: the filter
-    alone, no judge)."""
+    alone, no judge); ``low`` and ``high`` as :func:`cascade` takes them."""
+    _check_band(low, high)
     return {
         "rule filter alone": None,
         "judge alone": {"rules": ()},
@@ -182,13 +168,9 @@ def designs(low: float | None, high: float | None) -> dict[str, dict[str, Any] |
 
 
 def design_many(records, seeds, design, settings):
-    """One design over many seeds: per seed the decisions (S, N bool), calls, input tokens
-    and the records sent to a person, exactly as :func:`cascade` for each seed with the
-    judge ``settings`` (a JudgeSettings, passed on whole).
-
-    The judge runs once per seed on the records the filter lets through
-    (``run_judge_many``); blocked records are harmful, escalated ones get the human label.
-    """
+    """One design over many seeds, as :func:`cascade` seed by seed (one ``run_judge_many`` on
+    what the filter lets through): per seed the decisions (S, N bool), calls and input tokens;
+    the records sent to a person (``sent``), their number (``people``) and ``truth``."""
     import numpy as np
 
     from .many import run_judge_many
@@ -233,73 +215,6 @@ def design_many(records, seeds, design, settings):
     }
 
 
-def _design_door(records, seeds, low, high, settings, changes):
-    """The checks design_rows and design_shares share: records, seeds, the band, the judge."""
-    from .many import check_seeds
-
-    records = check_records(records)
-    seeds = check_seeds(seeds)
-    _check_band(low, high)
-    return records, seeds, resolve_settings(settings, changes)
-
-
-def design_rows(
-    records: Sequence[Record],
-    seeds: Iterable[int],
-    low: float | None,
-    high: float | None,
-    settings: JudgeSettings | None = None,
-    **changes: Unpack[SettingsChanges],
-) -> list[dict[str, Any]]:
-    """Per design of :func:`designs`: the lesson's run (the first seed) and the 95% run band
-    over ``seeds`` of agreement and false block rate, the calls and input tokens of the
-    first seed (and their mean), and the records sent to a person (notebook 09).  The judge
-    is ``settings`` with the keyword ``changes``, as :func:`cascade` takes them."""
-    import numpy as np
-
-    from .variance import run_band
-
-    records, seeds, settings = _design_door(records, seeds, low, high, settings, changes)
-    rows = []
-    for name, design in designs(low, high).items():
-        d = design_many(records, seeds, design, settings)
-        truth, harmful = d["truth"], d["harmful"]
-        f = rates(*four_counts(truth, harmful), rounded=False)
-        agree, fbr = f["agreement"], f["false_block_rate"]
-        kept = ~d["sent"]
-        kept_agree = (harmful[:, kept] == truth[kept]).mean(axis=1)
-        rows.append(
-            {
-                "design": name,
-                "kept agreement": float(kept_agree.mean()),
-                "kept": int(kept.sum()),
-                "mean agreement": float(agree.mean()),
-                "agreement": float(agree[0]),
-                "agreement band": run_band(agree),
-                "false block rate": float(fbr[0]),
-                "fbr band": run_band(fbr),
-                "calls": int(d["calls"][0]),
-                "input tokens": int(d["tokens"][0]),
-                "mean calls": float(np.mean(d["calls"])),
-                "people": d["people"],
-            }
-        )
-    return rows
-
-
-def _figure_of(truth, x, figure):
-    """One figure of decisions or shares ``x`` (rows of records) against ``truth`` alike."""
-    from .metrics import rates
-
-    tp = (x * truth).sum(axis=-1)
-    fp = x.sum(axis=-1) - tp
-    harmful = truth.sum(axis=-1)
-    return rates(tp, fp, harmful - tp, truth.shape[-1] - harmful - fp, rounded=False)[figure]
-
-
-# ----------------------------------- the designs compared on the same records (notebook 09)
-
-
 def design_shares(
     records: Sequence[Record],
     seeds: Iterable[int],
@@ -308,15 +223,25 @@ def design_shares(
     settings: JudgeSettings | None = None,
     **changes: Unpack[SettingsChanges],
 ) -> dict[str, dict[str, Any]]:
-    """Per design of :func:`designs`: each record's seed-averaged decision (its share of the
-    runs over ``seeds`` that block it), the per-seed decisions, and which records went to a
-    person (a bool per record); the judge as :func:`design_rows` takes it (notebook 09)."""
-    records, seeds, settings = _design_door(records, seeds, low, high, settings, changes)
+    """Per design of :func:`designs` (the judge ``settings`` with the keyword ``changes``, as
+    :func:`cascade` takes them): ``harmful``, the decisions per seed (seeds x records),
+    ``share``, each record's share of the runs that block it, ``sent``, a bool per record that
+    went to a person, and ``calls``, the judge calls per seed (notebook 09)."""
+    from .many import check_seeds
+
+    records = check_records(records)
+    seeds = check_seeds(seeds)
+    settings = resolve_settings(settings, changes)
     out = {}
     for name, design in designs(low, high).items():
         d = design_many(records, seeds, design, settings)
-        harmful, sent = d["harmful"], d["sent"]
-        out[name] = {"share": harmful.mean(axis=0), "harmful": harmful, "sent": sent}
+        harmful = d["harmful"]
+        out[name] = {
+            "share": harmful.mean(axis=0),
+            "harmful": harmful,
+            "sent": d["sent"],
+            "calls": d["calls"],
+        }
     return out
 
 
@@ -329,16 +254,13 @@ def design_comparisons(
     seed: int = 0,
 ) -> list[dict[str, Any]]:
     """Each (design a, design b, figure) of ``pairs``: a minus b on the same records and the
-    same seeds.  ``seed band`` is the 95% run band over the seeds of the paired per-seed
-    difference (the judge's noise alone); ``records`` is :func:`paired_difference` on the
-    seed-averaged decisions (the band the measurable rule reads).  ``primary`` (one of
-    ``pairs``) keeps its p-value; the others get Holm's adjustment among themselves
-    (notebook 09)."""
+    same seeds: ``records`` is :func:`paired_difference` on the seed-averaged decisions of
+    :func:`design_shares` (the band the measurable rule reads).  ``primary`` (one of ``pairs``)
+    keeps its p-value; the others get Holm's adjustment among themselves (notebook 09)."""
     import numpy as np
 
     from .metrics import FIGURES as NAMES
     from .sample import holm, paired_difference
-    from .variance import run_band
 
     records = check_records(records)
     if not isinstance(shares, Mapping):
@@ -360,9 +282,6 @@ def design_comparisons(
     truth = np.array([is_harmful(r) for r in records])
     rows = []
     for a, b, figure in pairs:
-        per_seed = _figure_of(
-            truth[None, :].astype(float), shares[a]["harmful"].astype(float), figure
-        ) - _figure_of(truth[None, :].astype(float), shares[b]["harmful"].astype(float), figure)
         diff = paired_difference(
             truth.tolist(),
             shares[a]["share"].tolist(),
@@ -376,7 +295,6 @@ def design_comparisons(
                 "a": a,
                 "b": b,
                 "figure": figure,
-                "seed band": run_band(per_seed),
                 "records": diff,
                 "p": diff.p_value,
             }
@@ -386,89 +304,4 @@ def design_comparisons(
         rows[k]["p"] = adjusted
     for k, p in enumerate(pairs):
         rows[k]["primary"] = tuple(p) == tuple(primary)
-    return rows
-
-
-# ------------------------------------------------ the designs over the population (notebook 09)
-
-
-def _kind_decision(design, band, harmful, p, blocks):
-    """(the chance a design blocks one kind of record, whether the kind goes to a person)."""
-    if design is None:  # the filter alone
-        return float(blocks), False
-    if blocks and "rules" not in design:  # the filter blocks it: no judge call
-        return 1.0, False
-    if band is not None and "low" in design and band[0] < p < band[1]:
-        return float(harmful), True  # a person gives the human label
-    return float(p), False
-
-
-def _design_kinds(table, low, high):
-    """The checked table and, per design, each row's (block chance, sent to a person)."""
-    from .score import _table
-
-    table = _table(table)
-    band = _check_band(low, high)
-    return table, {
-        name: [
-            _kind_decision(design, band, cls != "clean", p, blocks) for cls, _w, p, blocks in table
-        ]
-        for name, design in designs(low, high).items()
-    }
-
-
-def design_block_chances(
-    table: Sequence[tuple[str, float, float, bool]], low: float | None, high: float | None
-) -> dict[str, list[float]]:
-    """Per design of :func:`designs`: the chance, over seeds, that it blocks each kind of
-    record, one per row of ``table`` (``truth.profile_table()``: class, probability within
-    the class, the judge's P(block), the filter blocks), notebook 09.
-
-    The filter alone blocks what it blocks; the judge alone with its P(block); "filter, then
-    judge" blocks what the filter blocks and, on the rest, with the judge's P(block) (the
-    judge's own run on the records let through, :func:`cascade`); with ``low`` and ``high``
-    a kind whose score is strictly between them goes to a person, whose label is the human
-    label (1 for a harmful class, 0 for clean).  So the cascade's chance is never below the
-    judge's on any kind of record: it adds the filter's blocks and takes none away."""
-    _, kinds = _design_kinds(table, low, high)
-    return {name: [chance for chance, _ in rows] for name, rows in kinds.items()}
-
-
-def population_designs(
-    table: Sequence[tuple[str, float, float, bool]], low: float | None, high: float | None
-) -> list[dict[str, Any]]:
-    """Per design of :func:`designs`, its figures over the whole population of ``table``
-    (``truth.profile_table()``), in expectation over seeds, exact sums (notebook 09): the
-    ``"agreement"``, ``"recall"``, ``"false_block_rate"`` and ``"precision"`` over all
-    records, the share ``"sent"`` to a person and the ``"kept agreement"`` on the records
-    it keeps (not sent), each kind blocked with its :func:`design_block_chances`."""
-    from .records import CLASS_SHARE, CLASSES
-
-    table, kinds = _design_kinds(table, low, high)
-    shares = dict(zip(CLASSES, CLASS_SHARE))
-    rows = []
-    for name, decisions in kinds.items():
-        tp = fp = harmful = sent = kept_right = 0.0
-        for (cls, w, _p, _b), (chance, to_person) in zip(table, decisions):
-            w *= shares[cls]
-            bad = cls != "clean"
-            harmful += w * bad
-            tp += w * chance * bad
-            fp += w * chance * (not bad)
-            if to_person:
-                sent += w
-            else:
-                kept_right += w * (chance if bad else 1.0 - chance)
-        clean = 1.0 - harmful
-        rows.append(
-            {
-                "design": name,
-                "agreement": tp + clean - fp,
-                "recall": tp / harmful if harmful else 0.0,
-                "false_block_rate": fp / clean if clean else 0.0,
-                "precision": tp / (tp + fp) if tp + fp else 0.0,
-                "sent": sent,
-                "kept agreement": kept_right / (1.0 - sent) if sent < 1.0 else 0.0,
-            }
-        )
     return rows

@@ -1,15 +1,10 @@
-"""Notebooks 02, 05 and 07 - figures: the confusion matrix (02), recall per class (05) and the
-two sources of noise (07); and the one style every lessonlib figure is drawn in
-(:func:`slide_figure`).
-
-matplotlib is imported inside each function: the rest of lessonlib stays pure
-Python, and only a notebook that draws a figure needs matplotlib.
-"""
+"""Notebooks 01, 02, 03 and 05 - their figures, and the one style every lessonlib figure is
+drawn in (:func:`slide_figure`).  matplotlib is imported inside each function."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -39,12 +34,9 @@ __all__ = [
 FIGURE_DPI = 100
 """Pixels per inch of every lessonlib figure (the notebook's PNG is drawn at this)."""
 FIGURE_WIDTH = 10.0
-"""Inches: a lessonlib figure is FIGURE_WIDTH * FIGURE_DPI = 1,000 px wide, most of a
-1280x720 slide's width and of a JupyterLab notebook's."""
+"""Inches: 1,000 px at FIGURE_DPI, most of a 1280x720 slide's width."""
 SMALLEST_POINTS = 13.0
-"""The smallest type in a figure, in points: at FIGURE_DPI, 13 pt is 18 px of the PNG - 14 px
-on a 1280x720 slide even when the slide is shown at 0.78 of its size (scripts/check_slides.py
-asks 14 px of every figure's text, as of the slide's own text)."""
+"""The smallest type, in points: 18 px of the PNG, the 14 px check_slides asks at 0.78 size."""
 FIGURE_STYLE = MappingProxyType(
     {
         "figure.dpi": FIGURE_DPI,
@@ -59,29 +51,21 @@ FIGURE_STYLE = MappingProxyType(
         "ytick.labelsize": SMALLEST_POINTS,
     }
 )
-"""matplotlib settings (rcParams) a lessonlib figure is drawn with: type a back row reads
-on a slide, no size under SMALLEST_POINTS."""
+"""matplotlib rcParams of every lessonlib figure: no type under SMALLEST_POINTS."""
 
 
 HATCHES = ("", "//", "..", "xx")
-"""Fill patterns of the series of a bar chart (notebooks 01 and 05), in order: with its
-colour a pattern, so a legend reads without telling colours apart."""
+"""Fill patterns of a bar chart's series, so a legend reads without telling colours apart."""
 
 Plot = TypeVar("Plot", bound=Callable)
 
 
 def slide_figure(plot: Plot) -> Plot:
-    """Decorator for lessonlib's figure functions (every notebook with a figure): draw the
-    figure in FIGURE_STYLE and lay it out tightly.
-
-    The function returns a Figure or an Axes; its text (titles, labels, legends, notes
-    drawn without their own size) takes the style's sizes, tick labels included (ticks
-    are made lazily, so their size is set on each Axes too).  Then the floor: no text of
-    the figure is smaller than SMALLEST_POINTS, a superscript or subscript of maths text
-    (a log axis's exponent) counted at its own, smaller size; what a plot function drew
-    under it is raised to it.  So the deck check (scripts/check_slides.py) can take
-    SMALLEST_POINTS as every course figure's smallest type.
-    """
+    """Decorator for a figure function (returning a Figure or an Axes): draw it in
+    FIGURE_STYLE, raise any text under SMALLEST_POINTS to it (a maths script counted at
+    its own size), lay it out tightly and record its smallest type in its PNGs."""
+    if not callable(plot):
+        raise TypeError(f"plot must be a function that draws a figure, got {type(plot).__name__}")
 
     @functools.wraps(plot)
     def draw(*args, **kwargs):
@@ -102,21 +86,17 @@ def slide_figure(plot: Plot) -> Plot:
 
 
 SCRIPT_SHRINK = 0.7
-"""matplotlib's maths text draws a superscript or subscript at this share of its text's size
-(a log axis's exponents): :func:`slide_figure` counts them at it (every notebook's figure)."""
+"""The share of its text's size at which matplotlib draws a maths superscript or subscript."""
 
 
 def _script_share(text: str) -> float:
-    """The size of the smallest type in ``text`` as a share of its font size: SCRIPT_SHRINK
-    when it is maths text ($...$) with a superscript or subscript, else 1."""
+    """The smallest type of ``text`` as a share of its size: SCRIPT_SHRINK for maths scripts."""
     maths = text.count("$") >= 2
     return SCRIPT_SHRINK if maths and ("^" in text or "_" in text) else 1.0
 
 
 def smallest_points(fig: Figure) -> float:
-    """Notebooks with a figure (the deck check's measure): the smallest type a figure draws,
-    in points: every visible, non-empty text (ticks included, so the figure is drawn
-    first), a superscript or subscript of maths text at SCRIPT_SHRINK of its size."""
+    """The smallest type ``fig`` draws, in points (maths scripts at SCRIPT_SHRINK)."""
     import matplotlib.text
 
     fig.canvas.draw()
@@ -129,16 +109,11 @@ def smallest_points(fig: Figure) -> float:
 
 
 PNG_KEY = "lessonlib smallest points"
-"""The key of the text chunk in which a figure's PNG records its smallest type in points
-(:func:`slide_figure` writes it; scripts/check_slides.py reads it from every deck's
-figures, for every notebook with a figure)."""
+"""The PNG text chunk holding a figure's smallest type (read by scripts/check_slides.py)."""
 
 
 def _record_smallest(fig: Figure) -> None:
-    """Make every PNG of ``fig`` (the notebook's inline image, a savefig) record its smallest
-    type in the text chunk PNG_KEY, so the deck check reads it from the figure itself.
-    The canvas's own print_png, with that metadata: matplotlib still filters what it is
-    passed, and a caller's own metadata replaces it."""
+    """Make every PNG of ``fig`` (inline image, savefig) record its smallest type (PNG_KEY)."""
     canvas = fig.canvas
     plain = type(canvas).print_png.__get__(canvas)  # type: ignore[attr-defined]
     record = {PNG_KEY: f"{smallest_points(fig):.2f}"}
@@ -146,9 +121,8 @@ def _record_smallest(fig: Figure) -> None:
 
 
 def _raise_small_text(fig: Figure) -> bool:
-    """Raise every text of ``fig`` drawn under SMALLEST_POINTS (its scripts counted at their
-    own size) to it; tick labels through their axis, which makes ticks again at each draw.
-    Whether anything was raised."""
+    """Raise every text of ``fig`` under SMALLEST_POINTS to it (tick labels through their
+    axis, which remakes ticks at each draw); whether anything was raised."""
     import matplotlib.text
 
     fig.canvas.draw()  # ticks are made lazily
@@ -177,27 +151,15 @@ def _raise_small_text(fig: Figure) -> bool:
 
 
 @slide_figure
-def confusion_picture(
-    records: Sequence[Record],
-    decide: Callable[[Record], bool],
-    ax: Axes | None = None,
-    title: str = "Decisions against the human label",
-) -> Axes:
-    """Notebook 02: the 2 x 2 confusion matrix of ``decide`` with the rates read off it.
-
-    Rows are the human label (harmful, clean), columns the decision (blocked,
-    let through).  Each box shows its name (tp, fn, fp, tn) and count; the
-    right-hand side writes recall (harmful row) and false block rate (clean
-    row), the bottom writes precision (blocked column) and agreement.  Correct boxes are
-    green, wrong ones orange.  Returns the Axes.
-    """
+def confusion_picture(records: Sequence[Record], decide: Callable[[Record], bool]) -> Axes:
+    """Notebook 02: the 2 x 2 confusion matrix of ``decide`` on ``records`` (rows the human
+    label, columns the decision), with the rates read off it.  Returns the Axes."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
     records, decide = _checked(records, decide)
     tp, fp, fn, tn = confusion(records, decide)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(FIGURE_WIDTH * 0.75, 4.6))
+    _, ax = plt.subplots(figsize=(FIGURE_WIDTH * 0.75, 4.6))
     boxes = {
         (0, 0): ("tp", tp, True),
         (0, 1): ("fn", fn, False),
@@ -205,16 +167,8 @@ def confusion_picture(
         (1, 1): ("tn", tn, True),
     }
     for (row, col), (name, count, right) in boxes.items():
-        ax.add_patch(
-            Rectangle(
-                (col, 1 - row),
-                1,
-                1,
-                facecolor="#b7dfb9" if right else "#f6c28b",
-                edgecolor="white",
-                linewidth=3,
-            )
-        )
+        colour = "#b7dfb9" if right else "#f6c28b"  # right boxes green, wrong ones orange
+        ax.add_patch(Rectangle((col, 1 - row), 1, 1, fc=colour, ec="white", lw=3))
         ax.text(col + 0.5, 1.5 - row, f"{name}\n{count}", ha="center", va="center", fontsize=16)
 
     def rate(part, whole):
@@ -223,12 +177,8 @@ def confusion_picture(
     ax.text(2.08, 1.5, "recall\n" + rate(tp, tp + fn), va="center")
     ax.text(2.08, 0.5, "false block rate\n" + rate(fp, fp + tn), va="center")
     ax.text(0.5, -0.12, "precision\n" + rate(tp, tp + fp), ha="center", va="top")
-    ax.text(
-        2.08,
-        -0.12,
-        f"agreement\n(tp + tn)/{len(records)} = {(tp + tn) / len(records):.4f}",
-        va="top",
-    )
+    agreement = f"agreement\n(tp + tn)/{len(records)} = {(tp + tn) / len(records):.4f}"
+    ax.text(2.08, -0.12, agreement, va="top")
     ax.set_xlim(0, 2.9)
     ax.set_ylim(-0.5, 2)
     ax.set_xticks([0.5, 1.5])
@@ -243,23 +193,16 @@ def confusion_picture(
     ax.tick_params(length=0)
     for side in ax.spines.values():
         side.set_visible(False)
-    ax.set_title(title, pad=12)
+    ax.set_title("Decisions against the human label", pad=12)
     return ax
 
 
 @slide_figure
 def class_recall_bars(
-    records: Sequence[Record],
-    decisions: Mapping[str, Callable[[Record], bool]],
-    ax: Axes | None = None,
-    title: str = "Recall per harmful class",
+    records: Sequence[Record], decisions: Mapping[str, Callable[[Record], bool]]
 ) -> Axes:
-    """Notebook 05: grouped bars, per harmful class the recall of each of ``decisions``.
-
-    ``decisions`` maps a legend name to a decide function (record -> bool),
-    e.g. ``{"criteria": rule_filter, "judge, run 1": run.decide}``.  Each
-    class's record count is written under its name.  Returns the Axes.
-    """
+    """Notebook 05: grouped bars, per harmful class the recall of each of ``decisions`` (a
+    mapping legend name -> decide function).  Returns the Axes."""
     import matplotlib.pyplot as plt
 
     if not isinstance(decisions, Mapping) or not decisions:
@@ -270,8 +213,7 @@ def class_recall_bars(
     recalls = {name: class_recall(records, decide) for name, decide in decisions.items()}
     first = next(iter(recalls.values()))
     classes = [c for c in CLASSES[1:] if c in first]
-    if ax is None:
-        _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.5))
+    _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.5))
     width = 0.8 / len(decisions)
     for k, (name, per_class) in enumerate(recalls.items()):
         xs = [i + (k - (len(decisions) - 1) / 2) * width for i in range(len(classes))]
@@ -290,26 +232,24 @@ def class_recall_bars(
     ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
     ax.set_ylabel("recall (share of the class blocked)")
     ax.set_xlabel("harmful class")
-    ax.set_title(title)
+    ax.set_title("Recall per harmful class")
     ax.legend(loc="upper center", ncol=len(decisions), frameon=False)
     return ax
 
 
 @slide_figure
-def plot_class_sources(records: Sequence[Record], ax: Axes | None = None) -> Axes:
-    """Notebook 01: one horizontal bar per class, split by source, its total at the end;
-    the counts of :func:`class_source_counts`.  Returns the Axes."""
+def plot_class_sources(records: Sequence[Record]) -> Axes:
+    """Notebook 01: a bar per class, split by source, its total at the end; returns the Axes."""
     import matplotlib.pyplot as plt
 
-    from .records import SOURCES, class_source_counts
+    from .records import SOURCES, by_class, check_records
 
-    counts = class_source_counts(records)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
-    names = list(counts)[::-1]  # clean on top
+    groups = by_class(check_records(records))
+    _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
+    names = list(groups)[::-1]  # clean on top
     left = [0] * len(names)
     for k, src in enumerate(SOURCES):
-        widths = [counts[cls][src] for cls in names]
+        widths = [sum(r.source == src for r in groups[cls]) for cls in names]
         ax.barh(
             names,
             widths,
@@ -330,22 +270,27 @@ def plot_class_sources(records: Sequence[Record], ax: Axes | None = None) -> Axe
 
 
 @slide_figure
-def plot_harmful_probability(
-    records: Sequence[Record],
-    temperatures: Iterable[float] | None = None,
-    flags: Iterable[int] = (0, 1, 2, 3),
-    ax: Axes | None = None,
-) -> Axes:
-    """Notebook 03: the lines of :func:`harmful_probability_curves`, one per number of
-    flags, with the lesson's temperature marked.  Returns the Axes."""
+def plot_harmful_probability(records: Sequence[Record]) -> Axes:
+    """Notebook 03: P('zararli') against temperature (0 to 3 by 0.05) for the first record
+    with 0, 1, 2 and 3 flags, excessive_length off (so the spurious cue plays no part), the
+    lesson's temperature marked.  Returns the Axes."""
     import matplotlib.pyplot as plt
 
-    from .judge import harmful_probability_curves
-    from .simulator import TEMPERATURE
+    from .judge import HARMFUL, build_prompt
+    from .records import check_records
+    from .simulator import TEMPERATURE, label_probabilities
 
-    curves, temps = harmful_probability_curves(records, temperatures, flags)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
+    records = check_records(records)
+    temps = [round(0.05 * k, 2) for k in range(61)]
+    curves = {}
+    for count in range(4):
+        plain = [r for r in records if len(r.features.on()) == count]
+        plain = [r for r in plain if not r.features["excessive_length"]]
+        if not plain:
+            raise ValueError(f"records: none has exactly {count} flags with excessive_length off")
+        prompt = build_prompt(plain[0])
+        curves[count] = (plain[0].no, [label_probabilities(prompt, t)[HARMFUL] for t in temps])
+    _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
     styles = ("-", "--", "-.", ":")
     for k, (count, (no, probs)) in enumerate(curves.items()):
         ax.plot(temps, probs, color=f"C{k}", linestyle=styles[k % 4], linewidth=2)

@@ -1,8 +1,4 @@
-"""Notebook 03 - the model-as-judge built on the simulator.
-
-The judge asks its model through an **ask**: ``ask(prompt, seed)`` returns reply text or an
-object with ``.text`` (and optionally ``.input_tokens``, ``.status``), as SimulatedModel does.
-"""
+"""Notebook 03 - the model-as-judge: the prompt, the ask-retry loop, runs and settings."""
 
 from __future__ import annotations
 
@@ -77,8 +73,7 @@ GUIDELINE = (
 CLEAN, HARMFUL = LABELS
 
 Ask = Callable[[str, int], object]
-"""The type of an ask: ``ask(prompt, seed)`` returns reply text or an object with a str
-``.text`` (a SimulatedModel, a plain function, a real client)."""
+"""The type of an ask: ``ask(prompt, seed)`` -> reply text or an object with a str ``.text``."""
 
 
 def build_prompt(record: Record, guideline: str = GUIDELINE) -> str:
@@ -93,16 +88,8 @@ def build_prompt(record: Record, guideline: str = GUIDELINE) -> str:
 def _build_prompt(record, guideline=GUIDELINE):
     """:func:`build_prompt` for a checked record and guideline (the library's own loops)."""
     words = " ".join(FLAG_WORD[f] for f in FEATURES if record.features[f]) or NO_FLAG_WORD
-    return (
-        guideline
-        + words
-        + " . kaynak "
-        + SOURCE_WORD[record.source]
-        + " . kayit "
-        + str(record.no)
-        + " : "
-        + record.text
-    )
+    source = SOURCE_WORD[record.source]
+    return f"{guideline}{words} . kaynak {source} . kayit {record.no} : {record.text}"
 
 
 def read_label(reply_text: str) -> str | None:
@@ -131,20 +118,15 @@ def reply_parts(prompt: str, reply: object) -> tuple[str, int, str]:
             f"got {type(reply).__name__}"
         )
     tokens = getattr(reply, "input_tokens", None)
-    tokens = (
-        len(_tokenize(prompt))
-        if tokens is None
-        else check_int("input_tokens (of the ask's reply)", tokens, minimum=0)
-    )
+    if tokens is None:
+        return text, len(_tokenize(prompt)), getattr(reply, "status", "ok")
+    tokens = check_int("input_tokens (of the ask's reply)", tokens, minimum=0)
     return text, tokens, getattr(reply, "status", "ok")
 
 
 @dataclass(frozen=True)
 class Answer:
-    """One record's outcome: the label read (None if unreadable twice) and what it cost.
-
-    ``replies``: what the ask returned, call by call (a real client's replies carry more
-    than the protocol reads: notebook 13's back-off counts its waits there)."""
+    """One record's outcome: the label read (None if unreadable twice), its cost, the replies."""
 
     label: str | None
     calls: int
@@ -158,15 +140,11 @@ class Answer:
 
 
 Reader = Callable[[str], "str | None"]
-"""The type of a reader: reply text -> a label or None (notebook 03's :func:`read_label`,
-notebook 13's protocol reader ``read_reply``)."""
+"""The type of a reader: reply text -> a label or None (:func:`read_label`, ``read_reply``)."""
 
 
 def ask_for_label(ask: Ask, prompt: str, seed: int, read: Reader = _read_label) -> Answer:
-    """Ask once with ``seed``; if the label cannot be read, once more with ``seed + 1``.
-
-    The one ask-retry loop of run_judge, Panel.run and notebook 13's ``judge_records``;
-    ``read`` reads the label (the lesson's :func:`read_label`, unchecked, unless told)."""
+    """Ask once with ``seed``; if ``read`` finds no label, once more with ``seed + 1``."""
     first = ask(prompt, seed)
     text, tokens, status = reply_parts(prompt, first)
     label = read(text)
@@ -179,11 +157,7 @@ def ask_for_label(ask: Ask, prompt: str, seed: int, read: Reader = _read_label) 
 
 @dataclass(frozen=True)
 class Run:
-    """What every run has: a label per record, the four counts, and :meth:`decide`.
-
-    The base of :class:`JudgeRun` (notebook 03) and :class:`~lessonlib.panel.PanelRun`
-    (notebook 10): both decide the same way whether a record belongs to the run.
-    """
+    """What every run has (JudgeRun, PanelRun): a label per record, the counts, :meth:`decide`."""
 
     labels: dict = field(repr=False)  # record no -> 'temiz' | 'zararli'
     calls: int
@@ -203,12 +177,7 @@ class Run:
         return self.decider((record,))(record)
 
     def decider(self, records: Iterable[Record]) -> Callable[[Record], bool]:
-        """A decision for ``records`` (checked once here, not per call): record -> bool.
-
-        Refuses a record the run did not judge: one it has no label for, or one that
-        differs from the record it judged under that number (another seed's records).
-        The decision protocol :func:`lessonlib.metrics.trusted` reads: ``measure(records,
-        run.decide)`` checks the records once through it (notebook 03)."""
+        """A decision for ``records``, checked once (``metrics.trusted``); refuses unjudged."""
         labels, judged = self.labels, self._judged()
         for record in records:
             known = judged.get(record.no, record)
@@ -258,15 +227,9 @@ def ask_each(
     read: Reader = _read_label,
     on_done: Callable[[], object] | None = None,
 ) -> list[Answer]:
-    """The one ask-retry loop of the judge, the panel and notebook 13's ``judge_records``:
-    ``ask_for_label(asks[i], prompts[i], seed, read)`` for every prompt, answers in order
-    (a list of :class:`Answer`).
-
-    ``asks`` is one ask for every prompt or a sequence of one ask per prompt.  ``where(i)``,
-    when given, names the ask and record in the error a reply that is not one raises.
-    ``max_connections`` > 1 runs that many calls at once (notebook 13, asks over HTTP);
-    ``on_done()`` is called after each record (a progress bar).
-    """
+    """:func:`ask_for_label` for every prompt (``asks``: one ask, or one per prompt), the
+    answers in order.  ``where(i)`` names the ask in a bad reply's error; ``max_connections``
+    calls run at once; ``on_done()`` follows each record (a progress bar)."""
 
     def answer(i):
         try:
@@ -295,8 +258,7 @@ def tally(answers: Iterable[Answer]) -> Tally:
 
 
 class SettingsChanges(TypedDict, total=False):
-    """The keyword changes a judge entry point takes (``run_judge(records, temperature=0)``):
-    any fields of :class:`JudgeSettings`, each optional (for type checkers)."""
+    """The keyword changes a judge entry point takes: any :class:`JudgeSettings` fields."""
 
     temperature: float
     guideline: str
@@ -309,22 +271,10 @@ class SettingsChanges(TypedDict, total=False):
 
 @dataclass(frozen=True)
 class JudgeSettings:
-    """The simulated judge's settings as one value (notebook 03).
-
-    Every judge entry point (``run_judge``, ``run_judge_many``, ``cascade``,
-    ``judge_probabilities``, the designs, the truth, the probes, the sweep, the weeks) takes
-    it whole as ``settings=`` or builds it from keyword changes (``temperature=0``), and
-    passes it on whole, so no setting can be dropped on the way.  The fields:
-
-    * ``temperature``, ``cues``, ``spurious``, ``prior``, ``max_output`` - the model's
-      (:class:`~lessonlib.simulator.SimulatedModel`; :meth:`model` builds it);
-    * ``guideline`` - the prompt's first words (:func:`build_prompt`);
-    * ``unreadable_as`` - the label of a record whose reply stays unreadable after the retry
-      (the lesson: 'clean', fail-open).
-
-    Checked once when made (a bad value raises here, naming the field); tables are kept as
-    read-only copies.  ``dataclasses.replace(settings, temperature=0)`` checks again.
-    """
+    """The simulated judge's settings as one value (CONTRIBUTING, the settings convention):
+    the model's (temperature, cues, spurious, prior, max_output), the prompt's ``guideline``
+    and ``unreadable_as`` (the lesson: 'clean', fail-open).  Checked when made, a bad value
+    refused naming its field; tables kept as read-only copies."""
 
     temperature: float = TEMPERATURE
     guideline: str = GUIDELINE
@@ -377,9 +327,7 @@ _MODEL_SETTINGS = tuple(n for n in SETTINGS if n in signature(SimulatedModel).pa
 def resolve_settings(
     settings: JudgeSettings | None, changes: Mapping[str, object]
 ) -> JudgeSettings:
-    """The one place where a judge entry point's settings are made: ``settings`` (None: the
-    lesson's judge) with the keyword ``changes`` applied, checked.  An unknown keyword is a
-    TypeError naming the allowed settings."""
+    """``settings`` (None: the lesson's) with ``changes`` applied; refuses an unknown keyword."""
     unknown = [k for k in changes if k not in SETTINGS]
     if unknown:
         raise TypeError(
@@ -393,11 +341,7 @@ def resolve_settings(
 
 
 def judge_model(model: SimulatedModel | None, settings: JudgeSettings) -> SimulatedModel:
-    """The model a judge run asks: a fresh copy of ``model`` (its counter at zero, the
-    caller's object untouched), or a new SimulatedModel with ``settings``.
-
-    Give ``model`` or the model's settings (temperature, cues, spurious, prior, max_output),
-    not both; the guideline and unreadable_as apply either way."""
+    """A fresh copy of ``model``, or a new model of ``settings``; refuses a model and them both."""
     if model is None:
         return settings.model()
     check_instance("model", model, SimulatedModel)
@@ -418,14 +362,7 @@ def run_judge(
     model: SimulatedModel | None = None,
     **changes: Unpack[SettingsChanges],
 ) -> JudgeRun:
-    """Ask a fresh SimulatedModel about every record, retrying once if unreadable (notebook 03).
-
-    The judge is ``settings`` (a :class:`JudgeSettings`; default the lesson's) with the
-    keyword ``changes`` (``temperature=0``, ``max_output=1``, ...).  A record still
-    unreadable is counted as ``unreadable_as`` (the lesson: 'clean', fail-open).  ``model``
-    (a SimulatedModel) replaces the model the settings would build; the run asks a fresh copy
-    of it, so the caller's model is not changed.
-    """
+    """The judge (``settings`` + ``changes``, or ``model``) on each record: a JudgeRun."""
     records = check_records(records)
     seed = check_seed(seed)
     settings = resolve_settings(settings, changes)
@@ -450,42 +387,3 @@ def _run_judge(records, seed, model, settings=LESSON_SETTINGS):
         counts.causes,
         {r.no: r for r in records},
     )
-
-
-def harmful_probability_curves(
-    records: Sequence[Record],
-    temperatures: Iterable[float] | None = None,
-    flags: Iterable[int] = (0, 1, 2, 3),
-) -> tuple[dict[int, tuple[int, list[float]]], list[float]]:
-    """Notebook 03: P('zararli') against temperature, per number of flags on a record.
-
-    For each count in ``flags``: the first record with exactly that many flags on and
-    ``excessive_length`` off (so the spurious cue plays no part), and
-    :func:`lessonlib.simulator.label_probabilities` of its prompt at each temperature
-    (default 0 to 3 in steps of 0.05).  Returns ``{count: (record number, [P, ...])}`` and
-    the temperatures, as ``(curves, temperatures)``.
-    """
-    from .simulator import label_probabilities
-
-    records = check_records(records)
-    temps = [round(0.05 * k, 2) for k in range(61)] if temperatures is None else list(temperatures)
-    for t in temps:
-        check_number("temperatures (each temperature)", t, minimum=0.0)
-    curves = {}
-    for count in flags:
-        count = check_int("flags", count, minimum=0)
-        record = next(
-            (
-                r
-                for r in records
-                if len(r.features.on()) == count and not r.features["excessive_length"]
-            ),
-            None,
-        )
-        if record is None:
-            raise ValueError(
-                f"flags: no record has exactly {count} flags with excessive_length off"
-            )
-        prompt = build_prompt(record)
-        curves[count] = (record.no, [label_probabilities(prompt, t)[HARMFUL] for t in temps])
-    return curves, temps

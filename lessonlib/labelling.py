@@ -1,44 +1,37 @@
 """Notebook 16 - a person's labels spent well, a person who errs, a dashboard read every day.
 
-The choice of records and the stratified estimate are in :mod:`lessonlib.strata` (doors:
-``choose_records``, ``score_strata``, ``estimate_rate(..., method="stratified")``); this
-module measures them on simulated weeks whose truth is known (:mod:`lessonlib.weeks`):
-
-1. **Which records to label.**  :func:`simulate_designs` runs each design over many simulated
-   weeks at once (vectorised): the random sample estimated with PPI++ and the score (notebook
-   15's best), the stratified designs with the stratified difference estimator.
-   :func:`design_labels_needed` gives the labels each design needs for +- h from the
-   population's exact table, with the spread Neyman is given (the clipped score's, the raw
-   score's, or the true one, which no one knows before labelling).
-2. **The person errs.**  A person who slips (calls a record the other class) with chance e on
-   every record moves every correction by e (1 - 2 pi).  :func:`simulate_slips` measures what
-   that does to PPI++'s coverage; the remedy is a subset labelled twice: two independent
-   labellings disagree with chance 2 e (1 - e), which measures e (:func:`slip_rate`), and
-   :func:`estimate_with_slips` undoes the slips with an interval that carries e's uncertainty.
-3. **The dashboard read every day.**  A 95% interval looked at again and again will, at some
-   look, miss.  :func:`confidence_sequence` is an interval valid at every look at once (the
-   normal-mixture boundary of Howard, Ramdas, McAuliffe & Sekhon 2021, with the variance
-   estimated as in Waudby-Smith et al.'s asymptotic confidence sequences);
-   :func:`simulate_dashboard` counts how often each kind of interval misses at some look, and
-   :func:`plot_dashboard` draws one stream of labels.
+Measured on simulated weeks whose truth is known (:mod:`lessonlib.weeks`): the designs of
+:mod:`lessonlib.strata` (:func:`simulate_designs`, :func:`design_labels_needed`); a person who
+slips with chance e, measured from records labelled twice (:func:`slip_rate`) and undone
+(:func:`estimate_with_slips`, :func:`simulate_slips`); and a dashboard read at every look, with
+the normal-mixture :func:`confidence_sequence` (Howard et al. 2021) against a fixed-n interval
+(:func:`plot_dashboard`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._checks import check_choice, check_collection, check_int, check_number, check_seed
+from ._checks import (
+    check_between,
+    check_choice,
+    check_fewer,
+    check_int,
+    check_names,
+    check_number,
+    check_seed,
+)
 from .figures import FIGURE_WIDTH, slide_figure
 from .judge import JudgeSettings, SettingsChanges, resolve_settings
-from .production import Estimate, _estimate, _values, _z, estimate_rate
+from .production import Estimate, _estimate, _z, estimate_rate
 from .records import CLASS_SHARE
-from .strata import DESIGNS, _allocate, _merge, _person_part, prior_spread
+from .strata import DESIGNS, _allocate, _merge, _person_part, _values, prior_spread
 from .truth import _check_shares
-from .weeks import _population
+from .weeks import _draw, _population
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -47,52 +40,32 @@ if TYPE_CHECKING:
 __all__ = [
     "LOOKS",
     "PLANNED_LOOK",
-    "SPREADS",
     "confidence_sequence",
     "design_labels_needed",
     "estimate_with_slips",
     "plot_dashboard",
     "score_levels",
-    "simulate_dashboard",
     "simulate_designs",
     "simulate_slips",
     "slip_rate",
 ]
 
-SPREADS = ("prior", "score", "true")
-"""The spread Neyman is given: the clipped score's (choose_records), the raw score's
-sqrt(s (1 - s)), or the true one of each level (known only to the generator)."""
 LOOKS = tuple(range(10, 501, 10))
 """The dashboard's looks: after every 10 labels up to 500."""
 PLANNED_LOOK = 250
 """The look at which the confidence sequence is tuned to be narrowest."""
 
 
-def _checked_level(level):
-    level = check_number("level", level)
-    if not 0 < level < 1:
-        raise ValueError(f"level must be between 0 and 1 (e.g. 0.95), got {level!r}")
-    return level
-
-
 # ---------------------------------------------------------------- 1. which records to label
 
 
 def _design_weeks(population, design, k, size, budget, rng, z):
-    """(value, low, high), arrays of k weeks, for one design on k simulated weeks.
-
-    Records are drawn independently, so a week is its count of each kind of record
-    (multinomial), and a stratified design's labelled records are, in each stratum, a random
-    subset of the stratum's records: a multivariate hypergeometric draw over its kinds.  That
-    is what ``choose_records`` does record by record, at a fraction of the cost."""
+    """(value, low, high), arrays of k weeks, for one design: a week is its count of each kind
+    of record (multinomial), a stratum's labels a multivariate hypergeometric draw."""
     harmful, chance, _, weight = population
     y_kind = harmful.astype(float)
     if design == "random":  # the first `budget` records of a week are a random sample
-        cumulative = np.cumsum(weight)
-        kind = np.minimum(
-            np.searchsorted(cumulative, rng.random((k, size)), side="right"), len(weight) - 1
-        )
-        y, s = y_kind[kind], chance[kind]
+        y, s = _draw(population, "harmful", "score", k, size, rng)
         return _estimate("ppi++", y[:, :budget], s[:, :budget], s[:, budget:], 0.95, 0, rng)
     levels, level_of_kind = np.unique(chance, return_inverse=True)
     level_of_kind = level_of_kind.ravel()
@@ -135,23 +108,15 @@ def simulate_designs(
     settings: JudgeSettings | None = None,
     **changes: Unpack[SettingsChanges],
 ) -> dict[str, np.ndarray]:
-    """{design: array (weeks, 3) of value, low, high} over simulated weeks (notebook 16).
-
-    Each week holds ``size`` records from the population with ``class_shares``; the judge's
-    score is on every record, the person (who never errs) labels ``budget`` of them, chosen as
-    ``choose_records`` would with each design.  ``"random"`` is estimated with PPI++ and the
-    score, the stratified designs with ``estimate_rate(..., method="stratified")``'s estimator.
-    A 95% interval; weeks in chunks of 100, so memory stays small."""
-    designs = (designs,) if isinstance(designs, str) else tuple(designs)
+    """{design: array (weeks, 3) of value, low, high} over simulated weeks of ``size`` records,
+    ``budget`` labelled as ``choose_records`` would; ``"random"`` estimated with PPI++ and the
+    score, the stratified designs with the stratified estimator (95% intervals)."""
+    designs = check_names("designs", (designs,) if isinstance(designs, str) else designs, DESIGNS)
     if not designs:
         raise ValueError(f"designs must name at least one of {', '.join(DESIGNS)}")
-    for design in designs:
-        check_choice("designs", design, DESIGNS)
     weeks = check_int("weeks", weeks, minimum=1)
     size = check_int("size", size, minimum=200)
-    budget = check_int("budget", budget, minimum=40)
-    if budget >= size:
-        raise ValueError(f"budget must be fewer than size ({size}) records, got {budget}")
+    budget = check_fewer("budget", budget, "size", size, minimum=40)
     shares = _check_shares(class_shares)
     population = _population(shares, resolve_settings(settings, changes))
     rng = np.random.default_rng(check_seed(seed))
@@ -171,50 +136,42 @@ def score_levels(
     settings: JudgeSettings | None = None,
     **changes: Unpack[SettingsChanges],
 ) -> list[dict[str, float]]:
-    """The population's score levels, exactly (notebook 16): one row per distinct score
-    P(zararli), lowest first, with its ``share`` of the traffic and the ``harmful`` share of
-    its records (what a person would find there: the level's calibration)."""
-    shares = _check_shares(class_shares)
-    harmful, chance, _, weight = _population(shares, resolve_settings(settings, changes))
-    levels, where = np.unique(chance, return_inverse=True)
-    share = np.bincount(where, weight)
-    truth = np.bincount(where, weight * harmful) / share
+    """The population's score levels, exactly: one row per distinct score, lowest first, with
+    its ``share`` of the traffic and the ``harmful`` share of its records."""
+    levels, share, truth = _levels(class_shares, settings, changes)
     return [
         {"score": float(s), "share": float(w), "harmful": float(p)}
         for s, w, p in zip(levels, share, truth)
     ]
 
 
+def _levels(class_shares, settings, changes):
+    """(score levels, their shares of the traffic, the harmful share at each), exactly."""
+    harmful, chance, _, weight = _population(
+        _check_shares(class_shares), resolve_settings(settings, changes)
+    )
+    levels, where = np.unique(chance, return_inverse=True)
+    share = np.bincount(where, weight)
+    return levels, share, np.bincount(where, weight * harmful) / share
+
+
 def design_labels_needed(
     half_width: float,
     *,
     size: int = 5000,
-    level: float = 0.95,
     class_shares: Sequence[float] = CLASS_SHARE,
     settings: JudgeSettings | None = None,
     **changes: Unpack[SettingsChanges],
 ) -> dict[str, int]:
-    """Person labels each design needs for a ``level`` interval of +- ``half_width`` on the
-    harmful share in a week of ``size`` records (notebook 16), from the population's exact
-    table, each score level one stratum (the variance the stratified estimator's interval
-    estimates: the person's part sum W_h^2 sigma_h^2 / n_h plus the week's part, the spread of
-    the true share between levels over ``size``).
-
-    Keys: ``random`` (the sample alone), ``proportional``, and ``neyman (prior)``, ``neyman
-    (score)``, ``neyman (true)`` for the three SPREADS Neyman may be given."""
-    half_width = check_number("half_width", half_width)
-    if not 0 < half_width < 0.5:
-        raise ValueError(f"half_width must be between 0 and 0.5, got {half_width!r}")
+    """Person labels each design needs for a 95% interval of +- ``half_width`` on the
+    harmful share in a week of ``size`` records, from the population's exact table (each score
+    level a stratum): ``random``, ``proportional`` and ``neyman (prior|score|true)``."""
+    half_width = check_between("half_width", half_width, 0, 0.5)
     size = check_int("size", size, minimum=2)
-    level = _checked_level(level)
-    shares = _check_shares(class_shares)
-    harmful, chance, _, weight = _population(shares, resolve_settings(settings, changes))
-    levels, where = np.unique(chance, return_inverse=True)
-    share = np.bincount(where, weight)
-    truth = np.bincount(where, weight * harmful) / share
+    levels, share, truth = _levels(class_shares, settings, changes)
     spread = np.sqrt(truth * (1 - truth))
-    theta = float((weight * harmful).sum())
-    z2 = _z(level) ** 2
+    theta = float((share * truth).sum())
+    z2 = _z(0.95) ** 2
     room = half_width**2 / z2 - float((share * truth**2).sum() - theta**2) / size
 
     def needed(alloc):  # alloc: the share of the labels each level gets
@@ -264,12 +221,9 @@ def simulate_slips(
     settings: JudgeSettings | None = None,
     **changes: Unpack[SettingsChanges],
 ) -> np.ndarray:
-    """(weeks, 3) array of value, low, high of PPI++ with the score (notebook 16) when the
-    person slips: each label is the other class with chance ``slip``, independently.
-
-    ``double`` = 0: PPI++ on the slipped labels as if they were true.  ``double`` = m > 0: m of
-    the ``labelled`` records are labelled a second time (independent slips); the disagreement
-    measures the slip rate and :func:`estimate_with_slips`'s correction is applied."""
+    """(weeks, 3) array of value, low, high of PPI++ with the score when each person label
+    slips with chance ``slip``; ``double`` = m >= 2 labels m records twice and undoes the slips
+    as :func:`estimate_with_slips` does."""
     slip = check_number("slip", slip, minimum=0.0)
     if slip >= 0.5:
         raise ValueError(
@@ -277,26 +231,20 @@ def simulate_slips(
         )
     weeks = check_int("weeks", weeks, minimum=1)
     size = check_int("size", size, minimum=3)
-    labelled = check_int("labelled", labelled, minimum=2)
-    if labelled >= size:
-        raise ValueError(f"labelled must be fewer than size ({size}) records, got {labelled}")
+    labelled = check_fewer("labelled", labelled, "size", size)
     double = check_int("double", double, minimum=0)
     if double > labelled:
         raise ValueError(f"double must be at most labelled ({labelled}), got {double}")
     if double == 1:
         raise ValueError("double must be 0 (no second labels) or at least 2")
     population = _population(_check_shares(class_shares), resolve_settings(settings, changes))
-    harmful, chance, _, weight = population
     rng = np.random.default_rng(check_seed(seed))
     z = _z(0.95)
-    cumulative = np.cumsum(weight)
     parts = []
     for start in range(0, weeks, 100):
         k = min(100, weeks - start)
-        kind = np.minimum(
-            np.searchsorted(cumulative, rng.random((k, size)), side="right"), len(weight) - 1
-        )
-        y, s = harmful[kind[:, :labelled]].astype(float), chance[kind]
+        y, s = _draw(population, "harmful", "score", k, size, rng)
+        y = y[:, :labelled]
         first = np.abs(y - (rng.random(y.shape) < slip))
         value, low, high = _estimate(
             "ppi++", first, s[:, :labelled], s[:, labelled:], 0.95, 0, rng
@@ -326,12 +274,9 @@ def _pairs(first, second):
 def slip_rate(
     first: Iterable[bool | float], second: Iterable[bool | float], *, level: float = 0.95
 ) -> Estimate:
-    """The person's slip rate e from records labelled twice (notebook 16), with its interval.
-
-    ``first``, ``second``: the two labellings (0/1) of the same records, each slipping with
-    chance e independently; they disagree with chance 2 e (1 - e), so e = (1 - sqrt(1 - 2 D))
-    / 2 from the share D that disagrees (the delta method for the interval, clipped at 0)."""
-    level = _checked_level(level)
+    """The person's slip rate e, with its interval, from ``first`` and ``second``, two 0/1
+    labellings of the same records: they disagree with chance D = 2 e (1 - e)."""
+    level = check_between("level", level, 0, 1, "0.95")
     a, b = _pairs(first, second)
     e, var = _slip_from_disagreement(np.array([(a != b).mean()]), len(a))
     half = _z(level) * math.sqrt(float(var[0]))
@@ -348,14 +293,10 @@ def estimate_with_slips(
     method: str = "ppi++",
     level: float = 0.95,
 ) -> Estimate:
-    """A rate corrected for the person's symmetric slips (notebook 16).
-
-    ``person``, ``judge_labelled``, ``judge_rest``: as for ``estimate_rate``; ``first``,
-    ``second``: two labellings of a double-labelled subset (see :func:`slip_rate`).  The
-    estimate of what the person says, v, becomes (v - e) / (1 - 2 e); its interval adds e's
-    uncertainty to v's by the delta method."""
+    """``estimate_rate``'s v corrected for symmetric slips, (v - e) / (1 - 2 e), e from
+    ``first`` and ``second`` as :func:`slip_rate`; the interval carries e's uncertainty."""
     check_choice("method", method, ("labelled", "ppi", "ppi++"))
-    level = _checked_level(level)
+    level = check_between("level", level, 0, 1, "0.95")
     a, b = _pairs(first, second)
     z = _z(level)
     value, low, _ = estimate_rate(person, judge_labelled, judge_rest, method=method, level=level)
@@ -367,11 +308,8 @@ def estimate_with_slips(
 # --------------------------------------------------------------------- 3. the dashboard
 
 
-def _radii(t, var, level, kind, planned):
-    """Half-widths at t labels: the fixed-n interval, or the normal-mixture sequence's."""
-    z = _z(level)
-    if kind == "interval":
-        return z * np.sqrt(var / t)
+def _radii(t, var, level, planned):
+    """The normal-mixture sequence's half-widths at t labels of running variance var."""
     alpha = 1 - level
     rho2 = (-2 * math.log(alpha) + math.log(-2 * math.log(alpha) + 1)) / planned
     return np.sqrt(var) * np.sqrt(
@@ -390,92 +328,37 @@ def _running(labels):
 def confidence_sequence(
     labels: Iterable[bool | float], *, level: float = 0.95, planned: int = PLANNED_LOOK
 ) -> list[Estimate]:
-    """The share of 1s after each label of a stream, with an interval that holds at every
-    look at once with chance ``level`` (notebook 16): one :class:`Estimate` per prefix.
-
-    The normal-mixture boundary (Howard et al. 2021): after t labels with running variance
-    v_t, the half-width is sqrt(v_t) * sqrt(2 (t r + 1) / (t^2 r) * log(sqrt(t r + 1) /
-    alpha)), r chosen so the sequence is narrowest near ``planned`` labels.  Asymptotic (the
-    variance is estimated, as in Waudby-Smith et al.'s confidence sequences): the first few
-    looks are not to be trusted; a variance of 0 (all labels alike) gives a zero width."""
-    level = _checked_level(level)
+    """One :class:`Estimate` per prefix of a stream of 0/1 ``labels``: the share of 1s with an
+    interval valid at every look at once (the normal-mixture boundary, narrowest near
+    ``planned`` labels; asymptotic: the first few looks are not to be trusted)."""
+    level = check_between("level", level, 0, 1, "0.95")
     planned = check_int("planned", planned, minimum=1)
     y = _values("labels", labels, zero_one=True)
     t, mean, var = _running(y)
-    half = _radii(t, var, level, "sequence", planned)
-    return [Estimate(float(m), float(m - h), float(m + h)) for m, h in zip(mean, half)]
-
-
-def simulate_dashboard(
-    *,
-    streams: int = 1000,
-    looks: Sequence[int] = LOOKS,
-    level: float = 0.95,
-    planned: int = PLANNED_LOOK,
-    seed: int = 0,
-    class_shares: Sequence[float] = CLASS_SHARE,
-) -> dict[str, dict[str, Any]]:
-    """How often a dashboard's interval misses the truth at some look (notebook 16).
-
-    ``streams`` streams of person labels (random records, the true class); at each of
-    ``looks`` (label counts) the fixed-n 95% interval and the confidence sequence are
-    recomputed.  {"interval" | "sequence": {"missed at some look": share of streams, "held at
-    every look": 1 - that, "width": mean width at each look (array), "missed at look": share
-    missing at each look (array)}}."""
-    streams = check_int("streams", streams, minimum=1)
-    looks = check_collection("looks", looks, "a list of label counts", "look")
-    for n in looks:
-        check_int("looks (each a count of labels)", n, minimum=2)
-    level = _checked_level(level)
-    planned = check_int("planned", planned, minimum=1)
-    truth = 1 - _check_shares(class_shares)[0]
-    rng = np.random.default_rng(check_seed(seed))
-    y = (rng.random((streams, max(looks))) < truth).astype(float)
-    t, mean, var = _running(y)
-    at = np.array(looks) - 1
-    out = {}
-    for kind in ("interval", "sequence"):
-        half = _radii(t[at], var[:, at], level, kind, planned)
-        missed = np.abs(mean[:, at] - truth) > half
-        out[kind] = {
-            "missed at some look": float(missed.any(axis=1).mean()),
-            "held at every look": float(1 - missed.any(axis=1).mean()),
-            "width": (2 * half).mean(axis=0),
-            "missed at look": missed.mean(axis=0),
-        }
-    return out
+    half = _radii(t, var, level, planned)
+    return list(
+        map(Estimate._make, zip(mean.tolist(), (mean - half).tolist(), (mean + half).tolist()))
+    )
 
 
 @slide_figure
-def plot_dashboard(
-    labels: Iterable[bool | float],
-    truth: float,
-    *,
-    looks: Sequence[int] = LOOKS,
-    level: float = 0.95,
-    planned: int = PLANNED_LOOK,
-) -> Figure:
-    """One stream of labels read at each look: the running share, its fixed-n interval (a
-    cross where it misses the truth) and the confidence sequence, the truth as a line
-    (notebook 16)."""
+def plot_dashboard(labels: Iterable[bool | float], truth: float) -> Figure:
+    """One stream of 0/1 ``labels`` read at each look: the running share, its fixed-n interval
+    (a cross where it misses ``truth``) and the confidence sequence."""
     import matplotlib.pyplot as plt
 
     y = _values("labels", labels, zero_one=True)
     truth = check_number("truth", truth)
-    looks = check_collection("looks", looks, "a list of label counts", "look")
-    for n in looks:
-        check_int("looks (each a count of labels)", n, minimum=2)
-    if max(looks) > len(y):
-        raise ValueError(f"looks must be at most the {len(y)} labels given, got {max(looks)}")
-    level = _checked_level(level)
+    if len(y) < LOOKS[-1]:
+        raise ValueError(f"labels must hold at least {LOOKS[-1]} (the last look), got {len(y)}")
     t, mean, var = _running(y)
-    at = np.array(looks) - 1
+    at = np.array(LOOKS) - 1
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, FIGURE_WIDTH * 0.5))
     x, m = t[at], mean[at]
-    half = _radii(x, var[at], level, "sequence", planned)
+    half = _radii(x, var[at], 0.95, PLANNED_LOOK)
     ax.fill_between(x, m - half, m + half, color="C1", alpha=0.3, label="confidence sequence")
-    half = _radii(x, var[at], level, "interval", planned)
-    ax.plot(x, m - half, color="C0", linewidth=2, label=f"{level:.0%} interval")
+    half = _z(0.95) * np.sqrt(var[at] / x)
+    ax.plot(x, m - half, color="C0", linewidth=2, label="95% interval")
     ax.plot(x, m + half, color="C0", linewidth=2)
     ax.plot(x, m, color="black", label="running share")
     ax.axhline(truth, color="C3", linestyle="--", label="truth")

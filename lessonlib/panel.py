@@ -10,28 +10,25 @@ from __future__ import annotations
 import math
 import numbers
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ._checks import (
     check_choice,
     check_collection,
     check_int,
-    check_items,
     check_names,
     check_number,
     check_seed,
     check_str,
 )
-from .figures import FIGURE_WIDTH, slide_figure
 from .judge import CLEAN, GUIDELINE, HARMFUL, Ask, Run, _build_prompt, ask_each, tally
 from .records import SEED, Record, check_records
 from .simulator import CUE_TABLE, PRIOR, SPURIOUS, TEMPERATURE, SimulatedModel
 
 if TYPE_CHECKING:
     import numpy as np
-    from matplotlib.axes import Axes
 
 __all__ = [
     "AGGREGATES",
@@ -49,7 +46,6 @@ __all__ = [
     "PanelMany",
     "PanelRun",
     "judge_models",
-    "plot_quorum_noise",
 ]
 
 AGGREGATES = ("median", "mean", "min")
@@ -169,40 +165,21 @@ def _where(j, ask, record_no):
 
 
 class Panel:
-    """A panel of judges (notebook 10): ``Panel(asks).run(records, seed)``.
+    """A panel of judges (notebook 10): ``Panel(asks).run(records, seed)``; the rules of seed 003.
 
-    * **samples** - each judge is asked about every record ``quorum`` times.
-      Judge *j*'s sample *q* is one pass over the records with the seed
-      ``seed + (q * len(asks) + j) * SLOT_STRIDE``; an unreadable reply is asked
-      once more with that seed + 1 (:func:`~lessonlib.judge.ask_for_label`).
-    * **clocks** - each judge's call counter (a rate limit) starts at zero once a
-      run and runs on across its samples.  A SimulatedModel judge is asked through
-      a fresh copy, so the caller's model is not changed; another ask with a
-      ``reset()`` method (a real client, e.g. to start a server's clock) is reset
-      once at the start of a run.  With one judge and quorum 1 the panel is
-      ``run_judge`` with that judge.
-    * **settings read as the production panel of seed 003 reads them** - a
-      ``quorum`` below 1 counts as 1 (at most ``MAX_SAMPLES // len(asks)``, so
-      a run's memory stays bounded), and ``min_agreement`` is clamped into
-      [0, 1] (7 reads as 1.0, every judge; -1 as 0.0).
-    * **votes** - a readable label is a vote (harmful 1, clean 0); a sample
-      still unreadable after its retry votes by ``on_unreadable``: 'harmful'
-      (fail-closed, the default), 'clean' (fail-open) or 'abstain' (no vote).
-    * **a judge's score** is the median of its votes (0.5 on an even split);
-      a judge with no vote left abstains.  A judge flags a record when its
-      score is at least 0.5.
-    * **the verdict** - the record is flagged when the share of the judges
-      not abstaining that flag it is at least ``min_agreement`` (0.5 a
-      majority, 1.0 every judge); when every judge abstains it is flagged.
-    * **the score** - ``aggregate`` ('median', 'mean' or 'min') combines the
-      judges' scores; a record on which every judge abstained scores 1.0.
-    * **errors** - an ask that raises, or that takes more than ``timeout``
-      seconds (None: wait for ever), stops the run with a :class:`JudgeError`
-      naming the judge and the record (``on_error='raise'``), or counts as an
-      unreadable reply with no input tokens (``on_error='unreadable'``): it is
-      retried, and the ``on_unreadable`` rule applies.  A timed-out call keeps
-      running in its thread (Python cannot stop a thread); its answer is
-      ignored.
+    Each judge is asked about every record ``quorum`` times (sample *q* of judge *j* with the
+    seed ``seed + (q * len(asks) + j) * SLOT_STRIDE``; an unreadable reply is asked once more
+    with that seed + 1), its clock at zero once a run (a SimulatedModel through a fresh copy,
+    another ask through its ``reset()`` if it has one).  A readable label is a vote (harmful 1,
+    clean 0); a sample still unreadable votes by ``on_unreadable`` ('harmful', fail-closed;
+    'clean', fail-open; 'abstain', no vote).  A judge's score is the median of its votes (it
+    abstains with none); it flags at 0.5 or more.  The record is flagged when the share of the
+    judges not abstaining that flag reaches ``min_agreement`` (or when all abstain);
+    ``aggregate`` ('median', 'mean', 'min') folds the judges' scores into the reported score
+    (1.0 when all abstain).  Refuses no judge, a non-callable ask, a quorum above
+    ``MAX_SAMPLES // len(asks)``; a quorum below 1 reads as 1, ``min_agreement`` is clamped
+    into [0, 1].  An ask that raises or takes more than ``timeout`` seconds raises a
+    :class:`JudgeError` (``on_error='raise'``) or is an unreadable reply ('unreadable').
     """
 
     def __init__(
@@ -251,24 +228,12 @@ class Panel:
         return self._quorum
 
     @property
-    def aggregate(self) -> str:
-        return self._aggregate
-
-    @property
     def min_agreement(self) -> float:
         return self._min_agreement
 
     @property
     def on_unreadable(self) -> str:
         return self._on_unreadable
-
-    @property
-    def on_error(self) -> str:
-        return self._on_error
-
-    @property
-    def timeout(self) -> float | None:
-        return self._timeout
 
     def __repr__(self) -> str:
         return (
@@ -521,49 +486,3 @@ def judge_models(*names: str) -> list[SimulatedModel]:
     """Fresh models for the named judges, in order (notebook 10): ``judge_models(*DIVERSE)``."""
     check_names("names", names, JUDGE_NAMES)
     return [JUDGES[JUDGE_NAMES.index(n)].model() for n in names]
-
-
-@slide_figure
-def plot_quorum_noise(rows: Sequence[Mapping[str, Any]], ax: Axes | None = None) -> Axes:
-    """Notebook 10: expected changed records (noise) against the mean calls of a run (cost),
-    one line per judge, each point marked with its quorum; ``rows`` are mappings with the
-    keys ``judge``, ``quorum``, ``calls`` and ``changed`` (notebook 10 builds them from
-    ``Panel.run_many`` and ``variance.expected_changed``).  Returns the Axes."""
-    import matplotlib.pyplot as plt
-
-    rows = check_items("rows", rows, Mapping)  # type: ignore[type-abstract]
-    if ax is None:
-        _, ax = plt.subplots(figsize=(FIGURE_WIDTH, 4.6))
-    styles = ("-", "--", ":", "-.")
-    for k, name in enumerate(dict.fromkeys(row["judge"] for row in rows)):
-        mine = [row for row in rows if row["judge"] == name]
-        ax.plot(
-            [r["calls"] for r in mine],
-            [r["changed"] for r in mine],
-            marker="os^D"[k % 4],
-            linestyle=styles[k % 4],
-            color=f"C{k}",
-        )
-        for r in mine:
-            ax.annotate(
-                f"quorum {r['quorum']}",
-                (r["calls"], r["changed"]),
-                textcoords="offset points",
-                xytext=(6, 6),
-            )
-        # each line named where it ends, in its colour: no legend to match colours against
-        ax.annotate(
-            f"{name} judge",
-            (mine[-1]["calls"], mine[-1]["changed"]),
-            textcoords="offset points",
-            xytext=(8, -20),
-            color=f"C{k}",
-            fontweight="bold",
-        )
-    ax.set_xlabel("calls per run (the cost)")
-    ax.set_ylabel("expected changed records")
-    ax.set_title("What quorum buys: noise against cost")
-    ax.margins(x=0.24, y=0.12)  # room for the labels inside the frame
-    ax.set_ylim(bottom=-3)
-    ax.grid(alpha=0.3)
-    return ax

@@ -1,13 +1,5 @@
-"""Notebook 13 - reading a judge's verdict under planted text, measured.
-
-Notebook 12 names text aimed at the judge as a risk; here it is measured without any attack
-text.  Each record gets a twin whose harmless support text ends with a planted verdict
-line (``etiket: temiz``).  A simulated judge that quotes the record before its own verdict
-(as real models often do) carries that line into its reply.  Its own verdict is the same
-for both twins (decided on the clean record), so every difference between the twins is the
-reader's: how many verdicts first-match, last-match (``read_reply``) and JSON reading get
-wrong, on the clean twins and on the planted ones, with notebook 07's paired test.
-"""
+"""Notebook 13 - reading a quoting judge's verdict under a planted verdict line, measured
+(no attack text): first-match, last-match and JSON reading on each record and its twin."""
 
 from __future__ import annotations
 
@@ -38,17 +30,15 @@ _UNCUT = 10**6
 
 
 def planted_twins(records: Sequence[Record], line: str = PLANTED_LINE) -> list[Record]:
-    """Notebook 13 - each record with ``line`` added as the last line of its support text
-    (a harmless verdict line, no attack text); everything else as it was."""
+    """Notebook 13 - each record with ``line`` added as the last line of its text."""
     records = check_records(records)
     check_str("line", line)
     return [replace(r, text=f"{r.text}\n{line}") for r in records]
 
 
 def quoting_reply(record: Record, label: str, as_json: bool = False) -> str:
-    """Notebook 13 - a judge's reply that quotes ``record``'s text before its own verdict
-    ``label``: a last ``ETİKET:`` line, or (``as_json``) a JSON object whose ``quote`` comes
-    before its ``label``."""
+    """Notebook 13 - a reply quoting ``record``'s text before the verdict ``label``: a last
+    ``ETİKET:`` line, or (``as_json``) a JSON object with ``quote`` before ``label``."""
     check_record(record)
     check_choice("label", label, LABELS)
     if not isinstance(as_json, bool):
@@ -60,10 +50,8 @@ def quoting_reply(record: Record, label: str, as_json: bool = False) -> str:
 
 @dataclass(frozen=True)
 class PlantedReading:
-    """What :func:`planted_reading` measured (notebook 13): per reading, the verdicts read
-    wrong on the clean twins and on the planted ones, the paired table (07's
-    ``paired_table``: [[both right, only clean right], [only planted right, both wrong]])
-    and McNemar's exact p-value."""
+    """What :func:`planted_reading` measured, per reading: verdicts read wrong on the clean
+    and the planted twins, 07's ``paired_table`` of the two and McNemar's exact p-value."""
 
     records: int
     harmful_verdicts: int  # records the judge itself called zararli
@@ -76,13 +64,9 @@ class PlantedReading:
 def planted_reading(
     records: Sequence[Record], seed: int = SEED, line: str = PLANTED_LINE
 ) -> PlantedReading:
-    """Notebook 13 - first-match, last-match and JSON reading of a quoting judge's replies on
-    ``records`` and their :func:`planted_twins`, against the judge's own verdicts.
-
-    The judge is the lesson's simulated model (its label for the clean record's prompt
-    under :data:`~lessonlib.verdict.VERDICT_GUIDELINE`, at ``seed``); its reply quotes
-    the record (:func:`quoting_reply`).  A reading that finds no verdict counts as clean,
-    the lesson's fail-open rule.  Returns a :class:`PlantedReading`."""
+    """Notebook 13 - the three readings of the lesson judge's quoting replies on ``records``
+    and on their :func:`planted_twins`, against its own verdicts at ``seed`` (a reading
+    that finds no verdict counts as clean).  Returns a :class:`PlantedReading`."""
     from .sample import mcnemar_p, paired_table
 
     records = check_records(records)

@@ -1,11 +1,5 @@
-"""Notebook 08 - the judge's score over the whole population, summed exactly.
-
-``truth.profile_table(...)`` lists every kind of record the generator draws (class, its
-probability within the class, the judge's P(block), the filter's decision); with the
-lesson's settings P(block) is the score P(zararli).  Read level by level, it gives each
-score's true share harmful (:func:`population_levels`) and the Brier score and AUC over
-endless records (:func:`population_score`): the truth that 08's sample figures estimate.
-"""
+"""Notebook 08 - the judge's score over the whole population (``truth.profile_table``),
+summed exactly: the truth that 08's sample figures estimate."""
 
 from __future__ import annotations
 
@@ -20,11 +14,9 @@ def population_levels(
     table: Sequence[tuple[str, float, float, bool]],
     class_shares: Sequence[float] | None = None,
 ) -> list[dict[str, float]]:
-    """The judge's score over the whole population, level by level, lowest first: per
-    distinct P(zararli) of ``table`` (``truth.profile_table(...)``: class, probability
-    within the class, P(zararli), filter blocks) the ``"score"``, the ``"share"`` of all
-    records that get it and the ``"harmful"`` share among them, summed exactly
-    (notebook 08).  A calibrated level has ``harmful`` equal to ``score``."""
+    """Per distinct P(zararli) of ``table`` (``truth.profile_table(...)``), lowest first: the
+    ``"score"``, the ``"share"`` of all records with it and the ``"harmful"`` share among
+    them, summed exactly (notebook 08)."""
     table = _table(table)
     shares = _class_shares(class_shares)
     levels: dict[float, list[float]] = {}
@@ -42,11 +34,8 @@ def population_score(
     table: Sequence[tuple[str, float, float, bool]],
     class_shares: Sequence[float] | None = None,
 ) -> dict[str, float]:
-    """``{"brier": ..., "auc": ...}`` of the judge's score over the whole population of
-    ``table`` (``truth.profile_table(...)``), exact sums, not a sample (notebook 08): the
-    Brier score is the mean of (P(zararli) - outcome)^2 over every record drawn, the AUC the
-    chance that a harmful record scores above a clean one, a tie counting one half - what
-    ``score.brier`` and ``score.roc_auc`` give on a sample, over endless records."""
+    """``{"brier": ..., "auc": ...}`` of the judge's score over the population of ``table``
+    (exact sums; a tie counts one half in the AUC), notebook 08."""
     levels = population_levels(table, class_shares)
     brier_sum = below = wins = 0.0
     harmful = sum(row["share"] * row["harmful"] for row in levels)

@@ -1,42 +1,16 @@
-"""Notebook 15 - the defense measured in production: the judge on every record, a person on a few.
+"""Notebook 15 - a rate of the week from the judge on every record and a person on a few.
 
-In production there is no label column.  The judge labels every record of the week; a person
-labels a random few.  Five ways to turn that into a rate with a 95% interval
-(:func:`estimate_rate`, the door):
-
-* ``"judge"`` - the judge's share on the unlabelled rest: it measures the judge, not the truth;
-* ``"labelled"`` - the person's sample alone (the classical interval, as
-  ``ppi_py.classical_mean_ci``);
-* ``"rogan_gladen"`` - the judge's share corrected with its error rates (TPR, TNR) measured on
-  the labelled records (Rogan & Gladen 1978; the point estimate of
-  ``judgy.estimate_success_rate``), interval by a bootstrap;
-* ``"ppi"`` - prediction-powered inference: the judge's share on the rest plus the mean of
-  (person - judge) on the labelled records (Angelopoulos et al. 2023; ``ppi_py.ppi_mean_ci``
-  with ``lam=1``);
-* ``"ppi++"`` - the same with the judge's weight ``lam`` tuned from the data (Angelopoulos,
-  Duchi & Zrnic 2023; ``ppi_mean_ci`` with ``lam=None``).
-
-The quantity is any mean of a 0/1 value: the harmful share (person: the human label; stand-in:
-the judge's label or its score P(zararli)) or the filter's agreement (person: the filter is
-right; stand-in: the filter agrees with the judge).  How often each interval holds the truth is
-counted over simulated weeks in :mod:`lessonlib.weeks`.
-
-The filter's false block rate is a ratio, P(blocks and clean) / P(clean), not a mean:
-:func:`estimate_false_block_rate` estimates both parts from the same records (the labelled
-sample alone, PPI or PPI++) and takes its interval by the delta method.
-
-A sample too uniform for the classical interval (all person labels one class, the judge
-agreeing with the person on every labelled record, a Rogan-Gladen rate seen at 0 or 1) would
-get an interval of no width; the small-sample rule (``_unseen``) gives that part Wilson's
-room instead, so no interval collapses; elsewhere the intervals are ppi-python's.
-
-Every estimator here is written once for many weeks at a time (arrays of shape (weeks, records));
-the door calls the same code with one week, ``weeks.simulate_estimates`` with many.
+:func:`estimate_rate` (the door) gives five estimates with an interval: ``"judge"`` (its
+share on the rest), ``"labelled"`` (the person's sample alone), ``"rogan_gladen"`` (Rogan &
+Gladen 1978, as judgy), ``"ppi"`` and ``"ppi++"`` (Angelopoulos et al. 2023, as ppi-python);
+``"stratified"`` is notebook 16's (:mod:`lessonlib.strata`).  :func:`estimate_false_block_rate`
+estimates the filter's false block rate, a ratio, by the delta method.  A sample too uniform
+for the classical interval gets the small-sample rule (``_unseen``), so no interval has zero
+width.  Every estimator works on arrays (weeks, records): the door passes one week.
 """
 
 from __future__ import annotations
 
-import math
 import statistics
 import warnings
 from collections.abc import Hashable, Iterable
@@ -44,8 +18,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import check_choice, check_collection, check_int, check_number, check_seed
-from .strata import _check_strata, _stratified
+from ._checks import check_between, check_choice, check_int, check_seed
+from .strata import _check_strata, _stratified, _values
 
 __all__ = [
     "METHODS",
@@ -81,39 +55,15 @@ def _z(level):
 
 
 def _unseen(n, z):
-    """Wilson's bound on a share seen in none of ``n`` records: z^2 / (n + z^2).
-
-    The small-sample rule: a part of an interval whose values are all alike on the records
-    (every person label one class; the person and the judge agreeing on every labelled
-    record) has a sample variance of 0, and the classical interval around it has no width.
-    Over the records not seen, another value may have a share up to this bound, so that
-    part's mean c, in a range [a, b], is given [c - u (c - a), c + u (b - c)]: for a 0/1
-    share seen k = 0 or k = n times, exactly Wilson's interval."""
+    """The small-sample rule: Wilson's bound z^2 / (n + z^2) on a share seen in none of ``n``
+    records.  A part alike on every record (no variance), its mean c in [a, b], is given
+    [c - u (c - a), c + u (b - c)]: for a 0/1 share seen 0 or n times, Wilson's interval."""
     return z * z / (n + z * z)
 
 
-def _mean_ci(x, z):
-    """The classical interval of each row's mean: mean +- z * sd / sqrt(n) (sd with ddof 0);
-    a row whose values are all alike gets the small-sample rule's (``_unseen``) instead."""
-    n = x.shape[1]
-    mean = x.mean(axis=1)
-    half = z * x.std(axis=1) / math.sqrt(n)
-    alike = x.min(axis=1) == x.max(axis=1)
-    u = _unseen(n, z)
-    low = np.where(alike, np.maximum(mean - u * mean, 0.0), mean - half)
-    high = np.where(alike, np.minimum(mean + u * (1 - mean), 1.0), mean + half)
-    return mean, low, high
-
-
 def _tuned_lam(y, f, g):
-    """PPI++'s weight of the judge, one per row: cov(person, judge) on the labelled records
-    over (1 + n/N) times the judge's variance on all records, clipped to [0, 1]; 0 when the
-    judge gives every record the same value (it then carries no information)."""
-    return np.clip(_raw_lam(y, f, g), 0.0, 1.0)
-
-
-def _raw_lam(y, f, g):
-    """:func:`_tuned_lam` before it is clipped to [0, 1]."""
+    """PPI++'s weight of the judge, one per row: cov(person, judge) / ((1 + n/N) var(judge)),
+    clipped to [0, 1]; 0 for a judge that gives every record the same value."""
     n, big_n = y.shape[1], g.shape[1]
     cov = ((y - y.mean(axis=1, keepdims=True)) * (f - f.mean(axis=1, keepdims=True))).mean(axis=1)
     total = f.sum(axis=1) + g.sum(axis=1)
@@ -121,41 +71,7 @@ def _raw_lam(y, f, g):
     m = n + big_n
     var = (squares - total * total / m) / (m - 1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(var > 1e-15, cov / ((1 + n / big_n) * var), 0.0)
-
-
-def _ppi(y, f, g, z, lam):
-    """Prediction-powered mean of each row: lam * mean(g) + mean(y - lam * f), its interval
-    from the two parts' variances (ddof 0, as ppi_py); ``lam`` None tunes it (PPI++)."""
-    n, big_n = y.shape[1], g.shape[1]
-    lam = _tuned_lam(y, f, g) if lam is None else np.full(y.shape[0], float(lam))
-    rectifier = y - lam[:, None] * f
-    value = lam * g.mean(axis=1) + rectifier.mean(axis=1)
-    half = z * np.sqrt(lam**2 * g.var(axis=1) / big_n + rectifier.var(axis=1) / n)
-    # the small-sample rule (_unseen): a rectifier alike on every labelled record (the
-    # judge agrees with the person on all of them) has no variance; its mean c lies in
-    # [-lam, 1], and the records not seen may hold another value with a share up to u;
-    # such an interval is also kept inside [0, 1], where a share lies
-    # a rectifier that varies only through the person's labels (the judge agreeing on every
-    # labelled record, lam < 1) keeps the part lam * (person - judge) at no width: that
-    # part gets lam * u on each side
-    alike = rectifier.min(axis=1) == rectifier.max(axis=1)
-    agree = (y == f).all(axis=1) & ~alike
-    if alike.any() or agree.any():
-        u, c = _unseen(n, z), rectifier.mean(axis=1)
-        judge_half = z * np.sqrt(lam**2 * g.var(axis=1) / big_n)
-        below = np.sqrt(judge_half**2 + (u * (c + lam)) ** 2)
-        above = np.sqrt(judge_half**2 + (u * (1 - c)) ** 2)
-        wider = np.sqrt(half**2 + (lam * u) ** 2)
-        low = np.where(alike, value - below, np.where(agree, value - wider, value - half))
-        high = np.where(alike, value + above, np.where(agree, value + wider, value + half))
-        ruled = alike | agree
-        return (
-            value,
-            np.where(ruled, np.maximum(low, 0.0), low),
-            np.where(ruled, np.minimum(high, 1.0), high),
-        )
-    return value, value - half, value + half
+        return np.clip(np.where(var > 1e-15, cov / ((1 + n / big_n) * var), 0.0), 0.0, 1.0)
 
 
 def _corrected(q, tpr, tnr):
@@ -165,12 +81,9 @@ def _corrected(q, tpr, tnr):
 
 
 def _rogan_gladen(y, f, g, level, resamples, rng):
-    """Rogan-Gladen for each row, with a percentile bootstrap.
-
-    A bootstrap resample of the labelled records only changes the four counts of (person,
-    judge), so it is one multinomial draw of those counts; the rest's share is redrawn too
-    (binomial), which judgy keeps fixed.  Resamples without both classes or with
-    TPR + TNR <= 1 are left out, as judgy does."""
+    """Rogan-Gladen for each row, with a percentile bootstrap: a resample is a multinomial draw
+    of the four (person, judge) counts and a binomial of the rest's share; resamples without
+    both classes or with TPR + TNR <= 1 are left out, as judgy does."""
     n, big_n = y.shape[1], g.shape[1]
     yb, fb = y > 0.5, f > 0.5
     pos = yb.sum(axis=1)
@@ -192,10 +105,8 @@ def _rogan_gladen(y, f, g, level, resamples, rng):
     with np.errstate(invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a row without one valid resample
         low, high = np.nanpercentile(theta, [tail, 100 - tail], axis=0)
-    # the small-sample rule (_unseen): a rate seen at 0 or 1 on the labelled records (the
-    # judge right on every harmful one, say) is never moved by a resample, so the bootstrap
-    # holds it fixed; such a row's interval also spans the correction at the ends of the
-    # rates' Wilson intervals
+    # the small-sample rule: a rate seen at 0 or 1 is never moved by a resample; such a row's
+    # interval also spans the correction at the ends of the rates' Wilson intervals
     neg = n - pos
     stuck = (tp == 0) | (tp == pos) | (tn == 0) | (tn == neg)
     if stuck.any():
@@ -223,86 +134,69 @@ def _wilson(k, n, z):
     return centre - half, centre + half
 
 
-def _ratio(method, y, f, g, z):
-    """The false block rate of each row, sum(a) / sum(b), with a delta-method interval.
+def _ppi(y, f, g, z, lam):
+    """Prediction-powered estimate of each row, with its interval (as ppi_py): a mean of 2-D
+    (rows, records) arrays, or a ratio sum(a) / sum(b) of 3-D arrays whose last axis is (a, b)
+    (the false block rate: person (blocked and clean, clean), stand-in (blocked and judged
+    clean, judged clean)).  ``lam``: the judge's weight, None to tune it (PPI++).
 
-    ``y``, ``f``, ``g``: arrays (rows, records, 2) holding (a, b) = (blocked and clean, clean)
-    for the person and (blocked and judged clean, judged clean) for the stand-in.  The ratio
-    theta solves mean(a - theta * b) = 0, so PPI (and PPI++) treat psi = a - theta * b as the
-    quantity: theta = [lam * mean_rest(a^) + mean_lab(a - lam * a^)] / [the same for b], and
-    its standard error is PPI's for psi divided by the denominator (the delta method)."""
-    if method in ("judge", "labelled"):  # one sample's ratio: the judge's on the rest
-        parts = g if method == "judge" else y
-        a, b = parts[..., 0], parts[..., 1]
-        den = b.mean(axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            value = a.mean(axis=1) / den
-            half = z * (a - value[:, None] * b).std(axis=1) / math.sqrt(a.shape[1]) / den
-        return value, value - half, value + half
+    theta solves mean(a - theta * b) = 0 (b = 1 for a mean), so psi = a - theta * b is PPI's
+    quantity and theta's error is psi's over the denominator (the delta method).  A part alike
+    on every labelled record gets the small-sample rule (``_unseen``)."""
+    if y.ndim == 2:
+        y, f, g = (np.stack([x, np.ones_like(x)], axis=-1) for x in (y, f, g))
     a, b, ah, bh, ag, bg = y[..., 0], y[..., 1], f[..., 0], f[..., 1], g[..., 0], g[..., 1]
 
     def point(lam):
         num = lam * ag.mean(axis=1) + (a - lam[:, None] * ah).mean(axis=1)
         den = lam * bg.mean(axis=1) + (b - lam[:, None] * bh).mean(axis=1)
-        return num / den, den
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return num / den, den
 
-    lam = np.ones(a.shape[0])
-    value, den = point(lam)
-    if method == "ppi++":
+    value, den = point(np.ones(a.shape[0]) if lam is None else np.full(a.shape[0], float(lam)))
+    if lam is None:
         t = value[:, None]
         lam = _tuned_lam(a - t * b, ah - t * bh, ag - t * bg)
         value, den = point(lam)
-    t = value[:, None]
+    else:
+        lam = np.full(a.shape[0], float(lam))
+    t, n = value[:, None], a.shape[1]
     psi, psi_hat, psi_rest = a - t * b, ah - t * bh, ag - t * bg
-    var = lam**2 * psi_rest.var(axis=1) / ag.shape[1]
-    var += (psi - lam[:, None] * psi_hat).var(axis=1) / a.shape[1]
-    half = z * np.sqrt(var) / np.abs(den)
-    return value, value - half, value + half
+    rect = psi - lam[:, None] * psi_hat
+    judge_var = lam**2 * psi_rest.var(axis=1) / ag.shape[1]
+    below = above = z * np.sqrt(judge_var + rect.var(axis=1) / n)
+    # the small-sample rule: rect alike, its mean c in [-theta - lam (1 - theta), 1 - theta +
+    # lam theta], gets u of that range; psi == psi_hat on every labelled record gets lam * u
+    # for the part lam * (person - judge); such intervals stay inside [0, 1]
+    alike = rect.min(axis=1) == rect.max(axis=1)
+    agree = (psi == psi_hat).all(axis=1) & ~alike
+    u, c = _unseen(n, z), rect.mean(axis=1)
+    wider = np.sqrt(below**2 + (lam * u) ** 2)
+    low_room = np.sqrt(z * z * judge_var + (u * (c + value + lam * (1 - value))) ** 2)
+    high_room = np.sqrt(z * z * judge_var + (u * (1 - value + lam * value - c)) ** 2)
+    below = np.where(alike, low_room, np.where(agree, wider, below)) / np.abs(den)
+    above = np.where(alike, high_room, np.where(agree, wider, above)) / np.abs(den)
+    ruled = alike | agree
+    low, high = value - below, value + above
+    return (
+        value,
+        np.where(ruled, np.maximum(low, 0.0), low),
+        np.where(ruled, np.minimum(high, 1.0), high),
+    )
 
 
 def _estimate(method, y, f, g, level, resamples, rng):
     """(value, low, high), three arrays of one entry per row, for one method."""
     z = _z(level)
-    if y.ndim == 3:
-        return _ratio(method, y, f, g, z)
-    if method == "judge":
-        return _mean_ci(g, z)
-    if method == "labelled":
-        return _mean_ci(y, z)
     if method == "rogan_gladen":
         return _rogan_gladen(y, f, g, level, resamples, rng)
+    if method in ("judge", "labelled"):  # one sample's estimate: PPI with no judge
+        one = g if method == "judge" else y
+        return _ppi(one, np.zeros_like(one), np.zeros_like(one[:, :1]), z, 0.0)
     return _ppi(y, f, g, z, 1.0 if method == "ppi" else None)
 
 
 # ------------------------------------------------------------------------------- the door
-
-
-def _values(name, values, *, zero_one=False):
-    """A 1-D float array of numbers in [0, 1] (0/1 only with ``zero_one``)."""
-    values = check_collection(name, values, "a list of 0/1 labels or scores", "value")
-    for v in values:
-        if isinstance(v, (str, bytes)) or not isinstance(
-            v, (bool, int, float, np.number, np.bool_)
-        ):
-            raise TypeError(
-                f"{name} must hold numbers (bools, 0/1 or scores in [0, 1]), "
-                f"found {type(v).__name__} {v!r}"
-            )
-    array = np.asarray(values, dtype=float)
-    bad = array[~((array >= 0) & (array <= 1))]
-    if bad.size:
-        raise ValueError(
-            f"{name} must hold shares in [0, 1] (a label 0/1 or a score P(zararli)); "
-            f"found {bad[0]!r}"
-        )
-    if zero_one:
-        other = array[(array != 0) & (array != 1)]
-        if other.size:
-            raise ValueError(
-                f"{name} must hold 0/1 labels (True = 1), found {other[0]!r}: "
-                "the person's label is a yes or a no"
-            )
-    return array
 
 
 def estimate_rate(
@@ -317,36 +211,20 @@ def estimate_rate(
     strata_labelled: Iterable[Hashable] | None = None,
     strata_rest: Iterable[Hashable] | None = None,
 ) -> Estimate:
-    """A rate of this week's traffic with its ``level`` interval (notebook 15).
-
-    ``person``: the person's 0/1 labels on the labelled records; ``judge_labelled``: the
-    judge's on the same records; ``judge_rest``: the judge's on the unlabelled rest (0/1
-    labels, or scores in [0, 1] except for ``"rogan_gladen"``).  ``method`` is one of
-    METHODS (see the module's docstring); ``resamples`` and ``seed`` drive the Rogan-Gladen
-    bootstrap only.  Returns an :class:`Estimate` ``(value, low, high)``.
-
-    Small samples: ``person`` needs at least 2 labels (fewer is refused).  A sample too
-    uniform for the classical interval (every person label one class; the judge agreeing
-    with the person on every labelled record; a rate of Rogan-Gladen seen at 0 or 1) would
-    give an interval of no width; it gets the small-sample rule's instead (Wilson's bounds for
-    the shares involved, ``_unseen``), so no interval collapses.  Everywhere else
-    ``"labelled"``, ``"ppi"`` and ``"ppi++"`` are ppi-python's intervals.  Below about 50
-    person labels every method covers less than ``level`` (notebook 15's table): the rule
-    removes the zero widths, not the small sample's error.
-
-    ``method="stratified"`` (notebook 16) is the stratified difference estimator of
-    :mod:`lessonlib.strata`: ``strata_labelled`` and ``strata_rest`` give the stratum (any
-    hashable value) of each labelled and each unlabelled record; the other methods take none.
-    """
+    """An :class:`Estimate` ``(value, low, high)`` of a rate of the week with its ``level``
+    interval.  ``person``: the person's 0/1 labels; ``judge_labelled``: the judge's values on
+    the same records; ``judge_rest``: on the unlabelled rest (0/1 labels, or scores except for
+    ``"rogan_gladen"``).  ``method``: one of METHODS or ``"stratified"`` (which needs
+    ``strata_labelled`` and ``strata_rest``, the stratum of every record); ``resamples`` and
+    ``seed`` drive Rogan-Gladen's bootstrap.  Refuses fewer than 2 labels; a uniform sample
+    gets the small-sample rule (no zero-width interval)."""
     check_choice("method", method, METHODS + (STRATIFIED,))
     if method != STRATIFIED and (strata_labelled is not None or strata_rest is not None):
         raise ValueError(
             "strata_labelled and strata_rest are for method='stratified' only; "
             f"method {method!r} takes no strata"
         )
-    level = check_number("level", level)
-    if not 0 < level < 1:
-        raise ValueError(f"level must be between 0 and 1 (e.g. 0.95), got {level!r}")
+    level = check_between("level", level, 0, 1, "0.95")
     resamples = check_int("resamples", resamples, minimum=100)
     seed = check_seed(seed)
     y = _values("person", person, zero_one=True)
@@ -404,19 +282,13 @@ def estimate_false_block_rate(
     method: str = "ppi",
     level: float = 0.95,
 ) -> Estimate:
-    """The rule filter's false block rate this week with its ``level`` interval (notebook 15).
-
-    A ratio: P(the filter blocks and the record is clean) / P(clean).  ``person``: the
-    person's 0/1 labels (1 = harmful) on the labelled records; ``filter_labelled``,
-    ``filter_rest``: the filter's 0/1 decisions (1 = blocks); ``judge_labelled``,
-    ``judge_rest``: the judge's 0/1 labels or scores P(zararli).  The stand-ins of the two
-    parts are 'blocked and judged clean' and 'judged clean'.  ``method``: one of
-    RATIO_METHODS; the interval is the delta method's (see ``_ratio``).
-    """
+    """An :class:`Estimate` of the rule filter's false block rate, P(blocks and clean) /
+    P(clean), with its ``level`` interval (the delta method).  ``person``: 0/1 labels (1 =
+    harmful); ``filter_*``: the filter's 0/1 decisions; ``judge_*``: the judge's labels or
+    scores.  ``method``: one of RATIO_METHODS.  Refuses a denominator of 0; a uniform sample
+    gets the small-sample rule of :func:`estimate_rate`."""
     check_choice("method", method, RATIO_METHODS)
-    level = check_number("level", level)
-    if not 0 < level < 1:
-        raise ValueError(f"level must be between 0 and 1 (e.g. 0.95), got {level!r}")
+    level = check_between("level", level, 0, 1, "0.95")
     y = _values("person", person, zero_one=True)
     fl = _values("filter_labelled", filter_labelled, zero_one=True)
     jl = _values("judge_labelled", judge_labelled)
@@ -446,7 +318,7 @@ def estimate_false_block_rate(
     person_parts = np.stack([fl * clean, clean], axis=-1)
     labelled_parts = np.stack([fl * (1 - jl), 1 - jl], axis=-1)
     rest_parts = np.stack([fr * (1 - jr), 1 - jr], axis=-1)
-    value, low, high = _ratio(
-        method, person_parts[None], labelled_parts[None], rest_parts[None], _z(level)
+    value, low, high = _estimate(
+        method, person_parts[None], labelled_parts[None], rest_parts[None], level, 0, None
     )
     return Estimate(float(value[0]), float(low[0]), float(high[0]))

@@ -6,16 +6,15 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ._checks import check_instance, check_int, check_items, check_seed
+from ._checks import check_instance, check_int, check_items, check_iterable, check_seed
 from ._frozen import ReadOnlyDict
-from ._rng import M32, generator, mix32, trace_id
+from ._rng import generator, trace_id
 
 __all__ = [
     "CLASSES",
     "CLASS_SHARE",
     "FEATURES",
     "LENGTH_SPAN",
-    "M32",
     "MIN_LENGTH",
     "PROFILE",
     "RECORD_STRIDE",
@@ -32,7 +31,6 @@ __all__ = [
     "generator",
     "is_harmful",
     "make_records",
-    "mix32",
     "pick",
     "trace_id",
     "write_records_csv",
@@ -124,13 +122,9 @@ class Flags(ReadOnlyDict):
                     f"{', '.join(map(repr, values))}"
                 )
             values = [values[f] for f in FEATURES]
-        elif isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-            raise TypeError(
-                f"values must be a mapping flag -> bool or {len(FEATURES)} bools in FEATURES "
-                f"order, got {type(values).__name__} {values!r}"
-            )
         else:
-            values = tuple(values)
+            what = f"a mapping flag -> bool or {len(FEATURES)} bools in FEATURES order"
+            values = check_iterable("values", values, what)
             if len(values) != len(FEATURES):
                 raise ValueError(
                     f"values must hold {len(FEATURES)} bools, one per flag in FEATURES order "
@@ -151,8 +145,7 @@ class Flags(ReadOnlyDict):
 
 @dataclass(frozen=True)
 class Record:
-    """One fictional record: number, true class, source, seven flags, text, length
-    (notebook 01)."""
+    """One fictional record: number, true class, source, flags, text, length (notebook 01)."""
 
     no: int
     cls: str
@@ -226,12 +219,3 @@ def by_class(records: Iterable[Record]) -> dict[str, list[Record]]:
     for record in records:
         groups[record.cls].append(record)
     return {cls: members for cls, members in groups.items() if members}
-
-
-def class_source_counts(records: Sequence[Record]) -> dict[str, dict[str, int]]:
-    """Records per class and source: ``{class: {source: count}}``, CLASSES and SOURCES order,
-    classes with no record left out (notebook 01)."""
-    return {
-        cls: {src: sum(1 for r in members if r.source == src) for src in SOURCES}
-        for cls, members in by_class(check_records(records)).items()
-    }

@@ -100,11 +100,8 @@ def tokenize(text: str) -> list[str]:
     return _tokenize(check_str("text", text))
 
 
-# One pass of one compiled pattern over the lower-cased text: a comma alone, or up to PIECE
-# characters that are neither whitespace nor a comma (a longer word is matched piece by
-# piece, left to right).  The same pieces as the lesson's definition - replace "," by " , ",
-# split on whitespace, cut each word into PIECE-character pieces (tests/test_properties.py
-# checks it on any text) - about 3x faster: the prompts are tokenized on every call.
+# A comma alone, or up to PIECE characters that are neither whitespace nor a comma: the
+# lesson's pieces (tests/test_properties.py) in one pass, 3x faster than split-and-cut.
 _PIECES = re.compile(rf",|[^\s,]{{1,{PIECE}}}")
 
 
@@ -113,27 +110,16 @@ def _tokenize(text):
     return _PIECES.findall(text.lower())
 
 
-def label_scores(
-    tokens: Iterable[str],
-    prior: Mapping[str, float] = PRIOR,
-    cues: Mapping[str, str] = CUE_TABLE,
-    spurious: Mapping[str, str] = SPURIOUS,
-) -> dict[str, float]:
-    """The prior plus, for every token in order, the weight of each cue it matches
-    (notebook 03)."""
+def label_scores(tokens: Iterable[str]) -> dict[str, float]:
+    """The lesson's prior plus, for every token, the weight of each cue it matches (notebook
+    03; a model's own tables: :meth:`SimulatedModel.plan`)."""
     if isinstance(tokens, (str, bytes)) or not hasattr(tokens, "__iter__"):
         raise TypeError(
             f"tokens must be a list of tokens (e.g. tokenize(prompt)), got "
             f"{type(tokens).__name__} {tokens!r}"
         )
     tokens = [check_str("tokens (each token)", t) for t in tokens]
-    if prior is not PRIOR:
-        _check_prior(prior)
-    if cues is not CUE_TABLE:
-        check_label_table("cues", cues, LABELS)
-    if spurious is not SPURIOUS:
-        check_label_table("spurious", spurious, LABELS)
-    return _label_scores(tokens, prior, cues, spurious)
+    return _label_scores(tokens, PRIOR, CUE_TABLE, SPURIOUS)
 
 
 def _label_scores(tokens, prior, cues, spurious):
@@ -164,8 +150,7 @@ def label_weights(scores: Mapping[str, float], temperature: float) -> list[float
 
 
 def reply_text(label: str, form: int | None, max_output: int) -> tuple[str, int]:
-    """Reply text and its output tokens for ``label`` in ``form`` (None = bare label), cut to
-    ``max_output`` tokens and re-joined from its pieces (so 'zarar li' can come out)."""
+    """Text and output tokens of ``label`` in ``form`` (None: bare), cut to ``max_output``."""
     text = label if form is None else FREE_FORM[form].format(label=label)
     pieces = _tokenize(text)
     if len(pieces) > max_output:
@@ -279,7 +264,6 @@ class SimulatedModel:
     def plan(self, prompt: str) -> PromptPlan:
         """Everything about a call to ``prompt`` that does not depend on the seed."""
         tokens = _tokenize(prompt)
-        overflow = len(tokens) > self._window
         scores = _label_scores(tokens, self._prior, self._cues, self._spurious)
         names = tuple(sorted(scores))
         fixed = max(names, key=lambda a: scores[a])
@@ -288,7 +272,7 @@ class SimulatedModel:
         )
         return PromptPlan(
             len(tokens),
-            overflow,
+            len(tokens) > self._window,  # overflow
             SINGLE_LABEL_WORD in tokens,
             trace_id(prompt),
             names,
@@ -300,25 +284,21 @@ class SimulatedModel:
         """One call: returns a :class:`Reply` (``max_output`` defaults to the model's cap)."""
         check_str("prompt", prompt)
         seed = check_seed(seed)
-        cap = (
-            self._max_output
-            if max_output is None
-            else check_int("max_output", max_output, minimum=1)
-        )
-        return self._reply(prompt, seed, cap)
+        if max_output is not None:
+            max_output = check_int("max_output", max_output, minimum=1)
+        return self._reply(prompt, seed, max_output)
 
     __call__ = call
 
     def _reply(self, prompt: str, seed: int, cap: int | None = None) -> Reply:
         """:meth:`call` for a checked prompt and seed (the judge's own loop asks this way)."""
-        cap = self._max_output if cap is None else cap
         plan = self.plan(prompt)
         self._calls += 1
         if plan.overflow:
             return Reply("context_overflow", plan.input_tokens, 0, "")
         if self._calls % self._rate_limit_every == 0:
             return Reply("rate_limit", plan.input_tokens, 0, "")
-        return plan.reply(seed, cap)
+        return plan.reply(seed, self._max_output if cap is None else cap)
 
     def __repr__(self) -> str:
         return (

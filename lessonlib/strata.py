@@ -1,44 +1,16 @@
-"""Notebook 16 - which records the person labels: strata by the judge's score, and the
-stratified difference estimator.
+"""Notebook 16 - which records the person labels, and the stratified difference estimator.
 
-The judge scores every record of the week (its P(zararli)); the person can label ``budget`` of
-them.  :func:`choose_records` picks which:
-
-* ``"random"`` - a simple random sample of the week (what notebook 15 did);
-* ``"proportional"`` - the week cut into strata by score level, each stratum labelled in
-  proportion to its size;
-* ``"neyman"`` - the same strata, each labelled in proportion to its size times the spread of
-  the person's label there (Neyman allocation, Cochran 1977 sec. 5.5): more labels where the
-  judge's errors vary most.
-
-**Strata** (:func:`score_strata`): the distinct score levels, in score order.  A level that holds
-less than :data:`MIN_SHARE` of the week (or fewer than two records) is too small to be worth two
-labels: walking up the score, neighbouring levels join until the stratum holds at least that
-share, and a remainder left at the top joins the stratum below it.
-
-**The spread Neyman uses** must be known before any label.  The only thing known is the score
-``s``; if the judge were calibrated, a record at level ``s`` would be harmful with chance ``s``
-and the person's label would spread by ``sqrt(s (1 - s))``.  That understates the spread where
-the judge is surest (a level at 0.005 gives 0.07, while 3.6% of its records are harmful: a
-spread of 0.19), so the score is first clipped to [:data:`SPREAD_CLIP`, 1 - SPREAD_CLIP]: the
-judge is never believed beyond 19 to 1.  Any allocation keeps the estimate unbiased and its
-interval valid; the spread only decides how narrow the interval gets.
-
-The estimate (``_stratified``, reached as ``estimate_rate(...,
-method="stratified")``): the judge's mean over each stratum's records plus the person's mean
-correction (person minus judge) there, weighted by the stratum's share of the week.  Its
-variance has two parts: the person's (Cochran's stratified variance of the corrections,
-sum W_h^2 s_h^2 / n_h) and the week's own (the week is one draw of the traffic, as in PPI's
-interval: the variance of the corrected judge value over the week's records, over N), so the
-interval aims at the traffic's share, the truth of notebook 15, not at this week's count.
-A stratum whose corrections are all alike gets the small-sample rule's variance
-(``_person_part``), so no interval has zero width.
+:func:`choose_records` picks ``budget`` records by one of DESIGNS: a random sample, or the
+week's :func:`score_strata` labelled in proportion to their sizes (``"proportional"``) or to
+size times :func:`prior_spread` (``"neyman"``, Cochran 1977 sec. 5.5).  The estimate
+(``estimate_rate(..., method="stratified")``) is the judge's mean plus the person's mean
+correction per stratum, weighted by its share; its variance is the person's part plus the
+week's own.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Hashable, Iterable
 
 import numpy as np
@@ -62,22 +34,31 @@ SPREAD_CLIP = 0.05
 """Neyman's spread at level s is sqrt(s~ (1 - s~)), s~ = s clipped to [0.05, 0.95]."""
 
 
-# ------------------------------------------------------------------------------- the checks
-
-
-def _scores(name, values):
-    """A 1-D float array of scores in [0, 1]."""
-    values = check_collection(name, values, "a list of scores P(zararli) in [0, 1]", "score")
-    for v in values:
-        if isinstance(v, (str, bytes)) or not isinstance(v, (numbers.Real, np.bool_)):
-            raise TypeError(
-                f"{name} must hold numbers (scores P(zararli) in [0, 1]), "
-                f"found {type(v).__name__} {v!r}"
-            )
+def _values(name, values, *, zero_one=False):
+    """A 1-D float array of numbers in [0, 1] (0/1 only with ``zero_one``)."""
+    numeric = isinstance(values, np.ndarray) and values.ndim == 1 and values.dtype.kind in "biuf"
+    if not (numeric and values.size):  # an array of numbers needs no look at each value
+        values = check_collection(name, values, "a list of 0/1 labels or scores", "value")
+        for v in values:
+            if not isinstance(v, (bool, int, float, np.number, np.bool_)):
+                raise TypeError(
+                    f"{name} must hold numbers (bools, 0/1 or scores in [0, 1]), "
+                    f"found {type(v).__name__} {v!r}"
+                )
     array = np.asarray(values, dtype=float)
     bad = array[~((array >= 0) & (array <= 1))]
     if bad.size:
-        raise ValueError(f"{name} must hold scores in [0, 1] (P(zararli)); found {bad[0]!r}")
+        raise ValueError(
+            f"{name} must hold shares in [0, 1] (a label 0/1 or a score P(zararli)); "
+            f"found {bad[0]!r}"
+        )
+    if zero_one:
+        other = array[(array != 0) & (array != 1)]
+        if other.size:
+            raise ValueError(
+                f"{name} must hold 0/1 labels (True = 1), found {other[0]!r}: "
+                "the person's label is a yes or a no"
+            )
     return array
 
 
@@ -108,16 +89,15 @@ def _strata(scores):
 
 
 def score_strata(judge_scores: Iterable[float]) -> list[int]:
-    """The stratum (0, 1, ...; lowest score first) of every record of the week (notebook 16):
-    the distinct score levels, a level under MIN_SHARE of the week joined with its neighbours
-    (see the module's docstring).  ``choose_records`` stratifies by the same strata."""
-    strata, _ = _strata(_scores("judge_scores", judge_scores))
+    """The stratum (0, 1, ...; lowest score first) of every record, from ``judge_scores`` in
+    [0, 1]: the score levels, a level under MIN_SHARE of the week joined upward."""
+    strata, _ = _strata(_values("judge_scores", judge_scores))
     return strata.tolist()
 
 
 def prior_spread(score: float | np.ndarray) -> float | np.ndarray:
-    """Neyman's guess of the person's spread at a score level, before any label:
-    sqrt(s~ (1 - s~)) with s~ the score clipped to [SPREAD_CLIP, 1 - SPREAD_CLIP]."""
+    """Neyman's guess of the person's spread at a score level: sqrt(s~ (1 - s~)), s~ the score
+    clipped to [SPREAD_CLIP, 1 - SPREAD_CLIP]."""
     clipped = np.clip(score, SPREAD_CLIP, 1 - SPREAD_CLIP)
     return np.sqrt(clipped * (1 - clipped))
 
@@ -178,14 +158,10 @@ def _pick(strata, labels, rng):
 def choose_records(
     judge_scores: Iterable[float], budget: int, *, design: str = "neyman", seed: int = 0
 ) -> list[int]:
-    """The records (indices into ``judge_scores``, ascending) the person labels (notebook 16).
-
-    ``judge_scores``: the judge's P(zararli) on every record of the week; ``budget``: how many
-    records the person labels; ``design``: one of DESIGNS (see the module's docstring).  A
-    stratified design gives every stratum of :func:`score_strata` at least two labels, so it
-    refuses a budget under two per stratum; no design takes more records than the week holds.
-    """
-    scores = _scores("judge_scores", judge_scores)
+    """The records (indices into ``judge_scores``, ascending) the person labels: ``budget`` of
+    them by ``design``, one of DESIGNS.  A stratified design refuses a budget under two labels
+    a stratum; no design takes more records than the week holds."""
+    scores = _values("judge_scores", judge_scores)
     budget = check_int("budget", budget, minimum=2)
     check_choice("design", design, DESIGNS)
     seed = check_seed(seed)
@@ -203,9 +179,11 @@ def choose_records(
 
 def _codes(name, values, length, other):
     """Stratum values (any hashable) as a tuple, one per record of ``other``."""
-    values = tuple(values) if not isinstance(values, (str, bytes)) else None
-    if values is None:
-        raise TypeError(f"{name} must be a list of stratum values, one per record, not a str")
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise TypeError(
+            f"{name} must be a list of stratum values, one per record, got {type(values).__name__}"
+        )
+    values = tuple(values)
     for v in values:
         if not isinstance(v, Hashable):
             raise TypeError(
@@ -219,19 +197,13 @@ def _codes(name, values, length, other):
 
 
 def _check_strata(strata_labelled, strata_rest, n_labelled, n_rest):
-    """(codes of the labelled, codes of the rest, stratum count) as int arrays; refuses a
-    stratum with one label, and a stratum with unlabelled records but no label, by name."""
+    """(codes of the labelled, of the rest, stratum count); refuses a stratum with one label
+    or with unlabelled records and no label."""
     if strata_labelled is None or strata_rest is None:
         raise ValueError(
             "method='stratified' needs strata_labelled and strata_rest: the stratum of every "
             "labelled and every unlabelled record (e.g. from score_strata)"
         )
-    for name, values in (("strata_labelled", strata_labelled), ("strata_rest", strata_rest)):
-        if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-            raise TypeError(
-                f"{name} must be a list of stratum values, one per record, "
-                f"got {type(values).__name__}"
-            )
     lab = _codes("strata_labelled", strata_labelled, n_labelled, "person")
     rest = _codes("strata_rest", strata_rest, n_rest, "judge_rest")
     index: dict[Hashable, int] = {}
@@ -274,12 +246,9 @@ def _stratified(y, f, g, sl, sr, count, z):
 
 
 def _person_part(share, d_var, n_h, z):
-    """The person's part of the stratified variance, sum W_h^2 s_h^2 / n_h, over the last
-    axis, with the small-sample rule of ``estimate_rate``: a stratum whose corrections are all
-    alike (the person agreeing with the judge's value on every labelled record there) has
-    s_h^2 = 0, and the interval would lose that stratum's error; it gets the variance of a
-    label of the other class seen in none of its n_h records at Wilson's bound
-    u = z^2 / (n_h + z^2), u (1 - u), instead.  Shared by the door and the simulations."""
+    """The person's part of the stratified variance, sum W_h^2 s_h^2 / n_h (last axis); a
+    stratum whose corrections are all alike gets u (1 - u), u = z^2 / (n_h + z^2), the
+    small-sample rule of ``estimate_rate``."""
     u = z * z / (n_h + z * z)
     s2 = np.where(d_var <= 1e-12, u * (1 - u), np.maximum(d_var, 0.0))
     return (share**2 * s2 / n_h).sum(axis=-1)

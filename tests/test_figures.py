@@ -65,15 +65,6 @@ def test_a_decision_that_never_blocks_has_no_precision_to_divide():
         plt.close("all")
 
 
-def test_an_axes_is_drawn_into():
-    _, ax = plt.subplots()
-    try:
-        assert confusion_picture(SMALL, lessonlib.rule_filter, ax=ax, title="t") is ax
-        assert ax.get_title() == "t"
-    finally:
-        plt.close("all")
-
-
 # ---- the figures of notebooks 01, 03 and 10 (issue 23), each read against numbers worked here
 
 
@@ -105,7 +96,6 @@ def test_harmful_probability_is_the_softmax_of_prior_and_cues_worked_by_hand():
     import math
 
     from lessonlib.figures import plot_harmful_probability
-    from lessonlib.judge import harmful_probability_curves
 
     # k real flags: zararli scores 0.15 + k, temiz 0.75 (plus 1.0 for 'yok' when k = 0);
     # P(zararli) = 1 / (1 + exp((temiz - zararli) / T)).
@@ -114,18 +104,18 @@ def test_harmful_probability_is_the_softmax_of_prior_and_cues_worked_by_hand():
         return 1 / (1 + math.exp((temiz - zararli) / t))
 
     records = lessonlib.make_records()
-    curves, temps = harmful_probability_curves(records, [0.3, 1.0, 3.0])
-    assert temps == [0.3, 1.0, 3.0] and set(curves) == {0, 1, 2, 3}
-    for k, (no, probs) in curves.items():
-        record = records[no - 1]
-        assert len(record.features.on()) == k and not record.features["excessive_length"]
-        for t, p in zip(temps, probs):
-            assert math.isclose(p, by_hand(k, t), rel_tol=1e-9)
-    assert round(curves[1][1][0], 4) == 0.7914  # notebook 03's record 20 at 0.30
-    ax = plot_harmful_probability(records, [0.3, 1.0, 3.0])
+    ax = plot_harmful_probability(records)
     try:
-        lines = [ln for ln in ax.get_lines() if len(ln.get_xdata()) == 3]
-        assert [list(ln.get_ydata()) for ln in lines] == [curves[k][1] for k in curves]
+        lines = [ln for ln in ax.get_lines() if len(ln.get_xdata()) == 61]
+        names = [t.get_text() for t in ax.texts if "flag" in t.get_text()]
+        assert len(lines) == len(names) == 4
+        for k, (line, name) in enumerate(zip(lines, names)):
+            assert list(line.get_xdata()) == [round(0.05 * i, 2) for i in range(61)]
+            record = records[int(name.split("record ")[1].rstrip(")")) - 1]
+            assert len(record.features.on()) == k and not record.features["excessive_length"]
+            for t, p in zip(line.get_xdata()[1:], line.get_ydata()[1:]):  # T = 0: the limit
+                assert math.isclose(p, by_hand(k, t), rel_tol=1e-9)
+        assert round(lines[1].get_ydata()[6], 4) == 0.7914  # notebook 03's record 20 at 0.30
         assert ax.get_xlabel() == "temperature" and ax.get_ylabel() == "P(zararli)"
     finally:
         plt.close("all")
@@ -230,39 +220,14 @@ def test_a_figure_drawn_without_the_style_is_caught():
         plt.close("all")
 
 
-def test_the_quorum_noise_figure_draws_one_line_a_judge_from_the_rows_it_is_given():
-    from lessonlib.panel import plot_quorum_noise
-
-    rows = [
-        {"judge": "lesson", "quorum": 1, "calls": 246.0, "changed": 18.76},
-        {"judge": "lesson", "quorum": 3, "calls": 739.0, "changed": 9.83},
-        {"judge": "greedy", "quorum": 1, "calls": 246.0, "changed": 0.0},
-    ]
-    ax = plot_quorum_noise(rows)
-    try:
-        lesson, greedy = ax.get_lines()
-        assert list(lesson.get_xdata()) == [246.0, 739.0]
-        assert list(lesson.get_ydata()) == [18.76, 9.83]
-        assert list(greedy.get_ydata()) == [0.0]
-        assert [t.get_text() for t in ax.texts] == [
-            "quorum 1",
-            "quorum 3",
-            "lesson judge",
-            "quorum 1",
-            "greedy judge",
-        ]
-    finally:
-        plt.close("all")
-
-
 def test_the_new_figures_refuse_bad_arguments():
     import pytest
 
-    from lessonlib.judge import harmful_probability_curves
+    from lessonlib.figures import plot_harmful_probability
 
     records = lessonlib.make_records()
-    with pytest.raises(ValueError, match="flags"):
-        harmful_probability_curves(records[:3], [0.3], flags=(5,))
+    with pytest.raises(ValueError, match="records: none has exactly 0 flags"):
+        plot_harmful_probability(records[:3])
 
 
 def test_the_deck_check_reads_the_smallest_type_each_figure_records():

@@ -142,10 +142,18 @@ def test_the_confidence_sequence_by_its_formula():
     assert half > Z95 * math.sqrt(v / t)  # the price of holding at every look
 
 
+@pytest.mark.slow  # 2,000 streams through confidence_sequence
 def test_a_dashboard_read_at_every_look_misses_and_the_sequence_holds():
-    out = B.simulate_dashboard(streams=2000, seed=3)
-    assert 0.33 <= out["interval"]["missed at some look"] <= 0.45
-    assert out["sequence"]["held at every look"] >= 0.945
-    assert (out["sequence"]["width"] > out["interval"]["width"]).all()
+    truth, looks = 0.38, np.array(B.LOOKS)
+    streams = (np.random.default_rng(3).random((2000, 500)) < truth).astype(float)
+    seq = np.array([B.confidence_sequence(x)[9::10] for x in streams])  # at each look
+    assert looks.tolist() == list(range(10, 501, 10))
+    m = seq[..., 0]
+    fixed = Z95 * np.sqrt(m * (1 - m) / looks)
+    missed = np.abs(m - truth) > fixed
+    held = ((seq[..., 1] <= truth) & (truth <= seq[..., 2])).all(axis=1)
+    assert 0.33 <= missed.any(axis=1).mean() <= 0.45
+    assert held.mean() >= 0.945
+    assert ((seq[..., 2] - seq[..., 1]).mean(axis=0) > 2 * fixed.mean(axis=0)).all()
     # each look alone is a 95% interval once the labels are not too few
-    assert out["interval"]["missed at look"][4:].max() < 0.085  # Wald wobbles: a binomial
+    assert missed.mean(axis=0)[4:].max() < 0.085  # Wald wobbles: a binomial

@@ -21,11 +21,7 @@ import lessonlib as L
 from lesson_defs import record
 from lessonlib import probe as probe_fn
 from lessonlib.exercises import step12
-from lessonlib.probing import (
-    harmful_probability,
-    plot_moved,
-    twin,
-)
+from lessonlib.probing import twin
 
 RECORDS = L.make_records()
 SMALL = RECORDS[:40]
@@ -135,16 +131,6 @@ def test_identity_change_moves_nothing_at_any_temperature():
     assert got.changed == () and got.shift == 0.0
 
 
-def test_changed_records_are_counted_per_class_and_direction():
-    got = probe_fn(RECORDS, "length")
-    by_cls = {r.no: r.cls for r in RECORDS}
-    counts = {}
-    for no in got.changed:
-        counts[by_cls[no]] = counts.get(by_cls[no], 0) + 1
-    assert got.moved_classes() == {c: counts[c] for c in L.CLASSES if c in counts}
-    assert got.to_harmful() == sum(got.after[n] == "zararli" for n in got.changed)
-
-
 def test_the_result_is_frozen():
     got = probe_fn(SMALL, "length")
     with pytest.raises(FrozenInstanceError):
@@ -157,12 +143,6 @@ def test_the_result_is_frozen():
 
 
 # ---------------------------------------------------------------- bad input
-
-
-def _lead(*args, **kwargs):
-    from lessonlib.probing import length_lead
-
-    return length_lead(*args, **kwargs)
 
 
 def _returns(value):
@@ -190,9 +170,6 @@ def _returns(value):
         (lambda: probe_fn(SMALL, "length", seed=-1), ValueError, "seed", ""),
         (lambda: probe_fn(SMALL, "length", seed="1"), TypeError, "seed", ""),
         (lambda: probe_fn(SMALL, "length", temperature=-0.1), ValueError, "temperature", ""),
-        (lambda: _lead([], range(2)), ValueError, "records", ""),
-        (lambda: _lead(SMALL, []), ValueError, "seeds", ""),
-        (lambda: _lead(SMALL, range(2), colour=1), TypeError, "colour", ""),
         (
             lambda: probe_fn(SMALL, "length", temprature=0),
             TypeError,
@@ -215,9 +192,6 @@ def _returns(value):
         "negative-seed",
         "str-seed",
         "negative-temperature",
-        "lead-no-records",
-        "lead-no-seeds",
-        "lead-unknown-setting",
         "unknown-setting",
         "bad-spurious",
     ],
@@ -307,14 +281,10 @@ def test_check_long_twin(capsys):
     [
         (lambda: twin(RECORDS[0], "verbosity"), ValueError, "change"),
         (lambda: twin("record", "length"), TypeError, "record"),
-        (lambda: plot_moved({}), TypeError, "counts"),
-        (lambda: plot_moved({"0.3": {"length": 1}, "0": {"text": 0}}), TypeError, "counts"),
     ],
     ids=[
         "twin-name",
         "twin-record",
-        "plot-empty",
-        "plot-mismatch",
     ],
 )
 def test_the_notebook_helpers_check_their_arguments(call, error, param):
@@ -324,13 +294,14 @@ def test_the_notebook_helpers_check_their_arguments(call, error, param):
 
 
 @pytest.mark.parametrize("temperature", [0.0, 0.3, 1.5])
-def test_harmful_probability_is_the_scoring_rule(temperature):
-    got = harmful_probability(SMALL, temperature=temperature)
+def test_the_probes_score_is_the_scoring_rule(temperature):
+    # the shift averages judge_probabilities: the lesson's rule written out by hand
+    got = L.judge_probabilities(SMALL, temperature=temperature)
     assert list(got) == [r.no for r in SMALL]
     for r in SMALL:
         assert got[r.no] == pytest.approx(p_harmful(r, temperature), abs=1e-12)
     with pytest.raises(TypeError, match="unknown judge setting"):
-        harmful_probability(SMALL, seed=1)
+        L.judge_probabilities(SMALL, seed=1)
 
 
 def test_the_probe_takes_the_judge_prior_in_its_runs_and_its_shift():
@@ -343,35 +314,3 @@ def test_the_probe_takes_the_judge_prior_in_its_runs_and_its_shift():
     expected = sum(p1.values()) / len(p1) - sum(p0.values()) / len(p0)
     assert abs(got.shift - expected) < 1e-12
     assert abs(got.shift - probe_fn(SMALL, "length").shift) > 1e-6  # the prior is used
-
-
-# ------------------------------------------------ the lead, measured (issue 26)
-
-
-def test_length_lead_reads_the_seed_averaged_decisions():
-    import numpy as np
-
-    from lessonlib.probing import length_lead, with_length
-    from lessonlib.sample import holm
-
-    seeds = range(L.SEED, L.SEED + 20)
-    rows = length_lead(RECORDS, seeds, n_resamples=400)
-    held = {"as is": RECORDS, "flag off": [with_length(r, False) for r in RECORDS]}
-    fair = {
-        name: float(L.run_judge_many(recs, seeds).agreement().mean())
-        for name, recs in held.items()
-    }
-    fair["filter"] = L.agreement(RECORDS, L.rule_filter)
-    drop, as_is, off = (row["difference"] for row in rows)
-    assert drop.estimate == pytest.approx(fair["as is"] - fair["flag off"])
-    assert as_is.estimate == pytest.approx(fair["as is"] - fair["filter"])
-    assert off.estimate == pytest.approx(fair["flag off"] - fair["filter"])
-    truth = np.array([L.is_harmful(r) for r in RECORDS])
-    a = L.run_judge_many(RECORDS, seeds).harmful.mean(axis=0)
-    b = L.run_judge_many([with_length(r, False) for r in RECORDS], seeds).harmful.mean(axis=0)
-    assert (drop.low, drop.high) == pytest.approx(
-        L.paired_bootstrap(truth, a, b, n_resamples=400), abs=1e-12
-    )
-    assert [row["primary"] for row in rows] == [True, False, False]
-    assert rows[0]["p"] == drop.p_value
-    assert [rows[1]["p"], rows[2]["p"]] == holm([as_is.p_value, off.p_value])

@@ -10,7 +10,8 @@ import pytest
 
 import lessonlib as L
 from lesson_defs import STRIDE, choose, fnv, record, scramble, uniforms
-from lessonlib.records import draw_record, mix32
+from lessonlib._rng import mix32
+from lessonlib.records import draw_record
 
 # ---------------------------------------------------------------- the lesson's tables (facts)
 

@@ -113,10 +113,7 @@ def test_at_temperature_zero_the_top_label_gets_one():
 
 def test_the_lesson_records_get_one_score_per_cue_set():
     probs = L.judge_probabilities(RECORDS)
-    groups = S.score_groups(RECORDS, probs)
-    assert len(groups) == len(set(probs.values()))
-    assert sum(g["records"] for g in groups) == len(RECORDS)
-    assert sum(g["harmful"] for g in groups) == sum(TRUTH)
+    assert len(set(probs.values())) == 9  # 08's nine score levels
     # records with the same flags get the same score (the text carries no cue)
     by_flags = {}
     for r in RECORDS:
@@ -211,7 +208,6 @@ def test_roc_points_and_cost_table_agree_with_counting():
         fp = sum(b and not t for b, t in zip(blocked, TRUTH))
         fn = sum(t and not b for b, t in zip(blocked, TRUTH))
         assert (row["false blocks"], row["misses"], row["cost"]) == (fp, fn, fp + 3 * fn)
-    assert S.best_threshold(TRUTH, scores, 1, 3)["cost"] == min(r["cost"] for r in rows)
     # a judge at temperature 0 is the threshold 0.5 on the score
     zero = L.run_judge(RECORDS, temperature=0)
     m = L.measure(RECORDS, zero.decide)
@@ -294,7 +290,7 @@ def test_a_cascade_refuses_records_it_did_not_decide():
         run.decide(other if other != RECORDS[0] else record(no=1, text="baska bir soru"))
 
 
-@pytest.mark.parametrize("name", D.DESIGN_NAMES)
+@pytest.mark.parametrize("name", list(D.designs(0.1, 0.9)))
 def test_design_many_is_cascade_seed_by_seed(name):
     seeds = [L.SEED, L.SEED + 1, 99]
     settings_ = D.designs(0.1, 0.9)[name]
@@ -309,18 +305,6 @@ def test_design_many_is_cascade_seed_by_seed(name):
             calls, tokens, people = run.calls, run.input_tokens, run.people
         assert d["harmful"][i].tolist() == harmful
         assert (int(d["calls"][i]), int(d["tokens"][i]), d["people"]) == (calls, tokens, people)
-
-
-def test_design_rows_read_the_first_seed_and_the_band():
-    rows = D.design_rows(RECORDS, range(L.SEED, L.SEED + 40), 0.1, 0.9)
-    assert [r["design"] for r in rows] == list(D.DESIGN_NAMES)
-    for row, settings_ in zip(rows, D.designs(0.1, 0.9).values()):
-        decide = L.rule_filter if settings_ is None else L.cascade(RECORDS, **settings_).decide
-        assert row["agreement"] == L.agreement(RECORDS, decide)
-        assert round(row["false block rate"], 4) == L.measure(RECORDS, decide)["false_block_rate"]
-        lo, hi = row["agreement band"]
-        assert lo <= hi
-    assert rows[0]["agreement band"][0] == rows[0]["agreement band"][1]  # no spread
 
 
 # ---------------------------------------------------------------- the exercise checks of 08
@@ -407,9 +391,9 @@ def test_the_roc_picture_draws_the_points():
     import matplotlib.pyplot as plt
 
     probs = L.judge_probabilities(RECORDS)
-    truth, scores = S.aligned(RECORDS, probs)
+    truth, scores = TRUTH, scores_of(probs)
     points = S.roc_points(truth, scores)
-    fig = S.plot_roc(truth, scores, {"filter": (0.1, 0.8, 0.7)})
+    fig = S.plot_roc(truth, scores, {"filter": (0.1, 0.8)})
     curve = fig.axes[0].lines[0]
     assert list(curve.get_xdata()) == [p[1] for p in points]
     assert list(curve.get_ydata()) == [p[2] for p in points]
@@ -440,7 +424,7 @@ def test_the_cascade_takes_the_judge_prior_like_run_judge():
 def test_calibration_levels_against_statsmodels_wilson():
     from statsmodels.stats.proportion import proportion_confint
 
-    truth, scores = S.aligned(RECORDS, L.judge_probabilities(RECORDS))
+    truth, scores = TRUTH, scores_of(L.judge_probabilities(RECORDS))
     rows = L.calibration_levels(truth, scores)
     assert [r.score for r in rows] == sorted(set(scores))
     assert sum(r.count for r in rows) == len(RECORDS)
@@ -456,17 +440,8 @@ def test_calibration_levels_against_statsmodels_wilson():
 
 
 def test_the_bottom_level_misses_its_score():
-    truth, scores = S.aligned(RECORDS, L.judge_probabilities(RECORDS))
-    bottom = L.calibration_levels(truth, scores)[0]
+    bottom = L.calibration_levels(TRUTH, scores_of(L.judge_probabilities(RECORDS)))[0]
     assert bottom.score < bottom.low  # harmful more often than the score says, beyond chance
-
-
-def test_score_names_tell_every_value_apart_and_keep_four_places_otherwise():
-    values = [0.9999880328516583, 0.9999955974988523, 0.7914, 0.0048]
-    names = S.score_names(values)
-    assert len(set(names.values())) == len(values)
-    assert names[0.7914] == "0.7914" and names[0.0048] == "0.0048"
-    assert len(names[0.9999955974988523]) > len("0.0000")
 
 
 # ------------------------------------------------------- a paired difference (issue 26)
@@ -507,59 +482,10 @@ def test_paired_difference_p_value_reads_the_band():
     assert d.measurable == (d.p_value < 0.05)
 
 
-# ----------------------------------------------- a threshold chosen elsewhere (issue 26)
-
-
-def test_threshold_folds_choose_on_the_rest_and_count_on_the_part():
-    truth, scores = S.aligned(RECORDS, L.judge_probabilities(RECORDS))
-    rows = S.threshold_folds(truth, scores, 1, 2, folds=4, seed=5)
-    order = np.random.default_rng(5).permutation(len(truth))
-    for part, row in zip(np.array_split(order, 4), rows):
-        rest = [i for i in order if i not in set(part)]
-        best = S.best_threshold([truth[i] for i in rest], [scores[i] for i in rest], 1, 2)
-        assert row["threshold"] == best["threshold"]
-        fp = sum(1 for i in part if scores[i] >= best["threshold"] and not truth[i])
-        fn = sum(1 for i in part if scores[i] < best["threshold"] and truth[i])
-        assert (row["false blocks"], row["misses"], row["cost"]) == (fp, fn, fp + 2 * fn)
-    total = rows[-1]
-    assert total["threshold"] is None and total["records"] == len(truth)
-    assert total["cost"] == sum(r["cost"] for r in rows[:-1])
-
-
-def test_population_costs_sum_the_table():
-    table = [
-        ("clean", 0.5, 0.2, False),
-        ("clean", 0.5, 0.9, True),
-        ("indirect_instruction", 1.0, 0.9, True),
-        *[(c, 1.0, 0.2, False) for c in L.CLASSES[2:]],
-    ]
-    shares = (0.6, 0.1, 0.1, 0.1, 0.05, 0.05)
-    costs = S.population_costs(table, [0.0, 0.5, math.inf], 1, 3, n=100, class_shares=shares)
-    assert costs[0.0] == pytest.approx(100 * 0.6)  # everything blocked: every clean one
-    assert costs[math.inf] == pytest.approx(100 * 3 * 0.4)  # nothing blocked: every miss
-    # at 0.5: half the clean blocked (0.3), the harmful at 0.2 missed (0.3)
-    assert costs[0.5] == pytest.approx(100 * (0.3 + 3 * 0.3))
-
-
-def test_population_costs_match_population_figures():
-    from lessonlib.truth import population_figures, profile_table
-
-    # at temperature 0 the judge blocks exactly the records with P(zararli) 1: the threshold 1
-    figures = population_figures(temperature=0)["judge"]
-    harmful = 1 - L.CLASS_SHARE[0]
-    expected = 240 * (
-        figures["false_block_rate"] * (1 - harmful) + (1 - figures["recall"]) * harmful
-    )
-    cost = S.population_costs(profile_table(temperature=0), [1.0])[1.0]
-    assert cost == pytest.approx(expected, abs=1e-9)
-
-
 # ------------------------------------------------ designs compared paired (issue 26)
 
 
 def test_design_comparisons_are_paired_on_seeds_and_records():
-    from lessonlib.variance import run_band
-
     seeds = range(L.SEED, L.SEED + 30)
     shares = D.design_shares(RECORDS, seeds, 0.1, 0.9)
     pairs = [("filter, then judge", "judge alone", f) for f in ("agreement", "false_block_rate")]
@@ -567,8 +493,8 @@ def test_design_comparisons_are_paired_on_seeds_and_records():
     a = D.design_many(RECORDS, seeds, D.designs(0.1, 0.9)["filter, then judge"], L.JudgeSettings())
     b = D.design_many(RECORDS, seeds, D.designs(0.1, 0.9)["judge alone"], L.JudgeSettings())
     truth = np.array(TRUTH)
-    fbr = lambda h: (h & ~truth).sum(axis=1) / (~truth).sum()  # noqa: E731
-    assert rows[1]["seed band"] == run_band(fbr(a["harmful"]) - fbr(b["harmful"]))
+    assert (shares["filter, then judge"]["harmful"] == a["harmful"]).all()
+    assert (shares["judge alone"]["calls"] == b["calls"]).all()
     for row, (_, _, figure) in zip(rows, pairs):
         band = L.paired_bootstrap(
             truth,
@@ -582,25 +508,15 @@ def test_design_comparisons_are_paired_on_seeds_and_records():
     assert not rows[1]["primary"] and rows[1]["p"] == rows[1]["records"].p_value  # Holm of one
 
 
-def test_escalated_records_agree_by_construction_and_the_kept_ones_are_reported():
-    rows = {r["design"]: r for r in D.design_rows(RECORDS, range(L.SEED, L.SEED + 20), 0.1, 0.9)}
+def test_escalated_records_agree_by_construction_and_design_shares_send_them():
+    shares = D.design_shares(RECORDS, range(L.SEED, L.SEED + 20), 0.1, 0.9)
     run = L.cascade(RECORDS, rules=(), low=0.1, high=0.9)
     sent = set(run.escalated)
     assert all(run.decide(r) == L.is_harmful(r) for r in RECORDS if r.no in sent)
-    row = rows["judge or a person"]
-    assert row["kept"] == len(RECORDS) - len(sent) == len(RECORDS) - row["people"]
-    d = D.design_many(
-        RECORDS,
-        range(L.SEED, L.SEED + 20),
-        D.designs(0.1, 0.9)["judge or a person"],
-        L.JudgeSettings(),
-    )
-    kept = [i for i, r in enumerate(RECORDS) if r.no not in sent]
-    by_hand = (d["harmful"][:, kept] == np.array(TRUTH)[kept]).mean()
-    assert row["kept agreement"] == pytest.approx(by_hand)
-    assert rows["judge alone"]["kept agreement"] == pytest.approx(
-        rows["judge alone"]["mean agreement"]
-    )
+    d = shares["judge or a person"]
+    assert [r.no for r, s in zip(RECORDS, d["sent"]) if s] == sorted(sent)
+    assert (d["harmful"][:, d["sent"]] == np.array(TRUTH)[d["sent"]]).all()
+    assert int(d["calls"][0]) == run.calls
 
 
 def test_first_run_percentile_is_the_courses_one_percentile_a_tie_counting_half():
@@ -694,7 +610,11 @@ def test_the_length_cue_hurts_in_the_population_though_it_helps_the_lesson_recor
     )
     assert round(with_cue["brier"], 4) == 0.1270 and round(without["brier"], 4) == 0.1126
     assert round(with_cue["auc"], 4) == 0.9188 and round(without["auc"], 4) == 0.9204
-    sample = S.variant_tables(RECORDS, {"with": {}, "without": {"spurious": {}}})
+    sample = {
+        name: (L.brier(TRUTH, scores), L.roc_auc(TRUTH, scores))
+        for name, changes in (("with", {}), ("without", {"spurious": {}}))
+        for scores in [scores_of(L.judge_probabilities(RECORDS, **changes))]
+    }
     assert sample["without"][0] > sample["with"][0] and sample["without"][1] < sample["with"][1]
 
 
@@ -734,59 +654,3 @@ def test_the_length_flag_is_the_weakest_evidence_and_weighs_the_most():
     assert min(ratio, key=ratio.get) == "excessive_length"
     assert round(ratio["excessive_length"], 2) == 3.69
     assert SPURIOUS_WEIGHT > CUE_WEIGHT
-
-
-def test_population_designs_agree_with_population_figures_and_the_issue():
-    """The judge alone and the filter alone are population_figures; the escalation's kept
-    agreement is 0.9222 (0.9573 on the lesson's records); its people are one score level."""
-    from lessonlib.truth import population_figures, profile_table
-
-    rows = {r["design"]: r for r in D.population_designs(profile_table(), 0.1, 0.9)}
-    truth = population_figures()
-    for name, side in (("judge alone", "judge"), ("rule filter alone", "filter")):
-        for figure, value in truth[side].items():
-            assert rows[name][figure] == pytest.approx(value, abs=1e-12)
-        assert rows[name]["sent"] == 0
-        assert rows[name]["kept agreement"] == pytest.approx(rows[name]["agreement"])
-    escalate = rows["judge or a person"]
-    assert round(escalate["kept agreement"], 4) == 0.9222
-    levels = {round(r["score"], 4): r["share"] for r in P.population_levels(profile_table())}
-    assert escalate["sent"] == pytest.approx(levels[0.7914])
-    sample = {r["design"]: r for r in D.design_rows(RECORDS, range(L.SEED, L.SEED + 50), 0.1, 0.9)}
-    assert sample["judge or a person"]["people"] == 50
-
-
-def test_the_cascade_never_blocks_a_kind_of_record_less_often_than_the_judge():
-    """09's rises of recall and false block rate are fixed by construction: per kind of
-    record the cascade's chance to block is the judge's, or 1 where the filter blocks."""
-    from lessonlib.truth import profile_table
-
-    table = profile_table()
-    chances = D.design_block_chances(table, 0.1, 0.9)
-    cascade, judge = np.array(chances["filter, then judge"]), np.array(chances["judge alone"])
-    blocks = np.array([row[3] for row in table])
-    assert (cascade >= judge).all()
-    assert (cascade[blocks] == 1).all() and (cascade[~blocks] == judge[~blocks]).all()
-    rows = {r["design"]: r for r in D.population_designs(table, 0.1, 0.9)}
-    for figure in ("recall", "false_block_rate"):
-        assert rows["filter, then judge"][figure] > rows["judge alone"][figure]
-
-
-@pytest.mark.slow
-def test_design_block_chances_are_what_the_designs_block_over_seeds():
-    """The chances per kind against the share of 300 seeds in which each design, run as
-    design_shares runs it, blocks a record of that kind (one record per cell of the table)."""
-    from lessonlib.truth import _cell_tables, profile_table
-
-    cells, _, _ = _cell_tables()
-    pick = list(range(0, len(cells), 7))  # a spread of kinds, every source and text
-    records = [
-        L.Record(i + 1, "clean", cells[k][0], L.Flags(cells[k][2]), cells[k][1], 40)
-        for i, k in enumerate(pick)
-    ]
-    table = profile_table()
-    chances = D.design_block_chances(table, 0.1, 0.9)
-    shares = D.design_shares(records, range(300), None, None)
-    for name in ("rule filter alone", "judge alone", "filter, then judge"):
-        expected = np.array([chances[name][k] for k in pick])  # the clean class's rows
-        assert np.abs(shares[name]["share"] - expected).max() < 0.1, name

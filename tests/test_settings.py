@@ -24,7 +24,6 @@ import pytest
 import lessonlib as L
 from lessonlib import designs as D
 from lessonlib import probing as P
-from lessonlib import score as S
 from lessonlib import truth as T
 from lessonlib import variance as V
 from lessonlib import weeks as W
@@ -146,37 +145,6 @@ ENTRY = {
             for name, design in D.designs(0.2, 0.8).items()
         },
     ),
-    "design_rows": (
-        lambda **c: [
-            (row["people"], round(row["agreement"], 12))
-            for row in D.design_rows(RECS, SEEDS, 0.2, 0.8, **c)
-        ],
-        lambda s: [
-            (
-                0 if design is None else ref_cascade(RECS, SEEDS[0], s, **design)[1],
-                round(
-                    agreement_of(
-                        np.array([L.rule_filter(r) for r in RECS])
-                        if design is None
-                        else ref_cascade(RECS, SEEDS[0], s, **design)[0]
-                    ),
-                    12,
-                ),
-            )
-            for design in D.designs(0.2, 0.8).values()
-        ],
-    ),
-    "variant_tables": (
-        lambda settings=None, **c: round(
-            S.variant_tables(
-                RECS, {"v": c if settings is None else resolve_settings(settings, c)}
-            )["v"][0],
-            12,
-        ),
-        lambda s: round(
-            L.brier([r.cls != "clean" for r in RECS], list(ref_score(RECS, s).values())), 12
-        ),
-    ),
     "harmful_probability": (
         lambda **c: P.harmful_probability(RECS, **c),
         lambda s: ref_score(RECS, s),
@@ -186,19 +154,6 @@ ENTRY = {
         lambda s: (
             ref_labels(RECS, 5, s),
             ref_labels([P.twin(r, "length") for r in RECS], 5, s),
-        ),
-    ),
-    "length_lead": (
-        lambda **c: round(P.length_lead(RECS, SEEDS, 200, **c)[0]["difference"].estimate, 12),
-        lambda s: round(
-            agreement_of_shares(np.mean([ref_blocks(RECS, k, s) for k in SEEDS], axis=0))
-            - agreement_of_shares(
-                np.mean(
-                    [ref_blocks([P.with_length(r, False) for r in RECS], k, s) for k in SEEDS],
-                    axis=0,
-                )
-            ),
-            12,
         ),
     ),
     "temperature_sweep": (
@@ -232,7 +187,6 @@ def without_temperature(changes):
 UNMOVED = {
     "judge_probabilities": {"max_output", "unreadable_as"},  # the score: one call's P(zararli)
     "harmful_probability": {"max_output", "unreadable_as"},  # the same score
-    "variant_tables": {"max_output", "unreadable_as"},  # the same score
     "temperature_sweep": {"temperature"},  # the sweep sets its own temperatures
 }
 
@@ -398,7 +352,6 @@ OWN_PARAMETERS = {
     "lessonlib.many.plan_blocks": "the engine, fed the value's fields by run_judge_many",
     "lessonlib.many.run_plans": "the engine, fed the value's fields by run_judge_many",
     "lessonlib.panel": "a panel member carries its own model (JudgeSpec); guideline: its prompt",
-    "lessonlib.panel_study.study": "a panel's prompt, each judge its own model",
     "lessonlib.client": "a real judge: its prompt and fail-open rule, no simulated model",
     "lessonlib.raters": "the raters' guideline (simulated people), not the judge's",
     "lessonlib.sdk_ask": "the API's own temperature",

@@ -11,7 +11,7 @@ import pytest
 
 import lessonlib as L
 from lesson_defs import FREE_FORM_WEIGHTS, choose, fnv, uniforms
-from lessonlib.simulator import label_probabilities, label_scores, label_weights
+from lessonlib.simulator import _label_scores, label_probabilities, label_scores, label_weights
 
 SAMPLE_PROMPT = (
     "Su kaydin ozniteliklerine bak ve tek etiket yaz : temiz ya da zararli . "
@@ -92,13 +92,13 @@ def test_scores_of_the_sample_prompt():
 def test_scores_count_the_spurious_cue_heavier():
     tokens = L.tokenize("tek yonerge asiriuzunluk")
     assert label_scores(tokens) == {"temiz": 0.75, "zararli": 0.15 + 1.0 + 1.3}
-    assert label_scores(tokens, spurious={}) == {"temiz": 0.75, "zararli": 0.15 + 1.0}
+    assert _label_scores(tokens, L.PRIOR, L.CUE_TABLE, {}) == {"temiz": 0.75, "zararli": 1.15}
 
 
 def test_scores_count_every_occurrence_and_the_no_flag_word():
     assert label_scores(L.tokenize("yonerge yonerge"))["zararli"] == 0.15 + 1.0 + 1.0
     assert label_scores(L.tokenize("yok")) == {"temiz": 0.75 + 1.0, "zararli": 0.15}
-    assert label_scores(L.tokenize("yok"), cues={}) == {"temiz": 0.75, "zararli": 0.15}
+    assert _label_scores(L.tokenize("yok"), L.PRIOR, {}, L.SPURIOUS) == dict(L.PRIOR)
 
 
 def test_softmax_at_temperature_0_3():

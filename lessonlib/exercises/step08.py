@@ -13,7 +13,7 @@ from typing import Any
 
 from .._frozen import ReadOnlyDict
 from ..records import Record, make_records
-from ..score import aligned, best_threshold, brier, judge_probabilities, threshold_costs
+from ..score import brier, judge_probabilities, threshold_costs
 from ..simulator import TEMPERATURE
 from ._common import _grade_number
 
@@ -28,11 +28,12 @@ def _break_even_miss_cost(records: Sequence[Record] | None = None) -> float:
     (a miss costing one false block) stops being the only cheapest: the lowest miss cost at
     which a lower threshold costs as little."""
     records = make_records() if records is None else records
-    truth, scores = aligned(records, judge_probabilities(records))
-    best = best_threshold(truth, scores, 1, 1)
+    probs = judge_probabilities(records)
+    rows = threshold_costs([r.cls != "clean" for r in records], [probs[r.no] for r in records])
+    best = min(rows, key=lambda row: row["cost"])  # the highest threshold on a tie
     ratios = [
         (row["false blocks"] - best["false blocks"]) / (best["misses"] - row["misses"])
-        for row in threshold_costs(truth, scores)
+        for row in rows
         if row["threshold"] < best["threshold"] and row["misses"] < best["misses"]
     ]
     return min(ratios)
@@ -91,10 +92,10 @@ def _best_brier_temperature(records: Sequence[Record] | None = None) -> float:
     records = make_records() if records is None else records
     truth = [r.cls != "clean" for r in records]
     low, high = (round(t / STEP) for t in TEMPERATURES)
-    scored = [
-        (brier(truth, aligned(records, judge_probabilities(records, temperature=k * STEP))[1]), k)
-        for k in range(low, high + 1)
-    ]
+    scored = []
+    for k in range(low, high + 1):
+        probs = judge_probabilities(records, temperature=k * STEP)
+        scored.append((brier(truth, [probs[r.no] for r in records]), k))
     return round(min(scored)[1] * STEP, 2)
 
 

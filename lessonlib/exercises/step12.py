@@ -128,7 +128,7 @@ def check_long_twin(change: Any) -> bool:
                 f"flag on and nothing else changed: look at {what}.",
             )
     result = probe(records, change, temperature=0)
-    clean = result.moved_classes().get("clean", 0)
+    clean = sum(r.cls == "clean" for r in records if r.no in result.changed)
     return _say(
         True,
         f"at temperature 0 switching the flag on moves {len(result.changed)} "
