@@ -392,10 +392,11 @@ class Explorer(widgets.VBox):
                 f"render must return a mapping title -> DataFrame, got {type(tables).__name__}"
             )
         self.tables = dict(tables)
-        pane = []  # (a deck shows no controls, and says the settings are the lesson's)
+        # the settings first (a deck hides them: it says they are the lesson's)
+        pane = [f'<p class="lessonlib-settings"><i>{html.escape(repr(self))}</i></p>']
         for title, df in self.tables.items():
             pane.append(f"<p><b>{html.escape(title)}</b></p>" + ("" if df.empty else df.to_html()))
-        self.pane.value = PANE_STYLE + "".join(pane)
+        self.pane.value = f'{PANE_STYLE}<div class="lessonlib-tables">{"".join(pane)}</div>'
         return self.tables
 
     def _changed(self, _change):
