@@ -177,16 +177,14 @@ def judge_tables(
     two = pd.DataFrame.from_dict(rows, orient="index")[[*FIGURES, *COUNTERS]]
     rates = many.figures()
     band = pd.DataFrame({k: run_band(rates[k]) for k in FIGURES}, index=["2.5%", "97.5%"])
-    run1, run2 = runs.values()
-    changed = sum(run1.labels[no] != run2.labels[no] for no in run1.labels)
+    run1, run2 = runs.values()  # the criteria decide the same in every run
+    two["changed"] = [0, 0, sum(run1.labels[no] != run2.labels[no] for no in run1.labels)]
+    expected = expected_changed(many.harmful)
     return {
-        f"seeds {seed} and {seed + 1}": two.round(4),
+        f"seeds {seed} and {seed + 1} (changed: records decided unlike run 1)": two.round(4),
         f"95% run band over {JUDGE_BAND_RUNS:,} runs (seeds {seed} .. "
-        f"{seed + JUDGE_BAND_RUNS - 1})": band.round(4),
-        "changed records": pd.DataFrame(
-            {"records": [changed, round(expected_changed(many.harmful), 2)]},
-            index=["run 1 against run 2", f"expected, two of the {JUDGE_BAND_RUNS:,} runs"],
-        ),
+        f"{seed + JUDGE_BAND_RUNS - 1}); expected changed records between two: "
+        f"{expected:.2f}": band.round(4),
     }
 
 
@@ -214,11 +212,11 @@ def _panel_setup(records, guideline, band_seeds, judges, *settings):
         "input_tokens": run.input_tokens,
         "mean calls": many.calls.mean(),
         "mean input_tokens": many.input_tokens.mean(),
-        "runs below": (agree < agree[0]).mean(),  # share of runs less in agreement
+        "agreement above": (agree < agree[0]).mean(),  # share of the runs
         "expected changed": expected_changed(many.harmful),
         "unreadable": run.unreadable,
         "mean score": sum(scores) / len(scores),
-        "split scores": sum(0.0 < x < 1.0 for x in scores),
+        "scores in (0, 1)": sum(0.0 < x < 1.0 for x in scores),
     }
     return figures, counts
 
@@ -265,17 +263,14 @@ def panel_tables(
         name: _panel_setup(records, guideline, band_seeds, *settings, on_unreadable)
         for name, settings in setups.items()
     }
-    figures = pd.concat({name: f for name, (f, _) in runs.items()}, names=["setup", "run"])
+    figures = pd.concat({name: f for name, (f, _) in runs.items()})  # no index names: no row
     counts = pd.DataFrame.from_dict({name: c for name, (_, c) in runs.items()}, orient="index")
     n = band_seeds
     return {
-        f"one run at the lesson's seed {SEED}; the 95% run band over {n:,} runs (panel seeds "
-        f"{SEED} to {SEED + n - 1}) holds the middle 95% of them": figures.rename(
-            columns={"false_block_rate": "FBR"}
-        ).round(4),
-        f"at the lesson's seed; means over the {n:,} runs; runs below: share of the runs with "
-        f"lower agreement; split scores: records scored strictly between 0 and 1 "
-        f"({aggregate})": counts.round(4),
+        f"one run at seed {SEED}; the 95% run band over {n:,} runs (seeds {SEED} to "
+        f"{SEED + n - 1})": figures.rename(columns={"false_block_rate": "FBR"}).round(4),
+        f"at seed {SEED} (agreement above: that share of the runs; reported scores: "
+        f"{aggregate}); means over the runs": counts.round(4),
     }
 
 
@@ -301,7 +296,7 @@ def raters_tables(
             "rater agreement": [rater_agreement(labels[n], labels["human"]) for n in RATER_NAMES],
             "kappa": [cohen_kappa(labels[n], labels["human"]) for n in RATER_NAMES],
         },
-        index=pd.Index(RATER_NAMES, name="rater"),
+        index=RATER_NAMES,
     )
     three = pd.DataFrame(
         {
@@ -312,13 +307,15 @@ def raters_tables(
         index=[f"{guideline} guideline"],
     )
     decisions = {"criteria": make_rule_filter(DEFAULT_RULES), "judge run 1": judge_decide}
-    rescored = pd.DataFrame(rescore_rows(records, decisions, labels))
+    rescored = pd.DataFrame(rescore_rows(records, decisions, labels)).set_index("label")
     return {
         "each rater against the human label": each.round(4),
         "the three raters together (alpha: on the graded scale)": three.round(4),
-        "the lesson re-scored against each label": rescored.set_index(["label", "approach"]).round(
-            4
-        ),
+        "the lesson re-scored against each label": rescored.pivot(columns="approach")
+        .loc[list(labels)]  # the labels' order, not the alphabet's
+        .rename_axis(None)  # no row for the index name
+        .rename(columns={"false_block_rate": "FBR"})
+        .round(4),
     }
 
 
@@ -395,10 +392,11 @@ class Explorer(widgets.VBox):
                 f"render must return a mapping title -> DataFrame, got {type(tables).__name__}"
             )
         self.tables = dict(tables)
-        pane = [f"<p><i>{html.escape(repr(self))}</i></p>"]  # a deck shows no controls
+        # the settings first (a deck hides them: it says they are the lesson's)
+        pane = [f'<p class="lessonlib-settings"><i>{html.escape(repr(self))}</i></p>']
         for title, df in self.tables.items():
             pane.append(f"<p><b>{html.escape(title)}</b></p>" + ("" if df.empty else df.to_html()))
-        self.pane.value = PANE_STYLE + "".join(pane)
+        self.pane.value = f'{PANE_STYLE}<div class="lessonlib-tables">{"".join(pane)}</div>'
         return self.tables
 
     def _changed(self, _change):

@@ -348,7 +348,7 @@ def show_ran(page, path):
     explorer (the last one in it), scrolled into view."""
     ran = page.evaluate(RAN_JS, path)
     assert ran == {"ok": True, "missed": 0}, f"Run All of {path} in JupyterLab: {ran}"
-    pane = page.locator(f"{NOTEBOOK} .lessonlib-pane .widget-html-content").last
+    pane = page.locator(f"{NOTEBOOK} .lessonlib-tables").last
     pane.wait_for(state="attached", timeout=RUN_TIMEOUT_MS)
     pane.scroll_into_view_if_needed()
     return explorer(page)
@@ -407,7 +407,7 @@ def explorer(page):
     """The explorer's outermost widget (the last one in the notebook)."""
     return (
         page.locator(f"{NOTEBOOK} .jp-OutputArea-output")
-        .filter(has=page.locator(".lessonlib-pane .widget-html-content"))
+        .filter(has=page.locator(".lessonlib-tables"))
         .last
     )
 
@@ -436,7 +436,7 @@ STATE_JS = """root => {
   root.querySelectorAll('.widget-text, .widget-inline-hbox.widget-text').forEach(el => {
     out.text[label(el)] = el.querySelector('input').value;
   });
-  const pane = root.querySelectorAll('.lessonlib-pane .widget-html-content');
+  const pane = root.querySelectorAll('.lessonlib-tables');
   out.pane = pane.length ? pane[pane.length - 1].textContent : null;
   return out;
 }"""
@@ -459,7 +459,7 @@ def _changed(page, before, act):
         """before => {
       window.__redraw = {start: null, took: null, busy: null};
       const panes = document.querySelectorAll(
-        '.jp-NotebookPanel:not(.lm-mod-hidden) .lessonlib-pane .widget-html-content');
+        '.jp-NotebookPanel:not(.lm-mod-hidden) .lessonlib-tables');
       const box = panes[panes.length - 1].closest('.jp-OutputArea-output');
       const mark = () => {
         if (window.__redraw.start === null) window.__redraw.start = performance.now();
@@ -470,7 +470,7 @@ def _changed(page, before, act):
         if (window.__redraw.busy === null && window.__redraw.start !== null &&
             box.textContent.includes('computing ...'))
           window.__redraw.busy = performance.now() - window.__redraw.start;
-        const pres = box.querySelectorAll('.lessonlib-pane .widget-html-content');
+        const pres = box.querySelectorAll('.lessonlib-tables');
         const now = pres.length ? pres[pres.length - 1].textContent : null;
         if (now !== before && window.__redraw.start !== null && window.__redraw.took === null) {
           window.__redraw.took = performance.now() - window.__redraw.start;

@@ -103,7 +103,8 @@ def shown(explorer, **settings):
     Python explorer's pane HTML with the tags taken out."""
     for name, value in settings.items():
         explorer.controls[name].value = value
-    return html.unescape(re.sub(r"<[^>]+>", "", explorer.pane.value))
+    tables = re.search(r'<div class="lessonlib-tables">(.*)</div>$', explorer.pane.value, re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", tables.group(1)))
 
 
 def criteria_expected(records, state):

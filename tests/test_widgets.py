@@ -132,33 +132,35 @@ def test_criteria_tables_bad_input():
 
 def test_default_settings_reproduce_the_lessons_comparison_table(records):
     lesson = rows((EXPECTED / "02_comparison.txt").read_text(encoding="utf-8"))
-    two, _, _ = tables(judge_tables(records))
+    two, _ = tables(judge_tables(records))
     for name in ("criteria-based", "model-as-judge , run 1", "model-as-judge , run 2"):
         # the lesson's columns: four figures, calls, input tokens
         assert two.loc[name].tolist()[:6] == lesson[name], name
-    assert next(iter(judge_tables(records))) == "seeds 20260218 and 20260219"
+    assert next(iter(judge_tables(records))).startswith("seeds 20260218 and 20260219 ")
 
 
 def test_both_runs_are_run_judge_seed_by_seed(records):
     # the explorer takes its two runs from the many-seed engine: they must be run_judge's
     kwargs = dict(temperature=1.0, guideline=GUIDELINES[FREE], unreadable_as="harmful")
     runs = [lessonlib.run_judge(records, 7 + i, **kwargs) for i in (0, 1)]
-    two, _, changed = tables(judge_tables(records, 1.0, 7, FREE, unreadable_as="harmful"))
+    two, _ = tables(judge_tables(records, 1.0, 7, FREE, unreadable_as="harmful"))
     for row, run in zip(two.index[1:], runs):
         assert two.loc[row, FIGS].tolist() == figures(records, run.decide), row
         assert two.loc[row, ["calls", "input_tokens", "retries", "unreadable"]].tolist() == [
             run.calls, run.input_tokens, run.retries, run.unreadable
         ]  # fmt: skip
     assert two.loc["criteria-based", FIGS].tolist() == figures(records, lessonlib.rule_filter)
-    assert changed.iloc[0, 0] == len(lessonlib.disagreements(runs[0].labels, runs[1].labels))
+    changed = len(lessonlib.disagreements(runs[0].labels, runs[1].labels))
+    assert two["changed"].tolist() == [0, 0, changed] and changed > 0
 
 
 def test_temperature_zero_single_label_runs_agree(records):
     # At temperature 0 the most likely label is taken (no draw) and with 'tek' in the
     # prompt the reply is the bare label, so the seed cannot change any decision.
-    two, band, changed = tables(judge_tables(records, temperature=0.0))
-    assert two.iloc[1].tolist() == two.iloc[2].tolist()
-    assert changed["records"].tolist() == [0, 0]
+    result = judge_tables(records, temperature=0.0)
+    two, band = tables(result)
+    assert two.iloc[1].tolist() == two.iloc[2].tolist() and two["changed"].tolist() == [0, 0, 0]
+    assert list(result)[1].endswith("expected changed records between two: 0.00")
     assert (band.iloc[0] == band.iloc[1]).all()  # a zero-width band
 
 
@@ -198,8 +200,8 @@ def test_spurious_off_matches_a_judge_without_the_cue(records):
 
 def test_run_band_is_the_25th_and_975th_of_1000_runs_by_hand(records):
     title = list(judge_tables(records))[1]
-    assert title == "95% run band over 1,000 runs (seeds 20260218 .. 20261217)"
-    _, band, changed = tables(judge_tables(records))
+    assert title.startswith("95% run band over 1,000 runs (seeds 20260218 .. 20261217);")
+    _, band = tables(judge_tables(records))
     many = lessonlib.run_judge_many(records, range(lessonlib.SEED, lessonlib.SEED + 1000))
     harmful = np.array([lessonlib.is_harmful(r) for r in records])
     recall = np.sort((many.harmful & harmful).sum(axis=1)) / harmful.sum()
@@ -208,7 +210,8 @@ def test_run_band_is_the_25th_and_975th_of_1000_runs_by_hand(records):
     assert band["false_block_rate"].tolist() == [round(fbr[24], 4), round(fbr[974], 4)]
     # expected changed records: mean over pairs of runs of the records they decide apart
     k = many.harmful.sum(axis=0)
-    assert changed.iloc[1, 0] == round(float((2 * k * (1000 - k)).sum() / (1000 * 999)), 2)
+    expected = float((2 * k * (1000 - k)).sum() / (1000 * 999))
+    assert title.endswith(f"expected changed records between two: {expected:.2f}")
 
 
 @pytest.mark.parametrize(
@@ -264,7 +267,7 @@ def test_panel_band_is_the_run_band_over_the_panel_seeds():
     assert mine["mean calls"] == round(np.mean([r.calls for r in runs]), 4)
     assert mine["mean input_tokens"] == round(np.mean([r.input_tokens for r in runs]), 4)
     # the share of runs whose agreement is below the run at the lesson's seed (run 0)
-    assert mine["runs below"] == (rates[:, 0] < rates[0, 0]).mean()
+    assert mine["agreement above"] == (rates[:, 0] < rates[0, 0]).mean()
 
 
 def test_the_lessons_judge_is_placed_among_its_runs(records):
@@ -278,7 +281,7 @@ def test_the_lessons_judge_is_placed_among_its_runs(records):
     )
     actual = np.array([lessonlib.is_harmful(r) for r in records])
     agree = (many.harmful == actual).mean(axis=1)
-    assert counts.loc["lesson's judge alone", "runs below"] == (agree < agree[0]).mean()
+    assert counts.loc["lesson's judge alone", "agreement above"] == (agree < agree[0]).mean()
     assert f"over {PANEL_BAND_SEEDS} runs" in next(iter(result))
 
 
