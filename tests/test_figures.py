@@ -182,7 +182,7 @@ def _small_figures():
         ),
         ("plot_gap_steps", variance.plot_gap_steps(rows)),
         ("plot_changes", variance.plot_changes(np.array([3, 5, 5, 8]), mark=5)),
-        ("plot_sweep", variance.plot_sweep(sweep)),
+        ("plot_sweep", variance.plot_sweep(sweep, lessonlib.make_records())),
         ("plot_scales", raters.plot_scales(scales)),
         ("plot_pairs", raters.plot_pairs(pairs)),
     ]
