@@ -324,6 +324,19 @@ def raters_tables(
 # --------------------------------------------------------------------------
 
 
+def _fixed(df: pd.DataFrame) -> list[Any]:
+    """Fixed decimals a column: a float column of whole numbers without, any other with four
+    (0.8710, not 0.871 beside 0.8792); other columns as pandas shows them."""
+
+    def formatter(column: pd.Series) -> Any:
+        if not pd.api.types.is_float_dtype(column):
+            return None
+        whole = bool(((column.dropna() % 1) == 0).all())
+        return ("{:.0f}" if whole else "{:.4f}").format
+
+    return [formatter(df.iloc[:, k]) for k in range(df.shape[1])]
+
+
 class Explorer(widgets.VBox):
     """Controls plus a pane of tables that ``render(**settings)`` redraws on every change.
 
@@ -378,7 +391,8 @@ class Explorer(widgets.VBox):
     def text(self) -> str:
         """Each table's title and ``to_string()``, at most 80 columns (the tables wrap)."""
         return "\n\n".join(
-            textwrap.fill(title, 80) + ("" if df.empty else "\n" + df.to_string(line_width=80))
+            textwrap.fill(title, 80)
+            + ("" if df.empty else "\n" + df.to_string(line_width=80, formatters=_fixed(df)))
             for title, df in self.tables.items()
         )
 
@@ -395,7 +409,8 @@ class Explorer(widgets.VBox):
         # the settings first (a deck hides them: it says they are the lesson's)
         pane = [f'<p class="lessonlib-settings"><i>{html.escape(repr(self))}</i></p>']
         for title, df in self.tables.items():
-            pane.append(f"<p><b>{html.escape(title)}</b></p>" + ("" if df.empty else df.to_html()))
+            table = "" if df.empty else df.to_html(formatters=_fixed(df))
+            pane.append(f"<p><b>{html.escape(title)}</b></p>" + table)
         self.pane.value = f'{PANE_STYLE}<div class="lessonlib-tables">{"".join(pane)}</div>'
         return self.tables
 

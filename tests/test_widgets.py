@@ -19,6 +19,7 @@ from lessonlib.widgets import (
     GUIDELINES,
     PANEL_BAND_SEEDS,
     Explorer,
+    _fixed,
     criteria_explorer,
     criteria_tables,
     judge_explorer,
@@ -396,6 +397,17 @@ def test_judge_explorer_controls_and_redraw():
     assert all(a.equals(b) for a, b in zip(tables(ex.tables), tables(want)))
 
 
+def test_tables_show_fixed_decimals_in_text_and_pane():
+    df = pd.DataFrame({"recall": [0.871, 0.8792], "calls": [738.0, 246.0], "n": [1, 2]})
+    assert df.to_string(formatters=_fixed(df)).splitlines()[1].split() == [
+        "0",
+        "0.8710",
+        "738",
+        "1",
+    ]
+    assert "<td>0.8710</td>" in df.to_html(formatters=_fixed(df))
+
+
 def test_text_form_is_deterministic_and_has_no_ids():
     bundles = [criteria_explorer(SMALL)._repr_mimebundle_() for _ in range(2)]
     plain = [b["text/plain"] for b in bundles]
@@ -403,7 +415,7 @@ def test_text_form_is_deterministic_and_has_no_ids():
     assert plain[0].startswith("criteria explorer (instruction_mode=True , ")
     assert max(len(line) for line in plain[0].splitlines()) <= 80  # nbval's stored text
     for df in criteria_tables(SMALL).values():
-        assert df.to_string(line_width=80) in plain[0]
+        assert df.to_string(line_width=80, formatters=_fixed(df)) in plain[0]
     assert "0x" not in plain[0]
     # the widget view (random model id) is there for JupyterLab; nbval skips it
     ids = {b["application/vnd.jupyter.widget-view+json"]["model_id"] for b in bundles}
