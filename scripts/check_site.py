@@ -144,19 +144,27 @@ TABS = 4
 the widgets, axe-core), so a few tabs side by side keep the machine's cores busy."""
 
 
-async def _one(context, base, name, axe) -> list[str]:
-    seen: list[str] = []
-    blocked: list[str] = []
-    page = await context.new_page()
+def _only_inside(base, blocked):
+    """A route that lets requests inside the site through and aborts the rest, noting each
+    address it aborted in ``blocked``."""
 
-    async def route(r):  # this page's own: what it asked for outside the site is its problem
+    async def route(r):
         if r.request.url.startswith(base):
             await r.continue_()
         else:
             blocked.append(r.request.url)
             await r.abort()
 
-    await page.route("**/*", route)
+    return route
+
+
+async def _one(context, base, name, axe) -> list[str]:
+    seen: list[str] = []
+    blocked: list[str] = []
+    page = await context.new_page()
+
+    # this page's own route: what it asked for outside the site is its problem
+    await page.route("**/*", _only_inside(base, blocked))
     page.on("console", lambda m: m.type == "error" and seen.append(f"console error: {m.text}"))
     page.on("pageerror", lambda e: seen.append(f"uncaught error: {e}"))
     page.on("requestfailed", lambda r: seen.append(f"failed request: {r.url} ({r.failure})"))
@@ -195,14 +203,7 @@ async def _check_pages(site: pathlib.Path, names: list[str], tabs: int = TABS) -
             context = await browser.new_context(viewport={"width": 1280, "height": 900})
             stray: list[str] = []  # a request no page's own route saw (a worker's): blocked
 
-            async def route(r):
-                if r.request.url.startswith(base):
-                    await r.continue_()
-                else:
-                    stray.append(r.request.url)
-                    await r.abort()
-
-            await context.route("**/*", route)
+            await context.route("**/*", _only_inside(base, stray))
             free = asyncio.Semaphore(tabs)
 
             async def check(name):
